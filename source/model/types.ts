@@ -1,0 +1,261 @@
+/**
+ * The contract between the layers of DESIGN §2:
+ * sources (impure) → engines (pure line → EngineEvent) → model (pure reducer over Action) → ui.
+ *
+ * Every figure is optional: `undefined` means "not known" and is shown as `--` (never 0).
+ */
+import type {SystemState} from '../system/types.js';
+import type {ProbeState} from '../probe/types.js';
+
+/** Which engine wrote a log or answers a server. JSON key `engine`. */
+export type EngineKind =
+	| 'ollama'
+	| 'llamacpp'
+	| 'mlxlm'
+	| 'lithos'
+	| 'vllm'
+	| 'sglang'
+	| 'lmstudio'
+	| 'llamaswap'
+	| 'koboldcpp'
+	| 'localai'
+	| 'openai'
+	| 'demo-ollama';
+
+export const ENGINE_KINDS: readonly EngineKind[] = [
+	'ollama', 'llamacpp', 'mlxlm', 'lithos', 'vllm', 'sglang', 'lmstudio', 'llamaswap', 'koboldcpp', 'localai', 'openai', 'demo-ollama',
+];
+
+/** Ollama runs each model on one of two engines: llama-server over GGUF, or its own MLX runner. */
+export type OllamaRunner = 'gguf' | 'mlx';
+
+/**
+ * What one finished (or partly reported) generation request says about itself.
+ * Engines report a request over several lines; a parser emits one `request` event per line
+ * it understands, all with the same `key`, and the reducer merges them.
+ * Counts are raw engine counts; derived figures come only from model/figures.ts.
+ */
+export interface RequestPatch {
+	/** Unique within one log source, e.g. `s0/t31` (slot/task) or `mlx#12`. */
+	readonly key: string;
+	readonly model?: string;
+	readonly runner?: OllamaRunner;
+	readonly slot?: number;
+	readonly task?: number;
+	/** Prompt tokens in total (cached + processed) where the engine says so. */
+	readonly promptTokens?: number;
+	/** Prompt tokens served from the prefix cache. */
+	readonly cachedTokens?: number;
+	/** Prompt tokens actually processed (uncached). */
+	readonly prefillTokens?: number;
+	readonly prefillMs?: number;
+	/** Tokens generated as the engine counts them (llama.cpp `eval time … / N tokens`, n_gen). */
+	readonly generatedTokens?: number;
+	/**
+	 * Tokens produced by decode passes: generatedTokens minus a first token that came out of the
+	 * prompt pass (llama.cpp since b10424). Counts rule of DESIGN §1 uses this.
+	 */
+	readonly decodedTokens?: number;
+	readonly decodeMs?: number;
+	/** Target-model forward passes (verify steps) during decode, where the engine says so. */
+	readonly passes?: number;
+	readonly drafted?: number;
+	readonly accepted?: number;
+	/** The engine's own tokens-per-pass figure (llama.cpp `mean len`, SGLang `accept len`…), shown beside ours. */
+	readonly engineMeanLen?: number;
+	/** The engine's own decode rate for this request (llama.cpp `eval time … tokens per second`). */
+	readonly engineTps?: number;
+	/** Set on the line that closes the request (llama.cpp `release`, Ollama MLX stats, lithos Generation). */
+	readonly done?: boolean;
+	/** Set on the line that opens the request. */
+	readonly started?: boolean;
+}
+
+export type EngineEvent =
+	| ({readonly type: 'request'} & RequestPatch)
+	/** A request in flight: live generation speed (llama.cpp `n_gen = …, tg = …`). */
+	| {readonly type: 'live-rate'; readonly key?: string; readonly generated: number; readonly tps: number; readonly tps3s?: number}
+	/** Prompt processing progress of a request in flight. */
+	| {readonly type: 'prefill-progress'; readonly key?: string; readonly processed: number; readonly total?: number; readonly progress?: number; readonly tps?: number}
+	/** Layers offloaded to the GPU (llama.cpp, Ollama all eras). */
+	| {readonly type: 'offload'; readonly layersOnGpu: number; readonly layersTotal: number}
+	/** One buffer line: `CUDA0 model buffer size = 4403.49 MiB`. `onGpu` by Ollama's rule. */
+	| {readonly type: 'buffer'; readonly device: string; readonly kind: 'model' | 'KV' | 'compute' | 'output' | 'RS'; readonly mib: number; readonly onGpu: boolean}
+	/** Context sizes: total, per slot/sequence, number of slots. */
+	| {readonly type: 'context'; readonly nCtx?: number; readonly nCtxPerSlot?: number; readonly slots?: number}
+	/** A model finished loading / the runner is ready. */
+	| {readonly type: 'model-loaded'; readonly model?: string; readonly runner?: OllamaRunner; readonly seconds?: number}
+	/** The server announced itself (Ollama `Listening on … (version …)`, llama-server `listening on`). */
+	| {readonly type: 'server-start'; readonly version?: string; readonly listen?: string}
+	/** An HTTP request line (gin, uvicorn, llama-server request log). */
+	| {readonly type: 'http'; readonly method: string; readonly path: string; readonly status: number; readonly latencyMs?: number; readonly client?: string}
+	/** The server refused or deferred work (429 model_busy, deferred task). */
+	| {readonly type: 'busy'; readonly status?: number; readonly reason: string}
+	/** A windowed statistics line (vLLM every 10 s, SGLang every N decode steps). */
+	| {
+		readonly type: 'interval-stats';
+		readonly promptTps?: number;
+		readonly genTps?: number;
+		readonly running?: number;
+		readonly waiting?: number;
+		readonly kvUsage?: number;
+		readonly prefixHitRate?: number;
+		/** Tokens per pass over the window (vLLM mean acceptance length, SGLang accept len). */
+		readonly meanAcceptLen?: number;
+		readonly accepted?: number;
+		readonly drafted?: number;
+		readonly acceptRate?: number;
+	}
+	/** Speculative decoding configured (MTP / DFlash / DSpark / draft model). */
+	| {readonly type: 'spec-init'; readonly kind: string; readonly detail?: string};
+
+/** A line from a log, kept for the log pane (sanitized, capped). */
+export interface LogLine {
+	readonly t: number;
+	readonly text: string;
+	readonly parsed: boolean;
+}
+
+/** How a server came to be known. JSON key `source`. */
+export type ServerSource = 'port-scan' | 'process' | 'flag' | 'config' | 'demo' | 'log';
+
+/** up: answering. stale: stopped answering, last figures kept. restarted: came back with reset counters. */
+export type ServerLifecycle = 'up' | 'stale' | 'restarted' | 'log-only' | 'starting';
+
+export interface ModelInfo {
+	readonly name: string;
+	/** Bytes resident (Ollama `size`). */
+	readonly sizeBytes?: number;
+	/** Bytes on the GPU (Ollama `size_vram`). */
+	readonly sizeVramBytes?: number;
+	/** Exactly as `ollama ps` prints PROCESSOR (`100% GPU`, `48%/52% CPU/GPU`…). */
+	readonly processor?: string;
+	/** 0..1, see DESIGN §1 GPU residency. */
+	readonly gpuResidency?: number;
+	readonly contextLength?: number;
+	/** ISO time the model unloads (Ollama `expires_at`); `Forever`/`Never` handled by the formatter. */
+	readonly expiresAt?: string;
+	readonly format?: string;
+	readonly runner?: OllamaRunner;
+	readonly family?: string;
+	readonly parameterSize?: string;
+	readonly quantization?: string;
+	readonly digest?: string;
+	/** Bytes of weights one target pass reads (DESIGN §1), with its source. */
+	readonly bytesPerToken?: number;
+	readonly bytesPerTokenSource?: string;
+	/** Slots × context per slot (llama-server `/props`, `/slots`). */
+	readonly slots?: number;
+	readonly contextPerSlot?: number;
+	/** Path of the weights on disk, where the server says (llama-server `/props` model_path). */
+	readonly modelPath?: string;
+}
+
+/** What a poller or the discovery learned about a server. Merged into ServerState. */
+export interface ServerInfo {
+	readonly id: string;
+	readonly engine: EngineKind;
+	readonly url?: string;
+	readonly version?: string;
+	readonly source: ServerSource;
+	readonly demo?: boolean;
+	readonly pid?: number;
+	/** Label for the log attached to this server (path or command). */
+	readonly logLabel?: string;
+}
+
+export interface RequestRecord extends Omit<RequestPatch, 'done' | 'started'> {
+	readonly serverId: string;
+	/** First and last time a line of this request was seen (ms epoch). */
+	readonly firstSeen: number;
+	readonly lastSeen: number;
+	readonly done: boolean;
+	/** Live figures while in flight. */
+	readonly liveTps?: number;
+	readonly liveGenerated?: number;
+	readonly prefillProgress?: number;
+}
+
+/** One sample of the passes history graph. */
+export interface PassSample {
+	readonly t: number;
+	readonly decodeTps?: number;
+	readonly tokensPerPass?: number;
+	/** Contention was noted at this moment (marked on the graph). */
+	readonly contention?: boolean;
+}
+
+export interface ServerState extends ServerInfo {
+	readonly state: ServerLifecycle;
+	readonly lastSeen?: number;
+	readonly lastError?: string;
+	readonly models: readonly ModelInfo[];
+	/** Newest last; capped ring. */
+	readonly requests: readonly RequestRecord[];
+	readonly history: readonly PassSample[];
+	readonly offload?: {readonly layersOnGpu: number; readonly layersTotal: number};
+	readonly buffers: Readonly<Record<string, {readonly device: string; readonly kind: string; readonly mib: number; readonly onGpu: boolean}>>;
+	readonly context?: {readonly nCtx?: number; readonly nCtxPerSlot?: number; readonly slots?: number};
+	readonly interval?: Extract<EngineEvent, {type: 'interval-stats'}> & {readonly t: number};
+	readonly spec?: {readonly kind: string; readonly detail?: string};
+	readonly busy?: {readonly t: number; readonly reason: string; readonly status?: number};
+	readonly httpCount: number;
+	/** Log lines parsed / not understood (counted, never errors). */
+	readonly linesParsed: number;
+	readonly linesUnparsed: number;
+	/** Newest last; capped ring of sanitized lines. */
+	readonly log: readonly LogLine[];
+	readonly logState?: string;
+}
+
+export interface BandwidthInfo {
+	/** GB/s (10^9 bytes per second). */
+	readonly gbs?: number;
+	/** Where the figure came from: `--bandwidth`, `table: Apple M4 Max (40-core GPU)`… */
+	readonly source?: string;
+	readonly chip?: string;
+	readonly hint?: string;
+}
+
+export interface MonitorState {
+	readonly startedAt: number;
+	readonly now: number;
+	readonly host: string;
+	readonly demo: boolean;
+	readonly servers: Readonly<Record<string, ServerState>>;
+	/** Display order of servers. */
+	readonly order: readonly string[];
+	readonly bandwidth: BandwidthInfo;
+	readonly system: SystemState;
+	readonly probe: ProbeState;
+	/** What discovery looked for, for the empty state. */
+	readonly lookedFor?: {readonly ports: readonly number[]; readonly processes: readonly string[]; readonly logs: readonly string[]};
+	readonly refreshMs: number;
+	readonly notices: readonly {readonly t: number; readonly text: string; readonly level: 'info' | 'warn' | 'error'}[];
+}
+
+/** Everything a collector may tell the store. */
+export type Action =
+	| {readonly type: 'engine-event'; readonly serverId: string; readonly t: number; readonly event: EngineEvent}
+	| {readonly type: 'log-line'; readonly serverId: string; readonly t: number; readonly text: string; readonly parsed: boolean}
+	| {readonly type: 'log-state'; readonly serverId: string; readonly text: string}
+	| {readonly type: 'server-seen'; readonly t: number; readonly server: ServerInfo}
+	| {readonly type: 'server-lost'; readonly t: number; readonly serverId: string; readonly error: string}
+	| {readonly type: 'server-restarted'; readonly t: number; readonly serverId: string}
+	| {readonly type: 'server-models'; readonly t: number; readonly serverId: string; readonly models: readonly ModelInfo[]}
+	| {readonly type: 'model-bytes'; readonly serverId: string; readonly model: string; readonly bytesPerToken: number; readonly source: string}
+	| {readonly type: 'bandwidth'; readonly bandwidth: BandwidthInfo}
+	| {readonly type: 'system'; readonly system: SystemState}
+	| {readonly type: 'probe'; readonly probe: ProbeState}
+	| {readonly type: 'looked-for'; readonly lookedFor: NonNullable<MonitorState['lookedFor']>}
+	| {readonly type: 'refresh'; readonly refreshMs: number}
+	| {readonly type: 'notice'; readonly t: number; readonly text: string; readonly level: 'info' | 'warn' | 'error'}
+	| {readonly type: 'tick'; readonly t: number};
+
+export type Dispatch = (action: Action) => void;
+
+/** Every collector has the same life cycle; stop() is idempotent. */
+export interface Collector {
+	start(): void | Promise<void>;
+	stop(): Promise<void>;
+}

@@ -1,0 +1,55 @@
+/**
+ * The wall-clocked probe (DESIGN §1 timing rules). Owned by source/probe/; stored wholesale.
+ */
+
+export type ProbePromptKind = 'code' | 'prose' | 'repeat' | 'hex' | 'long' | 'file';
+
+export type ProbeProtocol = 'ollama' | 'openai-chat' | 'openai-completions';
+
+/** The figures of one finished probe run. JSON keys are the DESIGN §1 names. */
+export interface ProbeResult {
+	readonly t: number;
+	readonly engine: string;
+	readonly url: string;
+	readonly model?: string;
+	readonly protocol: ProbeProtocol;
+	readonly prompt: string;
+	readonly ttftMs?: number;
+	readonly decodeTps?: number;
+	readonly reportedTps?: number;
+	readonly prefillTps?: number;
+	readonly promptTokens?: number;
+	readonly cachedTokens?: number;
+	readonly completionTokens?: number;
+	readonly tokensPerPass?: number;
+	readonly acceptance?: number;
+	readonly passes?: number;
+	readonly ceilingTps?: number;
+	readonly pctOfCeiling?: number;
+	/** Wall vs reported differ by more than 5 %. */
+	readonly disagree?: boolean;
+	readonly run?: number;
+}
+
+export interface ProbeProgress {
+	readonly serverId: string;
+	readonly startedAt: number;
+	readonly prompt: string;
+	readonly tokens: number;
+	readonly liveTps?: number;
+	readonly ttftMs?: number;
+	/** e.g. `server busy (HTTP 429), retrying in 2 s` */
+	readonly status?: string;
+	readonly run?: number;
+	readonly runs?: number;
+}
+
+export interface ProbeState {
+	readonly running?: ProbeProgress;
+	/** Newest last. */
+	readonly results: readonly ProbeResult[];
+	readonly lastError?: string;
+	readonly prompt: ProbePromptKind;
+}
+
+export const emptyProbe = (): ProbeState => ({results: [], prompt: 'code'});

@@ -1,0 +1,99 @@
+/**
+ * The machine around the engines: GPU, residency helpers, contention, infertop's own cost.
+ * Owned by the system collectors (source/sources/system*); stored wholesale by the reducer.
+ * Unknown = undefined (shown `--`); `reason` says why where a figure is missing.
+ */
+
+export interface GpuInfo {
+	readonly index?: number;
+	readonly name: string;
+	readonly vendor?: string;
+	readonly memoryUsedMiB?: number;
+	readonly memoryTotalMiB?: number;
+	/** 0..100 */
+	readonly utilizationPct?: number;
+	readonly temperatureC?: number;
+	readonly powerW?: number;
+	/** Unified memory (Apple silicon): memory figures are the system's. */
+	readonly unified?: boolean;
+}
+
+export interface GpuProcess {
+	readonly pid: number;
+	readonly name: string;
+	readonly usedMiB?: number;
+	readonly gpuIndex?: number;
+	/** True when the process is one of the inference engines infertop watches. */
+	readonly isEngine?: boolean;
+}
+
+export interface HotProcess {
+	readonly pid: number;
+	readonly name: string;
+	readonly command?: string;
+	/** CPU % as top shows it (100 = one core). */
+	readonly cpuPct: number;
+	/** How long it has been above the hot threshold, ms. */
+	readonly hotForMs: number;
+	readonly memRssBytes?: number;
+}
+
+export interface EngineProcess {
+	readonly pid: number;
+	readonly name: string;
+	readonly engine: string;
+	readonly cpuPct?: number;
+	readonly ports?: readonly number[];
+}
+
+export interface ContentionState {
+	/** Other processes taking CPU, hottest first. */
+	readonly hot: readonly HotProcess[];
+	/** Inference engines running at the same time (two servers on one GPU is the classic mistake). */
+	readonly engines: readonly EngineProcess[];
+	/** GPU users that are not engines. */
+	readonly gpuUsers: readonly GpuProcess[];
+	readonly swapUsedBytes?: number;
+	readonly swapTotalBytes?: number;
+	/** macOS memory pressure or Linux PSI, words. */
+	readonly memoryPressure?: string;
+	readonly power?: {readonly source?: 'ac' | 'battery'; readonly percent?: number; readonly mode?: string; readonly governor?: string};
+	/** One line in words, e.g. `contention: blender 110 % CPU for 3 min; swap 2.1 GB`; undefined when calm. */
+	readonly verdict?: string;
+	/** True when something competes right now (marked on the tok/s graph). */
+	readonly active: boolean;
+}
+
+export interface SelfCost {
+	/** infertop's own CPU %, over the last second (100 = one core). */
+	readonly cpuPct?: number;
+	readonly rssBytes?: number;
+}
+
+export interface MemoryInfo {
+	readonly totalBytes?: number;
+	readonly usedBytes?: number;
+}
+
+export interface SystemState {
+	readonly cpuModel?: string;
+	readonly cores?: number;
+	readonly cpuLoadPct?: number;
+	readonly memory: MemoryInfo;
+	readonly gpus: readonly GpuInfo[];
+	readonly gpuProcesses: readonly GpuProcess[];
+	readonly contention: ContentionState;
+	readonly self: SelfCost;
+	/** Why a figure is missing, e.g. `nvidia-smi: not installed`. */
+	readonly reasons: readonly string[];
+	readonly updatedAt?: number;
+}
+
+export const emptySystem = (): SystemState => ({
+	memory: {},
+	gpus: [],
+	gpuProcesses: [],
+	contention: {hot: [], engines: [], gpuUsers: [], active: false},
+	self: {},
+	reasons: [],
+});
