@@ -206,6 +206,8 @@ export interface ServerState extends ServerInfo {
 	/** Newest last; capped ring of sanitized lines. */
 	readonly log: readonly LogLine[];
 	readonly logState?: string;
+	/** Bytes per token resolved for each model by name (survives /api/ps refreshes). */
+	readonly modelBytes: Readonly<Record<string, {readonly bytesPerToken: number; readonly source: string}>>;
 }
 
 export interface BandwidthInfo {
@@ -258,4 +260,53 @@ export type Dispatch = (action: Action) => void;
 export interface Collector {
 	start(): void | Promise<void>;
 	stop(): Promise<void>;
+}
+
+/**
+ * A pure, stateful line parser for one engine's log (source/engines/<engine>.ts).
+ * push() takes one sanitized line (no newline) and returns the events it carries:
+ * `[]` when the line is understood but carries no figure, `null` when not understood at all
+ * (counted as unparsed, still kept for the log pane). Stateful only for multi-line formats and
+ * per-slot/task bookkeeping; interleaved slots must not mix figures.
+ */
+export interface LineParser {
+	readonly engine: EngineKind;
+	push(line: string): EngineEvent[] | null;
+}
+
+/**
+ * The live figures of one model on one server, DESIGN §1 keys (source/model/derive.ts computes
+ * them from state; the screen, the snapshot and the Prometheus exporter all read this).
+ */
+export interface ModelFigures {
+	readonly serverId: string;
+	readonly engine: EngineKind;
+	readonly model?: string;
+	readonly runner?: OllamaRunner;
+	readonly decodeTps?: number;
+	readonly reportedTps?: number;
+	readonly ttftMs?: number;
+	readonly prefillTps?: number;
+	readonly tokensPerPass?: number;
+	/** The engine's own tokens-per-pass figure (mean len…), shown beside ours. */
+	readonly engineTokensPerPass?: number;
+	readonly acceptance?: number;
+	readonly msPerPass?: number;
+	readonly passes?: number;
+	readonly passesPerSec?: number;
+	readonly bytesPerToken?: number;
+	readonly bytesPerTokenSource?: string;
+	readonly bandwidthGBs?: number;
+	readonly bandwidthSource?: string;
+	readonly ceilingTps?: number;
+	readonly pctOfCeiling?: number;
+	readonly effectiveBandwidthGBs?: number;
+	readonly gpuResidency?: number;
+	readonly processor?: string;
+	readonly cachedTokens?: number;
+	readonly promptTokens?: number;
+	/** Requests the figures come from (finished, in this window). */
+	readonly requestCount: number;
+	/** Where the figures came from: `log`, `interval` (vLLM/SGLang windows), `probe`. */
+	readonly basis?: string;
 }

@@ -1,0 +1,165 @@
+/**
+ * Live figures per model per server (DESIGN §1 keys), derived from state. The screen, the snapshot
+ * and the Prometheus exporter all read these; nothing else computes them.
+ */
+import {
+	acceptance,
+	ceilingTps,
+	effectiveBandwidthGBs,
+	msPerPass,
+	ollamaProcessor,
+	passesPerSec,
+	pctOfCeiling,
+	rate,
+	residencyFromLayers,
+} from './figures.js';
+import type {ModelFigures, ModelInfo, MonitorState, RequestRecord, ServerState} from './types.js';
+
+/** Figures average the finished requests of the last minute (at most 10); older ones stay until replaced. */
+export const FIGURE_WINDOW_MS = 60_000;
+export const FIGURE_WINDOW_REQUESTS = 10;
+
+const UNIFIED_MEMORY_ENGINES = new Set(['mlxlm', 'lithos']);
+
+function matches(r: RequestRecord, model: ModelInfo | undefined, single: boolean): boolean {
+	if (!model || single) return true;
+	if (r.model !== undefined) return r.model === model.name || model.name.startsWith(`${r.model}:`) || r.model.endsWith(`/${model.name}`);
+	if (r.runner !== undefined && model.runner !== undefined) return r.runner === model.runner;
+	return false;
+}
+
+/** Sum of counts over the window: tokens per pass = Σdecoded ÷ Σpasses (DESIGN §1 counts rule). */
+export function aggregate(requests: readonly RequestRecord[]): Omit<ModelFigures, 'serverId' | 'engine' | 'requestCount'> & {count: number} {
+	let decoded = 0;
+	let passes = 0;
+	let passesKnown = 0;
+	let drafted = 0;
+	let accepted = 0;
+	let specKnown = 0;
+	let decodeTokensTimed = 0;
+	let decodeMs = 0;
+	let passesTimed = 0;
+	let decodeMsWithPasses = 0;
+	let prefillTokens = 0;
+	let prefillMs = 0;
+	for (const r of requests) {
+		const d = r.decodedTokens ?? r.generatedTokens;
+		const p = r.passes ?? (d !== undefined ? (r.accepted !== undefined ? d - r.accepted : r.drafted === undefined ? d : undefined) : undefined);
+		if (d !== undefined && p !== undefined && p > 0) {
+			decoded += d;
+			passes += p;
+			passesKnown++;
+		}
+		if (r.drafted !== undefined && r.accepted !== undefined) {
+			drafted += r.drafted;
+			accepted += r.accepted;
+			specKnown++;
+		}
+		if (d !== undefined && r.decodeMs !== undefined && r.decodeMs > 0) {
+			decodeTokensTimed += d;
+			decodeMs += r.decodeMs;
+			if (p !== undefined && p > 0) {
+				passesTimed += p;
+				decodeMsWithPasses += r.decodeMs;
+			}
+		}
+		const uncached = r.prefillTokens ?? (r.promptTokens !== undefined ? r.promptTokens - (r.cachedTokens ?? 0) : undefined);
+		if (uncached !== undefined && uncached > 0 && r.prefillMs !== undefined && r.prefillMs > 0) {
+			prefillTokens += uncached;
+			prefillMs += r.prefillMs;
+		}
+	}
+	const last = requests.at(-1);
+	return {
+		count: requests.length,
+		decodeTps: decodeMs > 0 ? rate(decodeTokensTimed, decodeMs) : undefined,
+		reportedTps: last?.engineTps,
+		prefillTps: prefillMs > 0 ? rate(prefillTokens, prefillMs) : undefined,
+		tokensPerPass: passesKnown > 0 && passes > 0 ? decoded / passes : undefined,
+		engineTokensPerPass: last?.engineMeanLen,
+		acceptance: specKnown > 0 ? acceptance(accepted, drafted) : undefined,
+		passes: passesKnown > 0 ? passes : undefined,
+		msPerPass: passesTimed > 0 ? msPerPass(decodeMsWithPasses, passesTimed) : undefined,
+		cachedTokens: last?.cachedTokens,
+		promptTokens: last?.promptTokens ?? (last?.prefillTokens !== undefined ? last.prefillTokens + (last.cachedTokens ?? 0) : undefined),
+	};
+}
+
+function windowOf(requests: readonly RequestRecord[], now: number): RequestRecord[] {
+	const finished = requests.filter(r => r.done);
+	const recent = finished.filter(r => now - r.lastSeen <= FIGURE_WINDOW_MS).slice(-FIGURE_WINDOW_REQUESTS);
+	if (recent.length > 0) return recent;
+	const last = finished.at(-1);
+	return last ? [last] : [];
+}
+
+function residency(server: ServerState, model: ModelInfo | undefined): {gpuResidency?: number; processor?: string} {
+	if (model?.gpuResidency !== undefined || model?.processor !== undefined) return {gpuResidency: model.gpuResidency, processor: model.processor};
+	if (server.offload) {
+		const r = residencyFromLayers(server.offload.layersOnGpu, server.offload.layersTotal);
+		return {gpuResidency: r, processor: `${server.offload.layersOnGpu}/${server.offload.layersTotal} layers GPU`};
+	}
+	if (model?.runner === 'mlx' || UNIFIED_MEMORY_ENGINES.has(server.engine)) return {gpuResidency: 1, processor: '100% GPU (unified)'};
+	if (model?.sizeBytes !== undefined && model.sizeVramBytes !== undefined) return {processor: ollamaProcessor(model.sizeBytes, model.sizeVramBytes)};
+	return {};
+}
+
+export function deriveServer(state: MonitorState, serverId: string): ModelFigures[] {
+	const server = state.servers[serverId];
+	if (!server) return [];
+	const models: (ModelInfo | undefined)[] = server.models.length > 0 ? [...server.models] : [undefined];
+	// Requests that name a model nobody listed (log-only servers) still get a row.
+	if (server.models.length === 0) {
+		const names = [...new Set(server.requests.map(r => r.model).filter((m): m is string => m !== undefined))];
+		if (names.length > 1) models.splice(0, 1, ...names.map(name => ({name})));
+	}
+	const single = models.length === 1;
+	const lastProbe = [...state.probe.results].reverse().find(p => p.url === server.url);
+	return models.map(model => {
+		const reqs = windowOf(server.requests.filter(r => matches(r, model, single)), state.now);
+		const agg = aggregate(reqs);
+		const useInterval = agg.count === 0 && server.interval !== undefined;
+		const decodeTps = useInterval ? server.interval?.genTps : agg.decodeTps;
+		const tokensPerPass = useInterval ? server.interval?.meanAcceptLen : agg.tokensPerPass;
+		const acc = useInterval ? (server.interval?.acceptRate ?? acceptance(server.interval?.accepted, server.interval?.drafted)) : agg.acceptance;
+		const bytes = model ? server.modelBytes[model.name] : Object.values(server.modelBytes)[0];
+		const bytesPerToken = bytes?.bytesPerToken ?? model?.bytesPerToken;
+		const bytesPerTokenSource = bytes?.source ?? model?.bytesPerTokenSource;
+		const bw = state.bandwidth.gbs;
+		const ceiling = ceilingTps(bw, bytesPerToken);
+		const pps = passesPerSec(decodeTps, tokensPerPass);
+		const probeMatches = lastProbe && (!model || !lastProbe.model || lastProbe.model === model.name);
+		return {
+			serverId,
+			engine: server.engine,
+			model: model?.name,
+			runner: model?.runner,
+			decodeTps,
+			reportedTps: agg.reportedTps,
+			ttftMs: probeMatches ? lastProbe.ttftMs : undefined,
+			prefillTps: agg.prefillTps,
+			tokensPerPass,
+			engineTokensPerPass: agg.engineTokensPerPass,
+			acceptance: acc,
+			msPerPass: useInterval ? (pps ? 1000 / pps : undefined) : agg.msPerPass,
+			passes: agg.passes,
+			passesPerSec: pps,
+			bytesPerToken,
+			bytesPerTokenSource,
+			bandwidthGBs: bw,
+			bandwidthSource: state.bandwidth.source,
+			ceilingTps: ceiling,
+			pctOfCeiling: pctOfCeiling(decodeTps, ceiling),
+			effectiveBandwidthGBs: effectiveBandwidthGBs(pps, bytesPerToken),
+			...residency(server, model),
+			cachedTokens: agg.cachedTokens,
+			promptTokens: agg.promptTokens,
+			requestCount: agg.count,
+			basis: useInterval ? 'interval' : agg.count > 0 ? 'log' : undefined,
+		};
+	});
+}
+
+export function deriveModels(state: MonitorState): ModelFigures[] {
+	return state.order.flatMap(id => deriveServer(state, id));
+}
