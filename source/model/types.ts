@@ -149,6 +149,12 @@ export interface ModelInfo {
 	readonly contextPerSlot?: number;
 	/** Path of the weights on disk, where the server says (llama-server `/props` model_path). */
 	readonly modelPath?: string;
+	/** Bytes of the weights file as the server reports it (llama-server `/v1/models` meta.size). */
+	readonly modelBytes?: number;
+	/** Parameters as a count (llama-server `/v1/models` meta.n_params). */
+	readonly parameterCount?: number;
+	/** true: in memory now; false: listed but not loaded (LM Studio `state`, llama-swap `/running`); undefined: not known. */
+	readonly loaded?: boolean;
 }
 
 /** What a poller or the discovery learned about a server. Merged into ServerState. */
