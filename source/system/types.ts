@@ -14,6 +14,8 @@ export interface GpuInfo {
 	readonly utilizationPct?: number;
 	readonly temperatureC?: number;
 	readonly powerW?: number;
+	/** nvidia-smi GPU UUID (maps compute apps to a GPU). */
+	readonly uuid?: string;
 	/** Unified memory (Apple silicon): memory figures are the system's. */
 	readonly unified?: boolean;
 }
@@ -44,6 +46,10 @@ export interface EngineProcess {
 	readonly engine: string;
 	readonly cpuPct?: number;
 	readonly ports?: readonly number[];
+	/** One of the engines infertop watches (its pid was passed in as an engine pid). */
+	readonly watched?: boolean;
+	/** Child processes grouped under this server (Ollama runners, llama-swap's llama-servers…); their CPU is included. */
+	readonly children?: number;
 }
 
 export interface ContentionState {
@@ -57,6 +63,8 @@ export interface ContentionState {
 	readonly swapTotalBytes?: number;
 	/** macOS memory pressure or Linux PSI, words. */
 	readonly memoryPressure?: string;
+	/** The same as a level, where known. */
+	readonly memoryPressureLevel?: 'normal' | 'warn' | 'critical';
 	readonly power?: {readonly source?: 'ac' | 'battery'; readonly percent?: number; readonly mode?: string; readonly governor?: string};
 	/** One line in words, e.g. `contention: blender 110 % CPU for 3 min; swap 2.1 GB`; undefined when calm. */
 	readonly verdict?: string;
@@ -68,6 +76,10 @@ export interface SelfCost {
 	/** infertop's own CPU %, over the last second (100 = one core). */
 	readonly cpuPct?: number;
 	readonly rssBytes?: number;
+	/** How long the last process-table scan took, ms (systeminformation processes()). */
+	readonly processScanMs?: number;
+	/** Current process-table cadence, ms (backs off when scans are slow). */
+	readonly processEveryMs?: number;
 }
 
 export interface MemoryInfo {
