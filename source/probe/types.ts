@@ -29,6 +29,17 @@ export interface ProbeResult {
 	/** Wall vs reported differ by more than 5 %. */
 	readonly disagree?: boolean;
 	readonly run?: number;
+	/** Where tokens per pass came from: `timings`, `lithos header`, `lmstudio stats`, `log`, `no draft`. */
+	readonly tokensPerPassSource?: string;
+	readonly drafted?: number;
+	readonly accepted?: number;
+	/** The prompt kind (`code`, `prose`, `repeat`, `hex`, `long`, `file`). */
+	readonly promptKind?: ProbePromptKind;
+	/** Wall time from the request leaving to the last token (ms). */
+	readonly totalMs?: number;
+	/** HTTP 429 answers waited out before this run got the server. */
+	readonly busyRetries?: number;
+	readonly serverId?: string;
 }
 
 export interface ProbeProgress {
@@ -42,6 +53,10 @@ export interface ProbeProgress {
 	readonly status?: string;
 	readonly run?: number;
 	readonly runs?: number;
+	/** ms since startedAt at the last update. */
+	readonly elapsedMs?: number;
+	readonly engine?: string;
+	readonly model?: string;
 }
 
 export interface ProbeState {

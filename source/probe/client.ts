@@ -1,0 +1,282 @@
+/**
+ * One streamed request, wall-clocked in the reader. Global fetch (undici) with an AbortController;
+ * every failure becomes a ProbeError with a one-line reason, never a crash.
+ */
+import {performance} from 'node:perf_hooks';
+import {sanitize} from '../util/sanitize.js';
+import {createStreamParser, lithosDecodeSteps, requestBody, type ProbeRequestSpec, type ProtocolPlan, type ServerCounts} from './protocols.js';
+import {markToken, newClock, type StreamClock} from './timing.js';
+
+export type ProbeErrorKind = 'busy' | 'wrong-protocol' | 'cancelled' | 'failed';
+
+export class ProbeError extends Error {
+	constructor(
+		readonly kind: ProbeErrorKind,
+		message: string,
+		readonly retryAfterMs?: number,
+	) {
+		super(message);
+		this.name = 'ProbeError';
+	}
+}
+
+export interface StreamTimeouts {
+	/** Request sent → first content token (includes model load and prefill). */
+	readonly firstTokenMs: number;
+	/** Longest silence between two reads once tokens flow. */
+	readonly interTokenMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: StreamTimeouts = {firstTokenMs: 60_000, interTokenMs: 30_000};
+
+export interface StreamOutcome {
+	readonly clock: StreamClock;
+	readonly counts: ServerCounts;
+	readonly decodeSteps?: number;
+	/** Wall-clock (Date.now) bounds of the request, for the log-figures window. */
+	readonly wallStart: number;
+	readonly wallEnd: number;
+	readonly protocol: ProtocolPlan;
+}
+
+export interface StreamOptions {
+	readonly baseUrl: string;
+	readonly plan: ProtocolPlan;
+	readonly spec: ProbeRequestSpec;
+	readonly apiKey?: string;
+	readonly signal?: AbortSignal;
+	readonly timeouts?: StreamTimeouts;
+	/** Called as each network chunk is parsed (tokens so far). */
+	readonly onChunk?: (clock: StreamClock) => void;
+	/** Engine-specific env var named in the 401 message. */
+	readonly apiKeyEnv?: string;
+}
+
+/** Join a base URL and a path, keeping a base path prefix (`http://h/proxy` + `/v1/x`). */
+export function joinUrl(base: string, path: string): string {
+	const u = new URL(base);
+	const prefix = u.pathname.replace(/\/+$/, '');
+	u.pathname = prefix + path;
+	u.search = '';
+	return u.toString();
+}
+
+const oneLine = (s: string, max = 160): string => sanitize(s.replace(/\s+/g, ' ').trim(), max);
+
+/** A network failure (undici `fetch failed` with a cause code) as one line. */
+export function describeNetworkError(e: unknown, url: string): string {
+	const err = e as {message?: string; cause?: {code?: string; message?: string; cause?: {code?: string}}; code?: string};
+	const code = err?.cause?.code ?? err?.code ?? err?.cause?.cause?.code;
+	const host = (() => {
+		try {
+			return new URL(url).host;
+		} catch {
+			return url;
+		}
+	})();
+	switch (code) {
+		case 'ECONNREFUSED':
+			return `connection refused by ${host} (is the server running?)`;
+		case 'ENOTFOUND':
+		case 'EAI_AGAIN':
+		case 'EAI_NONAME':
+			return `cannot resolve host ${new URL(url).hostname} (DNS failure)`;
+		case 'ECONNRESET':
+		case 'UND_ERR_SOCKET':
+			return `connection to ${host} was closed by the server`;
+		case 'EHOSTUNREACH':
+		case 'ENETUNREACH':
+			return `host ${host} is unreachable`;
+		case 'ETIMEDOUT':
+		case 'UND_ERR_CONNECT_TIMEOUT':
+			return `connection to ${host} timed out`;
+		default:
+			break;
+	}
+	if (typeof code === 'string' && (/CERT|TLS|SSL|SELF_SIGNED|ERR_SSL/.test(code) || code.startsWith('ERR_TLS'))) {
+		return `TLS error talking to ${host}: ${code}`;
+	}
+	const msg = err?.cause?.message ?? err?.message ?? String(e);
+	if (/certificate|ssl|tls|wrong version number/i.test(msg)) return `TLS error talking to ${host}: ${oneLine(msg, 80)}`;
+	return `request to ${host} failed: ${oneLine(msg, 100)}${code ? ` (${code})` : ''}`;
+}
+
+function errorText(body: string): string {
+	try {
+		const d = JSON.parse(body) as {error?: unknown; message?: unknown; detail?: unknown};
+		const e = d.error;
+		if (typeof e === 'string') return e;
+		if (e && typeof e === 'object') {
+			const m = (e as {message?: unknown; code?: unknown}).message;
+			if (typeof m === 'string') return m;
+			const c = (e as {code?: unknown}).code;
+			if (typeof c === 'string') return c;
+		}
+		if (typeof d.message === 'string') return d.message;
+		if (typeof d.detail === 'string') return d.detail;
+		if (d.detail && typeof d.detail === 'object') {
+			const m = (d.detail as {message?: unknown; error?: unknown}).message ?? (d.detail as {error?: unknown}).error;
+			if (typeof m === 'string') return m;
+		}
+	} catch {}
+	return body;
+}
+
+/** Retry-After header (seconds or HTTP date) → ms. */
+export function retryAfterMs(v: string | null): number | undefined {
+	if (v === null) return undefined;
+	if (/^\s*\d+(\.\d+)?\s*$/.test(v)) return Number(v) * 1000;
+	const t = Date.parse(v);
+	return Number.isNaN(t) ? undefined : Math.max(0, t - Date.now());
+}
+
+async function readSome(res: Response, max = 2000): Promise<string> {
+	try {
+		const t = await res.text();
+		return t.slice(0, max);
+	} catch {
+		return '';
+	}
+}
+
+/**
+ * POST one streamed probe and read it to the end. Resolves with the clock and the server's counts;
+ * rejects with a ProbeError.
+ */
+export async function streamOnce(o: StreamOptions): Promise<StreamOutcome> {
+	const timeouts = o.timeouts ?? DEFAULT_TIMEOUTS;
+	const url = joinUrl(o.baseUrl, o.plan.path);
+	const controller = new AbortController();
+	let abortReason: 'first-token' | 'inter-token' | 'cancelled' | undefined;
+	const onOuterAbort = (): void => {
+		abortReason = 'cancelled';
+		controller.abort();
+	};
+	if (o.signal?.aborted) throw new ProbeError('cancelled', 'probe cancelled');
+	o.signal?.addEventListener('abort', onOuterAbort, {once: true});
+	let timer: NodeJS.Timeout | undefined;
+	const arm = (ms: number, reason: 'first-token' | 'inter-token'): void => {
+		if (timer) clearTimeout(timer);
+		timer = setTimeout(() => {
+			abortReason ??= reason;
+			controller.abort();
+		}, ms);
+	};
+	const body = JSON.stringify(requestBody(o.plan.protocol, o.spec));
+	const headers: Record<string, string> = {'content-type': 'application/json', accept: o.plan.protocol === 'ollama' ? 'application/x-ndjson' : 'text/event-stream'};
+	// The key goes to this host only: redirects are not followed (see below).
+	if (o.apiKey) headers.authorization = `Bearer ${o.apiKey}`;
+	const clock = newClock(performance.now());
+	const wallStart = Date.now();
+	arm(timeouts.firstTokenMs, 'first-token');
+	const stallMessage = (): string =>
+		abortReason === 'first-token'
+			? `no token within ${Math.round(timeouts.firstTokenMs / 1000)} s (server stalled before the first token)`
+			: `stream stalled: no data for ${Math.round(timeouts.interTokenMs / 1000)} s after ${clock.chunks} tokens`;
+	try {
+		let res: Response;
+		try {
+			clock.tSent = performance.now();
+			res = await fetch(url, {method: 'POST', headers, body, signal: controller.signal, redirect: 'manual'});
+		} catch (e) {
+			if (abortReason === 'cancelled') throw new ProbeError('cancelled', 'probe cancelled');
+			if (abortReason) throw new ProbeError('failed', stallMessage());
+			throw new ProbeError('failed', describeNetworkError(e, url));
+		}
+		if (res.status === 429) {
+			const text = await readSome(res);
+			throw new ProbeError('busy', `server busy (HTTP 429)${text ? `: ${oneLine(errorText(text), 60)}` : ''}`, retryAfterMs(res.headers.get('retry-after')));
+		}
+		if (res.status === 503) {
+			const text = await readSome(res);
+			// llama-server while loading the model; one-at-a-time servers may answer 503 too.
+			throw new ProbeError('busy', `server busy (HTTP 503)${text ? `: ${oneLine(errorText(text), 60)}` : ''}`, retryAfterMs(res.headers.get('retry-after')));
+		}
+		if (res.status >= 300 && res.status < 400) {
+			void res.body?.cancel().catch(() => undefined);
+			throw new ProbeError('failed', `HTTP ${res.status} redirect to ${oneLine(res.headers.get('location') ?? '?', 80)}: not followed (point the probe at the final URL)`);
+		}
+		if (res.status === 401 || res.status === 403) {
+			const text = await readSome(res);
+			const hint = o.apiKey
+				? 'the API key was refused'
+				: `API key missing: pass --api-key or set INFERTOP_API_KEY${o.apiKeyEnv ? ` or ${o.apiKeyEnv}` : ''}`;
+			throw new ProbeError('failed', `HTTP ${res.status} ${res.status === 401 ? 'unauthorized' : 'forbidden'}: ${hint}${text ? ` (${oneLine(errorText(text), 60)})` : ''}`);
+		}
+		if (res.status === 404) {
+			const text = await readSome(res);
+			const msg = errorText(text);
+			if (/model/i.test(msg) && /not (found|exist)|does not exist|unknown/i.test(msg)) {
+				throw new ProbeError('failed', `HTTP 404: ${oneLine(msg, 100)}`);
+			}
+			throw new ProbeError('wrong-protocol', `HTTP 404 on ${o.plan.path}${msg ? `: ${oneLine(msg, 60)}` : ''}`);
+		}
+		if (res.status === 405 || res.status === 501) {
+			const text = await readSome(res);
+			throw new ProbeError('wrong-protocol', `HTTP ${res.status} on ${o.plan.path}${text ? `: ${oneLine(errorText(text), 60)}` : ''}`);
+		}
+		if (res.status !== 200) {
+			const text = await readSome(res);
+			throw new ProbeError('failed', `HTTP ${res.status}${text ? `: ${oneLine(errorText(text), 120)}` : ''}`);
+		}
+		const ctype = res.headers.get('content-type') ?? '';
+		const decodeSteps = lithosDecodeSteps(res.headers);
+		const parser = createStreamParser(o.plan.protocol);
+		const want = o.plan.protocol === 'ollama' ? 'NDJSON' : 'SSE';
+		if (!res.body) throw new ProbeError('failed', `HTTP 200 with an empty body (expected ${want})`);
+		const reader = res.body.getReader();
+		const decoder = new TextDecoder();
+		let done = false;
+		let sample = '';
+		let streamError: string | undefined;
+		try {
+			for (;;) {
+				const r = await reader.read();
+				// The clock: one timestamp per network chunk, taken as it is parsed.
+				const now = performance.now();
+				if (r.done) break;
+				arm(clock.tFirst === undefined ? Math.max(1, timeouts.firstTokenMs - (now - clock.tSent)) : timeouts.interTokenMs, clock.tFirst === undefined ? 'first-token' : 'inter-token');
+				const text = decoder.decode(r.value, {stream: true});
+				if (sample.length < 200) sample += text.slice(0, 200 - sample.length);
+				for (const ev of parser.feed(text)) {
+					if (ev.type === 'token') markToken(clock, now);
+					else if (ev.type === 'done') done = true;
+					else streamError = ev.message;
+				}
+				if (streamError !== undefined) break;
+				o.onChunk?.(clock);
+				if (parser.understood === 0 && parser.garbage > 0) break;
+			}
+			if (streamError === undefined) {
+				const now = performance.now();
+				for (const ev of parser.end()) {
+					if (ev.type === 'token') markToken(clock, now);
+					else if (ev.type === 'done') done = true;
+					else streamError = ev.message;
+				}
+			}
+		} catch (e) {
+			if (abortReason === 'cancelled') throw new ProbeError('cancelled', 'probe cancelled');
+			if (abortReason) throw new ProbeError('failed', stallMessage());
+			const where = clock.chunks > 0 ? `after ${clock.chunks} tokens` : 'before the first token';
+			throw new ProbeError('failed', `server closed the stream ${where} (${describeNetworkError(e, url).replace(/^request to \S+ failed: /, '')})`);
+		} finally {
+			void reader.cancel().catch(() => undefined);
+		}
+		if (streamError !== undefined) throw new ProbeError('failed', `server error in stream: ${oneLine(streamError, 120)}`);
+		if (parser.understood === 0) {
+			throw new ProbeError(
+				'failed',
+				`reply is not ${want} (content-type ${oneLine(ctype || 'none', 40)}): ${JSON.stringify(oneLine(sample, 50))}`,
+			);
+		}
+		if (clock.chunks === 0) throw new ProbeError('failed', `the server streamed no tokens${done ? '' : ' and ended the stream early'}`);
+		if (!done) {
+			throw new ProbeError('failed', `server closed the stream after ${clock.chunks} tokens without finishing (killed mid-stream?)`);
+		}
+		return {clock, counts: parser.counts, decodeSteps, wallStart, wallEnd: Date.now(), protocol: o.plan};
+	} finally {
+		if (timer) clearTimeout(timer);
+		o.signal?.removeEventListener('abort', onOuterAbort);
+	}
+}

@@ -1,0 +1,156 @@
+/**
+ * The interactive probe: runs one probe (or the two-run cache-reuse probe) against a server and
+ * dispatches `{type: 'probe'}` actions: live progress at most ~4 times a second, the result at the
+ * end (kept in state), or `lastError` as one line. Esc → cancel() aborts the stream.
+ */
+import {performance} from 'node:perf_hooks';
+import type {Action, MonitorState} from '../model/types.js';
+import {ProbeError, type StreamTimeouts} from './client.js';
+import {appendHistory, defaultHistoryPath} from './history.js';
+import {DEFAULT_MAX_TOKENS, loadPrompt} from './prompts.js';
+import {runProbe, type LiveProgress, type ProbeTarget} from './run.js';
+import type {LogFiguresFn} from './timing.js';
+import type {ProbePromptKind, ProbeProgress, ProbeResult, ProbeState} from './types.js';
+import {emptyProbe} from './types.js';
+
+/** Results kept in state (newest last). */
+export const MAX_PROBE_RESULTS = 20;
+/** Live progress dispatches at most this often. */
+export const PROGRESS_INTERVAL_MS = 250;
+
+export interface ProbeControllerOptions {
+	readonly dispatch: (action: Action) => void;
+	readonly getState: () => MonitorState;
+	readonly logFigures?: LogFiguresFn;
+	/** CSV history file; default: the XDG state dir. `null` = do not write history. */
+	readonly historyPath?: string | null;
+	readonly busyTimeoutMs?: number;
+	readonly busyRetryBaseMs?: number;
+	/** The API key for this URL (the CLI's --api-key / env), sent only there. */
+	readonly apiKeyFor?: (url: string) => string | undefined;
+	readonly maxTokens?: number;
+	readonly timeouts?: StreamTimeouts;
+	readonly logWaitMs?: number;
+	readonly version?: string;
+	/** Called when a history row could not be written (the probe result still stands). */
+	readonly onHistoryError?: (message: string) => void;
+}
+
+export interface ProbeController {
+	probe(target: ProbeTarget & {serverId: string; engine: string}, prompt: ProbePromptKind | {file: string}, runs?: number): Promise<void>;
+	cancel(): void;
+	readonly running: boolean;
+}
+
+export function createProbeController(opts: ProbeControllerOptions): ProbeController {
+	let current: AbortController | undefined;
+	const probeState = (): ProbeState => opts.getState().probe ?? emptyProbe();
+	const put = (patch: Partial<ProbeState>): void => {
+		const prev = probeState();
+		opts.dispatch({type: 'probe', probe: {...prev, ...patch}});
+	};
+	const remove = <T extends object, K extends keyof T>(o: T, k: K): Omit<T, K> => {
+		const {[k]: _drop, ...rest} = o;
+		return rest;
+	};
+
+	const controller: ProbeController = {
+		get running() {
+			return current !== undefined;
+		},
+		cancel() {
+			current?.abort();
+		},
+		async probe(target, promptArg, runs = 1) {
+			if (current) current.abort();
+			const ac = new AbortController();
+			current = ac;
+			const startedAt = Date.now();
+			const kind: ProbePromptKind = typeof promptArg === 'object' ? 'file' : promptArg;
+			const label = typeof promptArg === 'object' ? `@${promptArg.file.split(/[\\/]/).pop() ?? ''}` : promptArg;
+			const url = target.url;
+			const apiKey = target.apiKey ?? opts.apiKeyFor?.(url);
+			const base: ProbeProgress = {serverId: target.serverId, startedAt, prompt: label, tokens: 0, runs, run: 1, engine: target.engine, model: target.model, elapsedMs: 0, status: 'starting'};
+			put({...remove(probeState(), 'lastError'), running: base, prompt: kind});
+			let lastDispatch = 0;
+			let pending: ProbeProgress | undefined;
+			let flushTimer: NodeJS.Timeout | undefined;
+			const flush = (): void => {
+				flushTimer = undefined;
+				if (!pending || current !== ac) return;
+				lastDispatch = performance.now();
+				put({running: pending});
+				pending = undefined;
+			};
+			const dropPending = (): void => {
+				if (flushTimer) clearTimeout(flushTimer);
+				flushTimer = undefined;
+				pending = undefined;
+			};
+			const progress = (p: ProbeProgress, force = false): void => {
+				pending = p;
+				const since = performance.now() - lastDispatch;
+				if (force || since >= PROGRESS_INTERVAL_MS) {
+					if (flushTimer) clearTimeout(flushTimer);
+					flush();
+				} else if (!flushTimer) {
+					flushTimer = setTimeout(flush, PROGRESS_INTERVAL_MS - since);
+				}
+			};
+			try {
+				const prompt = await loadPrompt(promptArg);
+				let plan;
+				const state = opts.getState();
+				const server = state.servers?.[target.serverId];
+				const modelInfo = server?.models?.find((m) => m.name === target.model) ?? (server?.models?.length === 1 ? server.models[0] : undefined);
+				for (let run = 1; run <= runs; run++) {
+					let status: string | undefined = run > 1 ? 'second run (cache reuse)' : undefined;
+					const onProgress = (p: LiveProgress): void => {
+						if (p.status !== undefined) status = p.status;
+						else if (p.tokens > 0) status = run > 1 ? 'second run (cache reuse)' : undefined;
+						progress({...base, run, tokens: p.tokens, liveTps: p.liveTps, ttftMs: p.ttftMs, elapsedMs: Date.now() - startedAt, status}, p.status !== undefined);
+					};
+					progress({...base, run, tokens: 0, elapsedMs: Date.now() - startedAt, status: status ?? 'waiting for the first token'}, true);
+					const out = await runProbe({
+						target: {...target, apiKey},
+						prompt,
+						maxTokens: opts.maxTokens ?? DEFAULT_MAX_TOKENS,
+						run: runs > 1 ? run : undefined,
+						signal: ac.signal,
+						timeouts: opts.timeouts ?? (prompt.kind === 'long' ? {firstTokenMs: 300_000, interTokenMs: 30_000} : undefined),
+						busyTimeoutMs: opts.busyTimeoutMs,
+						busyRetryBaseMs: opts.busyRetryBaseMs,
+						logFigures: opts.logFigures,
+						logWaitMs: opts.logWaitMs,
+						bandwidthGBs: opts.getState().bandwidth?.gbs,
+						bytesPerToken: modelInfo?.bytesPerToken,
+						onProgress,
+						plan,
+					});
+					plan = out.plan;
+					const result: ProbeResult = {...out.result, serverId: target.serverId};
+					if (current !== ac) return;
+					dropPending();
+					const results = [...probeState().results, result].slice(-MAX_PROBE_RESULTS);
+					put({results, running: run < runs ? {...base, run: run + 1, tokens: 0, elapsedMs: Date.now() - startedAt, status: 'second run (cache reuse)'} : undefined});
+					if (opts.historyPath !== null) {
+						try {
+							await appendHistory(opts.historyPath ?? defaultHistoryPath(), result, opts.version ?? '');
+						} catch (e) {
+							opts.onHistoryError?.(`probe history not written: ${(e as Error).message}`);
+						}
+					}
+				}
+			} catch (e) {
+				if (current !== ac) return;
+				dropPending();
+				const message = e instanceof ProbeError ? e.message : e instanceof Error ? e.message : String(e);
+				put({running: undefined, lastError: e instanceof ProbeError && e.kind === 'cancelled' ? 'probe cancelled' : message});
+			} finally {
+				if (flushTimer) clearTimeout(flushTimer);
+				if (current === ac) current = undefined;
+			}
+		},
+	};
+	return controller;
+}

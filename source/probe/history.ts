@@ -1,0 +1,107 @@
+/**
+ * The probe history: one CSV row per finished probe, appended with a single O_APPEND write so two
+ * infertop instances never interleave rows. The header is stable (documented below) and written
+ * only when the file is new. Unknown figures are empty cells, never 0.
+ */
+import {link, mkdir, open, stat, unlink, writeFile} from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import envPaths from 'env-paths';
+import type {ProbeResult} from './types.js';
+
+/** Stable header. Never reorder or rename; new columns go at the end. */
+export const HISTORY_COLUMNS = [
+	'time',
+	'server',
+	'engine',
+	'model',
+	'prompt_kind',
+	'prompt_tokens',
+	'cached_tokens',
+	'ttft_ms',
+	'decode_tps_wall',
+	'reported_tps',
+	'tokens_per_pass',
+	'acceptance',
+	'ceiling_tps',
+	'pct_of_ceiling',
+	'infertop_version',
+] as const;
+
+export const HISTORY_HEADER = HISTORY_COLUMNS.join(',');
+
+/** `$XDG_STATE_HOME/infertop/probes.csv` where set, else env-paths' data dir (`~/.local/share/infertop-nodejs` etc.). */
+export function defaultHistoryPath(env: NodeJS.ProcessEnv = process.env): string {
+	const xdgState = env.XDG_STATE_HOME;
+	if (xdgState && path.isAbsolute(xdgState)) return path.join(xdgState, 'infertop', 'probes.csv');
+	if (process.platform === 'linux') {
+		return path.join(os.homedir(), '.local', 'state', 'infertop', 'probes.csv');
+	}
+	return path.join(envPaths('infertop', {suffix: ''}).data, 'probes.csv');
+}
+
+export function csvField(v: string | number | undefined | null): string {
+	if (v === undefined || v === null) return '';
+	if (typeof v === 'number') return Number.isFinite(v) ? String(v) : '';
+	const s = v.replace(/[\r\n]+/g, ' ');
+	return /[",]/.test(s) || /^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+const round = (x: number | undefined, digits: number): number | undefined => (x === undefined || !Number.isFinite(x) ? undefined : Number(x.toFixed(digits)));
+
+export function historyRow(r: ProbeResult, version: string): string {
+	const cells: (string | number | undefined)[] = [
+		new Date(r.t).toISOString(),
+		r.url,
+		r.engine,
+		r.model,
+		r.promptKind ?? r.prompt,
+		r.promptTokens,
+		r.cachedTokens,
+		round(r.ttftMs, 1),
+		round(r.decodeTps, 2),
+		round(r.reportedTps, 2),
+		round(r.tokensPerPass, 3),
+		round(r.acceptance, 4),
+		round(r.ceilingTps, 2),
+		round(r.pctOfCeiling, 4),
+		version,
+	];
+	return cells.map(csvField).join(',') + '\n';
+}
+
+/**
+ * Append one row. A new file is created atomically with its header (written to a temp file, then
+ * hard-linked into place, which fails if another writer got there first), so the header is written
+ * exactly once and always first; each row is then one write() on an O_APPEND descriptor.
+ */
+export async function appendHistory(file: string, r: ProbeResult, version: string): Promise<void> {
+	const dir = path.dirname(file);
+	await mkdir(dir, {recursive: true});
+	if (!(await exists(file))) {
+		const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
+		await writeFile(tmp, HISTORY_HEADER + '\n', {flag: 'wx'});
+		try {
+			await link(tmp, file);
+		} catch (e) {
+			if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+		} finally {
+			await unlink(tmp).catch(() => undefined);
+		}
+	}
+	const fh = await open(file, 'a');
+	try {
+		await fh.write(historyRow(r, version));
+	} finally {
+		await fh.close();
+	}
+}
+
+async function exists(file: string): Promise<boolean> {
+	try {
+		await stat(file);
+		return true;
+	} catch {
+		return false;
+	}
+}

@@ -1,0 +1,345 @@
+/**
+ * The probe's wire protocols, pure: request bodies, and incremental stream parsers that turn the
+ * bytes of an Ollama NDJSON stream or an OpenAI-style SSE stream into content arrivals and the
+ * server's own counts. No I/O here; the reader in client.ts feeds text and timestamps.
+ */
+import {createParser, type EventSourceMessage} from 'eventsource-parser';
+import type {ProbeProtocol} from './types.js';
+
+export interface ProbeRequestSpec {
+	readonly model?: string;
+	readonly prompt: string;
+	readonly maxTokens: number;
+	readonly seed: number;
+	readonly temperature?: number;
+}
+
+/** One protocol attempt: where to POST. */
+export interface ProtocolPlan {
+	readonly protocol: ProbeProtocol;
+	readonly path: string;
+}
+
+/** What the server said about the request, in its own units, normalised to ms. */
+export interface ServerCounts {
+	completionTokens?: number;
+	promptTokens?: number;
+	cachedTokens?: number;
+	/** Uncached prompt tokens (llama.cpp `timings.prompt_n`). */
+	prefillTokens?: number;
+	prefillMs?: number;
+	/** Engine's own decode rate (tok/s). */
+	reportedTps?: number;
+	decodeMs?: number;
+	drafted?: number;
+	accepted?: number;
+	/** Target passes counted by the engine (lithos Decode-Steps). */
+	passes?: number;
+	/** Which engine-specific block was seen: `timings` (llama.cpp), `stats` (LM Studio), `ollama`. */
+	source?: 'timings' | 'stats' | 'ollama' | 'usage';
+	/** llama.cpp build number from `system_fingerprint` (`b10587-3f545be`). */
+	llamaBuild?: number;
+	/** TTFT the engine reports (LM Studio `time_to_first_token`), ms. */
+	engineTtftMs?: number;
+	/** The model the server says answered. */
+	model?: string;
+	doneReason?: string;
+}
+
+export type StreamEvent =
+	| {readonly type: 'token'; readonly text: string}
+	| {readonly type: 'done'}
+	| {readonly type: 'error'; readonly message: string};
+
+export interface StreamParser {
+	/** Feed decoded text; returns the events it completes. */
+	feed(text: string): StreamEvent[];
+	/** End of body: flush what is left. */
+	end(): StreamEvent[];
+	readonly counts: ServerCounts;
+	/** Units understood so far (JSON lines or SSE events). */
+	readonly understood: number;
+	/** Units that were not the expected format. */
+	readonly garbage: number;
+}
+
+const num = (x: unknown): number | undefined => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
+const obj = (x: unknown): Record<string, unknown> | undefined =>
+	x !== null && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : undefined;
+const str = (x: unknown): string | undefined => (typeof x === 'string' ? x : undefined);
+
+export function requestBody(protocol: ProbeProtocol, spec: ProbeRequestSpec): Record<string, unknown> {
+	const temperature = spec.temperature ?? 0;
+	if (protocol === 'ollama') {
+		return {
+			...(spec.model === undefined ? {} : {model: spec.model}),
+			prompt: spec.prompt,
+			stream: true,
+			options: {num_predict: spec.maxTokens, temperature, seed: spec.seed},
+		};
+	}
+	const common = {
+		...(spec.model === undefined ? {} : {model: spec.model}),
+		stream: true,
+		stream_options: {include_usage: true},
+		max_tokens: spec.maxTokens,
+		temperature,
+		seed: spec.seed,
+	};
+	if (protocol === 'openai-completions') return {...common, prompt: spec.prompt};
+	return {...common, messages: [{role: 'user', content: spec.prompt}]};
+}
+
+export function defaultPath(protocol: ProbeProtocol): string {
+	if (protocol === 'ollama') return '/api/generate';
+	if (protocol === 'openai-completions') return '/v1/completions';
+	return '/v1/chat/completions';
+}
+
+/** Attempts in order; a 404 moves to the next (wrong protocol). */
+export function protocolPlan(engine: string | undefined): ProtocolPlan[] {
+	const p = (protocol: ProbeProtocol, path = defaultPath(protocol)): ProtocolPlan => ({protocol, path});
+	if (engine === 'ollama' || engine === 'demo-ollama') return [p('ollama'), p('openai-chat')];
+	if (engine === 'lmstudio') return [p('openai-chat', '/api/v0/chat/completions'), p('openai-chat'), p('openai-completions')];
+	return [p('openai-chat'), p('openai-completions'), p('ollama')];
+}
+
+/** `b10587-3f545be` → 10587. */
+export function llamaBuildNumber(fingerprint: string | undefined): number | undefined {
+	const m = fingerprint === undefined ? null : /^b(\d+)(?:-|$)/.exec(fingerprint);
+	return m ? Number(m[1]) : undefined;
+}
+
+/** Ollama `/api/generate` and `/api/chat`: one JSON object per line, durations in ns, metrics omitempty. */
+export function createOllamaParser(): StreamParser {
+	let buf = '';
+	const counts: ServerCounts = {};
+	const state = {understood: 0, garbage: 0};
+	const line = (raw: string): StreamEvent[] => {
+		const l = raw.trim();
+		if (l === '') return [];
+		let d: Record<string, unknown> | undefined;
+		try {
+			d = obj(JSON.parse(l));
+		} catch {
+			d = undefined;
+		}
+		if (!d) {
+			state.garbage++;
+			return [];
+		}
+		state.understood++;
+		const out: StreamEvent[] = [];
+		const err = str(d.error);
+		if (err !== undefined) return [{type: 'error', message: err}];
+		const msg = obj(d.message);
+		const text = (str(d.response) ?? '') + (str(msg?.content) ?? '');
+		const thinking = (str(d.thinking) ?? '') + (str(msg?.thinking) ?? '');
+		if (text !== '' || thinking !== '') out.push({type: 'token', text: text || thinking});
+		if (counts.model === undefined) counts.model = str(d.model);
+		if (d.done === true) {
+			// Metrics are omitempty: absent means 0 — but only on a done line that carries metrics at all.
+			const evalCount = num(d.eval_count);
+			const evalNs = num(d.eval_duration);
+			const promptCount = num(d.prompt_eval_count);
+			const promptNs = num(d.prompt_eval_duration);
+			counts.source = 'ollama';
+			counts.completionTokens = evalCount ?? (evalNs !== undefined ? 0 : undefined);
+			counts.decodeMs = evalNs === undefined ? undefined : evalNs / 1e6;
+			counts.reportedTps = evalCount !== undefined && evalNs !== undefined && evalNs > 0 ? (evalCount * 1e9) / evalNs : undefined;
+			counts.promptTokens = promptCount;
+			counts.prefillMs = promptNs === undefined ? undefined : promptNs / 1e6;
+			counts.doneReason = str(d.done_reason);
+			out.push({type: 'done'});
+		}
+		return out;
+	};
+	return {
+		feed(text) {
+			buf += text;
+			const out: StreamEvent[] = [];
+			let i: number;
+			while ((i = buf.indexOf('\n')) >= 0) {
+				const l = buf.slice(0, i);
+				buf = buf.slice(i + 1);
+				out.push(...line(l));
+			}
+			// A single line never legitimately grows past a few MB; cap to stay bounded.
+			if (buf.length > 4_000_000) {
+				buf = '';
+				state.garbage++;
+			}
+			return out;
+		},
+		end() {
+			const l = buf;
+			buf = '';
+			return line(l);
+		},
+		counts,
+		get understood() {
+			return state.understood;
+		},
+		get garbage() {
+			return state.garbage;
+		},
+	};
+}
+
+/** Read llama.cpp `timings` into counts (ms, counts). */
+function readTimings(t: Record<string, unknown>, counts: ServerCounts): void {
+	counts.source = 'timings';
+	const predicted = num(t.predicted_n);
+	if (predicted !== undefined) counts.completionTokens = predicted;
+	const cache = num(t.cache_n);
+	const promptN = num(t.prompt_n);
+	if (cache !== undefined) counts.cachedTokens = cache;
+	if (promptN !== undefined) {
+		counts.prefillTokens = promptN;
+		counts.promptTokens = promptN + (cache ?? 0);
+	}
+	counts.prefillMs = num(t.prompt_ms) ?? counts.prefillMs;
+	counts.decodeMs = num(t.predicted_ms) ?? counts.decodeMs;
+	counts.reportedTps = num(t.predicted_per_second) ?? counts.reportedTps;
+	const dn = num(t.draft_n);
+	const da = num(t.draft_n_accepted);
+	if (dn !== undefined) counts.drafted = dn;
+	if (da !== undefined) counts.accepted = da;
+}
+
+/** LM Studio `stats` (seconds, not ms). */
+function readStats(s: Record<string, unknown>, counts: ServerCounts): void {
+	counts.source = 'stats';
+	const tps = num(s.tokens_per_second);
+	if (tps !== undefined) counts.reportedTps = tps;
+	const ttft = num(s.time_to_first_token) ?? num(s.time_to_first_token_seconds);
+	if (ttft !== undefined) counts.engineTtftMs = ttft * 1000;
+	const gen = num(s.generation_time);
+	if (gen !== undefined) counts.decodeMs = gen * 1000;
+	const acc = num(s.accepted_draft_tokens_count);
+	const total = num(s.total_draft_tokens_count);
+	if (acc !== undefined) counts.accepted = acc;
+	if (total !== undefined) counts.drafted = total;
+	const predicted = num(s.predicted_tokens_count) ?? num(s.total_output_tokens);
+	if (predicted !== undefined && counts.completionTokens === undefined) counts.completionTokens = predicted;
+}
+
+/**
+ * OpenAI-compatible SSE (`/v1/chat/completions`, `/v1/completions`), also llama.cpp's native
+ * `/completion` stream (top-level `content`, `timings`) so its real captures replay.
+ */
+export function createSseParser(): StreamParser {
+	const counts: ServerCounts = {};
+	const state = {understood: 0, garbage: 0};
+	let pending: StreamEvent[] = [];
+	let usageCompletion: number | undefined;
+	const onEvent = (ev: EventSourceMessage): void => {
+		const data = ev.data.trim();
+		if (data === '[DONE]') {
+			state.understood++;
+			pending.push({type: 'done'});
+			return;
+		}
+		let d: Record<string, unknown> | undefined;
+		try {
+			d = obj(JSON.parse(data));
+		} catch {
+			d = undefined;
+		}
+		if (!d) {
+			state.garbage++;
+			return;
+		}
+		state.understood++;
+		const err = d.error;
+		if (err !== undefined) {
+			const e = obj(err);
+			pending.push({type: 'error', message: str(e?.message) ?? str(err) ?? 'error in stream'});
+			return;
+		}
+		if (counts.model === undefined) counts.model = str(d.model);
+		const build = llamaBuildNumber(str(d.system_fingerprint));
+		if (build !== undefined) counts.llamaBuild = build;
+		let text = '';
+		const choices = Array.isArray(d.choices) ? d.choices : [];
+		const c0 = obj(choices[0]);
+		if (c0) {
+			const delta = obj(c0.delta);
+			text += str(delta?.content) ?? '';
+			text += str(delta?.reasoning_content) ?? str(delta?.reasoning) ?? '';
+			text += str(c0.text) ?? '';
+			const fr = str(c0.finish_reason);
+			if (fr) {
+				counts.doneReason = fr;
+				pending.push({type: 'done'});
+			}
+		} else if (typeof d.content === 'string') {
+			// llama.cpp native /completion stream.
+			text += d.content;
+			const tp = num(d.tokens_predicted);
+			if (tp !== undefined && d.stop === true) counts.completionTokens = tp;
+			const stopType = str(d.stop_type);
+			if (stopType) counts.doneReason = stopType;
+		}
+		if (text !== '') pending.push({type: 'token', text});
+		const usage = obj(d.usage);
+		if (usage) {
+			usageCompletion = num(usage.completion_tokens) ?? usageCompletion;
+			const pt = num(usage.prompt_tokens);
+			if (pt !== undefined) counts.promptTokens = pt;
+			const cached = num(obj(usage.prompt_tokens_details)?.cached_tokens);
+			if (cached !== undefined) counts.cachedTokens = cached;
+			if (counts.source === undefined) counts.source = 'usage';
+		}
+		const timings = obj(d.timings);
+		if (timings) readTimings(timings, counts);
+		const stats = obj(d.stats);
+		if (stats) readStats(stats, counts);
+		// usage.completion_tokens is the count every OpenAI server gives; timings agree with it on llama.cpp.
+		if (usageCompletion !== undefined) counts.completionTokens = usageCompletion;
+		if (d.stop === true && typeof d.content === 'string') pending.push({type: 'done'});
+	};
+	const parser = createParser({
+		onEvent,
+		onError: () => {
+			state.garbage++;
+		},
+	});
+	const take = (): StreamEvent[] => {
+		const out = pending;
+		pending = [];
+		return out;
+	};
+	return {
+		feed(text) {
+			parser.feed(text);
+			return take();
+		},
+		end() {
+			parser.feed('\n\n');
+			return take();
+		},
+		counts,
+		get understood() {
+			return state.understood;
+		},
+		get garbage() {
+			return state.garbage;
+		},
+	};
+}
+
+export function createStreamParser(protocol: ProbeProtocol): StreamParser {
+	return protocol === 'ollama' ? createOllamaParser() : createSseParser();
+}
+
+const BRANDS = ['Lithos-Metal', 'LMK', 'Monolith'];
+
+/** lithos-metal `X-Lithos-Metal-Decode-Steps` (or the LMK-/Monolith- brands): target passes. */
+export function lithosDecodeSteps(headers: {get(name: string): string | null}): number | undefined {
+	for (const b of BRANDS) {
+		const v = headers.get(`x-${b.toLowerCase()}-decode-steps`);
+		if (v !== null && /^\s*\d+\s*$/.test(v)) return Number(v);
+	}
+	return undefined;
+}

@@ -1,0 +1,250 @@
+/**
+ * One probe run against one server: pick the model, pick the protocol (a 404 tries the other one),
+ * wait out HTTP 429 from one-at-a-time servers, stream, and compute the figures. Shared by the
+ * interactive controller and the headless command.
+ */
+import {performance} from 'node:perf_hooks';
+import {sanitize} from '../util/sanitize.js';
+import {ProbeError, joinUrl, streamOnce, type StreamOutcome, type StreamTimeouts, DEFAULT_TIMEOUTS} from './client.js';
+import {protocolPlan, type ProtocolPlan} from './protocols.js';
+import type {ProbePrompt} from './prompts.js';
+import {PROBE_SEED} from './prompts.js';
+import {computeFigures, liveTps, type LogFigures, type LogFiguresFn, type StreamClock} from './timing.js';
+import type {ProbeResult} from './types.js';
+
+export interface ProbeTarget {
+	readonly serverId?: string;
+	readonly engine?: string;
+	readonly url: string;
+	readonly model?: string;
+	readonly apiKey?: string;
+}
+
+export interface LiveProgress {
+	readonly tokens: number;
+	readonly liveTps?: number;
+	readonly ttftMs?: number;
+	readonly elapsedMs: number;
+	readonly status?: string;
+}
+
+export interface RunProbeOptions {
+	readonly target: ProbeTarget;
+	readonly prompt: ProbePrompt;
+	readonly maxTokens: number;
+	readonly run?: number;
+	readonly signal?: AbortSignal;
+	readonly timeouts?: StreamTimeouts;
+	/** Give up on HTTP 429 after this long (default 30 s). */
+	readonly busyTimeoutMs?: number;
+	/** First retry delay after a 429 (doubles, capped at 5 s). Default 1 s. */
+	readonly busyRetryBaseMs?: number;
+	readonly logFigures?: LogFiguresFn;
+	/** How long to wait for the engine's log to report the probe's generation. Default 2 s. */
+	readonly logWaitMs?: number;
+	readonly bandwidthGBs?: number;
+	readonly bytesPerToken?: number;
+	readonly onProgress?: (p: LiveProgress) => void;
+	/** A protocol that already worked on this server (skips the 404 dance). */
+	readonly plan?: ProtocolPlan;
+}
+
+export interface RunProbeOutcome {
+	readonly result: ProbeResult;
+	readonly plan: ProtocolPlan;
+}
+
+export const DEFAULT_BUSY_TIMEOUT_MS = 30_000;
+
+/** Engine-specific API key variables (sent only to the server they belong to). */
+export const ENGINE_KEY_ENV: Readonly<Record<string, readonly string[]>> = {
+	lithos: ['LITHOS_METAL_API_KEY', 'LMK_API_KEY', 'MONOLITH_API_KEY'],
+	llamacpp: ['LLAMA_API_KEY'],
+	vllm: ['VLLM_API_KEY'],
+	lmstudio: ['LM_API_TOKEN'],
+};
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+	return new Promise((resolve, reject) => {
+		if (signal?.aborted) {
+			reject(new ProbeError('cancelled', 'probe cancelled'));
+			return;
+		}
+		const t = setTimeout(() => {
+			signal?.removeEventListener('abort', onAbort);
+			resolve();
+		}, ms);
+		const onAbort = (): void => {
+			clearTimeout(t);
+			reject(new ProbeError('cancelled', 'probe cancelled'));
+		};
+		signal?.addEventListener('abort', onAbort, {once: true});
+	});
+}
+
+async function getJson(url: string, apiKey: string | undefined, signal: AbortSignal | undefined, timeoutMs = 5000): Promise<unknown> {
+	const ac = new AbortController();
+	const t = setTimeout(() => ac.abort(), timeoutMs);
+	const onAbort = (): void => ac.abort();
+	signal?.addEventListener('abort', onAbort, {once: true});
+	try {
+		const res = await fetch(url, {headers: apiKey ? {authorization: `Bearer ${apiKey}`} : {}, signal: ac.signal, redirect: 'manual'});
+		if (res.status !== 200) {
+			void res.body?.cancel().catch(() => undefined);
+			return undefined;
+		}
+		return (await res.json()) as unknown;
+	} catch {
+		return undefined;
+	} finally {
+		clearTimeout(t);
+		signal?.removeEventListener('abort', onAbort);
+	}
+}
+
+/** The model to probe when none is named: the loaded one first (Ollama /api/ps), else the first listed. */
+export async function pickModel(url: string, engine: string | undefined, apiKey?: string, signal?: AbortSignal): Promise<string | undefined> {
+	const first = (list: unknown, key: string): string | undefined => {
+		if (!Array.isArray(list)) return undefined;
+		const v = (list[0] as Record<string, unknown> | undefined)?.[key];
+		return typeof v === 'string' && v !== '' ? sanitize(v, 200) : undefined;
+	};
+	if (engine === 'ollama' || engine === 'demo-ollama') {
+		const ps = (await getJson(joinUrl(url, '/api/ps'), apiKey, signal)) as {models?: unknown} | undefined;
+		const loaded = first(ps?.models, 'name') ?? first(ps?.models, 'model');
+		if (loaded) return loaded;
+		const tags = (await getJson(joinUrl(url, '/api/tags'), apiKey, signal)) as {models?: unknown} | undefined;
+		const listed = first(tags?.models, 'name') ?? first(tags?.models, 'model');
+		if (listed) return listed;
+	}
+	const v1 = (await getJson(joinUrl(url, '/v1/models'), apiKey, signal)) as {data?: unknown} | undefined;
+	return first(v1?.data, 'id');
+}
+
+/** Engine of a bare URL: `GET /` "Ollama is running" → ollama; `Server: llama.cpp` → llamacpp; else OpenAI-compatible. */
+export async function detectEngine(url: string, signal?: AbortSignal): Promise<string> {
+	const ac = new AbortController();
+	const t = setTimeout(() => ac.abort(), 5000);
+	const onAbort = (): void => ac.abort();
+	signal?.addEventListener('abort', onAbort, {once: true});
+	try {
+		const res = await fetch(joinUrl(url, '/'), {signal: ac.signal, redirect: 'manual'});
+		const server = res.headers.get('server') ?? '';
+		const body = (await res.text()).slice(0, 200);
+		if (/Ollama is running/.test(body)) return 'ollama';
+		if (/llama\.cpp/i.test(server)) return 'llamacpp';
+	} catch {
+		// Unreachable servers fail later with a precise reason from the probe itself.
+	} finally {
+		clearTimeout(t);
+		signal?.removeEventListener('abort', onAbort);
+	}
+	const models = (await getJson(joinUrl(url, '/v1/models'), undefined, signal)) as {data?: {owned_by?: unknown}[]} | undefined;
+	const owner = Array.isArray(models?.data) ? models.data[0]?.owned_by : undefined;
+	if (owner === 'lithos-metal') return 'lithos';
+	if (owner === 'llamacpp') return 'llamacpp';
+	if (owner === 'vllm') return 'vllm';
+	if (owner === 'sglang') return 'sglang';
+	return 'openai';
+}
+
+async function waitLogFigures(fn: LogFiguresFn, from: number, to: number, waitMs: number, signal?: AbortSignal): Promise<LogFigures | undefined> {
+	const deadline = performance.now() + waitMs;
+	for (;;) {
+		let v: LogFigures | undefined;
+		try {
+			v = fn(from, to);
+		} catch {
+			v = undefined;
+		}
+		if (v !== undefined) return v;
+		if (performance.now() >= deadline || signal?.aborted) return undefined;
+		await sleep(Math.min(100, Math.max(1, deadline - performance.now())), signal).catch(() => undefined);
+	}
+}
+
+/** Stream once on the first protocol that is not a 404, retrying 429s up to the busy limit. */
+async function streamWithRetries(o: RunProbeOptions, model: string | undefined, onBusy: (retries: number) => void): Promise<StreamOutcome & {busyRetries: number}> {
+	const plans = o.plan ? [o.plan, ...protocolPlan(o.target.engine).filter((p) => p.path !== o.plan?.path)] : protocolPlan(o.target.engine);
+	const busyLimit = o.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+	const base = o.busyRetryBaseMs ?? 1000;
+	const started = performance.now();
+	const t0 = performance.now();
+	let busyRetries = 0;
+	let busyCode = 429;
+	const wrong: string[] = [];
+	for (let i = 0; i < plans.length; ) {
+		const plan = plans[i]!;
+		try {
+			const out = await streamOnce({
+				baseUrl: o.target.url,
+				plan,
+				spec: {model, prompt: o.prompt.text, maxTokens: o.maxTokens, seed: PROBE_SEED},
+				apiKey: o.target.apiKey,
+				apiKeyEnv: ENGINE_KEY_ENV[o.target.engine ?? '']?.[0],
+				signal: o.signal,
+				timeouts: o.timeouts ?? DEFAULT_TIMEOUTS,
+				onChunk: (clock: StreamClock) => {
+					const now = performance.now();
+					o.onProgress?.({
+						tokens: clock.chunks,
+						liveTps: liveTps(clock, now),
+						ttftMs: clock.tFirst === undefined ? undefined : clock.tFirst - clock.tSent,
+						elapsedMs: now - t0,
+					});
+				},
+			});
+			return {...out, busyRetries};
+		} catch (e) {
+			if (!(e instanceof ProbeError)) throw new ProbeError('failed', `probe failed: ${sanitize(String(e), 120)}`);
+			if (e.kind === 'wrong-protocol') {
+				wrong.push(plan.path);
+				i++;
+				continue;
+			}
+			if (e.kind !== 'busy') throw e;
+			busyCode = /HTTP 503/.test(e.message) ? 503 : 429;
+			const waited = performance.now() - started;
+			const left = busyLimit - waited;
+			if (left <= 0) throw new ProbeError('failed', `server busy (HTTP ${busyCode}) for ${Math.round(busyLimit / 1000)} s`);
+			const backoff = Math.min(5000, base * 2 ** busyRetries);
+			const delay = Math.max(1, Math.min(left, e.retryAfterMs !== undefined ? Math.max(e.retryAfterMs, base) : backoff));
+			busyRetries++;
+			onBusy(busyRetries);
+			o.onProgress?.({tokens: 0, elapsedMs: performance.now() - t0, status: `server busy (HTTP ${busyCode}), retrying in ${Math.max(1, Math.round(delay / 1000))} s`});
+			await sleep(delay, o.signal);
+		}
+	}
+	throw new ProbeError('failed', `HTTP 404 on ${wrong.join(', ')}: no known generation API here (wrong URL or not an LLM server?)`);
+}
+
+export async function runProbe(o: RunProbeOptions): Promise<RunProbeOutcome> {
+	const model = o.target.model ?? (await pickModel(o.target.url, o.target.engine, o.target.apiKey, o.signal));
+	if (o.signal?.aborted) throw new ProbeError('cancelled', 'probe cancelled');
+	const out = await streamWithRetries(o, model, () => undefined);
+	const log = o.logFigures ? await waitLogFigures(o.logFigures, out.wallStart, out.wallEnd, o.logWaitMs ?? 2000, o.signal) : undefined;
+	const figures = computeFigures({
+		clock: out.clock,
+		counts: out.counts,
+		decodeSteps: out.decodeSteps,
+		log,
+		bandwidthGBs: o.bandwidthGBs,
+		bytesPerToken: o.bytesPerToken,
+		engine: o.target.engine,
+	});
+	const answered = out.counts.model === undefined ? undefined : sanitize(out.counts.model, 200);
+	const result: ProbeResult = {
+		t: Date.now(),
+		serverId: o.target.serverId,
+		engine: o.target.engine ?? 'openai',
+		url: o.target.url,
+		model: model ?? answered,
+		protocol: out.protocol.protocol,
+		prompt: o.prompt.label,
+		promptKind: o.prompt.kind,
+		run: o.run,
+		busyRetries: out.busyRetries || undefined,
+		...figures,
+	};
+	return {result, plan: out.protocol};
+}

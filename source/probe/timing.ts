@@ -1,0 +1,167 @@
+/**
+ * The probe's clock and its figures (DESIGN §1). Timestamps are taken by the stream reader
+ * (performance.now() as each network chunk is parsed), never by React. Every figure comes from
+ * source/model/figures.ts; this file only decides which server counts feed which formula.
+ */
+import {
+	acceptance,
+	ceilingTps,
+	decodeTpsWall,
+	pctOfCeiling,
+	prefillTps,
+	ratesDisagree,
+	tokensPerPass,
+	tokensPerPassFromPasses,
+} from '../model/figures.js';
+import type {ServerCounts} from './protocols.js';
+
+/** What the engine's log said about the probe's generation (Ollama: the API has no draft counts). */
+export interface LogFigures {
+	decoded?: number;
+	accepted?: number;
+	drafted?: number;
+	passes?: number;
+	/** Prompt tokens served from the prefix cache, where the log says. */
+	cached?: number;
+}
+
+export type LogFiguresFn = (fromMs: number, toMs: number) => LogFigures | undefined;
+
+/** Arrival times of one streamed answer, performance.now() ms. */
+export interface StreamClock {
+	/** The request left (just before fetch). */
+	tSent: number;
+	/** First non-empty content token. */
+	tFirst?: number;
+	/** Last content token. */
+	tLast?: number;
+	/** Content events seen (never used as the token count). */
+	chunks: number;
+}
+
+export function newClock(tSent: number): StreamClock {
+	return {tSent, chunks: 0};
+}
+
+/** Note a content arrival at `t` (the time the network chunk carrying it was read). */
+export function markToken(clock: StreamClock, t: number): void {
+	if (clock.tFirst === undefined) clock.tFirst = t;
+	clock.tLast = t;
+	clock.chunks++;
+}
+
+/** The live rate while streaming: content events since the first ÷ elapsed (an estimate, chunks ≈ tokens). */
+export function liveTps(clock: StreamClock, now: number): number | undefined {
+	return decodeTpsWall(clock.chunks, clock.tFirst, Math.max(now, clock.tLast ?? now));
+}
+
+export interface ProbeFigures {
+	ttftMs?: number;
+	decodeTps?: number;
+	reportedTps?: number;
+	prefillTps?: number;
+	promptTokens?: number;
+	cachedTokens?: number;
+	completionTokens?: number;
+	tokensPerPass?: number;
+	tokensPerPassSource?: string;
+	acceptance?: number;
+	passes?: number;
+	drafted?: number;
+	accepted?: number;
+	ceilingTps?: number;
+	pctOfCeiling?: number;
+	disagree?: boolean;
+	totalMs?: number;
+}
+
+export interface FigureInputs {
+	readonly clock: StreamClock;
+	readonly counts: ServerCounts;
+	/** lithos-metal Decode-Steps header. */
+	readonly decodeSteps?: number;
+	readonly log?: LogFigures;
+	readonly bandwidthGBs?: number;
+	readonly bytesPerToken?: number;
+	/** The engine, to apply its counting conventions (llama.cpp: decoded = n_gen − 1 since b10424). */
+	readonly engine?: string;
+}
+
+/** llama.cpp b10424+ produces the first token in the prompt pass: decoded = n_gen − 1. */
+const LLAMA_FIRST_TOKEN_IN_PROMPT_BUILD = 10424;
+
+function passFigures(i: FigureInputs): Pick<ProbeFigures, 'tokensPerPass' | 'tokensPerPassSource' | 'acceptance' | 'passes' | 'drafted' | 'accepted'> {
+	const c = i.counts;
+	const n = c.completionTokens;
+	if (i.decodeSteps !== undefined) {
+		const tpp = tokensPerPassFromPasses(n, i.decodeSteps);
+		return {tokensPerPass: tpp, tokensPerPassSource: tpp === undefined ? undefined : 'lithos header', passes: i.decodeSteps};
+	}
+	if (c.source === 'timings') {
+		const modern = c.llamaBuild === undefined || c.llamaBuild >= LLAMA_FIRST_TOKEN_IN_PROMPT_BUILD;
+		const decoded = n === undefined ? undefined : modern ? n - 1 : n;
+		if (c.drafted === undefined && c.accepted === undefined) {
+			// timings without draft fields: no draft ran, one token per pass.
+			return {tokensPerPass: decoded !== undefined && decoded > 0 ? 1 : undefined, tokensPerPassSource: 'no draft', passes: decoded};
+		}
+		const tpp = tokensPerPass(decoded, c.accepted);
+		const passes = tpp === undefined || decoded === undefined ? undefined : decoded - (c.accepted ?? 0);
+		return {tokensPerPass: tpp, tokensPerPassSource: 'timings', acceptance: acceptance(c.accepted, c.drafted), passes, drafted: c.drafted, accepted: c.accepted};
+	}
+	if (c.source === 'stats') {
+		if (c.drafted === undefined && c.accepted === undefined) {
+			return {tokensPerPass: n !== undefined && n > 0 ? 1 : undefined, tokensPerPassSource: 'no draft', passes: n};
+		}
+		const tpp = tokensPerPass(n, c.accepted);
+		const passes = tpp === undefined || n === undefined ? undefined : n - (c.accepted ?? 0);
+		return {tokensPerPass: tpp, tokensPerPassSource: 'lmstudio stats', acceptance: acceptance(c.accepted, c.drafted), passes, drafted: c.drafted, accepted: c.accepted};
+	}
+	const log = i.log;
+	if (log) {
+		const decoded = log.decoded ?? n;
+		if (log.passes !== undefined) {
+			const tpp = tokensPerPassFromPasses(decoded, log.passes);
+			return {tokensPerPass: tpp, tokensPerPassSource: 'log', acceptance: acceptance(log.accepted, log.drafted), passes: log.passes, drafted: log.drafted, accepted: log.accepted};
+		}
+		if (log.accepted !== undefined) {
+			const tpp = tokensPerPass(decoded, log.accepted);
+			const passes = tpp === undefined || decoded === undefined ? undefined : decoded - log.accepted;
+			return {tokensPerPass: tpp, tokensPerPassSource: 'log', acceptance: acceptance(log.accepted, log.drafted), passes, drafted: log.drafted, accepted: log.accepted};
+		}
+	}
+	return {};
+}
+
+export function computeFigures(i: FigureInputs): ProbeFigures {
+	const {clock, counts} = i;
+	const n = counts.completionTokens;
+	const ttftMs = clock.tFirst === undefined ? undefined : clock.tFirst - clock.tSent;
+	const decodeTps = decodeTpsWall(n, clock.tFirst, clock.tLast);
+	const cachedTokens = counts.cachedTokens ?? i.log?.cached;
+	// Ollama's prompt_eval_count includes cached tokens and its API never says how many: without the
+	// log's figure the uncached count (and so prefill tok/s) cannot be known.
+	const prefill =
+		counts.source === 'ollama'
+			? cachedTokens === undefined
+				? undefined
+				: prefillTps(counts.promptTokens, cachedTokens, counts.prefillMs)
+			: counts.prefillTokens !== undefined
+				? prefillTps(counts.prefillTokens, 0, counts.prefillMs)
+				: prefillTps(counts.promptTokens, cachedTokens, counts.prefillMs);
+	const pass = passFigures(i);
+	const ceiling = ceilingTps(i.bandwidthGBs, i.bytesPerToken);
+	return {
+		ttftMs,
+		decodeTps,
+		reportedTps: counts.reportedTps,
+		prefillTps: prefill,
+		promptTokens: counts.promptTokens,
+		cachedTokens,
+		completionTokens: n,
+		...pass,
+		ceilingTps: ceiling,
+		pctOfCeiling: pctOfCeiling(decodeTps, ceiling),
+		disagree: ratesDisagree(decodeTps, counts.reportedTps),
+		totalMs: clock.tLast === undefined ? undefined : clock.tLast - clock.tSent,
+	};
+}
