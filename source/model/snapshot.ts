@@ -1,0 +1,126 @@
+/**
+ * `infertop snapshot --json`: one JSON object with the DESIGN §1 keys. Unknown = null, never 0.
+ * The schema is documented in readme.md ("Snapshot schema"); keep the two in step.
+ */
+import {deriveModels} from './derive.js';
+import {requestFigures} from './figures.js';
+import type {ModelFigures, MonitorState, RequestRecord, ServerState} from './types.js';
+
+export const SNAPSHOT_SCHEMA_VERSION = 1;
+
+/** undefined → null, recursively, so every documented key is present. */
+const nul = <T>(v: T | undefined): T | null => (v === undefined || (typeof v === 'number' && !Number.isFinite(v)) ? null : v);
+
+function round(v: number | undefined, digits = 3): number | null {
+	if (v === undefined || !Number.isFinite(v)) return null;
+	const k = 10 ** digits;
+	return Math.round(v * k) / k;
+}
+
+function modelJson(f: ModelFigures, server: ServerState | undefined) {
+	const info = server?.models.find(m => m.name === f.model);
+	return {
+		server: f.serverId,
+		engine: f.engine,
+		model: nul(f.model),
+		runner: nul(f.runner),
+		decodeTps: round(f.decodeTps, 2),
+		reportedTps: round(f.reportedTps, 2),
+		ttftMs: round(f.ttftMs, 1),
+		prefillTps: round(f.prefillTps, 2),
+		tokensPerPass: round(f.tokensPerPass, 4),
+		engineTokensPerPass: round(f.engineTokensPerPass, 4),
+		acceptance: round(f.acceptance, 4),
+		msPerPass: round(f.msPerPass, 2),
+		passes: nul(f.passes),
+		passesPerSec: round(f.passesPerSec, 3),
+		bytesPerToken: nul(f.bytesPerToken),
+		bytesPerTokenSource: nul(f.bytesPerTokenSource),
+		bandwidthGBs: round(f.bandwidthGBs, 1),
+		bandwidthSource: nul(f.bandwidthSource),
+		ceilingTps: round(f.ceilingTps, 2),
+		pctOfCeiling: round(f.pctOfCeiling, 4),
+		effectiveBandwidthGBs: round(f.effectiveBandwidthGBs, 1),
+		gpuResidency: round(f.gpuResidency, 4),
+		processor: nul(f.processor),
+		contextLength: nul(info?.contextLength),
+		expiresAt: nul(info?.expiresAt),
+		cachedTokens: nul(f.cachedTokens),
+		promptTokens: nul(f.promptTokens),
+		requests: f.requestCount,
+		basis: nul(f.basis),
+	};
+}
+
+function requestJson(r: RequestRecord, server: ServerState) {
+	const f = requestFigures(r);
+	return {
+		time: new Date(r.lastSeen).toISOString(),
+		server: server.id,
+		engine: server.engine,
+		model: nul(r.model),
+		runner: nul(r.runner),
+		promptTokens: nul(f.promptTokens),
+		cachedTokens: nul(f.cachedTokens),
+		prefillTps: round(f.prefillTps, 2),
+		generatedTokens: nul(r.generatedTokens),
+		decodeTps: round(f.decodeTps, 2),
+		reportedTps: round(r.engineTps, 2),
+		tokensPerPass: round(f.tokensPerPass, 4),
+		engineTokensPerPass: round(r.engineMeanLen, 4),
+		acceptance: round(f.acceptance, 4),
+		msPerPass: round(f.msPerPass, 2),
+		passes: nul(f.passes),
+		drafted: nul(r.drafted),
+		accepted: nul(r.accepted),
+	};
+}
+
+export function toSnapshot(state: MonitorState, version: string) {
+	const figures = deriveModels(state);
+	const servers = state.order.map(id => state.servers[id]!).filter(Boolean);
+	const sys = state.system;
+	return {
+		infertop: version,
+		schema: SNAPSHOT_SCHEMA_VERSION,
+		time: new Date(state.now).toISOString(),
+		host: state.host,
+		demo: state.demo,
+		bandwidthGBs: nul(state.bandwidth.gbs),
+		bandwidthSource: nul(state.bandwidth.source ?? state.bandwidth.hint),
+		servers: servers.map(s => ({
+			id: s.id,
+			engine: s.engine,
+			url: nul(s.url),
+			version: nul(s.version),
+			state: s.state,
+			source: s.source,
+			demo: s.demo === true,
+			models: s.models.map(m => m.name),
+			lastError: nul(s.lastError),
+			log: s.logLabel ? {path: s.logLabel, state: nul(s.logState), linesParsed: s.linesParsed, linesUnparsed: s.linesUnparsed} : null,
+		})),
+		models: figures.map(f => modelJson(f, state.servers[f.serverId])),
+		requests: servers.flatMap(s => s.requests.filter(r => r.done).map(r => requestJson(r, s))),
+		residency: figures.map(f => ({server: f.serverId, model: nul(f.model), gpuResidency: round(f.gpuResidency, 4), processor: nul(f.processor)})),
+		gpu: sys.gpus.map(g => ({...g})),
+		contention: {
+			verdict: nul(sys.contention.verdict),
+			active: sys.contention.active,
+			hot: sys.contention.hot,
+			engines: sys.contention.engines,
+			gpuUsers: sys.contention.gpuUsers,
+			swapUsedBytes: nul(sys.contention.swapUsedBytes),
+			memoryPressure: nul(sys.contention.memoryPressure),
+			power: nul(sys.contention.power),
+		},
+		self: {cpuPct: round(sys.self.cpuPct, 1), rssBytes: nul(sys.self.rssBytes)},
+		probe: {
+			last: nul(state.probe.results.at(-1)),
+			lastError: nul(state.probe.lastError),
+		},
+		notices: state.notices.map(n => ({time: new Date(n.t).toISOString(), level: n.level, text: n.text})),
+	};
+}
+
+export type Snapshot = ReturnType<typeof toSnapshot>;

@@ -1,0 +1,276 @@
+/**
+ * The running pipeline of DESIGN §2: starts every collector (discovery and pollers, log sources,
+ * the system scan, bandwidth detection, bytes-per-token resolution, the demo engine when asked)
+ * against one store, and stops them all. The monitor, `snapshot` and the tests use the same code.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import {mkdtempSync, rmSync} from 'node:fs';
+import type {EffectiveConfig} from './config/config.js';
+import {parseLogSpec, resolveApiKey, effectiveHistoryPath} from './config/config.js';
+import {createStore, type MonitorStore} from './model/store.js';
+import type {Action, Collector, Dispatch, EngineKind, ModelInfo, ServerInfo} from './model/types.js';
+import {createLogSource, labelOf, type LogInput} from './sources/log-source.js';
+import {createDiscovery} from './sources/discovery/discovery.js';
+import {normalizeServerUrl} from './sources/discovery/server-id.js';
+import {createSystemCollector} from './sources/system-collector.js';
+import {detectBandwidth} from './sources/bandwidth.js';
+import {createModelBytesResolver} from './sources/model-bytes.js';
+import {findExistingLogs} from './sources/log-locations.js';
+import {createProbeController} from './probe/controller.js';
+import type {ProbePromptKind} from './probe/types.js';
+import {startDemoEngine, type DemoEngine} from './demo/engine.js';
+import {readOllamaPs} from './sources/ollama-ps-cli.js';
+
+export interface RuntimeOptions {
+	readonly config: EffectiveConfig;
+	/** Scan default ports and processes, and use default log locations. */
+	readonly scan: boolean;
+	readonly replay?: string;
+	readonly demoSplit?: number;
+	readonly apiKey?: string;
+	/** Demo speed factor (tests). */
+	readonly demoSpeed?: number;
+	/** Demo background agent (tests turn it off to send their own requests). */
+	readonly demoAgent?: boolean;
+	/** Discovery/poll interval (ms). */
+	readonly pollMs?: number;
+	/** Run the system scan (process table, GPU). */
+	readonly system?: boolean;
+}
+
+export interface Controller {
+	probe(serverId: string, prompt?: ProbePromptKind, runs?: number): void;
+	cancelProbe(): void;
+	startDemo(): void;
+	quit(): void;
+	setRefresh(ms: number): void;
+}
+
+export interface Runtime {
+	readonly store: MonitorStore;
+	readonly dispatch: Dispatch;
+	readonly controller: Controller;
+	/** Resolves when the first discovery pass is done (and the demo started, if it had to be). */
+	readonly ready: Promise<void>;
+	readonly demo: () => DemoEngine | undefined;
+	stop(): Promise<void>;
+	onQuit(handler: () => void): void;
+}
+
+function logInputOf(spec: string): {input: LogInput; engine?: EngineKind} | {error: string} {
+	const parsed = parseLogSpec(spec);
+	if (!parsed.ok) return {error: parsed.error};
+	const s = parsed.spec;
+	if (s.kind === 'file') return {input: {kind: 'file', path: s.path}, engine: s.engine};
+	return {input: {kind: 'cmd', argv: splitCommand(s.command)}, engine: s.engine};
+}
+
+/** Split a command line into argv (quotes honoured); never through a shell. */
+export function splitCommand(command: string): string[] {
+	const out: string[] = [];
+	let cur = '';
+	let quote: string | undefined;
+	let any = false;
+	for (const ch of command) {
+		if (quote) {
+			if (ch === quote) quote = undefined;
+			else cur += ch;
+		} else if (ch === '"' || ch === "'") {
+			quote = ch;
+			any = true;
+		} else if (/\s/.test(ch)) {
+			if (cur || any) out.push(cur);
+			cur = '';
+			any = false;
+		} else cur += ch;
+	}
+	if (cur || any) out.push(cur);
+	return out;
+}
+
+export function parseReplay(spec: string): {path: string; speed: number} {
+	const m = /^(.*):(\d+(?:\.\d+)?)$/.exec(spec);
+	if (m && !/^[A-Za-z]$/.test(m[1]!)) return {path: m[1]!, speed: Number(m[2])};
+	return {path: spec, speed: 1};
+}
+
+export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
+	const {config} = options;
+	const store = createStore({host: os.hostname(), demo: config.demo === true, refreshMs: config.refresh});
+	const collectors: Collector[] = [];
+	const logsAttached = new Set<string>();
+	const quitHandlers: (() => void)[] = [];
+	let demo: DemoEngine | undefined;
+	let demoDir: string | undefined;
+	let stopped = false;
+
+	const resolver = createModelBytesResolver({dispatch: a => store.dispatch(a)});
+	const servers = new Map<string, ServerInfo>();
+	const dispatch: Dispatch = (action: Action) => {
+		if (stopped) return;
+		store.dispatch(action);
+		if (action.type === 'server-seen') servers.set(action.server.id, action.server);
+		if (action.type === 'server-models') {
+			const info = servers.get(action.serverId) ?? store.getSnapshot().servers[action.serverId];
+			if (info) for (const m of action.models) resolver.request(action.serverId, {engine: info.engine, url: info.url, apiKey: apiKeyFor(info.url)}, m as ModelInfo);
+		}
+	};
+
+	const namedServers = config.servers.map(s => ({url: s.url, apiKey: resolveApiKey(s) ?? (config.servers.length === 1 ? options.apiKey : undefined), source: 'flag' as const}));
+	function apiKeyFor(url: string | undefined): string | undefined {
+		if (!url) return undefined;
+		return namedServers.find(s => s.url === url)?.apiKey;
+	}
+
+	async function attachLog(serverId: string, input: LogInput, engine: EngineKind | undefined, serverInfo?: Partial<ServerInfo>): Promise<void> {
+		const label = labelOf(input);
+		if (logsAttached.has(`${serverId}\u0000${label}`)) return;
+		logsAttached.add(`${serverId}\u0000${label}`);
+		if (!store.getSnapshot().servers[serverId]) {
+			dispatch({type: 'server-seen', t: Date.now(), server: {id: serverId, engine: engine ?? 'openai', source: 'log', logLabel: label, ...serverInfo}});
+		} else {
+			dispatch({type: 'server-seen', t: Date.now(), server: {...store.getSnapshot().servers[serverId]!, logLabel: label}});
+		}
+		const source = createLogSource({serverId, engine, input, dispatch});
+		collectors.push(source);
+		await source.start();
+	}
+
+	// 1. Logs the user named.
+	for (const spec of config.logs) {
+		const parsed = logInputOf(spec);
+		if ('error' in parsed) {
+			dispatch({type: 'notice', t: Date.now(), level: 'error', text: `--log ${parsed.error}`});
+			continue;
+		}
+		await attachLog(`log:${labelOf(parsed.input)}`, parsed.input, parsed.engine);
+	}
+	if (options.replay) {
+		const r = parseReplay(options.replay);
+		await attachLog(`replay:${r.path}`, {kind: 'replay', path: r.path, speed: r.speed}, undefined);
+	}
+
+	// 2. Bandwidth (override, else the chip table).
+	const bandwidthReady = detectBandwidth({override: config.bandwidth}).then(
+		bandwidth => {
+			if (!demo || config.bandwidth !== undefined) dispatch({type: 'bandwidth', bandwidth});
+		},
+		() => undefined,
+	);
+
+	// 3. The system scan.
+	if (options.system !== false) {
+		const system = createSystemCollector({dispatch, intervalMs: config.refresh});
+		collectors.push(system);
+		await system.start();
+	}
+
+	// 4. Discovery: named servers, default ports and processes.
+	const discovery = createDiscovery({
+		dispatch,
+		servers: namedServers,
+		scan: options.scan,
+		intervalMs: options.pollMs,
+		onLogFound: (serverId, logPath) => {
+			void attachLog(serverId, {kind: 'file', path: logPath}, undefined);
+		},
+	});
+	collectors.push(discovery);
+
+	async function startDemo(): Promise<void> {
+		if (demo || stopped) return;
+		demoDir = mkdtempSync(path.join(os.tmpdir(), 'infertop-demo-'));
+		demo = await startDemoEngine({
+			logPath: path.join(demoDir, 'server.log'),
+			split: options.demoSplit,
+			speed: options.demoSpeed,
+			agent: options.demoAgent,
+		});
+		const id = normalizeServerUrl(demo.url)?.id ?? demo.url;
+		dispatch({type: 'server-seen', t: Date.now(), server: {id, engine: 'demo-ollama', url: demo.url, source: 'demo', demo: true, version: demo.version}});
+		if (config.bandwidth === undefined) dispatch({type: 'bandwidth', bandwidth: {gbs: demo.bandwidthGBs, source: 'demo engine (simulated)', chip: 'DEMO'}});
+		await attachLog(id, {kind: 'file', path: demo.logPath}, 'ollama');
+		discovery.watch?.({url: demo.url, source: 'demo', engine: 'demo-ollama'});
+	}
+
+	// 5. Default log locations (Ollama's), attached to the Ollama server they belong to.
+	if (options.scan) {
+		const ollamaId = normalizeServerUrl(process.env.OLLAMA_HOST ?? 'http://127.0.0.1:11434')?.id ?? 'http://127.0.0.1:11434';
+		for (const loc of await findExistingLogs()) {
+			const input: LogInput = loc.kind === 'file' ? {kind: 'file', path: loc.path!} : {kind: 'cmd', argv: loc.argv!};
+			await attachLog(loc.engine === 'ollama' ? ollamaId : `log:${labelOf(input)}`, input, loc.engine, loc.engine === 'ollama' ? {url: ollamaId} : {});
+		}
+	}
+
+	// 6. `--ollama-ps cli`: residency from the CLI table.
+	if (config.ollamaPs === 'cli') {
+		const ollamaId = normalizeServerUrl(process.env.OLLAMA_HOST ?? 'http://127.0.0.1:11434')?.id ?? 'http://127.0.0.1:11434';
+		let timer: NodeJS.Timeout | undefined;
+		const tick = async () => {
+			const r = await readOllamaPs();
+			if (stopped) return;
+			if (r.reason) dispatch({type: 'log-state', serverId: ollamaId, text: r.reason});
+			else dispatch({type: 'server-models', t: Date.now(), serverId: ollamaId, models: r.models});
+			timer = setTimeout(() => void tick(), 2000);
+		};
+		collectors.push({start: () => void tick(), stop: async () => clearTimeout(timer)});
+		void tick();
+	}
+
+	const ready = (async () => {
+		await discovery.start();
+		await bandwidthReady;
+		const found = discovery.servers().length > 0 || config.logs.length > 0 || options.replay !== undefined;
+		if (config.demo === true || (config.demo === 'auto' && !found)) await startDemo();
+	})();
+
+	const probe = createProbeController({
+		dispatch,
+		getState: store.getSnapshot,
+		historyPath: effectiveHistoryPath(config),
+		busyTimeoutMs: config.busyTimeout * 1000,
+		apiKeyFor,
+	});
+
+	const stopTicker = store.startTicker();
+
+	const controller: Controller = {
+		probe(serverId, prompt, runs) {
+			const s = store.getSnapshot().servers[serverId];
+			if (!s?.url) {
+				dispatch({type: 'notice', t: Date.now(), level: 'warn', text: 'this entry has no server URL to probe (log only)'});
+				return;
+			}
+			const model = s.models[0]?.name;
+			void probe.probe({serverId, engine: s.engine, url: s.url, model, apiKey: apiKeyFor(s.url)}, prompt ?? store.getSnapshot().probe.prompt, runs);
+		},
+		cancelProbe: () => probe.cancel(),
+		startDemo: () => {
+			void startDemo().catch(error => dispatch({type: 'notice', t: Date.now(), level: 'error', text: `demo: ${String(error)}`}));
+		},
+		quit: () => {
+			for (const h of quitHandlers) h();
+		},
+		setRefresh: ms => dispatch({type: 'refresh', refreshMs: ms}),
+	};
+
+	return {
+		store,
+		dispatch,
+		controller,
+		ready,
+		demo: () => demo,
+		onQuit: h => quitHandlers.push(h),
+		async stop() {
+			if (stopped) return;
+			await ready.catch(() => undefined);
+			stopped = true;
+			stopTicker();
+			probe.cancel();
+			await Promise.all(collectors.map(c => c.stop().catch(() => undefined)));
+			await demo?.stop().catch(() => undefined);
+			if (demoDir) rmSync(demoDir, {recursive: true, force: true});
+		},
+	};
+}
