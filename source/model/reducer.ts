@@ -172,7 +172,11 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 				const merged = {...s, ...Object.fromEntries(Object.entries(action.server).filter(([, v]) => v !== undefined))} as ServerState;
 				// A log-only entry keeps its source when a poller later confirms the server.
 				const lifecycle = s.state === 'restarted' ? 'restarted' : 'up';
-				return {...merged, source: s.source === 'log' ? action.server.source : s.source, state: lifecycle, lastSeen: action.t, lastError: undefined};
+				// The demo engine answers like an Ollama; discovery must not relabel it (always DEMO on screen).
+				const demo = s.demo ? {engine: s.engine, demo: true, source: s.source} : {};
+				// A log attached first (engine detected from content) keeps its engine until a server confirms another.
+				const engine = action.server.engine === 'openai' && s.engine !== 'openai' ? {engine: s.engine} : {};
+				return {...merged, ...engine, source: s.source === 'log' ? action.server.source : s.source, ...demo, state: lifecycle, lastSeen: action.t, lastError: undefined};
 			});
 		}
 		case 'server-lost':

@@ -1,0 +1,72 @@
+import {describe, expect, it} from 'vitest';
+import {initialState, reduce, MAX_LOG_LINES} from '../../source/model/reducer.js';
+import {deriveServer} from '../../source/model/derive.js';
+import {toSnapshot} from '../../source/model/snapshot.js';
+import type {Action, MonitorState} from '../../source/model/types.js';
+
+const run = (actions: Action[], s: MonitorState = initialState({now: 1000})) => actions.reduce(reduce, s);
+const seen = (id: string, t = 1000): Action => ({type: 'server-seen', t, server: {id, engine: 'llamacpp', url: id, source: 'flag'}});
+
+describe('reducer', () => {
+	it('merges the lines of one request by key and keeps interleaved slots apart', () => {
+		const id = 'http://127.0.0.1:8080';
+		const s = run([
+			seen(id),
+			{type: 'engine-event', serverId: id, t: 1001, event: {type: 'request', key: 's0/t1', started: true}},
+			{type: 'engine-event', serverId: id, t: 1002, event: {type: 'request', key: 's1/t2', started: true}},
+			{type: 'engine-event', serverId: id, t: 1003, event: {type: 'request', key: 's0/t1', generatedTokens: 128, decodedTokens: 127, decodeMs: 2888.32}},
+			{type: 'engine-event', serverId: id, t: 1004, event: {type: 'request', key: 's1/t2', generatedTokens: 64, decodedTokens: 63, decodeMs: 1218.25}},
+			{type: 'engine-event', serverId: id, t: 1005, event: {type: 'request', key: 's0/t1', accepted: 99, drafted: 221, engineMeanLen: 4.54}},
+			{type: 'engine-event', serverId: id, t: 1006, event: {type: 'request', key: 's0/t1', done: true}},
+			{type: 'engine-event', serverId: id, t: 1007, event: {type: 'request', key: 's1/t2', accepted: 50, drafted: 99, done: true}},
+			{type: 'tick', t: 2000},
+		]);
+		const reqs = s.servers[id]!.requests;
+		expect(reqs.map(r => [r.key, r.decodedTokens, r.accepted, r.done])).toEqual([['s0/t1', 127, 99, true], ['s1/t2', 63, 50, true]]);
+		expect(s.servers[id]!.history).toHaveLength(2);
+		const [fig] = deriveServer(s, id);
+		// Σdecoded / Σpasses = (127 + 63) / (28 + 13)
+		expect(fig!.tokensPerPass).toBeCloseTo(190 / 41, 10);
+		expect(fig!.acceptance).toBeCloseTo(149 / 320, 10);
+	});
+
+	it('STALE keeps the last figures; RESTARTED is a state, not a negative rate', () => {
+		const id = 'http://127.0.0.1:11434';
+		let s = run([seen(id), {type: 'server-models', t: 1100, serverId: id, models: [{name: 'm', sizeBytes: 100, sizeVramBytes: 100, processor: '100% GPU'}]}]);
+		s = reduce(s, {type: 'server-lost', t: 1200, serverId: id, error: 'connection refused'});
+		expect(s.servers[id]!.state).toBe('stale');
+		expect(s.servers[id]!.models).toHaveLength(1);
+		s = reduce(s, {type: 'server-restarted', t: 1300, serverId: id});
+		expect(s.servers[id]!.state).toBe('restarted');
+		s = reduce(s, {type: 'server-lost', t: 1400, serverId: id, error: 'x'});
+		s = reduce(s, seen(id, 1500));
+		expect(s.servers[id]!.state).toBe('up');
+	});
+
+	it('the log ring is capped and counts parsed and unparsed lines', () => {
+		const id = 'log:x';
+		let s = initialState();
+		for (let i = 0; i < MAX_LOG_LINES + 50; i++) s = reduce(s, {type: 'log-line', serverId: id, t: i, text: `l${i}`, parsed: i % 2 === 0});
+		expect(s.servers[id]!.log).toHaveLength(MAX_LOG_LINES);
+		expect(s.servers[id]!.log.at(-1)!.text).toBe(`l${MAX_LOG_LINES + 49}`);
+		expect(s.servers[id]!.linesParsed + s.servers[id]!.linesUnparsed).toBe(MAX_LOG_LINES + 50);
+	});
+
+	it('the demo keeps its label when discovery sees it as an Ollama', () => {
+		const id = 'http://127.0.0.1:5555';
+		const s = run([
+			{type: 'server-seen', t: 1, server: {id, engine: 'demo-ollama', url: id, source: 'demo', demo: true}},
+			{type: 'server-seen', t: 2, server: {id, engine: 'ollama', url: id, source: 'port-scan'}},
+		]);
+		expect(s.servers[id]!.engine).toBe('demo-ollama');
+		expect(s.servers[id]!.demo).toBe(true);
+	});
+
+	it('snapshot: unknown figures are null, never 0', () => {
+		const id = 'http://127.0.0.1:8080';
+		const s = run([seen(id), {type: 'server-models', t: 1100, serverId: id, models: [{name: 'm'}]}]);
+		const snap = toSnapshot(s, '0.0.0');
+		expect(snap.models[0]).toMatchObject({decodeTps: null, tokensPerPass: null, acceptance: null, ceilingTps: null, gpuResidency: null, engine: 'llamacpp'});
+		expect(snap.servers[0]).toMatchObject({engine: 'llamacpp', url: id, state: 'up', source: 'flag'});
+	});
+});
