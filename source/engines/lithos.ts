@@ -1,0 +1,76 @@
+/**
+ * lithos-metal log parser (engines.md §7): `INFO:monolith.serve:Generation: {…}` (Python dict repr)
+ * → one finished request (passes = steps, cachedTokens), the `ready` line, uvicorn access lines,
+ * and 429 `model_busy` → busy.
+ */
+import type {EngineEvent, LineParser} from '../model/types.js';
+import {clean, parseUvicorn} from './common.js';
+import {MAX_PARSE_CHARS} from './llamacpp.js';
+
+const LOGGER = /^([A-Z]+):([\w.]+):(.*)$/;
+const READY = /^lithos-metal ready: (\S+)(?: \S+ model=([^;]+))?(?:; DSpark=([^;]+))?(?:; verification rows=(\d+))?/;
+
+/** Python dict repr → object (`'`→`"`, None/True/False); undefined when it is not one. */
+export function parsePythonDict(s: string): Record<string, unknown> | undefined {
+	if (!s.startsWith('{') || !s.endsWith('}')) return undefined;
+	const json = s
+		.replace(/'((?:[^'\\]|\\.)*)'/g, (_m, inner: string) => JSON.stringify(inner.replace(/\\'/g, "'")))
+		.replace(/\bNone\b/g, 'null')
+		.replace(/\bTrue\b/g, 'true')
+		.replace(/\bFalse\b/g, 'false')
+		.replace(/\b(?:nan|inf)\b/g, 'null');
+	try {
+		const v: unknown = JSON.parse(json);
+		return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+const numField = (o: Record<string, unknown>, k: string): number | undefined => {
+	const v = o[k];
+	return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+};
+
+export function createLithosParser(): LineParser {
+	let seq = 0;
+	let model: string | undefined;
+	const push = (line: string): EngineEvent[] | null => {
+		if (line.length === 0 || line.length > MAX_PARSE_CHARS) return null;
+		const h = parseUvicorn(line);
+		if (h) {
+			if (h.type === 'http' && h.status === 429) return [h, {type: 'busy', status: 429, reason: 'model_busy'}];
+			return [h];
+		}
+		if (line.includes('model_busy')) return [clean({type: 'busy', status: line.includes('429') ? 429 : undefined, reason: 'model_busy'}) as EngineEvent];
+		const m = LOGGER.exec(line);
+		if (!m) return /^(?:INFO|WARNING|ERROR): /.test(line) ? [] : null;
+		const msg = m[3]!;
+		if (msg.startsWith('Generation: ')) {
+			const d = parsePythonDict(msg.slice('Generation: '.length));
+			if (!d) return [];
+			seq += 1;
+			return [clean({
+				type: 'request',
+				key: `lithos#${seq}`,
+				model,
+				started: true,
+				done: true,
+				passes: numField(d, 'steps'),
+				cachedTokens: numField(d, 'cached_prompt_tokens'),
+				decodeMs: numField(d, 'decode_gpu_ms'),
+				prefillMs: numField(d, 'prefill_wall_ms'),
+			}) as EngineEvent];
+		}
+		if (msg.startsWith('lithos-metal ready')) {
+			const r = READY.exec(msg);
+			if (!r) return [];
+			model = r[2]?.trim();
+			const out: EngineEvent[] = [{type: 'server-start', listen: r[1]}, clean({type: 'model-loaded', model}) as EngineEvent];
+			if (r[3] !== undefined) out.push(clean({type: 'spec-init', kind: 'dspark', detail: r[3].trim() + (r[4] ? ` (verification rows ${r[4]})` : '')}));
+			return out;
+		}
+		return [];
+	};
+	return {engine: 'lithos', push};
+}

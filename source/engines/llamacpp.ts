@@ -1,0 +1,352 @@
+/**
+ * llama.cpp `llama-server` log parser (engines.md §2). Pure and stateful only for the pre-b9232
+ * multi-line timings block and per-request bookkeeping. Requests are keyed `s<slot>/t<task>`
+ * (router children: `<port>:s<slot>/t<task>`), so interleaved slots never mix figures.
+ */
+import type {EngineEvent, LineParser, OllamaRunner} from '../model/types.js';
+
+/** Lines longer than this are not log lines anyone wrote by hand: never run a regex over them. */
+export const MAX_PARSE_CHARS = 8192;
+
+type Ev = EngineEvent;
+
+export interface LlamaCppParserOptions {
+	/** Tag every request patch with this runner (Ollama ≥ 0.30 embeds llama-server). */
+	readonly runner?: OllamaRunner;
+}
+
+const TS = /^\d+\.\d{2}\.\d{3}\.\d{3} /;
+const CHILD = /^\[\s*(\d+)\] /;
+const SLOT = /^slot +(\S+): (?:id +(\d+) \| task (-?\d+) \| ?)?(.*)$/;
+const TAGGED = /^[a-z]{3,4} +(\S+): (.*)$/;
+
+const PROMPT_EVAL = /^\s*prompt eval time = +([\d.]+) ms \/ +(\d+) tokens \( *([\d.]+|-?nan|inf) ms per token, +([\d.]+|-?nan|inf) tokens per second\)/;
+const EVAL = /^\s*eval time = +([\d.]+) ms \/ +(\d+) (?:tokens|runs) +\( *([\d.]+|-?nan|inf) ms per token, +([\d.]+|-?nan|inf) tokens per second\)/;
+const TOTAL = /^\s*total time = +[\d.]+ ms \/ +\d+ tokens/;
+const GRAPHS = /^\s*graphs reused = +\d+/;
+const DRAFT = /draft acceptance(?: rate)? = ([\d.]+|-?nan) \( *(\d+) accepted \/ +(\d+) generated\)(?:, mean (?:len|acceptance length) = +([\d.]+|-?nan))?/;
+const ACC_POS = /^\s*acc per pos = \(/;
+const LIVE = /n_(?:gen|decoded) = +(\d+), tg = +([\d.]+) t\/s(?:, tg_3s = +([\d.]+) t\/s)?/;
+const PROGRESS = /prompt processing(?: progress)?, n_(?:tokens|past) = +(\d+), (?:(?:batch\.)?n_tokens = +(\d+), )?progress = ([\d.]+)(?:, t = +([\d.]+) s \/ ([\d.]+) tokens per second)?/;
+const PROMPT_DONE = /prompt (?:processing )?done, n_(?:past|tokens) = +(\d+)/;
+const NEW_PROMPT = /new prompt, n_ctx_slot = (\d+), n_keep = \d+, (?:task\.n_tokens|n_prompt_tokens) = (\d+)/;
+const CACHED = /^(?:cached )?(?:n_tokens|n_past) = (\d+), memory_seq_rm \[(\d+), end\)|^kv cache rm \[(\d+), end\)/;
+const N_PAST_SET = /^n_past was set to (\d+)/;
+const NEED_EVAL = /need to evaluate at least 1 token .*task\.n_tokens\(\) = (\d+)\)/;
+const NEW_SLOT = /new slot,? n_ctx(?:_slot)? = (\d+)/;
+const INIT_SLOTS = /initializing(?: slots)?, n_slots = (\d+)(?:, n_ctx_slot = (\d+))?/;
+const REQUEST = /(?:done )?request: ([A-Z]+) (\S+) (\S+) (\d{3})$/;
+const LISTEN = /listening on (\S+)/;
+const LOADING = /loading model '([^']*)'/;
+const STATS = /statistics +([\w-]+): #calls/;
+
+const OFFLOADED = /offloaded\s+(\d+)\/(\d+)\s+layers to GPU/;
+const BUFFER = /^[^:]*?([A-Za-z_][A-Za-z0-9_]*):\s+(\S+)\s+(model|KV|compute|output|RS)\s+buffer size\s*=\s*([\d.]+)\s*MiB/;
+const N_CTX = /^(?:llama_context|llama_init_from_model|llama_new_context_with_model): (n_ctx(?:_seq|_per_seq)?|n_seq_max) += (\d+)/;
+const SPEC_TYPE = /(?:adding speculative implementation|auto-detected speculative type) '([^']+)'/;
+const DRAFT_MODEL = /loading draft model '([^']*)'/;
+const MTP = /creating MTP draft context against the target model '([^']*)'/;
+
+const num = (s: string | undefined): number | undefined => {
+	if (s === undefined) return undefined;
+	const n = Number(s);
+	return Number.isFinite(n) ? n : undefined;
+};
+
+/** `CPU`, `BLAS`, `CPU_*`, `*_Host` stay on the CPU; `_Mapped`/`_REPACK`/`_Private` are stripped (Ollama's rule). */
+export function bufferDevice(name: string): {device: string; onGpu: boolean} {
+	const onGpu = !(name === 'CPU' || name === 'BLAS' || name.startsWith('CPU_') || name.endsWith('_Host'));
+	const device = name.replace(/_(?:Mapped|REPACK|Private)$/, '');
+	return {device, onGpu};
+}
+
+/**
+ * Tokens decoded by decode passes. Since b10424 llama.cpp prints n_gen tokens but computes its
+ * t/s over n_gen − 1 steps (the first token comes out of the prompt pass): read which from the line.
+ */
+export function decodedFromEval(n: number, ms: number, tps: number | undefined, msPerToken: number | undefined): number {
+	if (n < 1) return n;
+	let est: number | undefined;
+	if (tps !== undefined && tps > 0) est = (tps * ms) / 1000;
+	else if (msPerToken !== undefined && msPerToken > 0) est = ms / msPerToken;
+	if (est === undefined) return n;
+	return Math.abs(est - (n - 1)) < Math.abs(est - n) ? n - 1 : n;
+}
+
+export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineParser {
+	const runner = options.runner;
+	/** Slot/task remembered from an empty `print_timing` header (pre-b9232) for bare continuation lines. */
+	let pending: {key: string; slot?: number; task?: number} | undefined;
+	/** Requests whose cached-prefix line was already seen (only the first counts). */
+	const cacheSeen = new Set<string>();
+	/** Open request of each slot: a bare line without id/task goes to the newest one. */
+	let lastKey: string | undefined;
+	let modelName: string | undefined;
+
+	const req = (key: string, slot: number | undefined, task: number | undefined, fields: Record<string, unknown>): Ev => {
+		const ev: Record<string, unknown> = {type: 'request', key};
+		if (slot !== undefined) ev.slot = slot;
+		if (task !== undefined) ev.task = task;
+		if (runner !== undefined) ev.runner = runner;
+		for (const k in fields) if (fields[k] !== undefined) ev[k] = fields[k];
+		return ev as unknown as Ev;
+	};
+
+	/** Timing/acceptance lines, shared by slot lines and bare continuation lines. */
+	const timing = (msg: string, key: string, slot?: number, task?: number): Ev[] | null => {
+		const c = firstNonSpace(msg);
+		if (c === 'p') {
+			const m = PROMPT_EVAL.exec(msg);
+			if (m) return [req(key, slot, task, {prefillMs: num(m[1]), prefillTokens: num(m[2])})];
+		} else if (c === 'e') {
+			const m = EVAL.exec(msg);
+			if (m) {
+				const ms = Number(m[1]);
+				const n = Number(m[2]);
+				const tps = num(m[4]);
+				return [req(key, slot, task, {
+					generatedTokens: n,
+					decodedTokens: decodedFromEval(n, ms, tps, num(m[3])),
+					decodeMs: ms,
+					engineTps: tps,
+				})];
+			}
+		} else if (c === 't') {
+			if (TOTAL.test(msg)) return [];
+		} else if (c === 'g') {
+			if (GRAPHS.test(msg)) return [];
+		} else if (c === 'd') {
+			const m = DRAFT.exec(msg);
+			if (m) return [req(key, slot, task, {accepted: Number(m[2]), drafted: Number(m[3]), engineMeanLen: num(m[4])})];
+		} else if (c === 'a') {
+			if (ACC_POS.test(msg)) return [];
+		}
+		return null;
+	};
+
+	const slotMessage = (fn: string, msg: string, slot: number | undefined, task: number | undefined, keyPrefix: string): Ev[] | null => {
+		const hasTask = task !== undefined && task >= 0;
+		const key = hasTask ? `${keyPrefix}s${slot}/t${task}` : slot === undefined && lastKey !== undefined ? lastKey : `${keyPrefix}s${slot ?? '?'}/t${task ?? '?'}`;
+		if (msg.length === 0) {
+			// Pre-b9232: the numbers follow on bare continuation lines.
+			if (fn === 'print_timing' && hasTask) pending = {key, slot, task};
+			return [];
+		}
+		if (fn === 'print_timing') {
+			const t = timing(msg, key, slot, task);
+			if (t) return t;
+			let m = LIVE.exec(msg);
+			if (m) {
+				const ev: Record<string, unknown> = {type: 'live-rate', key, generated: Number(m[1]), tps: Number(m[2])};
+				if (m[3] !== undefined) ev.tps3s = Number(m[3]);
+				return [ev as unknown as Ev];
+			}
+			m = PROGRESS.exec(msg);
+			if (m) return [progress(key, m)];
+			return [];
+		}
+		if (msg.startsWith('processing task')) {
+			if (!hasTask) return [];
+			lastKey = key;
+			cacheSeen.delete(key);
+			return [req(key, slot, task, {started: true, model: modelName})];
+		}
+		if (msg.startsWith('stop processing')) {
+			if (!hasTask) return [];
+			cacheSeen.delete(key);
+			if (pending?.key === key) pending = undefined;
+			return [req(key, slot, task, {done: true})];
+		}
+		if (!hasTask) {
+			const m = NEW_SLOT.exec(msg);
+			if (m) return [{type: 'context', nCtxPerSlot: Number(m[1])}];
+			return [];
+		}
+		let m: RegExpExecArray | null;
+		if (msg.startsWith('new prompt')) {
+			m = NEW_PROMPT.exec(msg);
+			if (m) return [req(key, slot, task, {promptTokens: Number(m[2])})];
+			return [];
+		}
+		if (msg.includes('memory_seq_rm') || msg.startsWith('kv cache rm')) {
+			m = CACHED.exec(msg);
+			if (m && !cacheSeen.has(key)) {
+				cacheSeen.add(key);
+				return [req(key, slot, task, {cachedTokens: Number(m[1] ?? m[3])})];
+			}
+			return [];
+		}
+		if (msg.startsWith('n_past was set')) {
+			m = N_PAST_SET.exec(msg);
+			if (m && !cacheSeen.has(key)) {
+				cacheSeen.add(key);
+				return [req(key, slot, task, {cachedTokens: Number(m[1])})];
+			}
+			return [];
+		}
+		if (msg.startsWith('need to evaluate')) {
+			m = NEED_EVAL.exec(msg);
+			if (m) return [req(key, slot, task, {promptTokens: Number(m[1])})];
+			return [];
+		}
+		if (msg.startsWith('prompt ')) {
+			m = PROGRESS.exec(msg);
+			if (m) return [progress(key, m)];
+			m = PROMPT_DONE.exec(msg);
+			if (m) return [{type: 'prefill-progress', key, processed: Number(m[1]), progress: 1}];
+		}
+		return [];
+	};
+
+	const progress = (key: string, m: RegExpExecArray): Ev => {
+		const ev: Record<string, unknown> = {type: 'prefill-progress', key, processed: Number(m[1]), progress: Number(m[3])};
+		const tps = num(m[5]);
+		if (tps !== undefined) ev.tps = tps;
+		return ev as unknown as Ev;
+	};
+
+	const library = (rest: string): Ev[] | null => {
+		// Cheap substring gates first; regexes only on candidates.
+		if (rest.includes(' buffer size')) {
+			const m = BUFFER.exec(rest);
+			if (m) {
+				const {device, onGpu} = bufferDevice(m[2]!);
+				return [{type: 'buffer', device, kind: m[3] as 'model', mib: Number(m[4]), onGpu}];
+			}
+		}
+		if (rest.includes('offload')) {
+			const m = OFFLOADED.exec(rest);
+			if (m) return [{type: 'offload', layersOnGpu: Number(m[1]), layersTotal: Number(m[2])}];
+			if (rest.includes('offloading')) return [];
+		}
+		if (rest.includes('n_ctx') || rest.includes('n_seq_max')) {
+			const m = N_CTX.exec(rest);
+			if (m) {
+				const n = Number(m[2]);
+				if (m[1] === 'n_ctx') return [{type: 'context', nCtx: n}];
+				if (m[1] === 'n_seq_max') return [{type: 'context', slots: n}];
+				return [{type: 'context', nCtxPerSlot: n}];
+			}
+		}
+		if (rest.includes('speculative') || rest.includes('draft')) {
+			let m = DRAFT_MODEL.exec(rest);
+			if (m) return [{type: 'spec-init', kind: 'draft-model', detail: m[1]}];
+			m = MTP.exec(rest);
+			if (m) return [{type: 'spec-init', kind: 'mtp', detail: m[1]}];
+			m = SPEC_TYPE.exec(rest);
+			if (m) return [{type: 'spec-init', kind: specKind(m[1]!), detail: m[1]}];
+		}
+		if (rest.startsWith('statistics')) {
+			if (STATS.test(rest)) return [];
+		}
+		if (rest.startsWith('main: server is listening on')) {
+			const m = LISTEN.exec(rest);
+			return [{type: 'server-start', listen: m?.[1]}];
+		}
+		// `name: message` library lines (llama_model_loader:, print_info:, load_tensors: …).
+		if (/^~?[A-Za-z_][\w.()]*: /.test(rest)) return [];
+		return null;
+	};
+
+	const tagged = (fn: string, msg: string): Ev[] | null => {
+		let m: RegExpExecArray | null;
+		if (fn === 'log_server_r') {
+			m = REQUEST.exec(msg);
+			if (m) return [{type: 'http', method: m[1]!, path: m[2]!, client: m[3]!, status: Number(m[4])}];
+			return [];
+		}
+		if (msg.startsWith('listening on')) {
+			m = LISTEN.exec(msg);
+			return [{type: 'server-start', listen: m?.[1]}];
+		}
+		if (msg.startsWith('model loaded')) return [{type: 'model-loaded', model: modelName, runner}];
+		if (msg.startsWith('loading model')) {
+			m = LOADING.exec(msg);
+			if (m) modelName = m[1];
+			return [];
+		}
+		if (msg.startsWith('initializing')) {
+			m = INIT_SLOTS.exec(msg);
+			if (m) {
+				const ev: Record<string, unknown> = {type: 'context', slots: Number(m[1])};
+				if (m[2] !== undefined) ev.nCtxPerSlot = Number(m[2]);
+				return [ev as unknown as Ev];
+			}
+			return [];
+		}
+		if (msg.startsWith('statistics')) return [];
+		const lib = library(msg);
+		if (lib && lib.length > 0) return lib;
+		return [];
+	};
+
+	const push = (raw: string): EngineEvent[] | null => {
+		if (raw.length === 0 || raw.length > MAX_PARSE_CHARS) return null;
+		let line = raw;
+		let keyPrefix = '';
+		let c = line.charCodeAt(0);
+		if (c === 91 /* [ */) {
+			const m = CHILD.exec(line);
+			if (m) {
+				keyPrefix = `${m[1]}:`;
+				line = line.slice(m[0].length);
+				c = line.charCodeAt(0);
+			}
+		}
+		if (c >= 48 && c <= 57 /* digit */) {
+			const m = TS.exec(line);
+			if (m) {
+				line = line.slice(m[0].length);
+				c = line.charCodeAt(0);
+			}
+		}
+		// Level letter `I `/`W `/`E `/`D `.
+		if ((c === 73 || c === 87 || c === 69 || c === 68) && line.charCodeAt(1) === 32) {
+			line = line.slice(2);
+			c = line.charCodeAt(0);
+		}
+		if (c === 115 /* s */ && line.startsWith('slot ')) {
+			const m = SLOT.exec(line);
+			if (m) {
+				const slot = num(m[2]);
+				const task = num(m[3]);
+				if (pending && !(m[1] === 'print_timing' && m[4]!.length === 0)) pending = undefined;
+				return slotMessage(m[1]!, m[4]!, slot, task, keyPrefix);
+			}
+		}
+		if (c >= 97 && c <= 122 && (line.charCodeAt(3) === 32 || line.charCodeAt(4) === 32)) {
+			const m = TAGGED.exec(line);
+			if (m) {
+				pending = undefined;
+				return tagged(m[1]!, m[2]!);
+			}
+		}
+		// Bare continuation lines of the pre-b9232 timings block.
+		if (c === 32 || c === 112 || c === 101 || c === 116 || c === 100 || c === 103 || c === 97) {
+			if (line.includes(' = ')) {
+				const p = pending;
+				const t = timing(line, p?.key ?? lastKey ?? `${keyPrefix}s?/t?`, p?.slot, p?.task);
+				if (t) return t;
+			}
+		}
+		if (c === 9 /* tab: sampler params continuation */) return [];
+		if (pending) pending = undefined;
+		return library(line);
+	};
+
+	return {engine: 'llamacpp', push};
+}
+
+function firstNonSpace(s: string): string {
+	for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) !== 32) return s[i]!;
+	return '';
+}
+
+function specKind(type: string): string {
+	if (type.includes('dspark')) return 'dspark';
+	if (type.includes('dflash')) return 'dflash';
+	if (type.includes('mtp')) return 'mtp';
+	if (type.includes('eagle')) return 'eagle3';
+	if (type.startsWith('ngram')) return 'ngram';
+	return type;
+}

@@ -1,0 +1,226 @@
+/**
+ * Ollama server log parser (engines.md §1e): slog lines, `[GIN]` request lines, journald prefixes,
+ * runner start/ready/offload lines of every era, the MLX engine's per-request lines, and — since
+ * Ollama 0.30 — raw llama-server lines, which are delegated to the llama.cpp parser (runner `gguf`).
+ */
+import type {EngineEvent, LineParser, OllamaRunner} from '../model/types.js';
+import {bufferDevice, createLlamaCppParser, MAX_PARSE_CHARS} from './llamacpp.js';
+
+type Ev = EngineEvent;
+
+const JOURNALD = /^\w{3} +\d+ \d{2}:\d{2}:\d{2} \S+ [^[\s]+\[\d+\]: /;
+const SLOG = /^time=(\S+) level=([A-Z]+(?:[+-]\d+)?) source=(\S+) msg=("(?:[^"\\]|\\.)*"|\S+)(.*)$/;
+const ATTR = /("(?:[^"\\]|\\.)*"|[\w.]+)=("(?:[^"\\]|\\.)*"|\S*)/g;
+const GIN = /^\[GIN\] (\d{4}\/\d{2}\/\d{2} - \d{2}:\d{2}:\d{2}) \|\s*(\d{3})\s*\|\s*(\S+)\s*\|\s*(\S+)\s*\|\s*([A-Z]+)\s+"([^"]*)"/;
+const GOLOG = /^\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2} \S+:\d+: (.*)$/;
+const LISTENING = /^Listening on (\S+) \(version ([^)]+)\)/;
+const STARTED = /^(?:llama runner|llama-server) started in ([\d.]+) seconds/;
+const OFFLOADED = /offloaded\s+(\d+)\/(\d+)\s+layers to GPU/;
+const SIZE = /^([\d.]+)\s*(B|KiB|MiB|GiB|TiB|KB|MB|GB|TB)$/;
+
+/** Go `time.Duration.String()` (`39.45µs`, `8.12s`, `1m2.5s`, `1h0m3s`) → milliseconds. */
+export function goDurationMs(s: string): number | undefined {
+	if (s.length === 0 || s.length > 40) return undefined;
+	const re = /([\d.]+)(h|ms|µs|μs|us|ns|m|s)/gy;
+	let total = 0;
+	let pos = 0;
+	let m: RegExpExecArray | null;
+	while ((m = re.exec(s)) !== null) {
+		const v = Number(m[1]);
+		if (!Number.isFinite(v)) return undefined;
+		switch (m[2]) {
+			case 'h': total += v * 3_600_000; break;
+			case 'm': total += v * 60_000; break;
+			case 's': total += v * 1000; break;
+			case 'ms': total += v; break;
+			case 'ns': total += v / 1e6; break;
+			default: total += v / 1000;
+		}
+		pos = re.lastIndex;
+	}
+	return pos === s.length && pos > 0 ? total : undefined;
+}
+
+/** `4.3 GiB` → MiB (binary units as Go's format prints them). */
+export function sizeToMiB(s: string): number | undefined {
+	const m = SIZE.exec(s.trim());
+	if (!m) return undefined;
+	const v = Number(m[1]);
+	const scale: Record<string, number> = {B: 1 / 1048576, KiB: 1 / 1024, MiB: 1, GiB: 1024, TiB: 1048576, KB: 1e3 / 1048576, MB: 1e6 / 1048576, GB: 1e9 / 1048576, TB: 1e12 / 1048576};
+	return v * scale[m[2]!]!;
+}
+
+const unquote = (s: string): string => (s.length >= 2 && s.charCodeAt(0) === 34 ? s.slice(1, -1).replace(/\\(.)/g, '$1') : s);
+
+/** slog attributes after `msg=`: `k=v`, quoted keys and values. */
+export function slogAttrs(attrs: string): Record<string, string> {
+	const out: Record<string, string> = {};
+	ATTR.lastIndex = 0;
+	let m: RegExpExecArray | null;
+	while ((m = ATTR.exec(attrs)) !== null) {
+		out[unquote(m[1]!)] = unquote(m[2]!);
+		if (m[0].length === 0) ATTR.lastIndex++;
+	}
+	return out;
+}
+
+const int = (s: string | undefined): number | undefined => {
+	if (s === undefined || s === '') return undefined;
+	const n = Number(s);
+	return Number.isFinite(n) ? n : undefined;
+};
+
+export function createOllamaParser(): LineParser {
+	const llama = createLlamaCppParser({runner: 'gguf'});
+	let mlxSeq = 0;
+	let mlxKey: string | undefined;
+	let mlxModel: string | undefined;
+	let ggufModel: string | undefined;
+
+	const openMlx = (): string => {
+		mlxSeq += 1;
+		mlxKey = `mlx#${mlxSeq}`;
+		return mlxKey;
+	};
+
+	const slog = (msg: string, attrs: string): Ev[] => {
+		const c = msg.charCodeAt(0);
+		// Hot per-request MLX lines first.
+		if (c === 99 /* c */ && (msg === 'cache hit' || msg === 'cache miss')) {
+			const a = slogAttrs(attrs);
+			const key = openMlx();
+			const ev: Record<string, unknown> = {type: 'request', key, runner: 'mlx', started: true};
+			if (mlxModel !== undefined) ev.model = mlxModel;
+			const total = int(a.total);
+			const cached = int(a.cached);
+			const left = int(a.left);
+			if (total !== undefined) ev.promptTokens = total;
+			if (cached !== undefined) ev.cachedTokens = cached;
+			else if (msg === 'cache miss') ev.cachedTokens = 0;
+			if (left !== undefined) ev.prefillTokens = left;
+			return [ev as unknown as Ev];
+		}
+		if (msg === 'Prompt processing progress') {
+			const a = slogAttrs(attrs);
+			const processed = int(a.processed);
+			if (processed === undefined) return [];
+			const total = int(a.total);
+			const ev: Record<string, unknown> = {type: 'prefill-progress', processed};
+			if (mlxKey !== undefined) ev.key = mlxKey;
+			if (total !== undefined && total > 0) {
+				ev.total = total;
+				ev.progress = Math.min(1, processed / total);
+			}
+			return [ev as unknown as Ev];
+		}
+		if (msg === 'speculative decode stats' || msg === 'MTP decode stats') {
+			const a = slogAttrs(attrs);
+			const key = mlxKey ?? openMlx();
+			mlxKey = undefined;
+			const iterations = int(a.iterations);
+			const accepted = int(a.accepted);
+			const drafted = int(a.drafted);
+			const generated = int(a.generated);
+			const avgAccepted = int(a.avg_accepted);
+			const decoded = generated ?? (iterations !== undefined && accepted !== undefined ? iterations + accepted : undefined);
+			const ev: Record<string, unknown> = {type: 'request', key, runner: 'mlx', done: true};
+			if (mlxModel !== undefined) ev.model = mlxModel;
+			if (iterations !== undefined) ev.passes = iterations;
+			if (drafted !== undefined) ev.drafted = drafted;
+			if (accepted !== undefined) ev.accepted = accepted;
+			if (decoded !== undefined) {
+				ev.decodedTokens = decoded;
+				ev.generatedTokens = decoded;
+			}
+			if (avgAccepted !== undefined) ev.engineMeanLen = 1 + avgAccepted;
+			return [ev as unknown as Ev];
+		}
+		let m = LISTENING.exec(msg);
+		if (m) return [{type: 'server-start', listen: m[1], version: m[2]}];
+		m = STARTED.exec(msg);
+		if (m) return [{type: 'model-loaded', runner: 'gguf', seconds: Number(m[1]), model: ggufModel}];
+		if (msg === 'mlx runner is ready') return [{type: 'model-loaded', runner: 'mlx', model: mlxModel}];
+		m = OFFLOADED.exec(msg);
+		if (m) return [{type: 'offload', layersOnGpu: Number(m[1]), layersTotal: Number(m[2])}];
+		if (msg === 'offload' || msg.startsWith('offload to ')) {
+			const a = slogAttrs(attrs);
+			const total = int(a['layers.model']);
+			const onGpu = int(a['layers.offload'] ?? a['layers.real']);
+			if (total !== undefined && onGpu !== undefined) return [{type: 'offload', layersOnGpu: onGpu, layersTotal: total}];
+			return [];
+		}
+		if (msg === 'model weights' || msg === 'kv cache' || msg === 'compute graph') {
+			const a = slogAttrs(attrs);
+			const name = a.device ?? a.buffer;
+			const mib = a.size === undefined ? undefined : sizeToMiB(a.size);
+			if (name === undefined || mib === undefined) return [];
+			const {device, onGpu} = bufferDevice(name);
+			const kind = msg === 'model weights' ? 'model' : msg === 'kv cache' ? 'KV' : 'compute';
+			return [{type: 'buffer', device, kind, mib, onGpu}];
+		}
+		if (msg === 'starting mlx runner subprocess') {
+			const a = slogAttrs(attrs);
+			if (a.model !== undefined) mlxModel = a.model;
+			return [];
+		}
+		if (msg === 'loading model via llama-server' || msg === 'starting llama-server' || msg === 'starting llama server' || msg === 'starting runner') {
+			const a = slogAttrs(attrs);
+			const model = a.model ?? /--model (\S+)/.exec(a.cmd ?? '')?.[1];
+			if (model !== undefined) ggufModel = model;
+			return [];
+		}
+		if (msg === 'Loaded draft model') {
+			const a = slogAttrs(attrs);
+			return [{type: 'spec-init', kind: 'mlx-draft', detail: a.model ?? a.path ?? a.name}];
+		}
+		if (msg === 'MTP greedy decode enabled') return [{type: 'spec-init', kind: 'mtp', detail: attrs.trim() || undefined}];
+		return [];
+	};
+
+	const tagGguf = (events: Ev[] | null): Ev[] | null => {
+		if (events === null || ggufModel === undefined) return events;
+		return events.map(e => (e.type === 'request' && e.model === undefined ? {...e, model: ggufModel} : e));
+	};
+
+	const push = (raw: string): EngineEvent[] | null => {
+		if (raw.length === 0 || raw.length > MAX_PARSE_CHARS) return null;
+		let line = raw;
+		let c = line.charCodeAt(0);
+		// journald: `Aug 22 17:36:22 host ollama[30907]: `
+		if (c >= 65 && c <= 90 && line.charCodeAt(3) === 32) {
+			const m = JOURNALD.exec(line);
+			if (m) {
+				line = line.slice(m[0].length);
+				c = line.charCodeAt(0);
+			}
+		}
+		if (c === 116 /* t */ && line.startsWith('time=')) {
+			const m = SLOG.exec(line);
+			if (m) return slog(unquote(m[4]!), m[5]!);
+		}
+		if (c === 91 /* [ */ && line.startsWith('[GIN]')) {
+			const m = GIN.exec(line);
+			if (m) {
+				const ev: Record<string, unknown> = {type: 'http', status: Number(m[2]), method: m[5], path: m[6], client: m[4]};
+				const lat = goDurationMs(m[3]!);
+				if (lat !== undefined) ev.latencyMs = lat;
+				return [ev as unknown as Ev];
+			}
+			return [];
+		}
+		if (c >= 48 && c <= 57 && line.charCodeAt(4) === 47 /* 2023/12/03 … Go log */) {
+			const m = GOLOG.exec(line);
+			if (m) {
+				const s = STARTED.exec(m[1]!);
+				if (s) return [{type: 'model-loaded', runner: 'gguf', seconds: Number(s[1]), model: ggufModel}];
+				return [];
+			}
+		}
+		// Everything else in an Ollama ≥ 0.30 log is a raw llama-server line.
+		return tagGguf(llama.push(line));
+	};
+
+	return {engine: 'ollama', push};
+}
+
+export type {OllamaRunner};

@@ -1,0 +1,74 @@
+/**
+ * vLLM log parser (engines.md §4): periodic stats lines (V1 current/older, V0), `SpecDecoding metrics`
+ * (all forms) and V0 `Speculative metrics`, uvicorn access lines, `(APIServer pid=N) ` prefixes.
+ */
+import type {EngineEvent, LineParser} from '../model/types.js';
+import {clean, finite, parseUvicorn} from './common.js';
+import {MAX_PARSE_CHARS} from './llamacpp.js';
+
+const PREFIX = /^(?:\(([^)]*?) pid=(\d+)\) )?(DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d{2}-\d{2} \d{2}:\d{2}:\d{2}) \[([^\]:]+):(\d+)\] (.*)$/;
+const STATS = /^(?:(?:Engine \d+|\d+ Engines Aggregated): )?Avg prompt throughput: ([\d.]+) tokens\/s, Avg generation throughput: ([\d.]+) tokens\/s, Running: (\d+) reqs(.*)$/;
+const WAITING = /(?:Waiting|Pending): (\d+) reqs/;
+const KV = /GPU KV cache usage: ([\d.]+)%/;
+const PREFIX_HIT = /(?<!External )Prefix cache hit rate: ([\d.]+)%/;
+const MEAN_LEN = /Mean acceptance length: ([\d.]+|nan)/;
+const ACCEPTED = /Accepted: (\d+) tokens/;
+const DRAFTED = /Drafted: (\d+) tokens/;
+const RATE = /(?:Avg )?Draft acceptance rate: ([\d.]+|nan)(%?)/;
+const LISTEN = /(?:Starting vLLM API server \d+ on|Uvicorn running on) (\S+)/;
+const VERSION = /vLLM API server version (\S+)/;
+
+export function parseVllmMessage(msg: string): EngineEvent[] | null {
+	const c = msg.charCodeAt(0);
+	if ((c === 69 || c === 65 || (c >= 48 && c <= 57)) && msg.includes('Avg prompt throughput')) {
+		const m = STATS.exec(msg);
+		if (m) {
+			const rest = m[4]!;
+			const kv = KV.exec(rest);
+			const hit = PREFIX_HIT.exec(rest);
+			return [clean({
+				type: 'interval-stats',
+				promptTps: Number(m[1]),
+				genTps: Number(m[2]),
+				running: Number(m[3]),
+				waiting: finite(WAITING.exec(rest)?.[1]),
+				kvUsage: kv ? Number(kv[1]) / 100 : undefined,
+				prefixHitRate: hit ? Number(hit[1]) / 100 : undefined,
+			}) as EngineEvent];
+		}
+	}
+	if (c === 83 && (msg.startsWith('SpecDecoding metrics') || msg.startsWith('Speculative metrics'))) {
+		const rate = RATE.exec(msg);
+		let acceptRate = finite(rate?.[1]);
+		if (acceptRate !== undefined && rate?.[2] === '%') acceptRate /= 100;
+		return [clean({
+			type: 'interval-stats',
+			meanAcceptLen: finite(MEAN_LEN.exec(msg)?.[1]),
+			accepted: finite(ACCEPTED.exec(msg)?.[1]),
+			drafted: finite(DRAFTED.exec(msg)?.[1]),
+			acceptRate,
+		}) as EngineEvent];
+	}
+	let m = VERSION.exec(msg);
+	if (m) return [{type: 'server-start', version: m[1]}];
+	m = LISTEN.exec(msg);
+	if (m) return [{type: 'server-start', listen: m[1]}];
+	return [];
+}
+
+export function createVllmParser(): LineParser {
+	const push = (line: string): EngineEvent[] | null => {
+		if (line.length === 0 || line.length > MAX_PARSE_CHARS) return null;
+		const c = line.charCodeAt(0);
+		if (c === 40 /* ( */ || c === 68 || c === 73 || c === 87 || c === 69 || c === 67) {
+			const m = PREFIX.exec(line);
+			if (m) return parseVllmMessage(m[7]!);
+			const h = parseUvicorn(line);
+			if (h) return [h];
+			// `(APIServer pid=1) INFO:     Started server process` and other uvicorn lines.
+			if (/^(?:\([^)]*pid=\d+\) )?(?:INFO|WARNING|ERROR):/.test(line)) return [];
+		}
+		return null;
+	};
+	return {engine: 'vllm', push};
+}
