@@ -1,0 +1,284 @@
+/**
+ * Zero configuration: find every engine on this machine (default ports on loopback, engine
+ * processes and the ports they listen on) plus the servers the user names, identify each by an
+ * unambiguous marker, and keep one poller per server. Re-runs in the background (cheap: one TCP
+ * connect per port; fingerprints only for ports not already answering). Never blocks: all network
+ * work is async with deadlines and its results are dispatched.
+ */
+import type {Collector, Dispatch, ServerInfo, ServerSource} from '../../model/types.js';
+import {fingerprint, type Identity} from './fingerprint.js';
+import {DEFAULT_PORTS, scanPorts} from './port-scan.js';
+import {createPoller, type ServerPoller} from './pollers.js';
+import {createProcessFinder, ENGINE_PROCESS_NAMES, type EngineProcess, type ProcessFinder} from './processes.js';
+import {normalizeServerUrl} from './server-id.js';
+
+export interface NamedServer {
+	readonly url: string;
+	/** Sent as `Authorization: Bearer` to this server only. */
+	readonly apiKey?: string;
+	readonly source: 'flag' | 'config';
+}
+
+export interface DiscoveryOptions {
+	readonly dispatch: Dispatch;
+	/** `--server URL` (repeatable) and config entries; remote hosts allowed. */
+	readonly servers?: readonly NamedServer[];
+	/** Scan loopback ports and look for engine processes (default true). */
+	readonly scan?: boolean;
+	/** Time between two discovery rounds (default 5000 ms). */
+	readonly intervalMs?: number;
+	/** A llama-server `--log-file` found on a command line, for the log tailer. */
+	readonly onLogFound?: (serverId: string, path: string) => void;
+	/** Base URLs never to report (the embedded demo engine, …). */
+	readonly excludeUrls?: readonly string[];
+	/** Ports to scan (default DEFAULT_PORTS); process ports are added. Tests inject their own. */
+	readonly ports?: readonly number[];
+	/** Loopback hosts tried per port (default 127.0.0.1 then ::1). */
+	readonly hosts?: readonly string[];
+	/** Time between two polls of one server (default 2000 ms). */
+	readonly pollIntervalMs?: number;
+	readonly connectTimeoutMs?: number;
+	/** Deadline for a fingerprint / a poll request (default 800 ms / 1500 ms). */
+	readonly fingerprintTimeoutMs?: number;
+	readonly pollTimeoutMs?: number;
+	/** Process lister (default systeminformation, at most every 10 s). */
+	readonly processFinder?: ProcessFinder;
+	/** Log locations looked at by others (log-locations.ts), for the empty state. */
+	readonly lookedForLogs?: readonly string[];
+	readonly now?: () => number;
+}
+
+export interface Discovery extends Collector {
+	/** Servers identified so far (named first, then in the order found). */
+	servers(): ServerInfo[];
+	/** Run one discovery round now (joins one in flight). */
+	refresh(): Promise<void>;
+}
+
+interface Entry {
+	info: ServerInfo & {url: string};
+	poller: ServerPoller;
+	apiKey?: string;
+	named: boolean;
+	port?: number;
+}
+
+function portOf(url: string): number | undefined {
+	try {
+		const u = new URL(url);
+		return Number(u.port || (u.protocol === 'https:' ? 443 : 80));
+	} catch {
+		return undefined;
+	}
+}
+
+function isLoopback(url: string): boolean {
+	try {
+		const h = new URL(url).hostname;
+		return h === 'localhost' || h === '[::1]' || /^127\./.test(h);
+	} catch {
+		return false;
+	}
+}
+
+export function createDiscovery(options: DiscoveryOptions): Discovery {
+	const {dispatch} = options;
+	const scan = options.scan ?? true;
+	const intervalMs = options.intervalMs ?? 5000;
+	const now = options.now ?? Date.now;
+	const basePorts = options.ports ?? DEFAULT_PORTS;
+	const finder = scan ? (options.processFinder ?? createProcessFinder()) : undefined;
+	const excluded = new Set((options.excludeUrls ?? []).map((u) => normalizeServerUrl(u)?.id).filter((id): id is string => id !== undefined));
+	const named = (options.servers ?? [])
+		.map((s) => ({...s, norm: normalizeServerUrl(s.url)}))
+		.filter((s): s is NamedServer & {norm: NonNullable<ReturnType<typeof normalizeServerUrl>>} => s.norm !== undefined);
+	const namedIds = new Set(named.map((s) => s.norm.id));
+	const entries = new Map<string, Entry>();
+	const logsSent = new Set<string>();
+	const noticed = new Map<string, string>();
+	let processes: readonly EngineProcess[] = [];
+	let running = false;
+	let timer: ReturnType<typeof setTimeout> | undefined;
+	let inflight: Promise<void> | undefined;
+	let lookedForJson: string | undefined;
+	let controller = new AbortController();
+
+	const notice = (key: string, text: string, level: 'info' | 'warn' | 'error' = 'warn') => {
+		if (noticed.get(key) === text) return;
+		noticed.set(key, text);
+		dispatch({type: 'notice', t: now(), text, level});
+	};
+
+	const processForPort = (port: number | undefined, url: string): EngineProcess | undefined =>
+		port === undefined || !isLoopback(url) ? undefined : processes.find((p) => p.ports.includes(port));
+
+	const addServer = (id: string, url: string, identity: Identity, source: ServerSource, apiKey?: string) => {
+		const old = entries.get(id);
+		if (old) void old.poller.stop();
+		const port = portOf(url);
+		const proc = processForPort(port, url);
+		const info: ServerInfo & {url: string} = {
+			id,
+			engine: identity.engine,
+			url,
+			source,
+			...(identity.version !== undefined ? {version: identity.version} : {}),
+			...(proc ? {pid: proc.pid} : {}),
+		};
+		const entry: Entry = {info, apiKey, named: source === 'flag' || source === 'config', port, poller: undefined as unknown as ServerPoller};
+		entry.poller = createPoller({
+			server: info,
+			dispatch,
+			apiKey,
+			intervalMs: options.pollIntervalMs,
+			timeoutMs: options.pollTimeoutMs,
+			now,
+			pidOf: () => entry.info.pid,
+		});
+		entries.set(id, entry);
+		dispatch({type: 'server-seen', t: now(), server: info});
+		if (running) entry.poller.start();
+	};
+
+	const attachProcesses = () => {
+		for (const entry of entries.values()) {
+			const proc = processForPort(entry.port, entry.info.url);
+			if (!proc) continue;
+			if (proc.pid !== entry.info.pid) {
+				entry.info = {...entry.info, pid: proc.pid};
+				dispatch({type: 'server-seen', t: now(), server: entry.info});
+			}
+			if (proc.logFile && options.onLogFound) {
+				const key = `${entry.info.id}\u0000${proc.logFile}`;
+				if (!logsSent.has(key)) {
+					logsSent.add(key);
+					options.onLogFound(entry.info.id, proc.logFile);
+				}
+			}
+		}
+	};
+
+	const lookedFor = (ports: readonly number[]) => {
+		const logs = [...new Set([...(options.lookedForLogs ?? []), ...processes.map((p) => p.logFile).filter((p): p is string => p !== undefined)])];
+		const value = {ports: [...ports], processes: scan ? [...ENGINE_PROCESS_NAMES] : [], logs};
+		const json = JSON.stringify(value);
+		if (json === lookedForJson) return;
+		lookedForJson = json;
+		dispatch({type: 'looked-for', lookedFor: value});
+	};
+
+	const scanPortList = (): number[] => {
+		const set = new Set<number>(basePorts);
+		for (const p of processes) for (const port of p.ports) set.add(port);
+		return [...set];
+	};
+
+	const round = async (): Promise<void> => {
+		const signal = controller.signal;
+		// Named servers first: they carry their own key, and win over a scan of the same address.
+		const namedWork = named
+			.filter((s) => {
+				const e = entries.get(s.norm.id);
+				return !e || e.poller.lifecycle() === 'lost';
+			})
+			.map(async (s) => {
+				const fp = await fingerprint(s.norm.url, {timeoutMs: options.fingerprintTimeoutMs, apiKey: s.apiKey, signal});
+				if (signal.aborted) return;
+				const existing = entries.get(s.norm.id);
+				if (fp.identity) {
+					if (!existing || existing.info.engine !== fp.identity.engine) addServer(s.norm.id, s.norm.url, fp.identity, s.source, s.apiKey);
+					noticed.delete(s.norm.id);
+				} else if (!existing) {
+					notice(s.norm.id, `${s.norm.url}: ${fp.error ?? 'not an inference server'}`);
+				}
+			});
+		let scanWork: Promise<void> = Promise.resolve();
+		if (scan) {
+			scanWork = (async () => {
+				processes = (await finder?.find()) ?? [];
+				if (signal.aborted) return;
+				const ports = scanPortList();
+				lookedFor(ports);
+				const results = await scanPorts({
+					ports,
+					hosts: options.hosts,
+					connectTimeoutMs: options.connectTimeoutMs,
+					fingerprintTimeoutMs: options.fingerprintTimeoutMs,
+					signal,
+					skip: (id) => {
+						if (excluded.has(id) || namedIds.has(id)) return true;
+						const e = entries.get(id);
+						return e !== undefined && e.poller.lifecycle() !== 'lost';
+					},
+				});
+				if (signal.aborted) return;
+				for (const r of results) {
+					const identity = r.fingerprint?.identity;
+					if (!identity) continue;
+					const existing = entries.get(r.id);
+					if (existing && existing.info.engine === identity.engine) continue;
+					const proc = processes.find((p) => p.ports.includes(r.port));
+					addServer(r.id, r.id, identity, proc ? 'process' : 'port-scan');
+				}
+				attachProcesses();
+			})();
+		} else {
+			lookedFor([]);
+		}
+		await Promise.all([...namedWork, scanWork]);
+	};
+
+	const schedule = () => {
+		if (!running) return;
+		timer = setTimeout(() => {
+			timer = undefined;
+			void discovery.refresh().finally(schedule);
+		}, intervalMs);
+	};
+
+	const discovery: Discovery = {
+		start() {
+			if (running) return;
+			running = true;
+			controller = new AbortController();
+			for (const e of entries.values()) e.poller.start();
+			lookedFor(scan ? scanPortList() : []);
+			void discovery.refresh().finally(schedule);
+		},
+		async stop() {
+			running = false;
+			if (timer !== undefined) clearTimeout(timer);
+			timer = undefined;
+			controller.abort();
+			await inflight;
+			await Promise.all([...entries.values()].map((e) => e.poller.stop()));
+		},
+		refresh() {
+			inflight ??= round()
+				.catch((e: unknown) => notice('discovery', `discovery failed: ${(e as Error)?.message ?? String(e)}`, 'error'))
+				.finally(() => {
+					inflight = undefined;
+				});
+			return inflight;
+		},
+		servers() {
+			const list = [...entries.values()];
+			list.sort((a, b) => Number(b.named) - Number(a.named));
+			return list.map((e) => e.info);
+		},
+	};
+	return discovery;
+}
+
+export type DiscoverOnceOptions = Omit<DiscoveryOptions, 'dispatch' | 'intervalMs' | 'onLogFound'> & {readonly dispatch?: Dispatch};
+
+/** One discovery round without pollers (headless `probe`: take the first). Named servers first. */
+export async function discoverOnce(options: DiscoverOnceOptions = {}): Promise<ServerInfo[]> {
+	const d = createDiscovery({...options, dispatch: options.dispatch ?? (() => {})});
+	try {
+		await d.refresh();
+		return d.servers();
+	} finally {
+		await d.stop();
+	}
+}

@@ -1,0 +1,204 @@
+/**
+ * Engine processes by name and command line, their listening ports where the platform says,
+ * and the log file a llama-server was told to write (`--log-file PATH`).
+ * systeminformation's process list is expensive: `createProcessFinder` asks at most every 10 s.
+ */
+import type {EngineKind} from '../../model/types.js';
+
+/** Names looked for (for the empty state). */
+export const ENGINE_PROCESS_NAMES: readonly string[] = [
+	'ollama', 'llama-server', 'mlx_lm.server', 'lithos-metal', 'vllm', 'sglang', 'LM Studio', 'llama-swap', 'koboldcpp', 'local-ai',
+];
+
+/** A process as systeminformation lists it (the fields used here). */
+export interface ProcessRow {
+	readonly pid: number;
+	readonly parentPid?: number;
+	readonly name: string;
+	readonly command?: string;
+	readonly params?: string;
+	readonly path?: string;
+}
+
+/** A listening socket as systeminformation lists it (the fields used here). */
+export interface ConnectionRow {
+	readonly protocol?: string;
+	readonly localAddress?: string;
+	readonly localPort: string | number;
+	readonly state?: string;
+	readonly pid?: number | null;
+}
+
+export interface EngineProcess {
+	readonly pid: number;
+	readonly engine: EngineKind;
+	readonly name: string;
+	/** Full command line (command + params). */
+	readonly commandLine: string;
+	/** Ports it listens on: from the socket table where the platform tells, else `--port N`. */
+	readonly ports: readonly number[];
+	/** `--log-file PATH` from a llama-server command line. */
+	readonly logFile?: string;
+}
+
+function basename(p: string): string {
+	const parts = p.split(/[\\/]/);
+	return parts[parts.length - 1] ?? p;
+}
+
+/**
+ * The engine a process runs, from its name and full command line; undefined when none.
+ * Ollama's own runners (`ollama runner`) and the llama-server Ollama ≥ 0.30 spawns from its
+ * install folder are not separate servers (their figures come from Ollama's log).
+ */
+export function engineOfProcess(name: string, commandLine: string): EngineKind | undefined {
+	const n = basename(name).toLowerCase().replace(/\.exe$/, '');
+	const cmd = commandLine;
+	const first = basename(cmd.trim().split(/\s+/)[0] ?? '').toLowerCase().replace(/\.exe$/, '');
+	if (n === 'ollama' || first === 'ollama') {
+		if (/\s(?:runner)\b/.test(cmd)) return undefined;
+		return 'ollama';
+	}
+	if (n === 'llama-server' || first === 'llama-server') {
+		if (/[\\/](?:\.?ollama|Ollama\.app)[\\/]/i.test(cmd)) return undefined;
+		return 'llamacpp';
+	}
+	if (/\bmlx_lm[.\s]server\b/.test(cmd) || n === 'mlx_lm.server') return 'mlxlm';
+	if (/\blithos-metal\b/.test(cmd) || /\bmonolith\.serve\b/.test(cmd) || n === 'lithos-metal') return 'lithos';
+	if (/\bvllm(?:\s+serve\b|\.entrypoints\.)/.test(cmd) || (n === 'vllm' && /\bserve\b/.test(cmd))) return 'vllm';
+	if (/\bsglang(?:\.launch_server\b|\s+serve\b)/.test(cmd)) return 'sglang';
+	if (n === 'llama-swap' || first === 'llama-swap') return 'llamaswap';
+	if (/^koboldcpp/.test(n) || /\bkoboldcpp(?:\.py)?\b/i.test(first)) return 'koboldcpp';
+	if (n === 'local-ai' || first === 'local-ai') return 'localai';
+	if (/^lm studio$/i.test(name.trim()) || /(?:^|[\\/])LM Studio(?:\.app|\.exe)?(?:[\\/]|$)/.test(cmd) || /\blms\s+server\s+start\b/.test(cmd)) {
+		if (/\bHelper\b/.test(name)) return undefined;
+		return 'lmstudio';
+	}
+	return undefined;
+}
+
+/** Value of `--flag VALUE` / `--flag=VALUE` (quoted or not) in a command line. */
+export function flagValue(commandLine: string, ...flags: string[]): string | undefined {
+	for (const flag of flags) {
+		const escaped = flag.replace(/[-/\\^$*+?.()|[\]{}]/g, '\\$&');
+		const m = new RegExp(`(?:^|\\s)${escaped}(?:=|\\s+)(?:"([^"]*)"|'([^']*)'|(\\S+))`).exec(commandLine);
+		if (m) return m[1] ?? m[2] ?? m[3];
+	}
+	return undefined;
+}
+
+/** `--log-file PATH` of a llama-server (also `LLAMA_LOG_FILE`-style flags are not in argv). */
+export function logFileFromCommand(commandLine: string): string | undefined {
+	return flagValue(commandLine, '--log-file');
+}
+
+/** `--port N` where the command line says. */
+export function portFromCommand(commandLine: string): number | undefined {
+	const v = flagValue(commandLine, '--port');
+	const n = v === undefined ? NaN : Number(v);
+	return Number.isInteger(n) && n > 0 && n < 65536 ? n : undefined;
+}
+
+/** Pure: engine processes out of a process list and a socket table. */
+export function findEngineProcesses(processes: readonly ProcessRow[], connections: readonly ConnectionRow[] = []): EngineProcess[] {
+	const listening = new Map<number, Set<number>>();
+	for (const c of connections) {
+		if (c.pid === null || c.pid === undefined) continue;
+		if (c.state !== undefined && c.state.toUpperCase() !== 'LISTEN') continue;
+		if (c.protocol !== undefined && !/^tcp/i.test(c.protocol)) continue;
+		const port = Number(c.localPort);
+		if (!Number.isInteger(port) || port <= 0) continue;
+		let set = listening.get(c.pid);
+		if (!set) listening.set(c.pid, (set = new Set()));
+		set.add(port);
+	}
+	const ollamaPids = new Set<number>();
+	const rows = processes.map((p) => {
+		const commandLine = [p.command ?? '', p.params ?? ''].join(' ').trim() || p.name;
+		const engine = engineOfProcess(p.name, commandLine);
+		if (engine === 'ollama') ollamaPids.add(p.pid);
+		return {p, commandLine, engine};
+	});
+	const out: EngineProcess[] = [];
+	for (const {p, commandLine, engine} of rows) {
+		if (!engine) continue;
+		// A llama-server spawned by Ollama is Ollama's runner, not a server of its own.
+		if (engine === 'llamacpp' && p.parentPid !== undefined && ollamaPids.has(p.parentPid)) continue;
+		const fromTable = [...(listening.get(p.pid) ?? [])].sort((a, b) => a - b);
+		const flagPort = portFromCommand(commandLine);
+		const ports = fromTable.length > 0 ? fromTable : flagPort !== undefined ? [flagPort] : [];
+		const logFile = engine === 'llamacpp' ? logFileFromCommand(commandLine) : undefined;
+		out.push({pid: p.pid, engine, name: p.name, commandLine, ports, ...(logFile !== undefined ? {logFile} : {})});
+	}
+	return out;
+}
+
+export interface ProcessFinderOptions {
+	/** Minimum time between two process-table reads (default 10 s). */
+	readonly minIntervalMs?: number;
+	/** Injected for tests; default systeminformation. */
+	readonly listProcesses?: () => Promise<readonly ProcessRow[]>;
+	readonly listConnections?: () => Promise<readonly ConnectionRow[]>;
+	readonly now?: () => number;
+}
+
+export interface ProcessFinder {
+	/** Engine processes, at most `minIntervalMs` old; never throws (empty on failure). */
+	find(): Promise<readonly EngineProcess[]>;
+	/** Why the last read failed, if it did. */
+	lastError(): string | undefined;
+}
+
+async function siProcesses(): Promise<readonly ProcessRow[]> {
+	const si = await import('systeminformation');
+	const data = await si.processes();
+	return data.list;
+}
+
+async function siConnections(): Promise<readonly ConnectionRow[]> {
+	const si = await import('systeminformation');
+	return si.networkConnections();
+}
+
+export function createProcessFinder(options: ProcessFinderOptions = {}): ProcessFinder {
+	const minIntervalMs = options.minIntervalMs ?? 10_000;
+	const now = options.now ?? Date.now;
+	const listProcesses = options.listProcesses ?? siProcesses;
+	const listConnections = options.listConnections ?? siConnections;
+	let cached: readonly EngineProcess[] = [];
+	let at = -Infinity;
+	let inflight: Promise<readonly EngineProcess[]> | undefined;
+	let error: string | undefined;
+	const read = async (): Promise<readonly EngineProcess[]> => {
+		try {
+			const procs = await listProcesses();
+			const engines = procs.filter((p) => engineOfProcess(p.name, [p.command ?? '', p.params ?? ''].join(' ').trim() || p.name) !== undefined);
+			// The socket table is only worth reading when an engine process runs.
+			let conns: readonly ConnectionRow[] = [];
+			if (engines.length > 0) {
+				try {
+					conns = await listConnections();
+				} catch {
+					conns = [];
+				}
+			}
+			cached = findEngineProcesses(procs, conns);
+			error = undefined;
+		} catch (e) {
+			error = `process list unavailable: ${(e as Error)?.message ?? String(e)}`.slice(0, 160);
+		}
+		at = now();
+		return cached;
+	};
+	return {
+		find() {
+			if (inflight) return inflight;
+			if (now() - at < minIntervalMs) return Promise.resolve(cached);
+			inflight = read().finally(() => {
+				inflight = undefined;
+			});
+			return inflight;
+		},
+		lastError: () => error,
+	};
+}
