@@ -61,6 +61,11 @@ export function joinUrl(base: string, path: string): string {
 	return u.toString();
 }
 
+/** `120 ms`, `30 s`. */
+export function formatDuration(ms: number): string {
+	return ms < 1000 ? `${Math.round(ms)} ms` : `${Math.round(ms / 1000)} s`;
+}
+
 const oneLine = (s: string, max = 160): string => sanitize(s.replace(/\s+/g, ' ').trim(), max);
 
 /** A network failure (undici `fetch failed` with a cause code) as one line. */
@@ -171,8 +176,8 @@ export async function streamOnce(o: StreamOptions): Promise<StreamOutcome> {
 	arm(timeouts.firstTokenMs, 'first-token');
 	const stallMessage = (): string =>
 		abortReason === 'first-token'
-			? `no token within ${Math.round(timeouts.firstTokenMs / 1000)} s (server stalled before the first token)`
-			: `stream stalled: no data for ${Math.round(timeouts.interTokenMs / 1000)} s after ${clock.chunks} tokens`;
+			? `no token within ${formatDuration(timeouts.firstTokenMs)} (server stalled before the first token)`
+			: `stream stalled: no data for ${formatDuration(timeouts.interTokenMs)} after ${clock.chunks} tokens`;
 	try {
 		let res: Response;
 		try {
@@ -235,7 +240,6 @@ export async function streamOnce(o: StreamOptions): Promise<StreamOutcome> {
 				// The clock: one timestamp per network chunk, taken as it is parsed.
 				const now = performance.now();
 				if (r.done) break;
-				arm(clock.tFirst === undefined ? Math.max(1, timeouts.firstTokenMs - (now - clock.tSent)) : timeouts.interTokenMs, clock.tFirst === undefined ? 'first-token' : 'inter-token');
 				const text = decoder.decode(r.value, {stream: true});
 				if (sample.length < 200) sample += text.slice(0, 200 - sample.length);
 				for (const ev of parser.feed(text)) {
@@ -243,6 +247,8 @@ export async function streamOnce(o: StreamOptions): Promise<StreamOutcome> {
 					else if (ev.type === 'done') done = true;
 					else streamError = ev.message;
 				}
+				// Re-arm after parsing: before the first token the first-token deadline keeps running.
+				if (clock.tFirst !== undefined) arm(timeouts.interTokenMs, 'inter-token');
 				if (streamError !== undefined) break;
 				o.onChunk?.(clock);
 				if (parser.understood === 0 && parser.garbage > 0) break;

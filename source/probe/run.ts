@@ -5,7 +5,7 @@
  */
 import {performance} from 'node:perf_hooks';
 import {sanitize} from '../util/sanitize.js';
-import {ProbeError, joinUrl, streamOnce, type StreamOutcome, type StreamTimeouts, DEFAULT_TIMEOUTS} from './client.js';
+import {ProbeError, formatDuration, joinUrl, streamOnce, type StreamOutcome, type StreamTimeouts, DEFAULT_TIMEOUTS} from './client.js';
 import {protocolPlan, type ProtocolPlan} from './protocols.js';
 import type {ProbePrompt} from './prompts.js';
 import {PROBE_SEED} from './prompts.js';
@@ -206,7 +206,7 @@ async function streamWithRetries(o: RunProbeOptions, model: string | undefined, 
 			busyCode = /HTTP 503/.test(e.message) ? 503 : 429;
 			const waited = performance.now() - started;
 			const left = busyLimit - waited;
-			if (left <= 0) throw new ProbeError('failed', `server busy (HTTP ${busyCode}) for ${Math.round(busyLimit / 1000)} s`);
+			if (left <= 0) throw new ProbeError('failed', `server busy (HTTP ${busyCode}) for ${formatDuration(busyLimit)}`);
 			const backoff = Math.min(5000, base * 2 ** busyRetries);
 			const delay = Math.max(1, Math.min(left, e.retryAfterMs !== undefined ? Math.max(e.retryAfterMs, base) : backoff));
 			busyRetries++;

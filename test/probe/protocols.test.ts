@@ -1,0 +1,202 @@
+import {describe, expect, it} from 'vitest';
+import {
+	createOllamaParser,
+	createSseParser,
+	lithosDecodeSteps,
+	llamaBuildNumber,
+	protocolPlan,
+	requestBody,
+	type StreamParser,
+	type StreamEvent,
+} from '../../source/probe/protocols.js';
+import {computeFigures, newClock, markToken} from '../../source/probe/timing.js';
+import {fixture} from './helpers.js';
+
+function feedAll(p: StreamParser, text: string, step?: number): StreamEvent[] {
+	const out: StreamEvent[] = [];
+	if (step === undefined) out.push(...p.feed(text));
+	else for (let i = 0; i < text.length; i += step) out.push(...p.feed(text.slice(i, i + step)));
+	out.push(...p.end());
+	return out;
+}
+
+const tokens = (evs: StreamEvent[]): number => evs.filter((e) => e.type === 'token').length;
+
+describe('request bodies', () => {
+	it('Ollama native: num_predict, temperature 0, seed in options', () => {
+		expect(requestBody('ollama', {model: 'm', prompt: 'hi', maxTokens: 256, seed: 42})).toEqual({
+			model: 'm',
+			prompt: 'hi',
+			stream: true,
+			options: {num_predict: 256, temperature: 0, seed: 42},
+		});
+	});
+	it('OpenAI chat asks for usage in the stream', () => {
+		const b = requestBody('openai-chat', {model: 'm', prompt: 'hi', maxTokens: 64, seed: 1});
+		expect(b).toMatchObject({stream: true, stream_options: {include_usage: true}, max_tokens: 64, temperature: 0, seed: 1, messages: [{role: 'user', content: 'hi'}]});
+		expect(requestBody('openai-completions', {prompt: 'x', maxTokens: 8, seed: 1})).toMatchObject({prompt: 'x'});
+	});
+	it('plans: Ollama native first for Ollama, OpenAI first otherwise', () => {
+		expect(protocolPlan('ollama').map((p) => p.path)).toEqual(['/api/generate', '/v1/chat/completions']);
+		expect(protocolPlan('llamacpp')[0]!.path).toBe('/v1/chat/completions');
+		expect(protocolPlan('lmstudio')[0]!.path).toBe('/api/v0/chat/completions');
+	});
+});
+
+describe('llama.cpp SSE captures', () => {
+	it('chat-stream: 64 content chunks, timings in the last chunk, any chunking', () => {
+		for (const step of [undefined, 1, 7, 100]) {
+			const p = createSseParser();
+			const evs = feedAll(p, fixture('chat-stream.sse'), step);
+			expect(tokens(evs)).toBe(64);
+			expect(evs.some((e) => e.type === 'done')).toBe(true);
+			expect(p.counts).toMatchObject({completionTokens: 64, cachedTokens: 0, prefillTokens: 40, promptTokens: 40, prefillMs: 116.453, decodeMs: 946.406, source: 'timings', llamaBuild: 10587});
+			expect(p.counts.reportedTps).toBeCloseTo(66.56762531091309, 10);
+			expect(p.garbage).toBe(0);
+		}
+	});
+
+	it('spec-chat-stream: counts rule gives 63 decoded − 50 accepted = 13 passes, 4.85 tokens per pass (= mean len)', () => {
+		const p = createSseParser();
+		feedAll(p, fixture('spec-chat-stream.sse'));
+		expect(p.counts).toMatchObject({drafted: 99, accepted: 50, completionTokens: 64});
+		const f = computeFigures({clock: newClock(0), counts: p.counts});
+		expect(f.passes).toBe(13);
+		expect(f.tokensPerPass).toBeCloseTo(63 / 13, 10);
+		expect(f.tokensPerPass!.toFixed(2)).toBe('4.85');
+		expect(f.acceptance).toBeCloseTo(50 / 99, 10);
+		expect(f.tokensPerPassSource).toBe('timings');
+	});
+
+	it('native /completion spec stream: 127 decoded, 99 accepted → 28 passes, 4.54', () => {
+		const p = createSseParser();
+		const evs = feedAll(p, fixture('spec-completion-stream.sse'));
+		expect(tokens(evs)).toBe(128);
+		const f = computeFigures({clock: newClock(0), counts: p.counts});
+		expect(f.passes).toBe(28);
+		expect(f.tokensPerPass!.toFixed(2)).toBe('4.54');
+		expect(f.acceptance).toBeCloseTo(99 / 221, 10);
+	});
+
+	it('usage chunk: prompt_tokens includes cached; cached_tokens read', () => {
+		const p = createSseParser();
+		const evs = feedAll(p, fixture('chat-stream-usage-timings.sse'));
+		expect(tokens(evs)).toBe(16);
+		expect(p.counts).toMatchObject({completionTokens: 16, promptTokens: 24, cachedTokens: 7, prefillTokens: 17});
+		const f = computeFigures({clock: newClock(0), counts: p.counts});
+		expect(f.prefillTps).toBeCloseTo((17 * 1000) / 45.729, 6);
+	});
+
+	it('repeat run: cache_n 39 of 40 prompt tokens', () => {
+		const p = createSseParser();
+		feedAll(p, fixture('chat-stream-repeat.sse'));
+		expect(p.counts).toMatchObject({cachedTokens: 39, promptTokens: 40, prefillTokens: 1});
+	});
+
+	it('timings without draft fields: one token per pass', () => {
+		const p = createSseParser();
+		feedAll(p, fixture('chat-stream.sse'));
+		const f = computeFigures({clock: newClock(0), counts: p.counts});
+		expect(f.tokensPerPass).toBe(1);
+		expect(f.acceptance).toBeUndefined();
+	});
+
+	it('an error event in the stream is reported', () => {
+		const p = createSseParser();
+		const evs = feedAll(p, 'data: {"error":{"code":500,"message":"boom"}}\n\n');
+		expect(evs).toEqual([{type: 'error', message: 'boom'}]);
+	});
+
+	it('build number from system_fingerprint', () => {
+		expect(llamaBuildNumber('b10587-3f545be')).toBe(10587);
+		expect(llamaBuildNumber('fp_123')).toBeUndefined();
+	});
+});
+
+describe('Ollama NDJSON', () => {
+	const docs =
+		'{"model":"llama3.2","created_at":"2023-08-04T08:52:19.385406455-07:00","response":"The","done":false}\n' +
+		'{"model":"llama3.2","created_at":"2023-08-04T19:22:45.499127Z","response":"","done":true,"context":[1,2,3],"total_duration":10706818083,"load_duration":6338219291,"prompt_eval_count":26,"prompt_eval_duration":130079000,"eval_count":259,"eval_duration":4232710000}\n';
+
+	it('reads the docs example: ns durations → ms, eval_count / eval_duration', () => {
+		for (const step of [undefined, 3]) {
+			const p = createOllamaParser();
+			const evs = feedAll(p, docs, step);
+			expect(tokens(evs)).toBe(1);
+			expect(p.counts).toMatchObject({completionTokens: 259, promptTokens: 26, prefillMs: 130.079, decodeMs: 4232.71, source: 'ollama'});
+			expect(p.counts.reportedTps).toBeCloseTo(259 / 4.23271, 6);
+		}
+	});
+
+	it('prefill tok/s is unknown without the cached count (prompt_eval_count includes cached), subtracts it when the log says', () => {
+		const p = createOllamaParser();
+		feedAll(p, docs);
+		expect(computeFigures({clock: newClock(0), counts: p.counts}).prefillTps).toBeUndefined();
+		expect(computeFigures({clock: newClock(0), counts: p.counts, log: {cached: 16}}).prefillTps).toBeCloseTo((10 * 1000) / 130.079, 6);
+	});
+
+	it('chat shape, thinking counts as a token, error lines, garbage', () => {
+		const p = createOllamaParser();
+		const evs = feedAll(p, '{"message":{"role":"assistant","content":"","thinking":"hm"},"done":false}\n{"message":{"content":"Hi"},"done":false}\nnot json\n{"error":"model runner has unexpectedly stopped"}\n');
+		expect(tokens(evs)).toBe(2);
+		expect(evs.at(-1)).toEqual({type: 'error', message: 'model runner has unexpectedly stopped'});
+		expect(p.garbage).toBe(1);
+	});
+});
+
+describe('wall clock figures', () => {
+	it('decode tok/s uses the server count, not chunks: (n − 1) / (t_last − t_first)', () => {
+		const clock = newClock(1000);
+		markToken(clock, 1250); // first token: TTFT 250 ms
+		for (let i = 0; i < 10; i++) markToken(clock, 1260 + i * 10); // 11 chunks, last at 1350
+		const f = computeFigures({clock, counts: {completionTokens: 51, reportedTps: 400, source: 'usage'}});
+		expect(f.ttftMs).toBe(250);
+		expect(f.decodeTps).toBeCloseTo(50 / 0.1, 6);
+		expect(f.disagree).toBe(true);
+		expect(computeFigures({clock, counts: {completionTokens: 51, reportedTps: 490}}).disagree).toBe(false);
+		expect(computeFigures({clock, counts: {}}).decodeTps).toBeUndefined();
+	});
+
+	it('lithos Decode-Steps header (and LMK/Monolith brands): completion tokens ÷ steps', () => {
+		const h = (m: Record<string, string>) => ({get: (k: string) => m[k.toLowerCase()] ?? null});
+		expect(lithosDecodeSteps(h({'x-lithos-metal-decode-steps': '37'}))).toBe(37);
+		expect(lithosDecodeSteps(h({'x-lmk-decode-steps': '12'}))).toBe(12);
+		expect(lithosDecodeSteps(h({'x-monolith-decode-steps': '5'}))).toBe(5);
+		expect(lithosDecodeSteps(h({}))).toBeUndefined();
+		const f = computeFigures({clock: newClock(0), counts: {completionTokens: 256, source: 'usage'}, decodeSteps: 64});
+		expect(f).toMatchObject({tokensPerPass: 4, passes: 64, tokensPerPassSource: 'lithos header'});
+	});
+
+	it('LM Studio stats: draft counts, seconds', () => {
+		const p = createSseParser();
+		feedAll(
+			p,
+			'data: {"choices":[{"delta":{"content":"a"}}]}\n\ndata: {"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":100},"stats":{"tokens_per_second":51.43709529007664,"time_to_first_token":0.111,"generation_time":0.954,"stop_reason":"eosFound","accepted_draft_tokens_count":60,"total_draft_tokens_count":80}}\n\ndata: [DONE]\n\n',
+		);
+		expect(p.counts).toMatchObject({reportedTps: 51.43709529007664, engineTtftMs: 111, accepted: 60, drafted: 80, completionTokens: 100});
+		const f = computeFigures({clock: newClock(0), counts: p.counts});
+		expect(f.tokensPerPass).toBeCloseTo(100 / 40, 10);
+		expect(f.acceptance).toBeCloseTo(0.75, 10);
+		expect(f.tokensPerPassSource).toBe('lmstudio stats');
+	});
+
+	it('Ollama log figures: seed 000 (512 tokens in 225 passes → 2.28; 287/458 accepted → 0.63)', () => {
+		const f = computeFigures({clock: newClock(0), counts: {completionTokens: 512, source: 'ollama'}, log: {passes: 225, drafted: 458, accepted: 287}});
+		expect(f.tokensPerPass!.toFixed(2)).toBe('2.28');
+		expect(f.acceptance!.toFixed(2)).toBe('0.63');
+		// counts rule from the GGUF engine's draft line: 2906 accepted
+		const g = computeFigures({clock: newClock(0), counts: {completionTokens: 127, source: 'ollama'}, log: {decoded: 127, accepted: 99}});
+		expect(g.tokensPerPass!.toFixed(2)).toBe('4.54');
+		// no log, no draft counts: unknown, never 1
+		expect(computeFigures({clock: newClock(0), counts: {completionTokens: 512, source: 'ollama'}}).tokensPerPass).toBeUndefined();
+	});
+
+	it('ceiling and % of ceiling: 14.45 GB at 638 GB/s → 44 tok/s', () => {
+		const clock = newClock(0);
+		markToken(clock, 100);
+		markToken(clock, 100 + 511 * 20);
+		const f = computeFigures({clock, counts: {completionTokens: 512}, bandwidthGBs: 638, bytesPerToken: 14.45e9});
+		expect(f.ceilingTps!.toFixed(0)).toBe('44');
+		expect(f.pctOfCeiling).toBeCloseTo(50 / (638 / 14.45), 6);
+	});
+});
