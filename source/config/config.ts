@@ -27,7 +27,7 @@
  *   // Memory bandwidth in GB/s for the ceiling (flag: --bandwidth); default: the built-in chip table.
  *   "bandwidth": 546,
  *   // Colour theme: a name from themes/ or a path to a theme JSON file (flag: --theme).
- *   "theme": "default",
+ *   "theme": "dark",
  *   // Screen refresh in ms, 250..10000; also "2s" (flag: --refresh).
  *   "refresh": 1000,
  *   // Probe history CSV (flag: --history); default: probes.csv in the XDG state directory.
@@ -37,7 +37,7 @@
  *   // How to read Ollama's loaded models: "api" (GET /api/ps) or "cli" (run `ollama ps`).
  *   "ollamaPs": "api",
  *   // How long a probe retries a busy server (HTTP 429 / 503), seconds; also "2m" (flag: --busy-timeout).
- *   "busyTimeout": 60,
+ *   "busyTimeout": 30,
  *   // Serve Prometheus metrics on this address (flag: --serve-metrics); true = 127.0.0.1:9464.
  *   "serveMetrics": null,
  *   // No colours (also NO_COLOR in the environment, or --no-color).
@@ -104,12 +104,12 @@ export const DEFAULTS: Config = Object.freeze({
 	servers: Object.freeze([]) as readonly ServerEntry[],
 	logs: Object.freeze([]) as readonly string[],
 	bandwidth: undefined,
-	theme: 'default',
+	theme: 'dark',
 	refresh: 1000,
 	history: undefined,
 	demo: 'auto',
 	ollamaPs: 'api',
-	busyTimeout: 60,
+	busyTimeout: 30,
 	serveMetrics: undefined,
 	noColor: false,
 });

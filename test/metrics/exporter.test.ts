@@ -1,0 +1,363 @@
+import net from 'node:net';
+import {afterEach, describe, expect, it} from 'vitest';
+import {RequestCounters, escapeLabelValue, renderMetrics, startMetricsServer, type MetricsServer} from '../../source/metrics/exporter.js';
+import {deriveModels} from '../../source/model/derive.js';
+import type {ModelFigures, MonitorState, RequestRecord, ServerState} from '../../source/model/types.js';
+import {emptySystem} from '../../source/system/types.js';
+import {emptyProbe, type ProbeResult} from '../../source/probe/types.js';
+
+// ---------------------------------------------------------------------------------------------
+// A small parser for the text exposition format 0.0.4, independent of the exporter's writer.
+
+interface ParsedSample {
+	name: string;
+	labels: Record<string, string>;
+	value: number;
+}
+interface Exposition {
+	help: Map<string, string>;
+	type: Map<string, string>;
+	samples: ParsedSample[];
+}
+
+function parseExposition(text: string): Exposition {
+	const out: Exposition = {help: new Map(), type: new Map(), samples: []};
+	expect(text.endsWith('\n')).toBe(true);
+	for (const line of text.split('\n')) {
+		if (line === '') continue;
+		const meta = /^# (HELP|TYPE) ([a-zA-Z_:][a-zA-Z0-9_:]*) (.*)$/.exec(line);
+		if (meta) {
+			const [, kind, name, rest] = meta;
+			if (kind === 'HELP') out.help.set(name!, rest!.replace(/\\n/g, '\n').replace(/\\\\/g, '\\'));
+			else {
+				expect(['gauge', 'counter', 'untyped', 'histogram', 'summary']).toContain(rest);
+				out.type.set(name!, rest!);
+			}
+			continue;
+		}
+		expect(line.startsWith('#')).toBe(false);
+		const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})? (\S+)$/.exec(line);
+		if (!m) throw new Error(`bad sample line: ${JSON.stringify(line)}`);
+		const labels: Record<string, string> = {};
+		if (m[2]) {
+			const body = m[2].slice(1, -1);
+			let i = 0;
+			while (i < body.length) {
+				const key = /^([a-zA-Z_][a-zA-Z0-9_]*)="/.exec(body.slice(i));
+				if (!key) throw new Error(`bad label at ${i} in ${body}`);
+				i += key[0].length;
+				let value = '';
+				for (;;) {
+					const ch = body[i];
+					if (ch === undefined) throw new Error('unterminated label value');
+					if (ch === '\\') {
+						const next = body[i + 1];
+						if (next === 'n') value += '\n';
+						else if (next === '\\' || next === '"') value += next;
+						else throw new Error(`bad escape \\${next}`);
+						i += 2;
+					} else if (ch === '"') {
+						i++;
+						break;
+					} else {
+						expect(ch).not.toBe('\n');
+						value += ch;
+						i++;
+					}
+				}
+				labels[key[1]!] = value;
+				if (body[i] === ',') i++;
+			}
+		}
+		expect(out.type.has(m[1]!), `TYPE before ${m[1]}`).toBe(true);
+		out.samples.push({name: m[1]!, labels, value: Number(m[3])});
+	}
+	return out;
+}
+
+const find = (e: Exposition, name: string, labels: Record<string, string> = {}): ParsedSample[] =>
+	e.samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+
+// ---------------------------------------------------------------------------------------------
+// Hand-built state
+
+function server(id: string, over: Partial<ServerState> = {}): ServerState {
+	return {
+		id,
+		engine: 'llamacpp',
+		source: 'flag',
+		state: 'up',
+		models: [],
+		requests: [],
+		history: [],
+		buffers: {},
+		httpCount: 0,
+		linesParsed: 0,
+		linesUnparsed: 0,
+		log: [],
+		modelBytes: {},
+		...over,
+	};
+}
+
+function request(key: string, over: Partial<RequestRecord> = {}): RequestRecord {
+	return {key, serverId: 's1', firstSeen: 1000, lastSeen: 2000, done: true, ...over};
+}
+
+function state(over: Partial<MonitorState> = {}): MonitorState {
+	return {
+		startedAt: 0,
+		now: 10_000,
+		host: 'test',
+		demo: false,
+		servers: {},
+		order: [],
+		bandwidth: {},
+		system: emptySystem(),
+		probe: emptyProbe(),
+		refreshMs: 1000,
+		notices: [],
+		...over,
+	};
+}
+
+const WEIRD_MODEL = 'qwen "3" \\ coder\nv2';
+
+function sampleState(requests: RequestRecord[] = []): MonitorState {
+	const probe = (over: Partial<ProbeResult>): ProbeResult => ({t: 1, engine: 'llamacpp', url: 'http://127.0.0.1:8080', protocol: 'openai-chat', prompt: 'code', ...over});
+	return state({
+		order: ['s1', 's2', 's3'],
+		servers: {
+			s1: server('s1', {url: 'http://127.0.0.1:8080', models: [{name: 'gemma-3-4b'}], requests}),
+			s2: server('s2', {engine: 'ollama', url: 'http://127.0.0.1:11434', state: 'stale'}),
+			s3: server('s3', {engine: 'vllm', source: 'log', state: 'log-only'}),
+		},
+		probe: {
+			...emptyProbe(),
+			results: [
+				probe({model: 'gemma-3-4b', ttftMs: 900, decodeTps: 10}),
+				probe({model: 'gemma-3-4b', ttftMs: 250, decodeTps: 47.6}),
+				probe({engine: 'ollama', url: 'http://127.0.0.1:11434', model: WEIRD_MODEL, ttftMs: undefined, decodeTps: 12.5}),
+			],
+		},
+	});
+}
+
+const FIGURES: ModelFigures[] = [
+	{
+		serverId: 's1',
+		engine: 'llamacpp',
+		model: 'gemma-3-4b',
+		decodeTps: 50.6,
+		reportedTps: 51,
+		tokensPerPass: 2.28,
+		acceptance: 0.63,
+		msPerPass: 45,
+		passesPerSec: 22.2,
+		bytesPerToken: 14.45e9,
+		ceilingTps: 44.15,
+		pctOfCeiling: 1.146,
+		effectiveBandwidthGBs: 320.8,
+		gpuResidency: 1,
+		requestCount: 3,
+	},
+	// Nothing known but the engine and model: every gauge must be absent for it.
+	{serverId: 's2', engine: 'ollama', model: WEIRD_MODEL, decodeTps: Number.NaN, requestCount: 0},
+];
+
+// ---------------------------------------------------------------------------------------------
+
+describe('renderMetrics', () => {
+	it('writes HELP/TYPE for every family and the known figures with engine/server/model labels', () => {
+		const e = parseExposition(renderMetrics(sampleState(), FIGURES));
+		const labels = {engine: 'llamacpp', server: 'http://127.0.0.1:8080', model: 'gemma-3-4b'};
+		const expected: Record<string, number> = {
+			infertop_decode_tokens_per_second: 50.6,
+			infertop_reported_tokens_per_second: 51,
+			infertop_tokens_per_pass: 2.28,
+			infertop_draft_acceptance_ratio: 0.63,
+			infertop_ms_per_pass: 45,
+			infertop_passes_per_second: 22.2,
+			infertop_bytes_per_token: 14.45e9,
+			infertop_ceiling_tokens_per_second: 44.15,
+			infertop_ceiling_ratio: 1.146,
+			infertop_effective_bandwidth_gbps: 320.8,
+			infertop_gpu_residency_ratio: 1,
+		};
+		for (const [name, value] of Object.entries(expected)) {
+			expect(e.type.get(name)).toBe('gauge');
+			expect(e.help.get(name)).toBeTruthy();
+			const s = find(e, name);
+			expect(s, name).toHaveLength(1);
+			expect(s[0]).toEqual({name, labels, value});
+		}
+		for (const name of ['infertop_requests_total', 'infertop_generated_tokens_total', 'infertop_prompt_tokens_total', 'infertop_draft_tokens_total', 'infertop_accepted_tokens_total']) {
+			expect(e.type.get(name)).toBe('counter');
+		}
+	});
+
+	it('omits unknown figures (never 0), including NaN', () => {
+		const e = parseExposition(renderMetrics(sampleState(), FIGURES));
+		expect(e.samples.filter((s) => s.labels.server === 'http://127.0.0.1:11434' && s.name !== 'infertop_server_up' && !s.name.startsWith('infertop_probe_'))).toEqual([]);
+		expect(e.samples.some((s) => Number.isNaN(s.value))).toBe(false);
+		// No system sample yet: contention and self figures are unknown.
+		for (const name of ['infertop_contention_active', 'infertop_contention_cpu_percent', 'infertop_swap_used_bytes', 'infertop_self_cpu_percent', 'infertop_self_rss_bytes']) {
+			expect(e.type.has(name)).toBe(true);
+			expect(find(e, name)).toEqual([]);
+		}
+		// No counters passed: no counter samples.
+		expect(find(e, 'infertop_requests_total')).toEqual([]);
+	});
+
+	it('escapes label values so they parse back exactly', () => {
+		expect(escapeLabelValue('a"b\\c\nd')).toBe('a\\"b\\\\c\\nd');
+		const e = parseExposition(renderMetrics(sampleState(), FIGURES));
+		const s = find(e, 'infertop_probe_decode_tokens_per_second', {engine: 'ollama'});
+		expect(s).toEqual([{name: 'infertop_probe_decode_tokens_per_second', labels: {engine: 'ollama', server: 'http://127.0.0.1:11434', model: WEIRD_MODEL}, value: 12.5}]);
+	});
+
+	it('exports the last probe per server and model; TTFT in seconds', () => {
+		const e = parseExposition(renderMetrics(sampleState(), FIGURES));
+		expect(find(e, 'infertop_probe_ttft_seconds')).toEqual([
+			{name: 'infertop_probe_ttft_seconds', labels: {engine: 'llamacpp', server: 'http://127.0.0.1:8080', model: 'gemma-3-4b'}, value: 0.25},
+		]);
+		expect(find(e, 'infertop_probe_decode_tokens_per_second', {engine: 'llamacpp'})[0]?.value).toBe(47.6);
+	});
+
+	it('server_up: 1 up, 0 stale, absent for log-only sources', () => {
+		const e = parseExposition(renderMetrics(sampleState(), FIGURES));
+		expect(find(e, 'infertop_server_up')).toEqual([
+			{name: 'infertop_server_up', labels: {server: 'http://127.0.0.1:8080', engine: 'llamacpp'}, value: 1},
+			{name: 'infertop_server_up', labels: {server: 'http://127.0.0.1:11434', engine: 'ollama'}, value: 0},
+		]);
+	});
+
+	it('contention, swap and self cost once the system collector has reported', () => {
+		const sys = emptySystem();
+		const s = {
+			...sampleState(),
+			system: {
+				...sys,
+				updatedAt: 5,
+				contention: {
+					...sys.contention,
+					active: true,
+					swapUsedBytes: 2.1e9,
+					hot: [
+						{pid: 4242, name: 'blender', cpuPct: 110, hotForMs: 180_000},
+						{pid: 4243, name: 'blender', cpuPct: 35.5, hotForMs: 60_000},
+					],
+				},
+				self: {cpuPct: 1.5, rssBytes: 80e6},
+			},
+		};
+		const e = parseExposition(renderMetrics(s, FIGURES));
+		expect(find(e, 'infertop_contention_active')).toEqual([{name: 'infertop_contention_active', labels: {}, value: 1}]);
+		expect(find(e, 'infertop_contention_cpu_percent').map((x) => [x.labels, x.value])).toEqual([
+			[{process: 'blender', pid: '4242'}, 110],
+			[{process: 'blender', pid: '4243'}, 35.5],
+		]);
+		expect(find(e, 'infertop_swap_used_bytes')[0]?.value).toBe(2.1e9);
+		expect(find(e, 'infertop_self_cpu_percent')[0]?.value).toBe(1.5);
+		expect(find(e, 'infertop_self_rss_bytes')[0]?.value).toBe(80e6);
+	});
+
+	it('accepts the figures of the real derive step', () => {
+		const s = sampleState([request('s0/t1', {model: 'gemma-3-4b', generatedTokens: 128, decodedTokens: 127, decodeMs: 2540, accepted: 99, drafted: 120, firstSeen: 9000, lastSeen: 9500})]);
+		const e = parseExposition(renderMetrics(s, deriveModels(s)));
+		// 127 decoded, 99 accepted → 28 passes, 4.54 tokens per pass (DESIGN §1 worked example).
+		expect(find(e, 'infertop_tokens_per_pass', {server: 'http://127.0.0.1:8080'})[0]?.value).toBeCloseTo(127 / 28, 10);
+		expect(find(e, 'infertop_draft_acceptance_ratio', {server: 'http://127.0.0.1:8080'})[0]?.value).toBeCloseTo(99 / 120, 10);
+	});
+});
+
+describe('RequestCounters', () => {
+	it('counts each finished request once, keeps totals after the ring drops it, skips unknown counts', () => {
+		const c = new RequestCounters();
+		const r1 = request('s0/t1', {generatedTokens: 128, promptTokens: 1000, cachedTokens: 900, drafted: 120, accepted: 99});
+		const r2 = request('s0/t2', {generatedTokens: 50, prefillTokens: 20, cachedTokens: 10, firstSeen: 3000});
+		const inflight = request('s0/t3', {done: false, generatedTokens: 7, firstSeen: 4000});
+		c.observe(sampleState([r1, inflight]));
+		c.observe(sampleState([r1, inflight]));
+		c.observe(sampleState([r1, r2]));
+		c.observe(sampleState([r2])); // r1 left the ring
+		c.observe(sampleState([r2]));
+		const e = parseExposition(renderMetrics(sampleState([r2]), [], c));
+		const labels = {engine: 'llamacpp', server: 'http://127.0.0.1:8080', model: 'gemma-3-4b'};
+		const value = (name: string) => find(e, name, labels).map((s) => s.value);
+		expect(value('infertop_requests_total')).toEqual([2]);
+		expect(value('infertop_generated_tokens_total')).toEqual([178]);
+		expect(value('infertop_prompt_tokens_total')).toEqual([1030]);
+		expect(value('infertop_draft_tokens_total')).toEqual([120]);
+		expect(value('infertop_accepted_tokens_total')).toEqual([99]);
+	});
+
+	it('the same slot/task key after a restart is a new request', () => {
+		const c = new RequestCounters();
+		c.observe(sampleState([request('s0/t1', {generatedTokens: 10})]));
+		c.observe(sampleState([request('s0/t1', {generatedTokens: 10}), request('s0/t1', {generatedTokens: 5, firstSeen: 50_000})]));
+		const e = parseExposition(renderMetrics(sampleState(), [], c));
+		expect(find(e, 'infertop_requests_total')[0]?.value).toBe(2);
+		expect(find(e, 'infertop_generated_tokens_total')[0]?.value).toBe(15);
+		expect(find(e, 'infertop_draft_tokens_total')).toEqual([]);
+	});
+});
+
+describe('startMetricsServer', () => {
+	let running: MetricsServer | undefined;
+	let blocker: net.Server | undefined;
+	afterEach(async () => {
+		await running?.close();
+		running = undefined;
+		await new Promise<void>((resolve) => (blocker ? blocker.close(() => resolve()) : resolve()));
+		blocker = undefined;
+	});
+
+	it('serves /metrics on loopback, in format 0.0.4, and counts requests between scrapes', async () => {
+		let current = sampleState([request('s0/t1', {model: 'gemma-3-4b', generatedTokens: 64})]);
+		running = await startMetricsServer({addr: '127.0.0.1:0', getState: () => current, derive: () => FIGURES});
+		expect(running.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+		const res = await fetch(running.url);
+		expect(res.status).toBe(200);
+		expect(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+		const e = parseExposition(await res.text());
+		expect(find(e, 'infertop_decode_tokens_per_second')[0]?.value).toBe(50.6);
+		expect(find(e, 'infertop_requests_total')[0]?.value).toBe(1);
+
+		current = sampleState([request('s0/t1', {model: 'gemma-3-4b', generatedTokens: 64}), request('s0/t2', {model: 'gemma-3-4b', generatedTokens: 36, firstSeen: 5000})]);
+		const e2 = parseExposition(await (await fetch(running.url)).text());
+		expect(find(e2, 'infertop_requests_total')[0]?.value).toBe(2);
+		expect(find(e2, 'infertop_generated_tokens_total')[0]?.value).toBe(100);
+	});
+
+	it('answers 404, 405 and 500 without dying', async () => {
+		let fail = false;
+		running = await startMetricsServer({
+			addr: '127.0.0.1:0',
+			getState: () => {
+				if (fail) throw new Error('store gone');
+				return sampleState();
+			},
+			derive: () => [],
+		});
+		const base = running.url.replace(/\/metrics$/, '');
+		expect((await fetch(`${base}/nope`)).status).toBe(404);
+		expect((await fetch(running.url, {method: 'POST'})).status).toBe(405);
+		fail = true;
+		const res = await fetch(running.url);
+		expect(res.status).toBe(500);
+		expect(await res.text()).toContain('store gone');
+		fail = false;
+		expect((await fetch(running.url)).status).toBe(200);
+	});
+
+	it('a port in use or a bad address is a clear error', async () => {
+		blocker = net.createServer();
+		await new Promise<void>((resolve) => blocker!.listen(0, '127.0.0.1', () => resolve()));
+		const port = (blocker.address() as net.AddressInfo).port;
+		await expect(startMetricsServer({addr: `127.0.0.1:${port}`, getState: () => sampleState(), derive: () => []})).rejects.toThrow(
+			`--serve-metrics 127.0.0.1:${port}: address already in use`,
+		);
+		await expect(startMetricsServer({addr: 'nonsense', getState: () => sampleState(), derive: () => []})).rejects.toThrow('--serve-metrics:');
+	});
+});
