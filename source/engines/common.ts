@@ -1,7 +1,7 @@
 /** Small pieces shared by the Python engines' parsers (uvicorn / stdlib access lines). */
 import type {EngineEvent} from '../model/types.js';
 
-const UVICORN = /^(?:\S+ )?INFO: +(\[?[\da-fA-F.:]+\]?):(\d+) - "([A-Z]+) (\S+) HTTP\/[\d.]+" (\d{3})/;
+const UVICORN = /^(?:\([^)]*\) )?INFO: +(\[?[\da-fA-F.:]+\]?):(\d+) - "([A-Z]+) (\S+) HTTP\/[\d.]+" (\d{3})/;
 const STDLIB = /^(\S+) - - \[[^\]]+\] "([A-Z]+) (\S+) HTTP\/[\d.]+" (\d{3})/;
 
 /** uvicorn access line: `INFO:     172.31.0.1:37016 - "POST /v1/chat/completions HTTP/1.1" 200 OK`. */
