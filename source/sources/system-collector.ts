@@ -1,0 +1,379 @@
+/**
+ * The machine around the engines: memory, swap, GPU, power, other processes, infertop's own cost.
+ *
+ * Cadence (nothing here runs on the render path; every scan is async and guarded):
+ *  - every tick (default 1 s): infertop's own CPU % and RSS, machine CPU load (os.cpus deltas), memory/swap;
+ *  - the process table (systeminformation processes(), expensive): every 2 s, backing off to
+ *    10 × its measured duration (smoothed, at most 10 s) when a scan is slow;
+ *  - GPU (nvidia-smi): every 2 s; not asked again once it is known to be missing;
+ *  - memory pressure every 5 s, power (battery, pmset, governor) every 10 s, static facts once.
+ * Dispatches `{type: 'system'}` only when the state changed. Missing tools and permission errors
+ * become `reasons`, never a crash.
+ */
+import os from 'node:os';
+import {readFile} from 'node:fs/promises';
+import si from 'systeminformation';
+import {execa} from 'execa';
+import type {Collector, Dispatch} from '../model/types.js';
+import type {ContentionState, GpuInfo, GpuProcess, SystemState} from '../system/types.js';
+import {createContentionTracker, type ContentionOptions, type MemoryPressureLevel, type ProcSample} from '../system/contention.js';
+import {macPressureLevel, parseGovernor, parsePmset, parsePsiMemory} from '../system/power.js';
+import {readNvidiaSmi, type NvidiaSmiOptions} from './nvidia-smi.js';
+import {firstLine} from './ollama-ps-cli.js';
+
+export interface SystemCollectorOptions {
+	readonly dispatch: Dispatch;
+	/** Pids of the engines infertop watches (never counted as contention). Read on every scan. */
+	readonly enginePids?: () => ReadonlySet<number>;
+	/** Tick for the cheap figures, ms. Default 1000. */
+	readonly intervalMs?: number;
+	readonly now?: () => number;
+	/** Fastest process-table cadence, ms. Default 2000. */
+	readonly processEveryMs?: number;
+	/** GPU cadence, ms. Default 2000. */
+	readonly gpuEveryMs?: number;
+	readonly nvidiaSmi?: NvidiaSmiOptions;
+	readonly contention?: ContentionOptions;
+	/** For tests: the platform whose tools to use. */
+	readonly platform?: NodeJS.Platform;
+}
+
+/** The collector, plus a read of the last state it computed (for benches and one-shot modes). */
+export interface SystemCollector extends Collector {
+	current(): SystemState | undefined;
+}
+
+const PRESSURE_EVERY_MS = 5000;
+const POWER_EVERY_MS = 10_000;
+const MAX_PROCESS_EVERY_MS = 10_000;
+
+type Mutable<T> = {-readonly [K in keyof T]: T[K]};
+
+function cpuTimes(): {idle: number; total: number} {
+	let idle = 0;
+	let total = 0;
+	for (const c of os.cpus()) {
+		const t = c.times;
+		idle += t.idle;
+		total += t.user + t.nice + t.sys + t.idle + t.irq;
+	}
+	return {idle, total};
+}
+
+function errWords(error: unknown): string {
+	const e = error as {code?: string; message?: string};
+	if (e?.code === 'EACCES' || e?.code === 'EPERM') return 'permission denied';
+	if (e?.code === 'ENOENT') return 'not available';
+	return firstLine(e?.message) ?? 'failed';
+}
+
+export function createSystemCollector(opts: SystemCollectorOptions): SystemCollector {
+	const now = opts.now ?? Date.now;
+	const tickMs = opts.intervalMs ?? 1000;
+	const baseProcessEvery = opts.processEveryMs ?? 2000;
+	const gpuEvery = opts.gpuEveryMs ?? 2000;
+	const platform = opts.platform ?? process.platform;
+	const darwin = platform === 'darwin';
+	const linux = platform === 'linux';
+	// systeminformation normalises process CPU to all cores on Linux and Windows; ps on macOS is per core.
+	const cores = os.cpus().length || 1;
+	const cpuScale = linux || platform === 'win32' ? cores : 1;
+	const tracker = createContentionTracker(opts.contention);
+
+	const timers = new Set<NodeJS.Timeout>();
+	let running = false;
+	const inflight = new Set<Promise<unknown>>();
+
+	// Latest inputs.
+	let lastCpuUsage = process.cpuUsage();
+	let lastCpuWall = performance.now();
+	let lastTimes = cpuTimes();
+	const self: Mutable<SystemState['self']> = {};
+	let cpuLoadPct: number | undefined;
+	const memory: Mutable<SystemState['memory']> = {};
+	let swapUsed: number | undefined;
+	let swapTotal: number | undefined;
+	let table: ProcSample[] | undefined;
+	let tableFresh = false;
+	let primed = false;
+	let processEvery = baseProcessEvery;
+	let scanMsAvg: number | undefined;
+	let computeTimer: NodeJS.Timeout | undefined;
+	let gpus: GpuInfo[] = [];
+	let gpuApps: GpuProcess[] = [];
+	let nvidiaMissing = darwin; // no NVIDIA GPUs on macOS: don't spawn nvidia-smi there
+	let graphicsTried = false;
+	let pressure: {words?: string; level?: MemoryPressureLevel} = {};
+	let power: Mutable<NonNullable<ContentionState['power']>> | undefined;
+	const reasons = new Map<string, string>();
+	let contention: ContentionState = {hot: [], engines: [], gpuUsers: [], active: false};
+	let gpuProcesses: readonly GpuProcess[] = [];
+	let lastKey = '';
+	let state: SystemState | undefined;
+
+	const setReason = (key: string, text: string | undefined): void => {
+		if (text === undefined) reasons.delete(key);
+		else reasons.set(key, text);
+	};
+
+	function track(p: Promise<unknown>): void {
+		inflight.add(p);
+		void p.finally(() => inflight.delete(p));
+	}
+
+	function cheap(): void {
+		const wall = performance.now();
+		const usage = process.cpuUsage(lastCpuUsage);
+		const dt = (wall - lastCpuWall) * 1000;
+		// a window under 200 ms says more about timer jitter than about cost
+		if (dt >= 200_000) {
+			self.cpuPct = ((usage.user + usage.system) / dt) * 100;
+			lastCpuUsage = process.cpuUsage();
+			lastCpuWall = wall;
+		}
+		self.rssBytes = process.memoryUsage.rss();
+		const times = cpuTimes();
+		const dTotal = times.total - lastTimes.total;
+		if (dTotal > 0) cpuLoadPct = Math.max(0, Math.min(100, (1 - (times.idle - lastTimes.idle) / dTotal) * 100));
+		lastTimes = times;
+	}
+
+	async function scanMemory(): Promise<void> {
+		try {
+			const m = await si.mem();
+			if (m.total > 0) {
+				memory.totalBytes = m.total;
+				const avail = m.available > 0 ? m.available : undefined;
+				memory.usedBytes = avail !== undefined ? m.total - avail : m.used;
+			}
+			// swaptotal 0 = no swap configured: used 0 of 0 is true, not unknown.
+			swapTotal = Number.isFinite(m.swaptotal) ? m.swaptotal : undefined;
+			swapUsed = Number.isFinite(m.swapused) ? m.swapused : undefined;
+			setReason('memory', undefined);
+		} catch (error) {
+			setReason('memory', `memory: ${errWords(error)}`);
+		}
+	}
+
+	async function scanProcesses(): Promise<void> {
+		const t0 = performance.now();
+		try {
+			const r = await si.processes();
+			const ms = performance.now() - t0;
+			if (primed) {
+				// smoothed; the priming scan (module warm-up, no CPU baseline) does not count
+				scanMsAvg = scanMsAvg === undefined ? ms : scanMsAvg * 0.7 + ms * 0.3;
+				self.processScanMs = Math.round(scanMsAvg);
+				processEvery = Math.min(MAX_PROCESS_EVERY_MS, Math.max(baseProcessEvery, Math.round(scanMsAvg * 10)));
+				self.processEveryMs = processEvery;
+			}
+			const list: ProcSample[] = [];
+			for (const p of r.list ?? []) {
+				if (!Number.isInteger(p.pid) || p.pid <= 0) continue;
+				const command = [p.command, p.params].filter((s) => s && s !== '').join(' ');
+				list.push({
+					pid: p.pid,
+					...(Number.isInteger(p.parentPid) ? {ppid: p.parentPid} : {}),
+					name: p.name || (p.command ?? '').split(/\s+/)[0] || '?',
+					...(command !== '' ? {command} : {}),
+					// the first scan has no baseline (lifetime averages on Linux): names only
+					...(primed && Number.isFinite(p.cpu) ? {cpuPct: p.cpu * cpuScale} : {}),
+					...(Number.isFinite(p.memRss) && p.memRss > 0 ? {memRssBytes: p.memRss * 1024} : {}),
+				});
+			}
+			table = list;
+			tableFresh = true;
+			primed = true;
+			setReason('processes', list.length === 0 ? 'processes: none listed' : undefined);
+		} catch (error) {
+			setReason('processes', `processes: ${errWords(error)}`);
+		}
+	}
+
+	async function scanGpu(): Promise<void> {
+		if (!nvidiaMissing) {
+			const r = await readNvidiaSmi(opts.nvidiaSmi);
+			if (r.missing) nvidiaMissing = true;
+			else {
+				gpus = r.gpus;
+				gpuApps = r.apps;
+				setReason('gpu', r.reason);
+				return;
+			}
+			setReason('gpu', linux || platform === 'win32' ? r.reason : undefined);
+		}
+		// No nvidia-smi: what systeminformation knows (name, vendor, VRAM), asked once.
+		if (!graphicsTried) {
+			graphicsTried = true;
+			try {
+				const g = await si.graphics();
+				gpus = (g.controllers ?? []).filter((c) => c.model).map((c, index) => {
+					const apple = darwin || /apple/i.test(c.vendor ?? '');
+					const info: Mutable<GpuInfo> = {index, name: c.model, ...(c.vendor ? {vendor: c.vendor} : {})};
+					if (apple) info.unified = true;
+					else {
+						if (c.memoryTotal) info.memoryTotalMiB = c.memoryTotal;
+						else if (c.vram && !c.vramDynamic) info.memoryTotalMiB = c.vram;
+						if (c.memoryUsed !== null && c.memoryUsed !== undefined) info.memoryUsedMiB = c.memoryUsed;
+						if (c.utilizationGpu !== null && c.utilizationGpu !== undefined) info.utilizationPct = c.utilizationGpu;
+						if (c.temperatureGpu !== null && c.temperatureGpu !== undefined) info.temperatureC = c.temperatureGpu;
+						if (c.powerDraw !== null && c.powerDraw !== undefined) info.powerW = c.powerDraw;
+					}
+					return info;
+				});
+			} catch (error) {
+				setReason('graphics', `graphics: ${errWords(error)}`);
+			}
+		}
+		// Unified memory (Apple silicon): the GPU's memory is the system's.
+		gpus = gpus.map((g) => (g.unified
+			? {...g, ...(memory.usedBytes !== undefined ? {memoryUsedMiB: Math.round(memory.usedBytes / 1048576)} : {}), ...(memory.totalBytes !== undefined ? {memoryTotalMiB: Math.round(memory.totalBytes / 1048576)} : {})}
+			: g));
+	}
+
+	async function scanPressure(): Promise<void> {
+		try {
+			if (linux) {
+				const p = parsePsiMemory(await readFile('/proc/pressure/memory', 'utf8'));
+				pressure = p ? {words: p.words, level: p.level} : {};
+			} else if (darwin) {
+				const r = await execa('sysctl', ['-n', 'kern.memorystatus_vm_pressure_level'], {timeout: 2000, reject: false, stdin: 'ignore'});
+				const level = r.failed ? undefined : macPressureLevel(String(r.stdout));
+				pressure = level ? {words: level, level} : {};
+			}
+			setReason('pressure', undefined);
+		} catch (error) {
+			pressure = {};
+			// PSI is absent on older kernels and some containers: say so once, quietly.
+			setReason('pressure', `memory pressure: ${errWords(error)}`);
+		}
+	}
+
+	async function scanPower(): Promise<void> {
+		const next: Mutable<NonNullable<ContentionState['power']>> = {};
+		try {
+			const b = await si.battery();
+			if (b.hasBattery) {
+				next.source = b.acConnected ? 'ac' : 'battery';
+				if (Number.isFinite(b.percent)) next.percent = b.percent;
+			} else if (b.acConnected) next.source = 'ac';
+		} catch {}
+		if (darwin) {
+			try {
+				const r = await execa('pmset', ['-g'], {timeout: 2000, reject: false, stdin: 'ignore'});
+				const mode = r.failed ? undefined : parsePmset(String(r.stdout));
+				if (mode) next.mode = mode;
+				setReason('power', r.failed ? 'pmset: failed' : undefined);
+			} catch (error) {
+				setReason('power', `pmset: ${errWords(error)}`);
+			}
+		}
+		if (linux) {
+			try {
+				const g = parseGovernor(await readFile('/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor', 'utf8'));
+				if (g) next.governor = g;
+			} catch {
+				// Not exposed in VMs and containers: nothing to say, the field stays `--`.
+			}
+		}
+		power = Object.keys(next).length > 0 ? next : undefined;
+	}
+
+	function compute(): void {
+		const t = now();
+		const enginePids = opts.enginePids?.() ?? new Set<number>();
+		const r = tracker.update({
+			t,
+			...(tableFresh && table ? {processes: table} : {}),
+			selfPid: process.pid,
+			enginePids,
+			gpuApps,
+			...(swapUsed !== undefined ? {swapUsedBytes: swapUsed} : {}),
+			...(swapTotal !== undefined ? {swapTotalBytes: swapTotal} : {}),
+			...(pressure.words !== undefined ? {memoryPressure: pressure.words} : {}),
+			...(pressure.level !== undefined ? {memoryPressureLevel: pressure.level} : {}),
+			...(power !== undefined ? {power} : {}),
+		});
+		tableFresh = false;
+		contention = r.state;
+		gpuProcesses = r.gpuProcesses;
+		const cpu = os.cpus();
+		const next: SystemState = {
+			...(cpu[0]?.model ? {cpuModel: cpu[0].model.trim()} : {}),
+			cores: cpu.length,
+			...(cpuLoadPct !== undefined ? {cpuLoadPct} : {}),
+			memory: {...memory},
+			gpus,
+			gpuProcesses,
+			contention,
+			self: {...self},
+			reasons: [...reasons.values()],
+		};
+		const key = JSON.stringify(next, (_k, v: unknown) => (typeof v === 'number' && !Number.isInteger(v) ? Math.round(v * 10) / 10 : v));
+		state = {...next, updatedAt: t};
+		if (key !== lastKey) {
+			lastKey = key;
+			opts.dispatch({type: 'system', system: state});
+		}
+	}
+
+	function requestCompute(): void {
+		if (!running || computeTimer) return;
+		computeTimer = setTimeout(() => {
+			computeTimer = undefined;
+			if (running) compute();
+		}, 25);
+		computeTimer.unref?.();
+	}
+
+	/**
+	 * One self-scheduling loop per scan: the next run is timed from the end of the last one, so a
+	 * slow scan never overlaps itself and never delays the others. Results landing together are
+	 * folded into one recompute.
+	 */
+	function loop(job: () => Promise<void>, nextDelay: () => number): void {
+		const run = (): void => {
+			if (!running) return;
+			const p = job().catch(() => undefined).then(() => {
+				requestCompute();
+				if (!running) return;
+				const t = setTimeout(() => {
+					timers.delete(t);
+					run();
+				}, nextDelay());
+				t.unref?.();
+				timers.add(t);
+			});
+			track(p);
+		};
+		run();
+	}
+
+	return {
+		start(): void {
+			if (running) return;
+			running = true;
+			lastCpuUsage = process.cpuUsage();
+			lastCpuWall = performance.now();
+			lastTimes = cpuTimes();
+			loop(async () => {
+				cheap();
+				await scanMemory();
+			}, () => tickMs);
+			// the second process scan comes soon after the priming one (CPU % needs a baseline ≥ 0.5 s old)
+			loop(scanProcesses, () => (scanMsAvg === undefined ? 600 : processEvery));
+			loop(scanGpu, () => gpuEvery);
+			loop(scanPressure, () => PRESSURE_EVERY_MS);
+			loop(scanPower, () => POWER_EVERY_MS);
+		},
+		async stop(): Promise<void> {
+			running = false;
+			for (const t of timers) clearTimeout(t);
+			timers.clear();
+			if (computeTimer) clearTimeout(computeTimer);
+			computeTimer = undefined;
+			await Promise.allSettled([...inflight]);
+		},
+		current: () => state,
+	};
+}
