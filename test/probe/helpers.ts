@@ -5,7 +5,7 @@ import {readFileSync} from 'node:fs';
 import http from 'node:http';
 import type {AddressInfo} from 'node:net';
 
-export type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void | Promise<void>;
+export type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body: string) => unknown;
 
 export interface TestServer {
 	readonly url: string;
