@@ -2,6 +2,7 @@ import {readFileSync} from 'node:fs';
 import {describe, expect, it} from 'vitest';
 import {bufferDevice, createLlamaCppParser, decodedFromEval} from '../../source/engines/llamacpp.js';
 import {requestFigures} from '../../source/model/figures.js';
+import type {RequestPatch} from '../../source/model/types.js';
 import {fixture, one, readLines, requests, run} from './helpers.js';
 
 interface Timings {
@@ -38,7 +39,7 @@ const PAIRS: Array<[string, string]> = [
 
 const TIMING_LINE = /(?:eval time|total time|graphs reused|draft acceptance|acc per pos|statistics|n_gen =|n_decoded =)/;
 
-function expectMatchesTimings(r: Record<string, unknown>, t: Timings): void {
+function expectMatchesTimings(r: RequestPatch, t: Timings): void {
 	expect(r.prefillTokens).toBe(t.prompt_n);
 	expect(r.prefillMs).toBeCloseTo(t.prompt_ms, 1);
 	expect(r.generatedTokens).toBe(t.predicted_n);
@@ -65,7 +66,7 @@ describe('llama.cpp parser on the real llama-server captures', () => {
 			const reqs = [...requests(events).values()].filter(r => r.generatedTokens !== undefined);
 			expect(reqs).toHaveLength(1);
 			const r = reqs[0]!;
-			expectMatchesTimings(r as Record<string, unknown>, timings[cap]!);
+			expectMatchesTimings(r, timings[cap]!);
 			expect(r.done).toBe(true);
 			expect(r.started).toBe(true);
 		});
@@ -80,7 +81,7 @@ describe('llama.cpp parser on the real llama-server captures', () => {
 		for (const r of reqs.values()) {
 			const t = byMs.get((r.decodeMs!).toFixed(2));
 			expect(t, `timings for ${r.key}`).toBeDefined();
-			expectMatchesTimings(r as Record<string, unknown>, t!);
+			expectMatchesTimings(r, t!);
 			expect(r.done).toBe(true);
 		}
 	});
