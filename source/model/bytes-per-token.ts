@@ -2,9 +2,9 @@
  * Bytes per token (DESIGN §1): the bytes of weights one target forward pass reads.
  *
  * Counted: every tensor of the target model, except
- * - the token-embedding table (a pass reads one row of it per token: excluded whole, the row is
- *   a few KB against GB) — unless embeddings are tied (no separate output tensor): then the table
- *   is the output layer and is read whole;
+ * - the token-embedding table: a pass reads one row of it per token (counted when the tensor's rows
+ *   are known, else left out: a row is KB against GB) — unless embeddings are tied (no separate
+ *   output tensor): then the table is the output layer and is read whole;
  * - draft / MTP heads (`mtp.*`, `blk.N.nextn.*` and the whole block that holds them, layers past
  *   the main model's layer count, `draft.*`): they run in the draft, not the target pass;
  * - vision / audio towers (`v.*`, `mm.*`, `a.*`, `vision_tower`, `multi_modal_projector`,
@@ -85,6 +85,18 @@ const SAFETENSORS_DTYPES: Readonly<Record<string, number>> = {
 	F4: 0.5, F6_E2M3: 0.75, F6_E3M2: 0.75,
 };
 
+/**
+ * Ollama's MLX engine reports quantized safetensors tensors by quant type with the unpacked shape
+ * (server/.. getTensorInfoFromManifest): [elements per group, bytes per group incl. scale/bias],
+ * groups as in Ollama's tensor blob format (int4/32 affine BF16 scale+bias, int8/64 affine,
+ * mxfp8/32 with an E8M0 scale). NVFP4 (16 values + one E4M3 scale) is GGML type 40, same bits.
+ */
+const OLLAMA_MLX_QUANTS: Readonly<Record<string, readonly [number, number]>> = {
+	INT4: [32, 16 + 2 + 2],
+	INT8: [64, 64 + 2 + 2],
+	MXFP8: [32, 32 + 1],
+};
+
 /** A GGML type by numeric id, numeric string or name (`Q4_K`, `q4_k`, `F16`…). */
 export function ggmlType(type: string | number): GgmlType | undefined {
 	if (typeof type === 'number') return BY_ID.get(type);
@@ -111,8 +123,11 @@ export function tensorBytes(type: string | number, shape: readonly number[]): nu
 		return rows * Math.ceil(ne0 / g.blockSize) * g.typeSize;
 	}
 	if (typeof type === 'string') {
+		const n = shape.reduce((a, d) => a * d, 1);
 		const b = safetensorsDtypeBytes(type);
-		if (b !== undefined) return Math.ceil(shape.reduce((a, d) => a * d, 1) * b);
+		if (b !== undefined) return Math.ceil(n * b);
+		const q = OLLAMA_MLX_QUANTS[type.trim().toUpperCase()];
+		if (q) return Math.ceil(n / q[0]) * q[1];
 	}
 	return undefined;
 }
@@ -120,6 +135,18 @@ export function tensorBytes(type: string | number, shape: readonly number[]): nu
 export interface TensorEntry {
 	readonly name: string;
 	readonly bytes: number;
+	/** Rows of the tensor (for the embedding table: the vocabulary), where known. See `tableRows`. */
+	readonly rows?: number;
+}
+
+/**
+ * Rows of a 2-D table from its shape in either order (GGUF [n_embd, n_vocab], HF [n_vocab, n_embd],
+ * MLX packed [n_vocab, n_embd / 8]): the vocabulary is always the larger dimension.
+ */
+export function tableRows(shape: readonly number[]): number | undefined {
+	if (shape.length < 2) return undefined;
+	const m = Math.max(...shape);
+	return Number.isFinite(m) && m > 0 ? m : undefined;
 }
 
 export interface BytesMeta {
@@ -162,7 +189,7 @@ const EMBEDDING = /^token_embd\.|(^|\.)(embed_tokens|wte|tok_embeddings|word_emb
 // Output layer (GGUF output.weight; HF lm_head; MLX adds .scales/.biases).
 const OUTPUT = /^output\.(weight|bias|scales|biases)$|(^|\.)lm_head\.|^embed_out\./;
 // Routed experts. Shared experts (`_shexp`, `shared_expert(s)`) are dense.
-const EXPERT = /_exps(\.|$)|(^|\.)experts\.|(^|\.)switch_mlp\./;
+const EXPERT = /_exps(\.|$)|(^|\.)experts(\.|$)|(^|\.)switch_mlp\./;
 const SHARED = /_shexp|shared_expert/;
 
 /** Which part of the model a tensor belongs to, by its name (GGUF or HF safetensors naming). */
@@ -197,6 +224,7 @@ export function bytesPerToken(tensors: readonly TensorEntry[], meta: BytesMeta =
 	let dense = 0;
 	let output = 0;
 	let embedding = 0;
+	let embeddingRow = 0;
 	let expert = 0;
 	const excluded = {embedding: 0, draft: 0, vision: 0, audio: 0, inactiveExperts: 0};
 	for (const t of tensors) {
@@ -207,7 +235,10 @@ export function bytesPerToken(tensors: readonly TensorEntry[], meta: BytesMeta =
 			case 'vision': excluded.vision += b; break;
 			case 'audio': excluded.audio += b; break;
 			case 'draft': excluded.draft += b; break;
-			case 'embedding': embedding += b; break;
+			case 'embedding':
+				embedding += b;
+				embeddingRow += t.rows !== undefined && t.rows > 0 ? b / t.rows : 0;
+				break;
 			case 'output': output += b; break;
 			case 'expert': expert += b; break;
 			default: dense += b;
@@ -215,7 +246,11 @@ export function bytesPerToken(tensors: readonly TensorEntry[], meta: BytesMeta =
 	}
 	const tied = output === 0 && embedding > 0;
 	if (tied) output = embedding;
-	else excluded.embedding = embedding;
+	else {
+		// One row per token; the rest of the table is not read.
+		dense += embeddingRow;
+		excluded.embedding = embedding - embeddingRow;
+	}
 
 	let expertFraction: number | undefined;
 	let reason: string | undefined;

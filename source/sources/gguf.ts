@@ -7,7 +7,7 @@
  * layer in growing HTTP-sized chunks and keeps the whole vocabulary in memory; this needs neither.
  */
 import {open, type FileHandle} from 'node:fs/promises';
-import {ggmlType, tensorBytes, bytesPerToken, type BytesPerTokenResult} from '../model/bytes-per-token.js';
+import {ggmlType, tensorBytes, tableRows, bytesPerToken, type BytesPerTokenResult} from '../model/bytes-per-token.js';
 
 export type GgufValue = string | number | boolean | bigint | GgufValue[] | {readonly arrayType: number; readonly length: number};
 
@@ -204,7 +204,7 @@ export async function readGgufHeader(path: string): Promise<GgufHeader> {
 export function ggufBytesPerToken(h: GgufHeader): BytesPerTokenResult {
 	const unknownType = h.tensors.find((t) => t.bytes === undefined);
 	const result = bytesPerToken(
-		h.tensors.map((t) => ({name: t.name, bytes: t.bytes ?? 0})),
+		h.tensors.map((t) => ({name: t.name, bytes: t.bytes ?? 0, rows: tableRows(t.shape)})),
 		{
 			expertCount: h.expertCount,
 			expertUsed: h.expertUsed,

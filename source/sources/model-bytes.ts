@@ -14,7 +14,7 @@ import {open, readdir, readFile, stat} from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type {Dispatch, EngineKind, ModelInfo} from '../model/types.js';
-import {bytesPerToken, tensorBytes, type BytesMeta, type TensorEntry} from '../model/bytes-per-token.js';
+import {bytesPerToken, tableRows, tensorBytes, type BytesMeta, type TensorEntry} from '../model/bytes-per-token.js';
 import {readGgufHeader, ggufBytesPerToken, type GgufHeader} from './gguf.js';
 
 export interface ModelBytesServer {
@@ -120,8 +120,15 @@ export function ollamaModelsDirs(env: NodeJS.ProcessEnv, home: string): string[]
 	return dirs;
 }
 
-/** The GGUF blob of an Ollama model, from its manifest's model layer. */
-export async function ollamaBlobPath(name: string, opts: ModelBytesOptions = {}): Promise<string | undefined> {
+export interface OllamaLayer {
+	readonly mediaType: string;
+	readonly blob: string;
+	readonly name?: string;
+	readonly size?: number;
+}
+
+/** The layers of an Ollama model's manifest, each with its blob path (blobs checked to exist lazily). */
+export async function ollamaManifestLayers(name: string, opts: ModelBytesOptions = {}): Promise<OllamaLayer[] | undefined> {
 	const env = opts.env ?? process.env;
 	const home = opts.home ?? os.homedir();
 	for (const dir of ollamaModelsDirs(env, home)) {
@@ -130,14 +137,40 @@ export async function ollamaBlobPath(name: string, opts: ModelBytesOptions = {})
 		try {
 			const m: unknown = JSON.parse(await readFile(manifest, 'utf8'));
 			const layers = isObj(m) && Array.isArray(m.layers) ? m.layers : [];
-			const layer = layers.find((l): l is Record<string, unknown> => isObj(l) && l.mediaType === 'application/vnd.ollama.image.model');
-			const digest = layer && typeof layer.digest === 'string' ? layer.digest : undefined;
-			if (!digest || !/^sha256:[0-9a-f]{64}$/.test(digest)) continue;
-			const blob = path.join(dir, 'blobs', digest.replace(':', '-'));
-			if (existsSync(blob)) return blob;
+			const out: OllamaLayer[] = [];
+			for (const l of layers) {
+				if (!isObj(l) || typeof l.mediaType !== 'string' || typeof l.digest !== 'string' || !/^sha256:[0-9a-f]{64}$/.test(l.digest)) continue;
+				out.push({mediaType: l.mediaType, blob: path.join(dir, 'blobs', l.digest.replace(':', '-')), name: typeof l.name === 'string' ? l.name : undefined, size: num(l.size)});
+			}
+			return out;
 		} catch {}
 	}
 	return undefined;
+}
+
+/** The GGUF blob of an Ollama model, from its manifest's model layer. */
+export async function ollamaBlobPath(name: string, opts: ModelBytesOptions = {}): Promise<string | undefined> {
+	const layers = await ollamaManifestLayers(name, opts);
+	const blob = layers?.find((l) => l.mediaType === 'application/vnd.ollama.image.model')?.blob;
+	return blob && existsSync(blob) ? blob : undefined;
+}
+
+/**
+ * An Ollama model on disk: its GGUF blob, or (MLX engine) one safetensors blob per tensor — or per
+ * layer's expert group — with config.json as a JSON layer. Draft tensors (`draft.*`) are left out by name.
+ */
+export async function ollamaLocalBytes(name: string, opts: ModelBytesOptions = {}): Promise<ModelBytesResult | undefined> {
+	const layers = await ollamaManifestLayers(name, opts);
+	if (!layers) return undefined;
+	const model = layers.find((l) => l.mediaType === 'application/vnd.ollama.image.model');
+	if (model) return existsSync(model.blob) ? ggufFileBytes(model.blob) : undefined;
+	const tensorLayers = layers.filter((l) => l.mediaType === 'application/vnd.ollama.image.tensor');
+	if (tensorLayers.length === 0) return undefined;
+	const tensors: TensorEntry[] = [];
+	for (const l of tensorLayers) tensors.push(...(await readSafetensorsHeader(l.blob)));
+	const cfg = layers.find((l) => l.mediaType === 'application/vnd.ollama.image.json' && l.name === 'config.json');
+	const meta = cfg && existsSync(cfg.blob) ? metaFromHfConfig(JSON.parse(await readFile(cfg.blob, 'utf8'))) : {};
+	return bytesOrReason(bytesPerToken(tensors, meta), 'safetensors headers');
 }
 
 // ---- Ollama /api/show -------------------------------------------------------------------------
@@ -155,7 +188,7 @@ export function bytesFromOllamaShow(show: unknown): ModelBytesResult {
 		const shape = Array.isArray(t.shape) ? t.shape.map(Number) : undefined;
 		const bytes = type === undefined || shape === undefined ? undefined : tensorBytes(type, shape);
 		if (bytes === undefined) return {reason: `${source}: tensor ${t.name}: type ${String(t.type)} unknown`};
-		tensors.push({name: t.name, bytes});
+		tensors.push({name: t.name, bytes, rows: shape && tableRows(shape)});
 	}
 	return bytesOrReason(bytesPerToken(tensors, metaFromModelInfo(show.model_info)), source);
 }
@@ -201,7 +234,7 @@ export async function readSafetensorsHeader(file: string): Promise<TensorEntry[]
 			if (Array.isArray(off) && off.length === 2 && num(off[0]) !== undefined && num(off[1]) !== undefined) bytes = Number(off[1]) - Number(off[0]);
 			else if (typeof info.dtype === 'string' && Array.isArray(info.shape)) bytes = tensorBytes(info.dtype, info.shape.map(Number));
 			if (bytes === undefined || bytes < 0) throw new Error(`tensor ${name}: size unknown`);
-			out.push({name, bytes});
+			out.push({name, bytes, rows: Array.isArray(info.shape) ? tableRows(info.shape.map(Number)) : undefined});
 		}
 		return out;
 	} finally {
@@ -324,10 +357,7 @@ async function resolveUncached(server: ModelBytesServer, model: ModelInfo, opts:
 	}
 	// The demo engine's models are not on disk: never look up a real Ollama's blobs for them.
 	if (local && server.engine === 'ollama') {
-		const r = await attempt('gguf header', async () => {
-			const blob = await ollamaBlobPath(model.name, opts);
-			return blob ? ggufFileBytes(blob) : undefined;
-		});
+		const r = await attempt('ollama blobs', () => ollamaLocalBytes(model.name, opts));
 		if (r) return r;
 	}
 	// 2. Ollama's own tensor list.

@@ -63,12 +63,13 @@ describe('GGUF header reader', () => {
 		expect(byName['blk.1.ffn_down.weight']?.offset).toBeGreaterThan(0);
 	});
 
-	it('dense model: every weight but the embedding table', async () => {
+	it('dense model: every weight, and of the embedding table one row', async () => {
 		const file = path.join(dir, 'dense2.gguf');
 		await writeGguf(file, meta('llama'), [EMBD, OUTPUT, OUTPUT_NORM, ...layer(0), ...layer(1)]);
 		const r = ggufBytesPerToken(await readGgufHeader(file));
-		expect(r.bytes).toBe(2 * LAYER_BYTES + 272000 + 1024); // 1399424
-		expect(r.excluded.embedding).toBe(144000);
+		// plus one row of the table per token: 256 values of Q4_K = 144 bytes
+		expect(r.bytes).toBe(2 * LAYER_BYTES + 272000 + 1024 + 144); // 1399568
+		expect(r.excluded.embedding).toBe(144000 - 144);
 		expect(r.detail.tiedEmbeddings).toBe(false);
 	});
 
@@ -98,7 +99,7 @@ describe('GGUF header reader', () => {
 		expect(h.expertUsed).toBe(2);
 		const r = ggufBytesPerToken(h);
 		// experts: (589824 × 2 + 1114112) × 2/8 = 573440
-		expect(r.bytes).toBe(36864 + 8192 + 73728 + 272000 + 573440); // 964224
+		expect(r.bytes).toBe(144 + 36864 + 8192 + 73728 + 272000 + 573440); // 964368
 		expect(r.detail.expertBytes).toBe(2293760);
 		expect(r.excluded.inactiveExperts).toBe(2293760 - 573440);
 	});
@@ -130,7 +131,7 @@ describe('GGUF header reader', () => {
 		const h = await readGgufHeader(file);
 		expect(h.nextnLayers).toBe(1);
 		const r = ggufBytesPerToken(h);
-		expect(r.bytes).toBe(2 * 36864 + 272000); // 345728
+		expect(r.bytes).toBe(144 + 2 * 36864 + 272000); // 345872
 		expect(r.excluded.draft).toBe(36864 + 262144 + 1024);
 		expect(r.excluded.vision).toBe(3 * 131072);
 		expect(r.excluded.audio).toBe(131072);

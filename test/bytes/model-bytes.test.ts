@@ -8,6 +8,7 @@ import {bytesFromOllamaShow, clearModelBytesCache, createModelBytesResolver, oll
 import type {Action} from '../../source/model/types.js';
 import {writeGguf} from './helpers/gguf-writer.js';
 import {writeSafetensors} from './helpers/safetensors-writer.js';
+import {DEMO_SPECS} from '../../source/demo/models.js';
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
 let server: Server | undefined;
@@ -37,7 +38,7 @@ const TENSORS = [
 	{name: 'output.weight', type: 8, shape: [256, 1000], bytes: 272000},
 	{name: 'blk.0.attn_q.weight', type: 12, shape: [256, 256], bytes: 36864},
 ];
-const EXPECTED = 272000 + 36864;
+const EXPECTED = 272000 + 36864 + 144; // + one row of the embedding table
 
 const opts = (): {env: NodeJS.ProcessEnv; home: string} => ({env: {OLLAMA_MODELS: path.join(dir, 'ollama')}, home: path.join(dir, 'home')});
 
@@ -69,8 +70,8 @@ describe('Ollama /api/show tensors', () => {
 			],
 		};
 		const r = bytesFromOllamaShow(show);
-		// output Q6_K: 151936 × 8 × 210; attn BF16: 2048 × 4096 × 2; experts: 128 × 768 × 8 × 144 × 8/128
-		expect(r).toEqual({bytesPerToken: 151936 * 8 * 210 + 2048 * 4096 * 2 + 768 * 8 * 144 * 8, source: 'ollama /api/show'});
+		// embedding row Q4_K: 8 × 144; output Q6_K: 151936 × 8 × 210; attn BF16: 2048 × 4096 × 2; experts: 128 × 768 × 8 × 144 × 8/128
+		expect(r).toEqual({bytesPerToken: 8 * 144 + 151936 * 8 * 210 + 2048 * 4096 * 2 + 768 * 8 * 144 * 8, source: 'ollama /api/show'});
 	});
 
 	it('an unknown type or no tensors is a reason, not a number', () => {
@@ -86,6 +87,61 @@ describe('Ollama /api/show tensors', () => {
 		const r = await resolveModelBytes({engine: 'demo-ollama', url}, {name: 'demo:27b'}, opts());
 		expect(r).toEqual({bytesPerToken: EXPECTED, source: 'ollama /api/show'});
 		expect(calls[0]).toContain('"model":"demo:27b"');
+	});
+});
+
+describe('the demo engine contract', () => {
+	it('its /api/show tensors sum, by these rules, to its simulated bytes per token', () => {
+		expect(DEMO_SPECS.length).toBeGreaterThan(0);
+		for (const spec of DEMO_SPECS) {
+			const r = bytesFromOllamaShow({model_info: {'general.architecture': spec.architecture}, tensors: spec.tensors});
+			expect(r, spec.name).toEqual({bytesPerToken: Math.round(spec.bytesPerToken), source: 'ollama /api/show'});
+		}
+	});
+});
+
+describe('Ollama MLX engine models (one safetensors blob per tensor)', () => {
+	it('reads the tensor blobs and config.json named by the manifest', async () => {
+		const models = path.join(dir, 'ollama');
+		const blobs = path.join(models, 'blobs');
+		await mkdir(blobs, {recursive: true});
+		const layers: unknown[] = [];
+		let n = 0;
+		const blob = async (mediaType: string, name: string, write: (file: string) => Promise<void>): Promise<void> => {
+			const digest = (++n).toString(16).padStart(64, 'e');
+			await write(path.join(blobs, `sha256-${digest}`));
+			layers.push({mediaType, digest: `sha256:${digest}`, size: 1, name});
+		};
+		const T = 'application/vnd.ollama.image.tensor';
+		await blob(T, 'model.embed_tokens.weight', (f) => writeSafetensors(f, [
+			{name: 'model.embed_tokens.weight', dtype: 'U32', shape: [1000, 32], bytes: 128000},
+			{name: 'model.embed_tokens.weight.scale', dtype: 'U8', shape: [1000, 16], bytes: 16000},
+		]));
+		await blob(T, 'lm_head.weight', (f) => writeSafetensors(f, [{name: 'lm_head.weight', dtype: 'U32', shape: [1000, 32], bytes: 128000}, {name: 'lm_head.weight.scale', dtype: 'U8', shape: [1000, 16], bytes: 16000}]));
+		await blob(T, 'model.layers.0.self_attn.q_proj.weight', (f) => writeSafetensors(f, [{name: 'model.layers.0.self_attn.q_proj.weight', dtype: 'BF16', shape: [256, 256], bytes: 131072}]));
+		// a packed expert group: 4 experts in one blob, 1 used
+		await blob(T, 'model.layers.0.mlp.experts', (f) => writeSafetensors(f, [0, 1, 2, 3].map((e) => ({name: `model.layers.0.mlp.experts.${e}.up_proj.weight`, dtype: 'U32', shape: [512, 32], bytes: 65536}))));
+		await blob(T, 'model.layers.0.mlp.shared_experts', (f) => writeSafetensors(f, [{name: 'model.layers.0.mlp.shared_experts.up_proj.weight', dtype: 'U32', shape: [512, 32], bytes: 65536}]));
+		await blob(T, 'mtp.fc.weight', (f) => writeSafetensors(f, [{name: 'mtp.fc.weight', dtype: 'BF16', shape: [256, 512], bytes: 262144}]));
+		await blob(T, 'draft.model.layers.0.mlp.down_proj.weight', (f) => writeSafetensors(f, [{name: 'draft.model.layers.0.mlp.down_proj.weight', dtype: 'BF16', shape: [256, 256], bytes: 131072}]));
+		await blob('application/vnd.ollama.image.json', 'config.json', (f) => writeFile(f, JSON.stringify({text_config: {num_hidden_layers: 1, num_experts: 4, num_experts_per_tok: 1}})));
+		const manifest = ollamaManifestPath(models, 'qwen3.8:27b-mlx')!;
+		await mkdir(path.dirname(manifest), {recursive: true});
+		await writeFile(manifest, JSON.stringify({schemaVersion: 2, layers}));
+		const r = await resolveModelBytes({engine: 'ollama', url: 'http://127.0.0.1:9'}, {name: 'qwen3.8:27b-mlx'}, opts());
+		// embedding row (128 + 16) + lm_head 144000 + q_proj 131072 + experts 262144 / 4 + shared 65536
+		expect(r).toEqual({bytesPerToken: 144 + 144000 + 131072 + 65536 + 65536, source: 'safetensors headers'});
+	});
+
+	it('Ollama MLX quant types in /api/show (INT4, INT8, NVFP4, MXFP8) with unpacked shapes', () => {
+		const r = bytesFromOllamaShow({tensors: [
+			{name: 'lm_head.weight', type: 'INT4', shape: [1000, 256]},
+			{name: 'model.layers.0.mlp.up_proj.weight', type: 'INT8', shape: [512, 256]},
+			{name: 'model.layers.0.mlp.down_proj.weight', type: 'NVFP4', shape: [256, 512]},
+			{name: 'model.layers.0.mlp.gate_proj.weight', type: 'MXFP8', shape: [512, 256]},
+		]});
+		// int4: 20 bytes per 32; int8: 68 per 64; nvfp4: 9 per 16; mxfp8: 33 per 32
+		expect(r).toEqual({bytesPerToken: 256000 / 32 * 20 + 131072 / 64 * 68 + 131072 / 16 * 9 + 131072 / 32 * 33, source: 'ollama /api/show'});
 	});
 });
 
@@ -145,7 +201,8 @@ describe('safetensors headers (MLX)', () => {
 		await writeFile(path.join(m, 'model.safetensors.index.json'), JSON.stringify({metadata: {}, weight_map: weightMap}));
 		await writeFile(path.join(m, 'config.json'), JSON.stringify({num_hidden_layers: 1, num_experts: 8, num_experts_per_tok: 2}));
 		const r = await resolveModelBytes({engine: 'mlxlm', url: 'http://127.0.0.1:1'}, {name: m}, opts());
-		expect(r).toEqual({bytesPerToken: 32768 + 128000 + (524288 + 32768) / 4, source: 'safetensors headers'});
+		// + one row of the packed table (128000 / 1000) and of its scales (8000 / 1000)
+		expect(r).toEqual({bytesPerToken: 128 + 8 + 32768 + 128000 + (524288 + 32768) / 4, source: 'safetensors headers'});
 	});
 
 	it('finds a model id in the Hugging Face cache', async () => {
