@@ -1,0 +1,204 @@
+/**
+ * Keys as data (ink-practices §6.4, lazygit Binding): one table drives the router, the footer hints
+ * and the `?` help overlay. Pure; no Ink.
+ */
+
+export type ActionId =
+	| 'help'
+	| 'quit'
+	| 'select-next'
+	| 'select-prev'
+	| 'refresh-faster'
+	| 'refresh-slower'
+	| 'pause'
+	| 'toggle-log'
+	| 'filter'
+	| 'log-up'
+	| 'log-down'
+	| 'theme'
+	| 'escape'
+	| 'probe'
+	| 'choose-prompt'
+	| 'probe-twice'
+	| 'demo'
+	| 'prompt-next'
+	| 'prompt-prev'
+	| 'prompt-run'
+	| 'filter-apply';
+
+/**
+ * Where a binding applies. The router looks through the active scopes, first match wins:
+ * filter (typing a query) › prompt / help (overlays) › empty (nothing found) › global.
+ */
+export type KeyScope = 'global' | 'empty' | 'help' | 'prompt' | 'filter';
+
+export interface KeyBinding {
+	readonly id: ActionId;
+	/** Normalised key names: `q`, `P`, `?`, `ctrl+c`, `tab`, `shift+tab`, `up`, `down`, `escape`, `return`, `space`, `pageup`. */
+	readonly keys: readonly string[];
+	readonly scope: KeyScope;
+	/** One line for the help overlay. */
+	readonly help: string;
+	/** Short label for the footer hint bar; absent = help overlay only. */
+	readonly footer?: string;
+}
+
+export const KEYMAP: readonly KeyBinding[] = [
+	{id: 'help', keys: ['?'], scope: 'global', help: 'Show all keys', footer: 'help'},
+	{id: 'quit', keys: ['q', 'ctrl+c'], scope: 'global', help: 'Quit', footer: 'quit'},
+	{id: 'select-next', keys: ['tab', 'down', 'j'], scope: 'global', help: 'Select the next engine', footer: 'engine'},
+	{id: 'select-prev', keys: ['shift+tab', 'up', 'k'], scope: 'global', help: 'Select the previous engine'},
+	{id: 'probe', keys: ['p'], scope: 'global', help: 'Probe the selected server with the last prompt', footer: 'probe'},
+	{id: 'choose-prompt', keys: ['P'], scope: 'global', help: 'Choose the probe prompt', footer: 'prompt'},
+	{id: 'probe-twice', keys: ['r'], scope: 'global', help: 'Run the probe twice (shows prefix-cache reuse)', footer: 'twice'},
+	{id: 'escape', keys: ['escape'], scope: 'global', help: 'Close overlay / cancel the probe / clear the filter', footer: 'cancel'},
+	{id: 'pause', keys: ['space'], scope: 'global', help: 'Pause the screen (collection goes on)', footer: 'pause'},
+	{id: 'toggle-log', keys: ['l'], scope: 'global', help: 'Show / hide the log pane', footer: 'log'},
+	{id: 'filter', keys: ['/'], scope: 'global', help: 'Filter the log (substring or /regex/)', footer: 'filter'},
+	{id: 'log-up', keys: ['pageup', '['], scope: 'global', help: 'Scroll the log back'},
+	{id: 'log-down', keys: ['pagedown', ']'], scope: 'global', help: 'Scroll the log forward'},
+	{id: 'refresh-faster', keys: ['+', '='], scope: 'global', help: 'Refresh faster', footer: '+-rate'},
+	{id: 'refresh-slower', keys: ['-', '_'], scope: 'global', help: 'Refresh slower'},
+	{id: 'theme', keys: ['t'], scope: 'global', help: 'Cycle colour themes', footer: 'theme'},
+	{id: 'demo', keys: ['d'], scope: 'empty', help: 'Start the built-in demo engine', footer: 'demo'},
+	{id: 'escape', keys: ['escape', '?', 'q'], scope: 'help', help: 'Close help', footer: 'close'},
+	{id: 'prompt-next', keys: ['down', 'j', 'tab'], scope: 'prompt', help: 'Next prompt'},
+	{id: 'prompt-prev', keys: ['up', 'k', 'shift+tab'], scope: 'prompt', help: 'Previous prompt'},
+	{id: 'prompt-run', keys: ['return'], scope: 'prompt', help: 'Probe with this prompt', footer: 'run'},
+	{id: 'escape', keys: ['escape'], scope: 'prompt', help: 'Close without probing', footer: 'close'},
+	{id: 'filter-apply', keys: ['return'], scope: 'filter', help: 'Apply the filter', footer: 'apply'},
+	{id: 'escape', keys: ['escape'], scope: 'filter', help: 'Stop editing the filter', footer: 'cancel'},
+];
+
+/** The subset of Ink's Key the router reads. */
+export interface InkKeyLike {
+	readonly upArrow?: boolean;
+	readonly downArrow?: boolean;
+	readonly leftArrow?: boolean;
+	readonly rightArrow?: boolean;
+	readonly pageUp?: boolean;
+	readonly pageDown?: boolean;
+	readonly home?: boolean;
+	readonly end?: boolean;
+	readonly return?: boolean;
+	readonly escape?: boolean;
+	readonly ctrl?: boolean;
+	readonly shift?: boolean;
+	readonly tab?: boolean;
+	readonly backspace?: boolean;
+	readonly delete?: boolean;
+	readonly meta?: boolean;
+}
+
+/** Ink's (input, key) → one normalised key name, or undefined for keys no binding can name. */
+export function keyName(input: string, key: InkKeyLike): string | undefined {
+	if (key.tab) return key.shift ? 'shift+tab' : 'tab';
+	if (key.upArrow) return 'up';
+	if (key.downArrow) return 'down';
+	if (key.leftArrow) return 'left';
+	if (key.rightArrow) return 'right';
+	if (key.pageUp) return 'pageup';
+	if (key.pageDown) return 'pagedown';
+	if (key.home) return 'home';
+	if (key.end) return 'end';
+	if (key.return) return 'return';
+	if (key.escape) return 'escape';
+	if (key.backspace || key.delete) return 'backspace';
+	if (key.ctrl && input) return `ctrl+${input.toLowerCase()}`;
+	if (input === ' ') return 'space';
+	if (input.length === 1) return input;
+	// A chunk such as a paste: no single binding matches.
+	return undefined;
+}
+
+/** Human label of a key for the footer and help: `Tab`, `S-Tab`, `↑`, `Esc`, `^C`, `Space`. */
+export function keyLabel(k: string): string {
+	const labels: Record<string, string> = {
+		tab: 'Tab',
+		'shift+tab': 'S-Tab',
+		up: '↑',
+		down: '↓',
+		left: '←',
+		right: '→',
+		pageup: 'PgUp',
+		pagedown: 'PgDn',
+		home: 'Home',
+		end: 'End',
+		return: 'Enter',
+		escape: 'Esc',
+		space: 'Space',
+		backspace: 'Bksp',
+	};
+	if (labels[k]) return labels[k];
+	if (k.startsWith('ctrl+')) return `^${k.slice(5).toUpperCase()}`;
+	return k;
+}
+
+/** The first binding in the active scopes (in order) that names the key. */
+export function resolveKey(keymap: readonly KeyBinding[], scopes: readonly KeyScope[], name: string): KeyBinding | undefined {
+	for (const scope of scopes) {
+		const hit = keymap.find(b => b.scope === scope && b.keys.includes(name));
+		if (hit) return hit;
+	}
+	return undefined;
+}
+
+export interface FooterHint {
+	readonly keys: string;
+	readonly label: string;
+	readonly id: ActionId;
+}
+
+/** Footer hints for the active scopes (first scope first), one per binding with a footer label. */
+export function footerHints(keymap: readonly KeyBinding[], scopes: readonly KeyScope[]): FooterHint[] {
+	const out: FooterHint[] = [];
+	for (const scope of scopes) {
+		for (const b of keymap) {
+			if (b.scope !== scope || b.footer === undefined) continue;
+			out.push({keys: keyLabel(b.keys[0]!), label: b.footer, id: b.id});
+		}
+	}
+	return out;
+}
+
+/** The hints that fit in `width` (whole hints only, two spaces apart). */
+export function fitHints(hints: readonly FooterHint[], width: number): FooterHint[] {
+	const out: FooterHint[] = [];
+	let used = 0;
+	for (const h of hints) {
+		const len = (out.length > 0 ? 2 : 0) + Array.from(`${h.keys} ${h.label}`).length;
+		if (used + len > width) break;
+		out.push(h);
+		used += len;
+	}
+	return out;
+}
+
+/** Footer hints as one line: `? help  q quit  Tab engine …`, cut at whole hints to fit `width`. */
+export function footerText(hints: readonly FooterHint[], width: number): string {
+	return fitHints(hints, width)
+		.map(h => `${h.keys} ${h.label}`)
+		.join('  ');
+}
+
+const SCOPE_TITLES: Record<KeyScope, string> = {
+	global: 'Everywhere',
+	empty: 'When no engine is found',
+	help: 'In this help',
+	prompt: 'Choosing a probe prompt',
+	filter: 'Typing a log filter',
+};
+
+/** Help overlay lines, grouped by scope: `  q, ^C        Quit`. */
+export function helpLines(keymap: readonly KeyBinding[]): string[] {
+	const lines: string[] = [];
+	const scopes: KeyScope[] = ['global', 'empty', 'prompt', 'filter', 'help'];
+	for (const scope of scopes) {
+		const group = keymap.filter(b => b.scope === scope);
+		if (group.length === 0) continue;
+		if (lines.length > 0) lines.push('');
+		lines.push(SCOPE_TITLES[scope]);
+		for (const b of group) lines.push(`  ${b.keys.map(keyLabel).join(', ').padEnd(16)} ${b.help}`);
+	}
+	return lines;
+}

@@ -1,0 +1,66 @@
+import {Box} from 'ink';
+import {memo} from 'react';
+import type {SystemState} from '../../system/types.js';
+import {bytes, duration, fit, mib, pct100} from '../format.js';
+import {Line, Span, Title} from './common.js';
+
+export interface ContentionPaneProps {
+	readonly system: SystemState;
+	readonly width: number;
+	readonly height: number;
+}
+
+/** The lines under the title, most important first (the pane shows as many as fit). Pure. */
+export function contentionLines(system: SystemState): string[] {
+	const c = system.contention;
+	const lines: string[] = [];
+	for (const g of system.gpus) {
+		const mem = g.unified ? 'unified memory' : `mem ${mib(g.memoryUsedMiB)}/${mib(g.memoryTotalMiB)}`;
+		lines.push(`GPU ${g.index ?? ''}${g.index === undefined ? '' : ' '}${g.name}  ${mem}  util ${pct100(g.utilizationPct)}${g.powerW !== undefined ? `  ${g.powerW.toFixed(0)} W` : ''}${g.temperatureC !== undefined ? `  ${g.temperatureC.toFixed(0)}°C` : ''}`);
+	}
+	for (const h of c.hot.slice(0, 5)) {
+		lines.push(`hot ${fit(h.name, 18, true)} pid ${String(h.pid).padEnd(7)} ${pct100(h.cpuPct).padStart(5)} CPU  for ${duration(h.hotForMs)}${h.memRssBytes !== undefined ? `  ${bytes(h.memRssBytes)}` : ''}`);
+	}
+	if (c.engines.length > 0) {
+		lines.push(`other engines: ${c.engines.map(e => `${e.engine} (${e.name} pid ${e.pid}${e.cpuPct !== undefined ? `, ${pct100(e.cpuPct)} CPU` : ''})`).join(', ')}`);
+	}
+	if (c.gpuUsers.length > 0) {
+		lines.push(`GPU users: ${c.gpuUsers.map(u => `${u.name} (pid ${u.pid}${u.usedMiB !== undefined ? `, ${mib(u.usedMiB)}` : ''})`).join(', ')}`);
+	}
+	const extra: string[] = [];
+	extra.push(`swap ${c.swapUsedBytes === undefined ? '--' : bytes(c.swapUsedBytes)}${c.swapTotalBytes !== undefined ? ` of ${bytes(c.swapTotalBytes)}` : ''}`);
+	if (c.memoryPressure) extra.push(`memory pressure ${c.memoryPressure}`);
+	if (c.power) {
+		const p = c.power;
+		const src = p.source === 'battery' ? `battery${p.percent !== undefined ? ` ${p.percent.toFixed(0)}%` : ''}` : p.source === 'ac' ? 'AC' : '--';
+		extra.push(`power ${src}${p.mode ? ` ${p.mode}` : ''}${p.governor ? ` (${p.governor})` : ''}`);
+	}
+	if (system.cpuLoadPct !== undefined) extra.push(`CPU load ${pct100(system.cpuLoadPct)}`);
+	lines.push(extra.join('  ·  '));
+	for (const r of system.reasons.slice(0, 2)) lines.push(`(${r})`);
+	return lines;
+}
+
+export const ContentionPane = memo(function ContentionPane({system, width, height}: ContentionPaneProps) {
+	const c = system.contention;
+	const lines = contentionLines(system).slice(0, Math.max(0, height - 1));
+	return (
+		<Box flexDirection="column" height={height} width={width}>
+			<Title title="CONTENTION">
+				{'  '}
+				{system.updatedAt === undefined && !c.active ? (
+					<Span color="muted">-- not measured yet</Span>
+				) : c.active ? (
+					<Span color="warn">{`! ${c.verdict ?? 'something competes for the machine'}`}</Span>
+				) : (
+					<Span color="good">{`✓ ${c.verdict ?? 'calm: nothing else competes'}`}</Span>
+				)}
+			</Title>
+			{lines.map((l, i) => (
+				<Line key={i} color={l.startsWith('hot ') ? 'warn' : l.startsWith('(') ? 'muted' : undefined}>
+					{l}
+				</Line>
+			))}
+		</Box>
+	);
+});

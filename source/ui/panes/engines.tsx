@@ -1,0 +1,146 @@
+import {Box} from 'ink';
+import {memo, useMemo} from 'react';
+import {ollamaProcessor} from '../../model/figures.js';
+import type {ModelInfo, ServerLifecycle, ServerState} from '../../model/types.js';
+import {DASH, fit, shortUrl, until} from '../format.js';
+import type {ThemeToken} from '../theme.js';
+import {Line, Span, Title} from './common.js';
+
+const STATE_GLYPH: Record<ServerLifecycle, {glyph: string; word: string; color: ThemeToken}> = {
+	up: {glyph: '●', word: 'up', color: 'good'},
+	stale: {glyph: '◌', word: 'stale', color: 'warn'},
+	restarted: {glyph: '↻', word: 'restarted', color: 'warn'},
+	'log-only': {glyph: '≡', word: 'log', color: 'muted'},
+	starting: {glyph: '◐', word: 'starting', color: 'muted'},
+};
+
+export interface EngineRow {
+	readonly serverId: string;
+	readonly first: boolean;
+	readonly state: ServerLifecycle;
+	readonly engine: string;
+	readonly url: string;
+	readonly model: string;
+	readonly processor: string;
+	/** Share of the model on the CPU (0..1) when partly on CPU. */
+	readonly cpuShare?: number;
+	readonly context: string;
+	readonly until: string;
+	readonly demo: boolean;
+}
+
+/** PROCESSOR text as `ollama ps` prints it, or layers offloaded, with the CPU share when partly on CPU. */
+export function residencyOf(server: ServerState, model: ModelInfo | undefined): {text: string; cpuShare?: number} {
+	const text =
+		model?.processor ??
+		ollamaProcessor(model?.sizeBytes, model?.sizeVramBytes) ??
+		(server.offload ? `${server.offload.layersOnGpu}/${server.offload.layersTotal} layers GPU` : undefined);
+	let residency = model?.gpuResidency;
+	if (residency === undefined && model?.sizeBytes !== undefined && model.sizeVramBytes !== undefined && model.sizeBytes > 0) {
+		residency = model.sizeVramBytes / model.sizeBytes;
+	}
+	if (residency === undefined && server.offload && server.offload.layersTotal > 0) {
+		residency = server.offload.layersOnGpu / server.offload.layersTotal;
+	}
+	const cpuShare = residency !== undefined && residency < 0.995 ? 1 - residency : undefined;
+	return {text: text ?? DASH, cpuShare};
+}
+
+function contextOf(server: ServerState, model: ModelInfo | undefined): string {
+	const slots = model?.slots ?? server.context?.slots;
+	const perSlot = model?.contextPerSlot ?? server.context?.nCtxPerSlot;
+	if (slots !== undefined && perSlot !== undefined && (server.engine === 'llamacpp' || slots > 1)) return `${slots}×${perSlot}`;
+	const ctx = model?.contextLength ?? server.context?.nCtx;
+	return ctx === undefined ? DASH : String(ctx);
+}
+
+/** One row per model per server (a server with no model yet still gets its row). Pure. */
+export function engineRows(servers: Readonly<Record<string, ServerState>>, order: readonly string[], now: number): EngineRow[] {
+	const rows: EngineRow[] = [];
+	for (const id of order) {
+		const s = servers[id];
+		if (!s) continue;
+		const models: (ModelInfo | undefined)[] = s.models.length > 0 ? [...s.models] : [undefined];
+		models.forEach((m, i) => {
+			const res = residencyOf(s, m);
+			rows.push({
+				serverId: id,
+				first: i === 0,
+				state: s.state,
+				engine: s.engine,
+				url: s.url ? shortUrl(s.url) : (s.logLabel ?? DASH),
+				model: m?.name ?? DASH,
+				processor: res.text,
+				cpuShare: res.cpuShare,
+				context: contextOf(s, m),
+				until: m?.expiresAt !== undefined ? until(m.expiresAt, now) : s.engine === 'ollama' || s.engine === 'demo-ollama' ? DASH : '',
+				demo: s.demo === true,
+			});
+		});
+	}
+	return rows;
+}
+
+export interface EnginesPaneProps {
+	readonly rows: readonly EngineRow[];
+	readonly selectedId?: string;
+	readonly width: number;
+	readonly height: number;
+}
+
+/** Column widths by available width (fixed so rows line up; one Text per row). */
+function columns(width: number) {
+	return width >= 110
+		? {state: 12, engine: 12, url: 24, model: 26, proc: 22, ctx: 10}
+		: {state: 8, engine: 9, url: 16, model: 15, proc: 16, ctx: 6};
+}
+
+export const EnginesPane = memo(function EnginesPane({rows, selectedId, width, height}: EnginesPaneProps) {
+	const c = columns(width);
+	const visible = useMemo(() => {
+		const room = Math.max(0, height - 1);
+		if (rows.length <= room) return {rows, more: 0};
+		const sel = Math.max(0, rows.findIndex(r => r.serverId === selectedId && r.first));
+		const fit = Math.max(1, room - 1);
+		const start = Math.min(Math.max(0, sel - Math.floor(fit / 2)), rows.length - fit);
+		return {rows: rows.slice(start, start + fit), more: rows.length - fit};
+	}, [rows, selectedId, height]);
+	const servers = new Set(rows.map(r => r.serverId)).size;
+	return (
+		<Box flexDirection="column" height={height} width={width}>
+			<Title title="ENGINES" detail={`${servers} server${servers === 1 ? '' : 's'}`} />
+			{visible.rows.map(r => {
+				const selected = r.serverId === (selectedId ?? rows[0]?.serverId) && r.first;
+				const st = STATE_GLYPH[r.state];
+				return (
+					<Line key={`${r.serverId}/${r.model}`} inverse={selected}>
+						{selected ? '▸ ' : '  '}
+						{r.first ? (
+							<Span color={st.color}>{fit(`${st.glyph} ${st.word}`, c.state - 1, true)}</Span>
+						) : (
+							' '.repeat(c.state - 1)
+						)}
+						{' '}
+						{r.first ? fit(r.engine, c.engine - 1, true) : ' '.repeat(c.engine - 1)}
+						{' '}
+						{r.first ? fit(r.url, c.url - 1, true) : ' '.repeat(c.url - 1)}
+						{' '}
+						{fit(r.model, c.model - 1, true)}
+						{' '}
+						{r.cpuShare !== undefined ? (
+							<Span color="bad">{`${r.processor} ⚠ ${width >= 110 ? 'partly on CPU: ' : ''}${Math.round(r.cpuShare * 100)}% on CPU`}</Span>
+						) : (
+							fit(r.processor, c.proc - 1, true)
+						)}
+						{' '}
+						<Span color="muted">{'ctx '}</Span>
+						{fit(r.context, c.ctx - 1, true)}
+						{r.until ? ' ' : ''}
+						{r.until ? <Span color="muted">{r.until}</Span> : null}
+					</Line>
+				);
+			})}
+			{visible.more > 0 ? <Line color="muted">{`  … ${visible.more} more`}</Line> : null}
+		</Box>
+	);
+});

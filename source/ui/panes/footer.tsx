@@ -1,0 +1,55 @@
+import {Box, Text} from 'ink';
+import {memo} from 'react';
+import type {SelfCost} from '../../system/types.js';
+import {bytes, pct100} from '../format.js';
+import {fitHints, footerHints, type KeyBinding, type KeyScope} from '../keymap.js';
+import {useTheme} from '../theme-context.js';
+import {Line, Span} from './common.js';
+
+export interface FooterProps {
+	readonly keymap: readonly KeyBinding[];
+	readonly scopes: readonly KeyScope[];
+	readonly self: SelfCost;
+	/** stdin is not a TTY: keys can't be read. */
+	readonly readOnly: boolean;
+	readonly width: number;
+}
+
+/** infertop's own cost, the way htop lists itself. */
+export function selfText(self: SelfCost): string {
+	return `infertop CPU ${pct100(self.cpuPct, 1)} RSS ${bytes(self.rssBytes)}`;
+}
+
+/** Key hints generated from the keymap, then infertop's own CPU % and RSS at the right. */
+export const Footer = memo(function Footer({keymap, scopes, self, readOnly, width}: FooterProps) {
+	const theme = useTheme();
+	const me = selfText(self);
+	const room = Math.max(0, width - me.length - 2);
+	const hints = readOnly ? [] : fitHints(footerHints(keymap, scopes), room);
+	return (
+		<Box width={width} height={1}>
+			<Box flexGrow={1} width={Math.max(0, width - me.length - 1)}>
+				<Line>
+					{readOnly ? (
+						<Span color="warn">read-only: no keyboard (stdin is not a TTY)</Span>
+					) : (
+						hints.map((h, i) => (
+							<Text key={`${h.id}${i}`}>
+								{i > 0 ? '  ' : ''}
+								<Text bold color={theme.colors.accent}>
+									{h.keys}
+								</Text>
+								<Text color={theme.colors.muted}>{` ${h.label}`}</Text>
+							</Text>
+						))
+					)}
+				</Line>
+			</Box>
+			<Box width={me.length + 1} justifyContent="flex-end">
+				<Text wrap="truncate-end" color={theme.colors.muted}>
+					{me}
+				</Text>
+			</Box>
+		</Box>
+	);
+});

@@ -1,0 +1,83 @@
+import {Box} from 'ink';
+import {memo, useMemo} from 'react';
+import type {LogLine} from '../../model/types.js';
+import {sanitize} from '../../util/sanitize.js';
+import {clock, fit} from '../format.js';
+import {compileFilter} from '../view-state.js';
+import {Line, Span, Title} from './common.js';
+
+export interface LogPaneProps {
+	readonly log: readonly LogLine[];
+	readonly label?: string;
+	readonly logState?: string;
+	readonly filter: string;
+	readonly editing: boolean;
+	readonly draft: string;
+	/** Lines scrolled back from the newest. */
+	readonly scroll: number;
+	readonly width: number;
+	readonly height: number;
+}
+
+export interface VisibleLog {
+	readonly lines: {readonly text: string; readonly parsed: boolean; readonly ranges: [number, number][]}[];
+	readonly matched: number;
+	readonly error?: string;
+}
+
+/** Filter, scroll and cut the log to what fits, before anything renders. Pure. */
+export function visibleLog(log: readonly LogLine[], filter: string, scroll: number, rows: number, width: number): VisibleLog {
+	const f = compileFilter(filter);
+	const matched = f ? log.filter(l => f.test(l.text)) : log;
+	const end = Math.max(0, matched.length - Math.max(0, scroll));
+	const start = Math.max(0, end - rows);
+	const room = Math.max(1, width - 11);
+	const lines = matched.slice(start, end).map(l => {
+		const text = fit(sanitize(l.text, 1024), room);
+		return {text: `${clock(l.t)} ${l.parsed ? '•' : ' '} ${text}`, parsed: l.parsed, ranges: f ? f.ranges(text).map(([a, b]) => [a + 11, b + 11] as [number, number]) : []};
+	});
+	return {lines, matched: matched.length, error: f?.error};
+}
+
+function Highlighted({text, ranges}: {readonly text: string; readonly ranges: readonly [number, number][]}) {
+	if (ranges.length === 0) return <>{text}</>;
+	const parts = [];
+	let at = 0;
+	for (const [i, [a, b]] of ranges.entries()) {
+		if (a < at) continue;
+		if (a > at) parts.push(text.slice(at, a));
+		parts.push(
+			<Span key={i} color="accent" inverse>
+				{text.slice(a, b)}
+			</Span>,
+		);
+		at = b;
+	}
+	if (at < text.length) parts.push(text.slice(at));
+	return <>{parts}</>;
+}
+
+export const LogPane = memo(function LogPane(props: LogPaneProps) {
+	const rows = Math.max(0, props.height - 2);
+	const view = useMemo(
+		() => visibleLog(props.log, props.filter, props.scroll, rows, props.width),
+		[props.log, props.filter, props.scroll, rows, props.width],
+	);
+	const filterLine = props.editing
+		? `/ ${props.draft}▏  Enter applies · Esc stops editing`
+		: props.filter
+			? `filter ${props.filter}: ${view.matched} of ${props.log.length} lines${view.error ? ` (${view.error})` : ''} · Esc clears`
+			: `${props.log.length} lines · • = parsed · / filters · PgUp/PgDn scroll`;
+	return (
+		<Box flexDirection="column" height={props.height} width={props.width}>
+			<Title title="LOG" detail={`${props.label ?? '--'}${props.logState ? ` · ${props.logState}` : ''}${props.scroll > 0 ? ` · ${props.scroll} lines back` : ''}`} />
+			<Line color={props.editing ? 'accent' : 'muted'}>{filterLine}</Line>
+			{view.lines.length === 0 && rows > 0 ? <Line color="muted">{props.filter ? 'no line matches' : 'no log lines yet'}</Line> : null}
+			{view.lines.map((l, i) => (
+				<Line key={i} color={l.parsed ? undefined : 'muted'}>
+					<Highlighted text={l.text} ranges={l.ranges} />
+				</Line>
+			))}
+		</Box>
+	);
+});

@@ -1,0 +1,74 @@
+import {Box} from 'ink';
+import type {ProbePromptKind} from '../../probe/types.js';
+import {helpLines, type KeyBinding} from '../keymap.js';
+import {PROMPT_KINDS} from '../view-state.js';
+import {Line, Span, Title} from './common.js';
+
+export function HelpOverlay({keymap, width, height}: {readonly keymap: readonly KeyBinding[]; readonly width: number; readonly height: number}) {
+	const lines = helpLines(keymap);
+	const room = Math.max(0, height - 1);
+	const shown = lines.length > room ? [...lines.slice(0, Math.max(0, room - 1)), `… ${lines.length - room + 1} more (a taller terminal shows all)`] : lines;
+	return (
+		<Box flexDirection="column" height={height} width={width}>
+			<Title title="KEYS" detail="Esc or ? closes" />
+			{shown.map((l, i) => (
+				<Line key={i} color={l.startsWith('  ') ? undefined : 'accent'} bold={!l.startsWith('  ')}>
+					{l}
+				</Line>
+			))}
+		</Box>
+	);
+}
+
+export const PROMPT_HELP: Record<Exclude<ProbePromptKind, 'file'>, string> = {
+	code: 'write a small function (code: drafts are often accepted)',
+	prose: 'a paragraph of prose (acceptance ≈ 0.6)',
+	repeat: 'repeat a line (acceptance ≈ 1: the speculation ceiling)',
+	hex: 'random hex digits (hard to draft)',
+	long: 'a long prompt (prefill speed, prefix-cache reuse)',
+};
+
+export function PromptOverlay(props: {readonly cursor: number; readonly current: ProbePromptKind; readonly serverLabel?: string; readonly width: number; readonly height: number}) {
+	return (
+		<Box flexDirection="column" height={props.height} width={props.width}>
+			<Title title="PROBE PROMPT" detail={`probe ${props.serverLabel ?? '--'} with · ↑/↓ choose · Enter runs · Esc closes`} />
+			{PROMPT_KINDS.slice(0, Math.max(0, props.height - 1)).map((k, i) => (
+				<Line key={k} inverse={i === props.cursor}>
+					{i === props.cursor ? '▸ ' : '  '}
+					<Span bold>{k.padEnd(8)}</Span>
+					{PROMPT_HELP[k]}
+					{k === props.current ? <Span color="muted">{'  (last used)'}</Span> : null}
+				</Line>
+			))}
+		</Box>
+	);
+}
+
+export function TooSmall({columns, rows, need}: {readonly columns: number; readonly rows: number; readonly need: {readonly columns: number; readonly rows: number}}) {
+	const okW = columns >= need.columns;
+	const okH = rows >= need.rows;
+	const h = Math.max(1, rows - 1);
+	const lines = [
+		<Line key="t" bold color="warn">
+			Terminal too small
+		</Line>,
+		<Line key="w">
+			{'Width  '}
+			<Span color={okW ? 'good' : 'bad'}>{`${columns} ${okW ? '✓' : '✖'}`}</Span>
+			{` (need ${need.columns})`}
+		</Line>,
+		<Line key="h">
+			{'Height '}
+			<Span color={okH ? 'good' : 'bad'}>{`${rows} ${okH ? '✓' : '✖'}`}</Span>
+			{` (need ${need.rows})`}
+		</Line>,
+		<Line key="n" color="muted">
+			{`Needed: ${need.columns}×${need.rows}, now ${columns}×${rows}`}
+		</Line>,
+	];
+	return (
+		<Box flexDirection="column" width={Math.max(1, columns)} height={h}>
+			{lines.slice(0, h)}
+		</Box>
+	);
+}

@@ -1,0 +1,172 @@
+import {Box} from 'ink';
+import {memo, useEffect, useMemo, useRef} from 'react';
+import type {ModelFigures, PassSample} from '../../model/types.js';
+import {graphBlock, graphPlotWidth, markerRow, nextScale, sparkline} from '../charts.js';
+import {DASH, gb, gbs, num, pct, tpp, tps} from '../format.js';
+import {passesVerdictLine, type Verdict} from '../verdict.js';
+import {Line, Span, Title} from './common.js';
+
+export interface PassesPaneProps {
+	/** Figures of the selected server's models (deriveServer). */
+	readonly figures: readonly ModelFigures[];
+	readonly history: readonly PassSample[];
+	readonly serverLabel?: string;
+	readonly contention?: string;
+	readonly width: number;
+	readonly height: number;
+	/** Height of the tok/s graph; 0 = no graphs. */
+	readonly graphRows: number;
+}
+
+/** The model the pane is about: the one with figures, else the first. */
+export function primaryFigures(figures: readonly ModelFigures[]): ModelFigures | undefined {
+	return figures.find(f => f.decodeTps !== undefined || f.tokensPerPass !== undefined) ?? figures[0];
+}
+
+const isEstimate = (source: string | undefined) => source !== undefined && (source.startsWith('~') || /estimat/i.test(source));
+
+/** `5.22 (engine 5.75)` when the engine's own figure differs from the counts. */
+export function tppWithEngine(f: ModelFigures | undefined): string {
+	const ours = tpp(f?.tokensPerPass);
+	const theirs = f?.engineTokensPerPass;
+	if (theirs === undefined || tpp(theirs) === ours) return ours;
+	return `${ours} (engine ${tpp(theirs)})`;
+}
+
+/** The three figure lines, as plain text segments (label, value) so tests and the snapshot read them. */
+export function passesLines(f: ModelFigures | undefined): [string, string][][] {
+	const bSource = f?.bytesPerTokenSource?.replace(/^~\s*/, '');
+	const b = f?.bytesPerToken === undefined ? DASH : `${isEstimate(f.bytesPerTokenSource) ? '~' : ''}${gb(f.bytesPerToken)}`;
+	const effShare = f?.effectiveBandwidthGBs !== undefined && f.bandwidthGBs ? f.effectiveBandwidthGBs / f.bandwidthGBs : undefined;
+	return [
+		[
+			['decode ', `${tps(f?.decodeTps)} tok/s`],
+			['   tok/pass ', tppWithEngine(f)],
+			['   accept ', pct(f?.acceptance, 1)],
+			['   passes/s ', num(f?.passesPerSec, 1)],
+		],
+		[
+			['ms/pass ', num(f?.msPerPass, 1)],
+			['   B ', b + (bSource && f?.bytesPerToken !== undefined ? ` (${bSource})` : '')],
+		],
+		[
+			['ceiling ', `${tps(f?.ceilingTps)} tok/s`],
+			['   ', `${pct(f?.pctOfCeiling)} of ceiling`],
+			['   eff. BW ', `${gbs(f?.effectiveBandwidthGBs)} = ${pct(effShare)} of ${gbs(f?.bandwidthGBs)}`],
+		],
+	];
+}
+
+const LEVEL_COLOR = {good: 'good', warn: 'warn', bad: 'bad', muted: 'muted'} as const;
+const LEVEL_GLYPH = {good: '✓', warn: '!', bad: '✖', muted: '·'} as const;
+
+export function VerdictLine({verdict}: {readonly verdict: Verdict}) {
+	return (
+		<Line>
+			<Span color={LEVEL_COLOR[verdict.level]}>{`${LEVEL_GLYPH[verdict.level]} ${verdict.text}`}</Span>
+		</Line>
+	);
+}
+
+const GUTTER = 6;
+const LABELS = 20;
+
+export const PassesPane = memo(function PassesPane(props: PassesPaneProps) {
+	const f = primaryFigures(props.figures);
+	const lines = useMemo(() => passesLines(f), [f]);
+	const verdict = useMemo(() => passesVerdictLine(f, props.contention), [f, props.contention]);
+	const others = props.figures.filter(x => x !== f && x.model).map(x => x.model);
+	const detail = [
+		f?.model ?? props.serverLabel ?? DASH,
+		f?.engine,
+		f?.runner,
+		f ? `${f.requestCount} request${f.requestCount === 1 ? '' : 's'}${f.basis ? ` (${f.basis})` : ''}` : undefined,
+		others.length > 0 ? `also ${others.join(', ')}` : undefined,
+	]
+		.filter(Boolean)
+		.join(' · ');
+	return (
+		<Box flexDirection="column" height={props.height} width={props.width}>
+			<Title title="PASSES" detail={detail} />
+			{lines.map((segments, i) => (
+				<Line key={i}>
+					{segments.map(([label, value], j) => (
+						<Span key={j}>
+							<Span color="muted">{label}</Span>
+							{value}
+						</Span>
+					))}
+				</Line>
+			))}
+			<VerdictLine verdict={verdict} />
+			{props.graphRows > 0 ? <Graphs history={props.history} figures={f} width={props.width} rows={props.graphRows} /> : null}
+		</Box>
+	);
+});
+
+interface GraphsProps {
+	readonly history: readonly PassSample[];
+	readonly figures?: ModelFigures;
+	readonly width: number;
+	readonly rows: number;
+}
+
+/** tok/s braille graph with the ceiling line, contention marks under it, tokens-per-pass sparkline: one time axis. */
+const Graphs = memo(function Graphs({history, figures, width, rows}: GraphsProps) {
+	const tpsValues = useMemo(() => history.map(s => s.decodeTps), [history]);
+	const tppValues = useMemo(() => history.map(s => s.tokensPerPass), [history]);
+	const flags = useMemo(() => history.map(s => s.contention), [history]);
+	const ceiling = figures?.ceilingTps;
+	// The scale grows at once and shrinks one step at a time (it doesn't breathe every tick).
+	const prevScale = useRef<number | undefined>(undefined);
+	const prevTppScale = useRef<number | undefined>(undefined);
+	const scale = useMemo(() => nextScale(prevScale.current, [...tpsValues, ceiling]), [tpsValues, ceiling]);
+	const tppScale = useMemo(() => nextScale(prevTppScale.current, tppValues), [tppValues]);
+	useEffect(() => {
+		prevScale.current = scale;
+		prevTppScale.current = tppScale;
+	}, [scale, tppScale]);
+	const lastTps = [...tpsValues].reverse().find(v => v !== undefined);
+	const lastTpp = [...tppValues].reverse().find(v => v !== undefined);
+	const block = useMemo(
+		() =>
+			graphBlock(tpsValues, {
+				width,
+				height: rows,
+				max: scale,
+				ceiling,
+				gutter: GUTTER,
+				labelWidth: LABELS,
+				decimals: scale < 10 ? 1 : 0,
+				labels: [`now ${tps(lastTps)} tok/s`, `┄ ceiling ${tps(ceiling)}`, `scale 0–${num(scale, scale < 10 ? 1 : 0)} tok/s`],
+			}),
+		[tpsValues, width, rows, scale, ceiling, lastTps],
+	);
+	const plotWidth = graphPlotWidth({width, gutter: GUTTER, labelWidth: LABELS});
+	const marks = markerRow(flags, {width: plotWidth});
+	const spark = sparkline(tppValues, {width: plotWidth, max: tppScale, samplesPerCell: 2});
+	const hasMarks = marks.includes('!');
+	return (
+		<Box flexDirection="column">
+			{block.map((row, i) => (
+				<Line key={i} color={i === 1 ? undefined : 'tps'}>
+					{i === 1 ? (
+						<>
+							<Span color="tps">{row.slice(0, GUTTER + 1 + plotWidth + 1)}</Span>
+							<Span color="ceiling">{row.slice(GUTTER + 1 + plotWidth + 1)}</Span>
+						</>
+					) : (
+						row
+					)}
+				</Line>
+			))}
+			<Line color="warn">{`${' '.repeat(GUTTER)} ${marks} ${hasMarks ? '! = contention' : ''}`}</Line>
+			<Line>
+				<Span color="muted">{'tk/pas'.padStart(GUTTER)}</Span>
+				<Span color="tpp">{` ${spark} `}</Span>
+				{`tok/pass ${tpp(lastTpp)} (0–${num(tppScale, Number.isInteger(tppScale) ? 0 : 1)})`}
+			</Line>
+		</Box>
+	);
+});
+

@@ -1,0 +1,59 @@
+import {Box} from 'ink';
+import {memo} from 'react';
+import type {ProbeResult, ProbeState} from '../../probe/types.js';
+import {clock, elapsed, int, ms, pct, tpp, tps} from '../format.js';
+import {Line, Span, Title} from './common.js';
+
+export interface ProbePaneProps {
+	readonly probe: ProbeState;
+	readonly now: number;
+	readonly width: number;
+	readonly height: number;
+}
+
+/** Wall vs reported: flagged in words when they differ by more than 5 %. */
+export function disagreement(r: ProbeResult): string | undefined {
+	if (r.decodeTps === undefined || r.reportedTps === undefined || r.reportedTps <= 0) return undefined;
+	const d = (r.decodeTps - r.reportedTps) / r.reportedTps;
+	if (r.disagree === true || Math.abs(d) > 0.05) return `⚠ wall and reported differ by ${(Math.abs(d) * 100).toFixed(0)}%`;
+	return undefined;
+}
+
+/** Two lines for the last result. Pure. */
+export function resultLines(r: ProbeResult): [string, string] {
+	const first = `TTFT ${ms(r.ttftMs)}   decode ${tps(r.decodeTps)} tok/s wall vs ${tps(r.reportedTps)} reported${r.run !== undefined ? `   run ${r.run}` : ''}`;
+	const cached = r.cachedTokens !== undefined && r.promptTokens !== undefined ? `   cached ${int(r.cachedTokens)}/${int(r.promptTokens)}` : '';
+	const second = `tok/pass ${tpp(r.tokensPerPass)}   accept ${pct(r.acceptance)}   ceiling ${tps(r.ceilingTps)} tok/s   ${pct(r.pctOfCeiling)} of ceiling${cached}   ${r.prompt} · ${r.model ?? r.engine} · ${clock(r.t)}`;
+	return [first, second];
+}
+
+export const ProbePane = memo(function ProbePane({probe, now, width, height}: ProbePaneProps) {
+	const last = probe.results.at(-1);
+	const run = probe.running;
+	const room = Math.max(0, height - 1);
+	const lines: {text: string; color?: 'accent' | 'bad' | 'warn' | 'muted'}[] = [];
+	if (run) {
+		const runs = run.runs !== undefined && run.runs > 1 ? ` · run ${run.run ?? 1}/${run.runs}` : '';
+		lines.push({
+			text: `▶ ${int(run.tokens)} tokens · ${tps(run.liveTps)} tok/s live · TTFT ${ms(run.ttftMs)} · ${elapsed(now - run.startedAt)} elapsed${runs}${run.status ? ` · ${run.status}` : ''}   Esc cancels`,
+			color: 'accent',
+		});
+	}
+	if (probe.lastError) lines.push({text: `✖ ${probe.lastError}`, color: 'bad'});
+	if (last) {
+		const [a, b] = resultLines(last);
+		const flag = disagreement(last);
+		lines.push({text: flag ? `${a}   ${flag}` : a, color: flag ? 'warn' : undefined});
+		lines.push({text: b});
+	} else if (!run) {
+		lines.push({text: 'no probe yet: p probes the selected server, P chooses the prompt, r runs it twice', color: 'muted'});
+	}
+	return (
+		<Box flexDirection="column" height={height} width={width}>
+			<Title title="PROBE" detail={`prompt ${probe.prompt}${run ? ` · running on ${run.serverId}` : ''}`} />
+			{lines.slice(0, room).map((l, i) => (
+				<Line key={i}>{l.color ? <Span color={l.color}>{l.text}</Span> : l.text}</Line>
+			))}
+		</Box>
+	);
+});

@@ -1,0 +1,92 @@
+import {Box} from 'ink';
+import {memo} from 'react';
+import {requestFigures} from '../../model/figures.js';
+import type {RequestRecord, ServerState} from '../../model/types.js';
+import {clock, fit, int, pct, right, tpp, tps} from '../format.js';
+import {Line, Span, Title} from './common.js';
+
+export interface RequestRow {
+	readonly key: string;
+	readonly live: boolean;
+	readonly text: string;
+}
+
+const HEAD = ['time', 'engine', 'model', 'prompt', 'cached', 'prefill/s', 'decode/s', 'tok/pass', 'accept'] as const;
+const W = [8, 10, 16, 7, 7, 9, 8, 8, 6] as const;
+
+function row(cells: readonly string[]): string {
+	return cells
+		.map((c, i) => (i <= 2 ? fit(c, W[i]!, true) : right(c, W[i]!)))
+		.join(' ');
+}
+
+export const REQUESTS_HEADER = row(HEAD);
+
+/**
+ * Table rows, newest first: live rows (requests in flight: prefill progress / live tg) on top,
+ * then finished requests with requestFigures(). Pure; `limit` rows at most.
+ */
+export function requestRows(servers: Readonly<Record<string, ServerState>>, order: readonly string[], limit: number): RequestRow[] {
+	const all: {r: RequestRecord; engine: string}[] = [];
+	for (const id of order) {
+		const s = servers[id];
+		if (!s) continue;
+		for (const r of s.requests) all.push({r, engine: s.engine});
+	}
+	all.sort((a, b) => b.r.lastSeen - a.r.lastSeen);
+	const live = all.filter(x => !x.r.done).slice(0, 2);
+	const done = all.filter(x => x.r.done);
+	const out: RequestRow[] = [];
+	for (const {r, engine} of live) {
+		if (out.length >= limit) break;
+		const what =
+			r.liveTps !== undefined
+				? `tg ${tps(r.liveTps)} tok/s, ${int(r.liveGenerated)} tokens`
+				: r.prefillProgress !== undefined
+					? `prefill ${pct(r.prefillProgress)}`
+					: 'started';
+		out.push({key: `${r.serverId}/${r.key}`, live: true, text: `${fit('▶ live', W[0], true)} ${fit(engine, W[1], true)} ${fit(r.model ?? '--', W[2], true)} ${what}`});
+	}
+	for (const {r, engine} of done) {
+		if (out.length >= limit) break;
+		const f = requestFigures(r);
+		out.push({
+			key: `${r.serverId}/${r.key}`,
+			live: false,
+			text: row([
+				clock(r.lastSeen),
+				engine,
+				r.model ?? '--',
+				int(f.promptTokens),
+				int(f.cachedTokens),
+				tps(f.prefillTps),
+				tps(f.decodeTps),
+				tpp(f.tokensPerPass),
+				pct(f.acceptance),
+			]),
+		});
+	}
+	return out;
+}
+
+export interface RequestsPaneProps {
+	readonly rows: readonly RequestRow[];
+	readonly total: number;
+	readonly width: number;
+	readonly height: number;
+}
+
+export const RequestsPane = memo(function RequestsPane({rows, total, width, height}: RequestsPaneProps) {
+	const room = Math.max(0, height - 2);
+	const shown = rows.slice(0, room);
+	return (
+		<Box flexDirection="column" height={height} width={width}>
+			<Title title="REQUESTS" detail={`${total} seen, newest first`} />
+			<Line color="muted">{REQUESTS_HEADER}</Line>
+			{shown.length === 0 && room > 0 ? <Line color="muted">no request seen yet</Line> : null}
+			{shown.map(r => (
+				<Line key={r.key}>{r.live ? <Span color="accent">{r.text}</Span> : r.text}</Line>
+			))}
+		</Box>
+	);
+});
