@@ -1,0 +1,149 @@
+/**
+ * Start-up time of the bundled build: process start → first frame on a pseudo-terminal.
+ *
+ *   npx tsx bench/startup.bench.ts            (or import {run} and await run())
+ *   INFERTOP_BENCH_RUNS=9                     number of runs (default 7, at least 5)
+ *   INFERTOP_BENCH_ENTRY=scripts/smoke-entry.tsx   bundle this entry instead of source/cli.tsx
+ *
+ * It bundles the CLI (scripts/build.mjs) into a temporary package laid out as npm installs it
+ * (bin/, dist/, themes/, samples/, package.json), then runs `node bin/infertop.js --demo` under a
+ * pseudo-terminal (`script` from util-linux, or BSD `script` on macOS) with CI=false (Ink renders
+ * nothing until exit in CI) and INFERTOP_EXIT_AFTER_FIRST_FRAME=1. It measures from spawn to
+ *   - first byte: the first bytes on the terminal (escape sequences count: alternate screen…),
+ *   - first frame: the first visible character of a frame (escape sequences stripped),
+ * and kills the process once the frame is seen if it does not exit by itself.
+ * If source/cli.tsx cannot be bundled yet it falls back to scripts/smoke-entry.tsx and says so.
+ * The baseline row is `node -e` printing one character under the same terminal: the floor.
+ */
+import {spawn, spawnSync} from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {fileURLToPath} from 'node:url';
+import stripAnsi from 'strip-ansi';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+interface Timing {
+	firstByteMs?: number;
+	firstFrameMs?: number;
+	exitMs?: number;
+	exitedByItself: boolean;
+}
+
+function ptyCommand(command: string, cols = 120, rows = 40): {file: string; args: string[]; pty: boolean} {
+	const inner = `stty cols ${cols} rows ${rows} 2>/dev/null; exec ${command}`;
+	if (process.platform === 'linux' && spawnSync('script', ['--version']).status === 0) return {file: 'script', args: ['-qfec', inner, '/dev/null'], pty: true};
+	if (process.platform === 'darwin') return {file: 'script', args: ['-q', '/dev/null', 'sh', '-c', inner], pty: true};
+	return {file: 'sh', args: ['-c', command], pty: false};
+}
+
+function once(command: string, cwd: string, timeoutMs = 30_000): Promise<Timing> {
+	const {file, args} = ptyCommand(command);
+	const env: NodeJS.ProcessEnv = {...process.env, CI: 'false', INFERTOP_EXIT_AFTER_FIRST_FRAME: '1', TERM: process.env.TERM && process.env.TERM !== 'dumb' ? process.env.TERM : 'xterm-256color'};
+	delete env.NO_COLOR;
+	delete env.DEV;
+	return new Promise((resolve) => {
+		const t0 = performance.now();
+		const child = spawn(file, args, {cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true});
+		const timing: Timing = {exitedByItself: false};
+		let text = '';
+		let killTimer: NodeJS.Timeout | undefined;
+		const kill = () => {
+			try {
+				process.kill(-child.pid!, 'SIGKILL');
+			} catch {}
+		};
+		const deadline = setTimeout(kill, timeoutMs);
+		child.stdout.on('data', (chunk: Buffer) => {
+			const now = performance.now() - t0;
+			timing.firstByteMs ??= now;
+			if (timing.firstFrameMs !== undefined) return;
+			text += chunk.toString('utf8');
+			if (/\S/.test(stripAnsi(text))) {
+				timing.firstFrameMs = now;
+				// Give it a moment to leave by itself (INFERTOP_EXIT_AFTER_FIRST_FRAME), then stop it.
+				killTimer = setTimeout(kill, 3000);
+			}
+		});
+		child.stderr.resume();
+		child.on('exit', () => {
+			timing.exitMs = performance.now() - t0;
+			timing.exitedByItself = killTimer !== undefined && timing.exitMs < (timing.firstFrameMs ?? 0) + 3000;
+			clearTimeout(deadline);
+			if (killTimer) clearTimeout(killTimer);
+			resolve(timing);
+		});
+	});
+}
+
+const median = (xs: number[]): number => {
+	const s = [...xs].sort((a, b) => a - b);
+	const mid = s.length >> 1;
+	return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+
+function stats(label: string, xs: (number | undefined)[]): string {
+	const known = xs.filter((x): x is number => x !== undefined);
+	if (known.length === 0) return `${label.padEnd(26)} --`;
+	const f = (x: number) => `${x.toFixed(0)} ms`.padStart(8);
+	return `${label.padEnd(26)} median ${f(median(known))}   min ${f(Math.min(...known))}   max ${f(Math.max(...known))}   (n=${known.length}${known.length < xs.length ? ` of ${xs.length}` : ''})`;
+}
+
+/** Lay out a package as npm installs it, with the bundle built from `entry`. */
+function stage(entry: string | undefined): {dir: string; entry: string; note?: string} {
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'infertop-startup-'));
+	const build = (e: string | undefined) =>
+		spawnSync(process.execPath, ['scripts/build.mjs'], {cwd: root, env: {...process.env, INFERTOP_OUTFILE: path.join(dir, 'dist', 'cli.js'), ...(e ? {INFERTOP_ENTRY: e} : {})}, encoding: 'utf8'});
+	let used = entry ?? 'source/cli.tsx';
+	let note: string | undefined;
+	let r = build(entry);
+	if (r.status !== 0 && entry === undefined) {
+		note = `source/cli.tsx did not bundle (${(r.stderr.split('\n').find((l) => l.includes('ERROR')) ?? 'build failed').replace(/^\s*✘\s*/, '').trim()}); measured the smoke entry instead`;
+		used = 'scripts/smoke-entry.tsx';
+		r = build(used);
+	}
+	if (r.status !== 0) throw new Error(`build failed:\n${r.stderr}`);
+	fs.cpSync(path.join(root, 'bin'), path.join(dir, 'bin'), {recursive: true});
+	fs.copyFileSync(path.join(root, 'package.json'), path.join(dir, 'package.json'));
+	for (const d of ['themes', 'samples']) if (fs.existsSync(path.join(root, d))) fs.cpSync(path.join(root, d), path.join(dir, d), {recursive: true});
+	return {dir, entry: used, note};
+}
+
+export async function run(): Promise<string> {
+	const runs = Math.max(5, Number(process.env.INFERTOP_BENCH_RUNS) || 7);
+	const {dir, entry, note} = stage(process.env.INFERTOP_BENCH_ENTRY || undefined);
+	try {
+		const pty = ptyCommand('true').pty;
+		const base: Timing[] = [];
+		const cli: Timing[] = [];
+		// Warm the file cache once; interleave the two commands so load spikes hit both.
+		await once(`node bin/infertop.js --demo`, dir);
+		for (let i = 0; i < runs; i++) {
+			base.push(await once(`node -e "process.stdout.write('x')"`, dir));
+			cli.push(await once(`node bin/infertop.js --demo`, dir));
+		}
+		const size = fs.statSync(path.join(dir, 'dist', 'cli.js')).size;
+		const lines = [
+			`startup (bundled build, ${entry} → dist/cli.js ${(size / 1024).toFixed(0)} KiB; node ${process.version}; ${os.cpus().length} cores; load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; ${pty ? 'pseudo-terminal' : 'NO pseudo-terminal: pipes'})`,
+			...(note ? [`  note: ${note}`] : []),
+			`  ${stats('node -e baseline (frame)', base.map((t) => t.firstFrameMs))}`,
+			`  ${stats('infertop first byte', cli.map((t) => t.firstByteMs))}`,
+			`  ${stats('infertop first frame', cli.map((t) => t.firstFrameMs))}`,
+			`  ${stats('infertop exit', cli.map((t) => (t.exitedByItself ? t.exitMs : undefined)))}${cli.some((t) => !t.exitedByItself) ? '  (runs that did not exit after the first frame were killed: INFERTOP_EXIT_AFTER_FIRST_FRAME not honoured)' : ''}`,
+		];
+		return lines.join('\n');
+	} finally {
+		fs.rmSync(dir, {recursive: true, force: true});
+	}
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+	run().then(
+		(report) => console.log(report),
+		(error: unknown) => {
+			console.error(error instanceof Error ? error.message : error);
+			process.exitCode = 1;
+		},
+	);
+}

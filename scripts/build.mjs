@@ -1,0 +1,102 @@
+#!/usr/bin/env node
+/**
+ * Bundle the CLI into one ESM file for Node 20: `node scripts/build.mjs` → dist/cli.js.
+ *
+ *   INFERTOP_ENTRY=path/to/entry.tsx  bundle another entry (default source/cli.tsx)
+ *   INFERTOP_OUTFILE=path             write elsewhere (default dist/cli.js)
+ *   --sourcemap                       also write dist/cli.js.map
+ *   --minify                          minify (smaller, faster to parse, worse stack traces)
+ *   --analyze                         print the biggest inputs
+ *
+ * Decisions, each checked by building and running:
+ * - Everything is bundled, dependencies included: one file loads faster than hundreds of modules
+ *   resolved from node_modules (startup is the figure that matters, see bench/startup.bench.ts).
+ * - NODE_ENV is defined as "production" so React's development build is dropped at build time;
+ *   bin/infertop.js also sets it before anything loads, for code that reads it at run time.
+ * - A banner gives CJS dependencies (react, react-reconciler, systeminformation…) a real
+ *   `require`, `__filename` and `__dirname` inside the ESM bundle.
+ * - Ink imports `./devtools.js` (and through it `react-devtools-core`, not installed) when the
+ *   environment has DEV=true. In a bundle an external import would be hoisted and loaded on every
+ *   start, so that module is replaced by an empty one: DEV=true does nothing in the built CLI
+ *   (it also cannot hang Ink 6.8 waiting for a DevTools server).
+ */
+import {build} from 'esbuild';
+import fs from 'node:fs';
+import path from 'node:path';
+import {fileURLToPath} from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const args = new Set(process.argv.slice(2));
+const entry = path.resolve(root, process.env.INFERTOP_ENTRY || 'source/cli.tsx');
+const outfile = path.resolve(root, process.env.INFERTOP_OUTFILE || 'dist/cli.js');
+
+if (!fs.existsSync(entry)) {
+	console.error(`build: entry ${path.relative(root, entry)} does not exist`);
+	process.exit(1);
+}
+
+/** @type {import('esbuild').Plugin} */
+const noInkDevtools = {
+	name: 'no-ink-devtools',
+	setup(b) {
+		b.onResolve({filter: /^\.\/devtools\.js$/}, (a) => (a.importer.includes(`${path.sep}ink${path.sep}`) ? {path: 'ink-devtools-stub', namespace: 'infertop-stub'} : undefined));
+		b.onResolve({filter: /^react-devtools-core$/}, () => ({path: 'react-devtools-core-stub', namespace: 'infertop-stub'}));
+		b.onLoad({filter: /.*/, namespace: 'infertop-stub'}, () => ({contents: '// React DevTools are not part of the infertop bundle.\nexport default undefined;\n', loader: 'js'}));
+	},
+};
+
+const banner = [
+	'// infertop: bundled by scripts/build.mjs. Source: https://github.com/ (see package.json).',
+	"import {createRequire as __infertopCreateRequire} from 'node:module';",
+	"import {fileURLToPath as __infertopFileURLToPath} from 'node:url';",
+	"import {dirname as __infertopDirname} from 'node:path';",
+	'const require = __infertopCreateRequire(import.meta.url);',
+	'const __filename = __infertopFileURLToPath(import.meta.url);',
+	'const __dirname = __infertopDirname(__filename);',
+].join('\n');
+
+const started = performance.now();
+const result = await build({
+	entryPoints: [entry],
+	outfile,
+	bundle: true,
+	platform: 'node',
+	format: 'esm',
+	target: 'node20',
+	jsx: 'automatic',
+	define: {'process.env.NODE_ENV': '"production"'},
+	banner: {js: banner},
+	plugins: [noInkDevtools],
+	// Optional native or platform-specific modules some dependencies try at run time.
+	external: ['osx-temperature-sensor', 'bufferutil', 'utf-8-validate', 'fsevents'],
+	minify: args.has('--minify'),
+	sourcemap: args.has('--sourcemap') ? 'linked' : false,
+	legalComments: 'eof',
+	metafile: true,
+	logLevel: 'warning',
+}).catch(() => {
+	// esbuild has already printed the errors with their locations.
+	console.error(`build: failed (${path.relative(root, entry)})`);
+	process.exit(1);
+});
+
+const out = fs.readFileSync(outfile, 'utf8');
+// The guarantees above, checked on the output rather than assumed.
+if (/from\s*["']react-devtools-core["']|require\(["']react-devtools-core["']\)/.test(out)) {
+	console.error('build: react-devtools-core is still imported by the bundle');
+	process.exit(1);
+}
+if (/process\.env\.NODE_ENV\s*[!=]==?\s*["']development["']/.test(out)) {
+	console.error('build: the bundle still tests NODE_ENV at run time');
+	process.exit(1);
+}
+
+const kb = (n) => `${(n / 1024).toFixed(0)} KiB`;
+console.log(`build: ${path.relative(root, entry)} → ${path.relative(root, outfile)} (${kb(Buffer.byteLength(out))}, ${Math.round(performance.now() - started)} ms)`);
+if (args.has('--analyze')) {
+	const inputs = Object.entries(result.metafile.outputs[path.relative(process.cwd(), outfile)]?.inputs ?? {})
+		.map(([file, info]) => [file.replace(/^node_modules\//, ''), info.bytesInOutput])
+		.sort((a, b) => b[1] - a[1])
+		.slice(0, 25);
+	for (const [file, bytes] of inputs) console.log(`  ${kb(bytes).padStart(9)}  ${file}`);
+}

@@ -1,0 +1,43 @@
+/**
+ * A stand-in entry for scripts/build.mjs and bench/startup.bench.ts while (or whenever) the real
+ * CLI cannot be built: it loads the same heavy dependencies the CLI loads, answers `--version`, and
+ * renders one Ink frame. Build it with `INFERTOP_ENTRY=scripts/smoke-entry.tsx node scripts/build.mjs`.
+ *
+ * INFERTOP_EXIT_AFTER_FIRST_FRAME=1 exits right after the first frame is written (the hook the
+ * startup benchmark uses; the real CLI should honour the same variable).
+ */
+import React from 'react';
+import {Box, Text, render} from 'ink';
+import meow from 'meow';
+import si from 'systeminformation';
+import {execa} from 'execa';
+import chokidar from 'chokidar';
+import {createParser} from 'eventsource-parser';
+import envPaths from 'env-paths';
+import {VERSION} from '../source/version.js';
+import {resolveConfig} from '../source/config/config.js';
+
+const cli = meow('smoke entry', {importMeta: import.meta, version: VERSION, flags: {demo: {type: 'boolean'}}});
+// Keep the imports live (tree shaking would drop them, and the point is to measure their load).
+const loaded = [si.version?.(), typeof execa, typeof chokidar.watch, typeof createParser, envPaths('infertop', {suffix: ''}).config].length;
+const {config} = resolveConfig({env: process.env});
+
+function Frame(): React.JSX.Element {
+	return (
+		<Box borderStyle="round" flexDirection="column" paddingX={1}>
+			<Text bold>infertop {VERSION} (smoke entry)</Text>
+			<Text>
+				refresh {config.refresh} ms · theme {config.theme} · {loaded} deps · demo {String(cli.flags.demo ?? false)}
+			</Text>
+		</Box>
+	);
+}
+
+const app = render(<Frame />, {exitOnCtrlC: true, patchConsole: false});
+if (process.env.INFERTOP_EXIT_AFTER_FIRST_FRAME === '1') {
+	// render() writes the first frame synchronously; leave on the next turn.
+	setImmediate(() => {
+		app.unmount();
+		process.exit(0);
+	});
+}
