@@ -95,6 +95,25 @@ class Reader {
 		return s;
 	}
 
+	/**
+	 * Skip up to `n` strings held wholly in the buffer, without awaiting (vocabularies hold 100k+
+	 * of them). Returns how many were skipped; the caller awaits for the rest.
+	 */
+	skipStringsSync(n: number, v1: boolean): number {
+		const lenBytes = v1 ? 4 : 8;
+		const end = this.bufStart + this.buf.length;
+		let i = 0;
+		while (i < n) {
+			const at = this.pos - this.bufStart;
+			if (this.pos + lenBytes > end) break;
+			const len = v1 ? this.buf.readUInt32LE(at) : Number(this.buf.readBigUInt64LE(at));
+			if (len > MAX_STRING || this.pos + lenBytes + len > end) break;
+			this.pos += lenBytes + len;
+			i++;
+		}
+		return i;
+	}
+
 	async skip(n: number): Promise<void> {
 		await this.ensure(n);
 		this.pos += n;
@@ -121,9 +140,7 @@ async function readValue(r: Reader, type: number, v1: boolean): Promise<GgufValu
 			const itemType = await r.u32();
 			const n = await r.count(v1);
 			if (n > MAX_KEPT_ARRAY) {
-				const fixed = FIXED[itemType];
-				if (fixed !== undefined) await r.skip(n * fixed);
-				else for (let i = 0; i < n; i++) await skipValue(r, itemType, v1);
+				await skipItems(r, itemType, n, v1);
 				return {arrayType: itemType, length: n};
 			}
 			const out: GgufValue[] = [];
@@ -134,6 +151,20 @@ async function readValue(r: Reader, type: number, v1: boolean): Promise<GgufValu
 	}
 }
 
+async function skipItems(r: Reader, itemType: number, n: number, v1: boolean): Promise<void> {
+	const fixed = FIXED[itemType];
+	if (fixed !== undefined) return r.skip(n * fixed);
+	let left = n;
+	while (left > 0) {
+		if (itemType === 8) {
+			left -= r.skipStringsSync(left, v1);
+			if (left === 0) break;
+		}
+		await skipValue(r, itemType, v1); // one item the buffer does not hold yet (reads more)
+		left--;
+	}
+}
+
 async function skipValue(r: Reader, type: number, v1: boolean): Promise<void> {
 	const fixed = FIXED[type];
 	if (fixed !== undefined) return r.skip(fixed);
@@ -141,10 +172,7 @@ async function skipValue(r: Reader, type: number, v1: boolean): Promise<void> {
 	if (type === 9) {
 		const itemType = await r.u32();
 		const n = await r.count(v1);
-		const f = FIXED[itemType];
-		if (f !== undefined) return r.skip(n * f);
-		for (let i = 0; i < n; i++) await skipValue(r, itemType, v1);
-		return;
+		return skipItems(r, itemType, n, v1);
 	}
 	throw new Error(`GGUF value type ${type} unknown`);
 }
