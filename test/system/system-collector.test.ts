@@ -1,5 +1,8 @@
 import {afterEach, describe, expect, it} from 'vitest';
 import {execFileSync} from 'node:child_process';
+import {chmodSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
 import type {Action} from '../../source/model/types.js';
 import type {SystemState} from '../../source/system/types.js';
 import {createSystemCollector, type SystemCollector} from '../../source/sources/system-collector.js';
@@ -26,6 +29,7 @@ async function waitFor<T>(probe: () => T | undefined, deadlineMs: number, what: 
 }
 
 const pids: number[] = [];
+const dirs: string[] = [];
 let collector: SystemCollector | undefined;
 
 afterEach(async () => {
@@ -36,6 +40,7 @@ afterEach(async () => {
 			process.kill(pid, 'SIGKILL');
 		} catch {}
 	}
+	for (const d of dirs.splice(0)) rmSync(d, {recursive: true, force: true});
 });
 
 describe('system collector (real processes)', () => {
@@ -97,5 +102,39 @@ describe('system collector (real processes)', () => {
 		expect(collector.current()).toBeDefined();
 		await new Promise((r) => setTimeout(r, 400));
 		expect(states.length).toBe(n);
+	});
+
+	it('GPU users from nvidia-smi leave engines out (fake nvidia-smi naming real pids)', async () => {
+		const other = startBurner();
+		const engine = startBurner();
+		pids.push(other, engine);
+		const dir = mkdtempSync(path.join(tmpdir(), 'infertop-sysgpu-'));
+		dirs.push(dir);
+		const bin = path.join(dir, 'nvidia-smi');
+		writeFileSync(bin, [
+			'#!/bin/sh',
+			'case "$1" in',
+			'  --query-gpu=*) echo "0, NVIDIA GeForce RTX 4090, 18423, 24564, 97, 71, 402.51, GPU-aaaa" ;;',
+			`  --query-compute-apps=*) echo "${engine}, /usr/local/bin/llama-server, 17012, GPU-aaaa"; echo "${other}, /opt/blender/blender, 1200, GPU-aaaa" ;;`,
+			'  *) exit 2 ;;',
+			'esac',
+			'',
+		].join('\n'));
+		chmodSync(bin, 0o755);
+		const states: SystemState[] = [];
+		collector = createSystemCollector({
+			dispatch: (a) => {
+				if (a.type === 'system') states.push(a.system);
+			},
+			enginePids: () => new Set([engine]),
+			nvidiaSmi: {bin},
+		});
+		collector.start();
+		const s = await waitFor(() => states.findLast((x) => x.gpuProcesses.length === 2 && x.contention.engines.some((e) => e.pid === engine)), 5000, 'GPU processes');
+		expect(s.gpus).toEqual([{index: 0, name: 'NVIDIA GeForce RTX 4090', vendor: 'NVIDIA', memoryUsedMiB: 18423, memoryTotalMiB: 24564, utilizationPct: 97, temperatureC: 71, powerW: 402.51, uuid: 'GPU-aaaa'}]);
+		expect(s.gpuProcesses.map((g) => [g.pid, g.isEngine, g.gpuIndex])).toEqual([[engine, true, 0], [other, false, 0]]);
+		expect(s.contention.gpuUsers.map((g) => g.pid)).toEqual([other]);
+		expect(s.contention.verdict).toMatch(/node on GPU 1200 MiB/);
+		expect(s.reasons.some((r) => r.startsWith('nvidia-smi'))).toBe(false);
 	});
 });
