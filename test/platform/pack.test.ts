@@ -1,0 +1,79 @@
+/**
+ * The package as a user gets it: `npm pack` (which runs `prepack` → `npm run build`), install the
+ * tarball into an empty project, and run the installed `infertop` binary.
+ *
+ * Slow (a build and an npm install: about a minute): run it alone with
+ *   npx vitest run test/platform/pack.test.ts
+ * Skipped only when `npm` itself is not available; every other failure fails.
+ * The install prefers npm's cache (--prefer-offline) and falls back to the registry.
+ */
+import {execFile, spawnSync} from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {fileURLToPath} from 'node:url';
+import {promisify} from 'node:util';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+
+const run = promisify(execFile);
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {version: string; name: string};
+const npmAvailable = spawnSync('npm', ['--version'], {encoding: 'utf8', shell: process.platform === 'win32'}).status === 0;
+if (!npmAvailable) console.warn('test/platform/pack.test.ts: SKIPPED, `npm` is not available on this machine');
+
+// A clean environment for the installed CLI: no CI (Ink prints nothing until exit in CI), no DEV.
+const cleanEnv = (): NodeJS.ProcessEnv => {
+	const env: NodeJS.ProcessEnv = {...process.env, CI: 'false', NO_COLOR: '1'};
+	for (const k of ['DEV', 'NODE_ENV', 'VITEST', 'VITEST_WORKER_ID', 'VITEST_POOL_ID', 'TEST']) delete env[k];
+	return env;
+};
+
+describe.skipIf(!npmAvailable)('npm pack → install → run', () => {
+	let work: string;
+	let project: string;
+	let tarball: string;
+	let packedFiles: string[] = [];
+
+	beforeAll(async () => {
+		work = fs.mkdtempSync(path.join(os.tmpdir(), 'infertop-pack-'));
+		project = path.join(work, 'project');
+		fs.mkdirSync(project);
+		const packed = await run('npm', ['pack', '--json', '--pack-destination', work], {cwd: root, maxBuffer: 64 * 1024 * 1024, timeout: 180_000});
+		// prepack's build output goes to stderr/stdout before the JSON: take the JSON array at the end.
+		const json = packed.stdout.slice(packed.stdout.indexOf('\n[') + 1 || packed.stdout.indexOf('['));
+		const info = (JSON.parse(json) as {filename: string; files: {path: string}[]}[])[0]!;
+		tarball = path.join(work, info.filename);
+		packedFiles = info.files.map((f) => f.path);
+		fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({name: 'infertop-pack-test', version: '0.0.0', private: true}));
+		await run('npm', ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], {cwd: project, timeout: 180_000, maxBuffer: 16 * 1024 * 1024});
+	}, 240_000);
+
+	afterAll(() => {
+		if (work) fs.rmSync(work, {recursive: true, force: true});
+	});
+
+	it('ships the bundle, the shim and the data, not the sources', () => {
+		expect(packedFiles).toContain('bin/infertop.js');
+		expect(packedFiles).toContain('dist/cli.js');
+		expect(packedFiles).toContain('package.json');
+		expect(packedFiles.filter((f) => f.startsWith('source/') || f.startsWith('test/') || f.startsWith('node_modules/'))).toEqual([]);
+	});
+
+	it('`infertop --version` prints the package version', async () => {
+		const bin = path.join(project, 'node_modules', '.bin', process.platform === 'win32' ? 'infertop.cmd' : 'infertop');
+		expect(fs.existsSync(bin)).toBe(true);
+		const {stdout} = await run(bin, ['--version'], {cwd: project, env: cleanEnv(), timeout: 30_000});
+		expect(stdout.trim()).toBe(pkg.version);
+	}, 60_000);
+
+	it('`infertop snapshot --json --demo --seconds 2` prints one JSON snapshot', async () => {
+		const bin = path.join(project, 'node_modules', '.bin', process.platform === 'win32' ? 'infertop.cmd' : 'infertop');
+		const {stdout} = await run(bin, ['snapshot', '--json', '--demo', '--seconds', '2'], {cwd: project, env: cleanEnv(), timeout: 60_000, maxBuffer: 16 * 1024 * 1024});
+		const snapshot = JSON.parse(stdout) as {infertop?: string; demo?: boolean; servers?: {demo?: boolean}[]; models?: unknown[]};
+		expect(snapshot.infertop).toBe(pkg.version);
+		expect(snapshot.demo).toBe(true);
+		expect(Array.isArray(snapshot.servers)).toBe(true);
+		expect(Array.isArray(snapshot.models)).toBe(true);
+		expect(snapshot.servers!.some((s) => s.demo === true)).toBe(true);
+	}, 90_000);
+});
