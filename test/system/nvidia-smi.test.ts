@@ -64,6 +64,25 @@ describe('nvidia-smi CSV (reconstructed fixtures, see README)', () => {
 	});
 });
 
+describe('nvidia-smi CSV (CAPTURED on an H200, nvidia-smi 580.159.04)', () => {
+	const H200 = 'GPU-b73f0639-631c-8121-8ed7-6474f1edc8a1';
+	it('reads the idle GPU in all three formats alike', () => {
+		const idle = {index: 0, name: 'NVIDIA H200', vendor: 'NVIDIA', memoryUsedMiB: 0, memoryTotalMiB: 143771, utilizationPct: 0, temperatureC: 38};
+		expect(parseNvidiaGpus(fixture('h200/gpu-noheader.csv'), SEVEN)).toEqual([{...idle, powerW: 119.07}]);
+		expect(parseNvidiaGpus(fixture('h200/gpu-uuid-noheader.csv'))).toEqual([{...idle, powerW: 117.23, uuid: H200}]);
+		expect(parseNvidiaGpus(fixture('h200/gpu-header-units.csv'))).toEqual([{...idle, powerW: 116.29}]);
+	});
+
+	it('reads the busy GPU and its compute app, mapped by uuid', () => {
+		const gpus = parseNvidiaGpus(fixture('h200/gpu-busy-noheader.csv'));
+		expect(gpus).toEqual([{index: 0, name: 'NVIDIA H200', vendor: 'NVIDIA', memoryUsedMiB: 3279, memoryTotalMiB: 143771, utilizationPct: 100, temperatureC: 61, powerW: 667.93, uuid: H200}]);
+		const app = {pid: 424, name: 'python3', usedMiB: 3270, gpuUuid: H200, gpuIndex: 0};
+		expect(parseNvidiaApps(fixture('h200/apps-noheader.csv'), gpus)).toEqual([app]);
+		expect(parseNvidiaApps(fixture('h200/apps-header-units.csv'), gpus)).toEqual([app]);
+		expect(parseNvidiaApps(fixture('h200/apps-empty.csv'), gpus)).toEqual([]);
+	});
+});
+
 describe('readNvidiaSmi (fake executables through execa)', () => {
 	let dir: string;
 	const env = (): Record<string, string> => ({PATH: `${dir}${path.delimiter}${process.env.PATH ?? ''}`});
