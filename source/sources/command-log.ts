@@ -1,0 +1,160 @@
+/**
+ * A log that is a command's output (`journalctl -u ollama -f -o cat`, `docker logs -f …`): stream
+ * stdout+stderr line by line through execa (an argument array, never a shell), buffer partial
+ * lines, and restart the command with back-off (1 s doubling to 30 s) whenever it exits.
+ */
+import path from 'node:path';
+import {execa, type ResultPromise} from 'execa';
+import {ENGINE_KINDS, type Collector, type EngineKind} from '../model/types.js';
+import {LineSplitter} from './log-tail.js';
+
+export interface CommandLogOptions {
+	/** argv: the program and its arguments. */
+	readonly command: readonly string[];
+	readonly onLine: (line: string, t: number) => void;
+	readonly onState: (text: string) => void;
+	/** First restart delay (ms), doubled on each exit up to maxBackoffMs. */
+	readonly minBackoffMs?: number;
+	readonly maxBackoffMs?: number;
+	/** A run at least this long (ms) resets the back-off to its first delay. Default 30 s. */
+	readonly resetAfterMs?: number;
+}
+
+export const MIN_BACKOFF_MS = 1000;
+export const MAX_BACKOFF_MS = 30_000;
+
+const fmtDelay = (ms: number): string => (ms < 1000 ? `${ms} ms` : ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`);
+
+export function createCommandLog(options: CommandLogOptions): Collector {
+	const argv = [...options.command];
+	const minBackoff = options.minBackoffMs ?? MIN_BACKOFF_MS;
+	const maxBackoff = options.maxBackoffMs ?? MAX_BACKOFF_MS;
+	const resetAfter = options.resetAfterMs ?? MAX_BACKOFF_MS;
+	const name = argv[0] === undefined ? '(no command)' : path.basename(argv[0]);
+	let backoff = minBackoff;
+	let stopped = true;
+	let child: ResultPromise | undefined;
+	let running: Promise<void> | undefined;
+	let timer: NodeJS.Timeout | undefined;
+
+	const schedule = (why: string): void => {
+		if (stopped) return;
+		const delay = backoff;
+		backoff = Math.min(maxBackoff, backoff * 2);
+		options.onState(`${why}; restarting in ${fmtDelay(delay)}`);
+		timer = setTimeout(() => {
+			timer = undefined;
+			launch();
+		}, delay);
+		timer.unref?.();
+	};
+
+	const launch = (): void => {
+		if (stopped) return;
+		if (argv.length === 0 || argv[0] === '') {
+			options.onState('no command to run');
+			return;
+		}
+		const startedAt = Date.now();
+		const splitter = new LineSplitter(line => options.onLine(line, Date.now()));
+		let sub: ResultPromise;
+		try {
+			sub = execa(argv[0]!, argv.slice(1), {all: true, buffer: false, stdin: 'ignore', reject: false, stripFinalNewline: false});
+		} catch (error) {
+			schedule(`${name} failed to start (${(error as Error).message})`);
+			return;
+		}
+		child = sub;
+		options.onState(`running ${argv.join(' ')}`);
+		sub.all?.on('data', (chunk: Buffer) => splitter.write(chunk));
+		running = (async () => {
+			const result = await sub;
+			splitter.flush();
+			if (child === sub) child = undefined;
+			if (stopped) return;
+			// A command that ran a good while before exiting starts again from the shortest delay.
+			if (Date.now() - startedAt >= resetAfter) backoff = minBackoff;
+			const r = result as {exitCode?: number; signal?: string; failed?: boolean; code?: string; originalMessage?: string};
+			let why: string;
+			if (r.code === 'ENOENT') why = `${name} not found`;
+			else if (r.exitCode !== undefined) why = `${name} exited (code ${r.exitCode})`;
+			else if (r.signal !== undefined) why = `${name} was killed (${r.signal})`;
+			else why = `${name} failed (${r.originalMessage ?? 'unknown error'})`;
+			schedule(why);
+		})();
+	};
+
+	return {
+		start() {
+			if (!stopped) return;
+			stopped = false;
+			backoff = minBackoff;
+			launch();
+		},
+		async stop() {
+			stopped = true;
+			if (timer) clearTimeout(timer);
+			timer = undefined;
+			const sub = child;
+			child = undefined;
+			if (sub) sub.kill('SIGTERM');
+			if (running) await running.catch(() => undefined);
+		},
+	};
+}
+
+/**
+ * Split a command line into argv the way a POSIX shell would for plain words, single and double
+ * quotes and backslash escapes — without running a shell (no globs, variables or pipes).
+ */
+export function splitArgs(command: string): string[] {
+	const out: string[] = [];
+	let cur = '';
+	let has = false;
+	let quote: '"' | "'" | undefined;
+	for (let i = 0; i < command.length; i++) {
+		const ch = command[i]!;
+		if (quote === "'") {
+			if (ch === "'") quote = undefined;
+			else cur += ch;
+		} else if (quote === '"') {
+			if (ch === '"') quote = undefined;
+			else if (ch === '\\' && i + 1 < command.length && '"\\$`'.includes(command[i + 1]!)) cur += command[++i];
+			else cur += ch;
+		} else if (ch === "'" || ch === '"') {
+			quote = ch;
+			has = true;
+		} else if (ch === '\\' && i + 1 < command.length) {
+			cur += command[++i];
+			has = true;
+		} else if (ch === ' ' || ch === '\t' || ch === '\n') {
+			if (has || cur.length > 0) out.push(cur);
+			cur = '';
+			has = false;
+		} else {
+			cur += ch;
+		}
+	}
+	if (has || cur.length > 0) out.push(cur);
+	return out;
+}
+
+export interface ParsedLogSpec {
+	readonly engine?: EngineKind;
+	readonly kind: 'file' | 'cmd';
+	readonly path?: string;
+	readonly argv?: string[];
+}
+
+/** `PATH` | `ENGINE=PATH` | `cmd:COMMAND` | `ENGINE=cmd:COMMAND` (COMMAND split with quotes, no shell). */
+export function parseLogSpec(spec: string): ParsedLogSpec {
+	let rest = spec.trim();
+	let engine: EngineKind | undefined;
+	const m = /^([A-Za-z][\w-]*)=(.*)$/s.exec(rest);
+	if (m && (ENGINE_KINDS as readonly string[]).includes(m[1]!.toLowerCase())) {
+		engine = m[1]!.toLowerCase() as EngineKind;
+		rest = m[2]!.trim();
+	}
+	if (rest.startsWith('cmd:')) return {...(engine ? {engine} : {}), kind: 'cmd', argv: splitArgs(rest.slice(4).trim())};
+	return {...(engine ? {engine} : {}), kind: 'file', path: rest};
+}
