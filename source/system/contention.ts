@@ -42,9 +42,9 @@ function argv0(command: string): string {
  * (incl. its `VLLM::EngineCore` workers), SGLang, LM Studio, llama-swap, koboldcpp and LocalAI are.
  */
 export function engineProcessKind(name: string, command: string): EngineKind | undefined {
-	const n = base(name.trim());
+	const n = base(name.trim()).replace(/\.exe$/i, '');
 	const cmd = command.trim();
-	const exe = cmd === '' ? n : argv0(cmd);
+	const exe = (cmd === '' ? n : argv0(cmd)).replace(/\.exe$/i, '');
 	const nl = n.toLowerCase();
 	const el = exe.toLowerCase();
 	const appPath = /^(.*?\.app\/Contents\/MacOS\/[^/]*?)(?:\s+-|$)/.exec(cmd);
@@ -52,12 +52,12 @@ export function engineProcessKind(name: string, command: string): EngineKind | u
 
 	// Ollama: the server, its runners (all eras), and the desktop app (which starts `ollama serve`).
 	if (nl === 'ollama_llama_server' || el === 'ollama_llama_server') return 'ollama';
+	if (nl === 'ollama app') return 'ollama'; // Windows tray app, which starts `ollama serve`
 	if (nl === 'ollama' || el === 'ollama') {
 		if (/^(serve|runner)\b/.test(args)) return 'ollama';
 		if (n === 'Ollama' || /Ollama\.app\/Contents\/MacOS\/Ollama\b/.test(cmd) || /(^|\/)ollama app/i.test(cmd)) return 'ollama';
 		return undefined;
 	}
-	if (/^ollama app(\.exe)?$/i.test(n)) return 'ollama';
 
 	// llama.cpp and friends.
 	if (/^llama-(server|cli|bench|batched-bench|speculative|run)(\.exe)?$/.test(el) || /^llama-server(\.exe)?$/.test(nl)) return 'llamacpp';

@@ -24,6 +24,9 @@ describe('engineProcessKind', () => {
 		['LM Studio', '/Applications/LM Studio.app/Contents/MacOS/LM Studio', 'lmstudio'],
 		['node', '/Users/me/.lmstudio/extensions/backends/llama.cpp-mac-arm64/llmworker.js', 'lmstudio'],
 		['koboldcpp', './koboldcpp --model x.gguf', 'koboldcpp'],
+		['ollama.exe', 'C:\\Users\\me\\AppData\\Local\\Programs\\Ollama\\ollama.exe serve', 'ollama'],
+		['ollama app.exe', 'C:\\Users\\me\\AppData\\Local\\Programs\\Ollama\\ollama app.exe', 'ollama'],
+		['llama-server.exe', 'llama-server.exe -m m.gguf', 'llamacpp'],
 	])('%s %s → %s', (name, command, kind) => {
 		expect(engineProcessKind(name, command)).toBe(kind);
 	});
