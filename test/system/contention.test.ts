@@ -5,7 +5,7 @@ import {macPressureLevel, parseGovernor, parsePmset, parsePsiMemory} from '../..
 describe('engineProcessKind', () => {
 	it.each([
 		['ollama', '/usr/local/bin/ollama serve', 'ollama'],
-		['ollama', '/usr/local/bin/ollama runner --model /root/.ollama/models/blobs/sha256-abc --port 40123', 'ollama'],
+		['ollama', '/usr/local/bin/ollama runner --model /usr/share/ollama/.ollama/models/blobs/sha256-abc --port 40123', 'ollama'],
 		['ollama', '/home/ollama/bin/ollama serve', 'ollama'],
 		['ollama_llama_server', '/tmp/ollama123/runners/cuda_v12/ollama_llama_server --model x --port 5', 'ollama'],
 		['Ollama', '/Applications/Ollama.app/Contents/MacOS/Ollama', 'ollama'],
