@@ -27,7 +27,7 @@ import {classifyPrompt, commonPrefix, createRng, hashString, prefillMs, simulate
 
 export type {DemoModelParams, PromptKind, SimResult, SimPass, Rng} from './sim.js';
 export {classifyPrompt, createRng, simulateRequest, positionProbability, TARGET_ACCEPTANCE} from './sim.js';
-export {DEMO_SPECS, DEMO_BANDWIDTH_GBS, bytesPerTokenFromTensors, tensorBytes, isDraftOrTower, type DemoTensor, type DemoModelSpec} from './models.js';
+export {DEMO_SPECS, DEMO_BANDWIDTH_GBS, baseParams, scaleParams, ggufLayout, bytesPerTokenFromTensors, tensorBytes, isDraftOrTower, type DemoTensor, type DemoModelSpec} from './models.js';
 
 export const DEMO_OLLAMA_VERSION = '0.34.0';
 

@@ -277,10 +277,27 @@ export function cpuShare(l: GgufLayout): number {
 	return cpu / (gpu + cpu);
 }
 
+const blockCache = new WeakMap<DemoModelSpec, number[]>();
+
+function blockBytesOf(spec: DemoModelSpec): number[] {
+	let out = blockCache.get(spec);
+	if (!out) {
+		out = new Array<number>(spec.blockCount).fill(0);
+		for (const t of spec.tensors) {
+			const m = /^blk\.(\d+)\./.exec(t.name);
+			if (!m || isDraftOrTower(t.name)) continue;
+			const l = Number(m[1]);
+			out[l] = (out[l] ?? 0) + (tensorBytes(t) ?? 0);
+		}
+		blockCache.set(spec, out);
+	}
+	return out;
+}
+
 function layoutFor(spec: DemoModelSpec, gpuLayers: number): GgufLayout {
 	const totalLayers = spec.blockCount + 1;
-	const blockBytes = (l: number): number =>
-		spec.tensors.filter((t) => t.name.startsWith(`blk.${l}.`) && !isDraftOrTower(t.name)).reduce((a, t) => a + (tensorBytes(t) ?? 0), 0);
+	const perBlock = blockBytesOf(spec);
+	const blockBytes = (l: number): number => perBlock[l] ?? 0;
 	const outputBytes = spec.tensors.filter((t) => t.name.startsWith('output')).reduce((a, t) => a + (tensorBytes(t) ?? 0), 0);
 	const embdBytes = spec.tensors.filter((t) => t.name === 'token_embd.weight').reduce((a, t) => a + (tensorBytes(t) ?? 0), 0);
 	const nextnBytes = spec.tensors.filter((t) => isDraftOrTower(t.name)).reduce((a, t) => a + (tensorBytes(t) ?? 0), 0);
