@@ -76,6 +76,8 @@ export function createOllamaParser(): LineParser {
 	let mlxKey: string | undefined;
 	let mlxModel: string | undefined;
 	let ggufModel: string | undefined;
+	/** The model name came from `loading model via llama-server model=` (better than a blob path). */
+	let ggufNamed = false;
 
 	const openMlx = (): string => {
 		mlxSeq += 1;
@@ -138,7 +140,10 @@ export function createOllamaParser(): LineParser {
 		let m = LISTENING.exec(msg);
 		if (m) return [{type: 'server-start', listen: m[1], version: m[2]}];
 		m = STARTED.exec(msg);
-		if (m) return [{type: 'model-loaded', runner: 'gguf', seconds: Number(m[1]), model: ggufModel}];
+		if (m) {
+			ggufNamed = false;
+			return [{type: 'model-loaded', runner: 'gguf', seconds: Number(m[1]), model: ggufModel}];
+		}
 		if (msg === 'mlx runner is ready') return [{type: 'model-loaded', runner: 'mlx', model: mlxModel}];
 		m = OFFLOADED.exec(msg);
 		if (m) return [{type: 'offload', layersOnGpu: Number(m[1]), layersTotal: Number(m[2])}];
@@ -165,8 +170,13 @@ export function createOllamaParser(): LineParser {
 		}
 		if (msg === 'loading model via llama-server' || msg === 'starting llama-server' || msg === 'starting llama server' || msg === 'starting runner') {
 			const a = slogAttrs(attrs);
-			const model = a.model ?? /--model (\S+)/.exec(a.cmd ?? '')?.[1];
-			if (model !== undefined) ggufModel = model;
+			if (a.model !== undefined) {
+				ggufModel = a.model;
+				ggufNamed = true;
+			} else if (!ggufNamed) {
+				const fromCmd = /--model (\S+)/.exec(a.cmd ?? '')?.[1];
+				if (fromCmd !== undefined) ggufModel = fromCmd;
+			}
 			return [];
 		}
 		if (msg === 'Loaded draft model') {
@@ -179,7 +189,7 @@ export function createOllamaParser(): LineParser {
 
 	const tagGguf = (events: Ev[] | null): Ev[] | null => {
 		if (events === null || ggufModel === undefined) return events;
-		return events.map(e => (e.type === 'request' && e.model === undefined ? {...e, model: ggufModel} : e));
+		return events.map(e => (e.type === 'request' || e.type === 'model-loaded' ? {...e, model: ggufModel} : e));
 	};
 
 	const push = (raw: string): EngineEvent[] | null => {

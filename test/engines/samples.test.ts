@@ -1,0 +1,52 @@
+import {readFileSync} from 'node:fs';
+import {fileURLToPath} from 'node:url';
+import {describe, expect, it} from 'vitest';
+import {createParser, detectEngine} from '../../source/engines/index.js';
+import {requestFigures} from '../../source/model/figures.js';
+import type {EngineKind} from '../../source/model/types.js';
+import {sanitize} from '../../source/util/sanitize.js';
+import {requests, run} from './helpers.js';
+
+const sample = (name: string): string[] =>
+	readFileSync(fileURLToPath(new URL(`../../samples/${name}`, import.meta.url)), 'utf8').split('\n').filter(l => l.length > 0);
+
+const SAMPLES: Array<[string, EngineKind]> = [
+	['ollama-gguf.log', 'ollama'],
+	['ollama-mlx.log', 'ollama'],
+	['llama-server.log', 'llamacpp'],
+	['vllm.log', 'vllm'],
+	['sglang.log', 'sglang'],
+	['mlxlm.log', 'mlxlm'],
+	['lithos.log', 'lithos'],
+];
+
+describe('samples/ replay logs', () => {
+	for (const [file, engine] of SAMPLES) {
+		it(`${file} is detected as ${engine} and parses`, () => {
+			const lines = sample(file);
+			expect(detectEngine(lines.slice(0, 20).map(l => sanitize(l)))).toBe(engine);
+			const {events, unparsed} = run(createParser(engine), lines);
+			expect(events.length).toBeGreaterThan(0);
+			// Reconstructed samples: every line understood. The captured llama-server log keeps its multi-line dumps.
+			if (file !== 'llama-server.log') expect(unparsed).toEqual([]);
+			else expect(unparsed.filter(l => /time =|acceptance|statistics/.test(l))).toEqual([]);
+		});
+	}
+
+	it('ollama-gguf: every request closes with consistent counts', () => {
+		const reqs = [...requests(run(createParser('ollama'), sample('ollama-gguf.log')).events).values()];
+		expect(reqs.length).toBeGreaterThanOrEqual(5);
+		for (const r of reqs) {
+			expect(r).toMatchObject({runner: 'gguf', model: 'qwen3.6:27b', done: true});
+			expect(r.decodedTokens).toBe(r.generatedTokens! - 1);
+			const f = requestFigures(r);
+			expect(f.tokensPerPass).toBeGreaterThan(1);
+			expect(f.decodeTps).toBeCloseTo(r.engineTps!, 0);
+		}
+	});
+
+	it('ollama-mlx: the seed-000 request is 512 tokens over 225 passes', () => {
+		const reqs = requests(run(createParser('ollama'), sample('ollama-mlx.log')).events);
+		expect(reqs.get('mlx#1')).toMatchObject({decodedTokens: 512, passes: 225, drafted: 458, accepted: 287, done: true, runner: 'mlx'});
+	});
+});
