@@ -2,6 +2,7 @@ import {mkdtemp, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {gguf} from '@huggingface/gguf';
 import {readGgufHeader, ggufBytesPerToken} from '../../source/sources/gguf.js';
 import {writeGguf, type WriterTensor, type KvValue} from './helpers/gguf-writer.js';
 
@@ -135,6 +136,16 @@ describe('GGUF header reader', () => {
 		expect(r.excluded.draft).toBe(36864 + 262144 + 1024);
 		expect(r.excluded.vision).toBe(3 * 131072);
 		expect(r.excluded.audio).toBe(131072);
+	});
+
+	it('agrees with @huggingface/gguf on the same file (an independent parser checks reader and writer)', async () => {
+		const file = path.join(dir, 'cross.gguf');
+		await writeGguf(file, meta('qwen3moe', {'qwen3moe.expert_count': {type: 'u32', value: 8}}), [EMBD, OUTPUT, ...layer(0), t('blk.0.ffn_up_exps.weight', Q4_K, [256, 512, 8], 589824)]);
+		const ours = await readGgufHeader(file);
+		const theirs = await gguf(file, {allowLocalFile: true});
+		expect(ours.tensors.map((x) => [x.name, x.type, x.shape.join('x'), x.offset])).toEqual(theirs.tensorInfos.map((x) => [x.name, x.dtype, x.shape.join('x'), Number(x.offset)]));
+		expect(ours.metadata['qwen3moe.expert_count']).toBe((theirs.metadata as Record<string, unknown>)['qwen3moe.expert_count']);
+		expect(ours.headerBytes).toBe(Number(theirs.tensorDataOffset));
 	});
 
 	it('rejects a file that is not GGUF, and a truncated one', async () => {
