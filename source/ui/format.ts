@@ -44,7 +44,6 @@ export function gb(bytes: number | undefined | null): string {
 	if (!known(bytes)) return DASH;
 	const v = bytes / 1e9;
 	if (v >= 100) return `${v.toFixed(0)} GB`;
-	if (v >= 10) return `${v.toFixed(1)} GB`;
 	if (v >= 0.1) return `${v.toFixed(2)} GB`;
 	return `${(bytes / 1e6).toFixed(0)} MB`;
 }

@@ -15,13 +15,13 @@ export interface ProbePaneProps {
 export function disagreement(r: ProbeResult): string | undefined {
 	if (r.decodeTps === undefined || r.reportedTps === undefined || r.reportedTps <= 0) return undefined;
 	const d = (r.decodeTps - r.reportedTps) / r.reportedTps;
-	if (r.disagree === true || Math.abs(d) > 0.05) return `⚠ wall and reported differ by ${(Math.abs(d) * 100).toFixed(0)}%`;
+	if (r.disagree === true || Math.abs(d) > 0.05) return `⚠ differ by ${(Math.abs(d) * 100).toFixed(0)}% (>5%)`;
 	return undefined;
 }
 
 /** Two lines for the last result. Pure. */
 export function resultLines(r: ProbeResult): [string, string] {
-	const first = `TTFT ${ms(r.ttftMs)}   decode ${tps(r.decodeTps)} tok/s wall vs ${tps(r.reportedTps)} reported${r.run !== undefined ? `   run ${r.run}` : ''}`;
+	const first = `TTFT ${ms(r.ttftMs)}   decode ${tps(r.decodeTps)} tok/s wall vs ${tps(r.reportedTps)} reported${r.run !== undefined ? ` (run ${r.run})` : ''}`;
 	const cached = r.cachedTokens !== undefined && r.promptTokens !== undefined ? `   cached ${int(r.cachedTokens)}/${int(r.promptTokens)}` : '';
 	const second = `tok/pass ${tpp(r.tokensPerPass)}   accept ${pct(r.acceptance)}   ceiling ${tps(r.ceilingTps)} tok/s   ${pct(r.pctOfCeiling)} of ceiling${cached}   ${r.prompt} · ${r.model ?? r.engine} · ${clock(r.t)}`;
 	return [first, second];
@@ -43,7 +43,7 @@ export const ProbePane = memo(function ProbePane({probe, now, width, height}: Pr
 	if (last) {
 		const [a, b] = resultLines(last);
 		const flag = disagreement(last);
-		lines.push({text: flag ? `${a}   ${flag}` : a, color: flag ? 'warn' : undefined});
+		lines.push({text: flag ? `${a}  ${flag}` : a, color: flag ? 'warn' : undefined});
 		lines.push({text: b});
 	} else if (!run) {
 		lines.push({text: 'no probe yet: p probes the selected server, P chooses the prompt, r runs it twice', color: 'muted'});

@@ -1,0 +1,281 @@
+import {afterEach, describe, expect, it, vi} from 'vitest';
+import {App, renderSnapshotText} from '../../source/ui/app.js';
+import type {Controller} from '../../source/ui/controller.js';
+import {KEYMAP, type KeyBinding} from '../../source/ui/keymap.js';
+import type {MonitorStore} from '../../source/model/store.js';
+import {emptyStore, LLAMA, OLLAMA, richState, richStore, T0} from './fixtures.js';
+import {renderTui, settle, waitFor, type Tui} from './render-tui.js';
+
+function fakeController(): Controller & {calls: Record<string, unknown[][]>} {
+	const calls: Record<string, unknown[][]> = {};
+	const rec =
+		(name: string) =>
+		(...args: unknown[]) => {
+			(calls[name] ??= []).push(args);
+		};
+	return {
+		calls,
+		probe: vi.fn(rec('probe')),
+		cancelProbe: vi.fn(rec('cancelProbe')),
+		startDemo: vi.fn(rec('startDemo')),
+		quit: vi.fn(rec('quit')),
+		setRefresh: vi.fn(rec('setRefresh')),
+	};
+}
+
+let tui: Tui | undefined;
+afterEach(() => {
+	tui?.unmount();
+	tui = undefined;
+});
+
+async function mount(opts: {columns: number; rows: number; store?: MonitorStore; controller?: Controller; keymap?: readonly KeyBinding[]; stdinIsTTY?: boolean}) {
+	const store = opts.store ?? richStore();
+	const controller = opts.controller ?? fakeController();
+	tui = renderTui(<App store={store} controller={controller} version="0.1.0" noColor keymap={opts.keymap} />, {
+		columns: opts.columns,
+		rows: opts.rows,
+		stdinIsTTY: opts.stdinIsTTY,
+	});
+	await waitFor(() => tui!.frame().includes('infertop 0.1.0'), 'first frame');
+	await settle();
+	return {tui, store, controller};
+}
+
+const lines = (frame: string) => frame.split('\n');
+const BRAILLE = /[\u2801-\u28ff]/;
+
+function expectFits(frame: string, columns: number, rows: number) {
+	const ls = lines(frame);
+	expect(ls.length).toBeLessThanOrEqual(rows - 1);
+	for (const l of ls) expect(Array.from(l).length, l).toBeLessThanOrEqual(columns);
+}
+
+describe('App at the three reference sizes', () => {
+	it('80×24 shows the essentials, -- for unknowns, the verdict; no graphs, requests or log', async () => {
+		const {tui} = await mount({columns: 80, rows: 24});
+		const f = tui.frame();
+		expectFits(f, 80, 24);
+		expect(f).toContain('ENGINES');
+		expect(f).toMatch(/▸ ● up\s+ollama\s+127\.0\.0\.1:11434\s+qwen3:8b\s+100% GPU/);
+		expect(f).toMatch(/● up\s+llamacpp\s+127\.0\.0\.1:8080\s+--/);
+		expect(f).toContain('ctx 4×8192');
+		expect(f).toContain('48%/52% CPU/GPU ⚠ 48% on CPU');
+		expect(f).toContain('decode 47.6 tok/s');
+		expect(f).toContain('ceiling 55.7 tok/s   85% of ceiling');
+		expect(f).toContain('memory-bound at 85% of ceiling');
+		expect(f).toContain('CONTENTION  ! blender 110 % CPU for 3 min');
+		expect(f).toContain('PROBE');
+		expect(f).toContain('decode 47.6 tok/s wall vs 52.4 reported  ⚠ differ by 9% (>5%)');
+		expect(f).toContain('? help');
+		expect(f).toContain('infertop CPU 1.2% RSS 85 MB');
+		expect(f).not.toMatch(BRAILLE);
+		expect(f).not.toContain('REQUESTS');
+		expect(f).not.toContain('LOG ');
+	});
+
+	it('120×40 adds the graphs (ceiling, scale, contention marks) and the requests table', async () => {
+		const {tui} = await mount({columns: 120, rows: 40});
+		const f = tui.frame();
+		expectFits(f, 120, 40);
+		expect(f).toMatch(BRAILLE);
+		expect(f).toContain('now 47.6 tok/s');
+		expect(f).toContain('┄ ceiling 55.7');
+		expect(f).toContain('scale 0–60 tok/s');
+		expect(f).toContain('! = contention');
+		expect(f).toContain('tok/pass 4.54 (0–5)');
+		expect(f).toContain('REQUESTS');
+		expect(f).toMatch(/▶ live\s+llamacpp\s+--\s+tg 51\.3 tok\/s, 120 tokens/);
+		expect(f).toMatch(/llamacpp\s+Qwen3-8B-Q4_K_M…\s+300\s+0\s+750\.0\s+52\.2\s+5\.22\s+76%/);
+		expect(f).not.toContain('LOG ');
+	});
+
+	it('160×50 adds the log pane beside, parsed lines marked', async () => {
+		const {tui} = await mount({columns: 160, rows: 50});
+		const f = tui.frame();
+		expectFits(f, 160, 50);
+		expect(f).toContain('LOG  ~/.ollama/logs/server.log');
+		expect(f).toMatch(/• slot print_timing/);
+		expect(f).toContain('REQUESTS');
+		expect(f).toMatch(BRAILLE);
+	});
+
+	it('shows the too-small card below 80×24 and follows resizes', async () => {
+		const {tui} = await mount({columns: 120, rows: 40});
+		tui.resize(70, 20);
+		await waitFor(() => tui.frame().includes('Terminal too small'), 'too-small card');
+		const f = tui.frame();
+		expect(f).toContain('Width  70 ✖ (need 80)');
+		expect(f).toContain('Height 20 ✖ (need 24)');
+		expectFits(f, 70, 20);
+		tui.resize(80, 24);
+		await waitFor(() => tui.frame().includes('ENGINES'), 'back to the dashboard');
+	});
+});
+
+describe('keys', () => {
+	it('Tab moves the selection to the next engine (and the passes pane follows)', async () => {
+		const {tui} = await mount({columns: 120, rows: 40});
+		tui.stdin.write('\t');
+		await waitFor(() => /▸ ● up\s+llamacpp/.test(tui.frame()), 'llamacpp selected');
+		expect(tui.frame()).toContain('tok/pass 5.22 (engine 5.75)');
+		expect(tui.frame()).toContain('ceiling -- tok/s   -- of ceiling');
+		tui.stdin.write('k');
+		await waitFor(() => /▸ ● up\s+ollama/.test(tui.frame()), 'back to ollama');
+	});
+
+	it('? opens the help overlay, Esc closes it', async () => {
+		const {tui} = await mount({columns: 80, rows: 24});
+		tui.stdin.write('?');
+		await waitFor(() => tui.frame().includes('KEYS'), 'help open');
+		expect(tui.frame()).toContain('Show all keys');
+		expectFits(tui.frame(), 80, 24);
+		tui.stdin.write('\u001b');
+		await waitFor(() => !tui.frame().includes('KEYS') && tui.frame().includes('ENGINES'), 'help closed');
+	});
+
+	it('space pauses the screen (PAUSED badge; the store holds its snapshot)', async () => {
+		const {tui, store} = await mount({columns: 80, rows: 24});
+		tui.stdin.write(' ');
+		await waitFor(() => tui.frame().includes('PAUSED'), 'PAUSED badge');
+		expect(store.isPaused()).toBe(true);
+		const held = store.getPublished();
+		store.dispatch({type: 'tick', t: T0 + 99_000});
+		store.publish();
+		expect(store.getPublished()).toBe(held);
+		tui.stdin.write(' ');
+		await waitFor(() => !tui.frame().includes('PAUSED'), 'resumed');
+		expect(store.isPaused()).toBe(false);
+	});
+
+	it('l toggles the log pane', async () => {
+		const {tui} = await mount({columns: 120, rows: 40});
+		tui.stdin.write('l');
+		await waitFor(() => tui.frame().includes('LOG  ~/.ollama/logs/server.log'), 'log shown');
+		expectFits(tui.frame(), 120, 40);
+		tui.stdin.write('l');
+		await waitFor(() => !tui.frame().includes('LOG  '), 'log hidden');
+	});
+
+	it('/ filters the log: type a query, Enter applies, matches only', async () => {
+		const {tui} = await mount({columns: 160, rows: 50});
+		tui.stdin.write('/');
+		await waitFor(() => tui.frame().includes('Enter applies'), 'editing');
+		tui.stdin.write('task 2');
+		await waitFor(() => tui.frame().includes('/ task 2'), 'draft typed');
+		tui.stdin.write('\r');
+		await waitFor(() => tui.frame().includes('filter task 2: 3 of 30 lines'), 'filter applied');
+		const f = tui.frame();
+		expect(f).toContain('task 21 | eval');
+		expect(f).not.toContain('"/api/chat" line 1');
+		// While typing, keys are text, not commands: q did not quit.
+		tui.stdin.write('/');
+		await waitFor(() => tui.frame().includes('Enter applies'), 'editing again');
+		tui.stdin.write('\u001b');
+		await waitFor(() => !tui.frame().includes('Enter applies'), 'stopped editing');
+	});
+
+	it('/re/ filters by regex', async () => {
+		const {tui} = await mount({columns: 160, rows: 50});
+		tui.stdin.write('/');
+		await waitFor(() => tui.frame().includes('Enter applies'), 'editing');
+		tui.stdin.write('/line [12]$/');
+		tui.stdin.write('\r');
+		await waitFor(() => tui.frame().includes('filter /line [12]$/: 2 of 30 lines'), 'regex applied');
+	});
+
+	it('p probes the selected server with the last prompt; r twice; P chooses the prompt', async () => {
+		const controller = fakeController();
+		const {tui} = await mount({columns: 80, rows: 24, controller});
+		tui.stdin.write('p');
+		await waitFor(() => (controller.calls['probe']?.length ?? 0) === 1, 'probe called');
+		expect(controller.calls['probe']![0]).toEqual([OLLAMA, 'code']);
+		tui.stdin.write('\t');
+		await waitFor(() => /▸ ● up\s+llamacpp/.test(tui.frame()), 'llamacpp selected');
+		tui.stdin.write('r');
+		await waitFor(() => (controller.calls['probe']?.length ?? 0) === 2, 'probe twice');
+		expect(controller.calls['probe']![1]).toEqual([LLAMA, 'code', 2]);
+		tui.stdin.write('P');
+		await waitFor(() => tui.frame().includes('PROBE PROMPT'), 'prompt chooser');
+		tui.stdin.write('j');
+		await waitFor(() => /▸ prose/.test(tui.frame()), 'cursor on prose');
+		tui.stdin.write('\r');
+		await waitFor(() => (controller.calls['probe']?.length ?? 0) === 3, 'probe with prose');
+		expect(controller.calls['probe']![2]).toEqual([LLAMA, 'prose']);
+		await waitFor(() => !tui.frame().includes('PROBE PROMPT'), 'chooser closed');
+	});
+
+	it('+/- change the refresh interval; q quits through the controller', async () => {
+		const controller = fakeController();
+		const {tui} = await mount({columns: 80, rows: 24, controller});
+		expect(tui.frame()).toContain('every 1.0 s');
+		tui.stdin.write('+');
+		await waitFor(() => (controller.calls['setRefresh']?.length ?? 0) === 1, 'faster');
+		tui.stdin.write('-');
+		await waitFor(() => (controller.calls['setRefresh']?.length ?? 0) === 2, 'slower');
+		expect(controller.calls['setRefresh']).toEqual([[500], [1500]]);
+		tui.stdin.write('q');
+		await waitFor(() => (controller.calls['quit']?.length ?? 0) === 1, 'quit');
+	});
+
+	it('Esc cancels a running probe and the probe pane shows live progress', async () => {
+		const controller = fakeController();
+		const store = richStore();
+		const probe = store.getSnapshot().probe;
+		store.dispatch({type: 'probe', probe: {...probe, running: {serverId: OLLAMA, startedAt: T0 + 60_000, prompt: 'code', tokens: 88, liveTps: 45.1, status: 'server busy (HTTP 429), retrying'}}});
+		store.publish();
+		const {tui} = await mount({columns: 120, rows: 40, controller, store});
+		expect(tui.frame()).toMatch(/▶ 88 tokens · 45\.1 tok\/s live · TTFT -- · 3\.0 s elapsed · server busy \(HTTP 429\), retrying/);
+		tui.stdin.write('\u001b');
+		await waitFor(() => (controller.calls['cancelProbe']?.length ?? 0) === 1, 'cancelProbe');
+	});
+
+	it('footer and help both come from the keymap: a new binding shows in both', async () => {
+		const extra: KeyBinding = {id: 'help', keys: ['F'], scope: 'global', help: 'Help, from a binding added in a test', footer: 'extra-help'};
+		const {tui} = await mount({columns: 80, rows: 24, keymap: [extra, ...KEYMAP]});
+		expect(tui.frame()).toContain('F extra-help');
+		tui.stdin.write('F');
+		await waitFor(() => tui.frame().includes('Help, from a binding added in a test'), 'help lists it and F opens it');
+	});
+});
+
+describe('empty state and non-TTY', () => {
+	it('says what was looked for, how to point at a server, and offers the demo on d', async () => {
+		const controller = fakeController();
+		const {tui} = await mount({columns: 80, rows: 24, store: emptyStore(), controller});
+		const f = tui.frame();
+		expect(f).toContain('No inference engine found');
+		expect(f).toContain('ports      11434, 8080, 1234');
+		expect(f).toContain('infertop --server http://127.0.0.1:8080');
+		expect(f).toContain('infertop --log PATH');
+		expect(f).toContain('Or press d to start the built-in demo engine');
+		expect(f).toContain('d demo');
+		tui.stdin.write('d');
+		await waitFor(() => (controller.calls['startDemo']?.length ?? 0) === 1, 'demo started');
+	});
+
+	it('does not crash when stdin is not a TTY; the footer says read-only', async () => {
+		const {tui} = await mount({columns: 80, rows: 24, stdinIsTTY: false});
+		expect(tui.frame()).toContain('read-only: no keyboard (stdin is not a TTY)');
+		expect(tui.frame()).toContain('ENGINES');
+	});
+
+	it('shows DEMO whenever a server is the demo', async () => {
+		const store = emptyStore();
+		store.dispatch({type: 'server-seen', t: T0, server: {id: 'demo', engine: 'demo-ollama', url: 'http://127.0.0.1:40001', source: 'demo', demo: true}});
+		store.publish();
+		const {tui} = await mount({columns: 80, rows: 24, store});
+		expect(tui.frame()).toContain('infertop 0.1.0  DEMO');
+	});
+});
+
+describe('renderSnapshotText', () => {
+	it('renders plain text within rows − 1 and columns', () => {
+		for (const [columns, rows] of [[80, 24], [120, 40], [160, 50]] as const) {
+			const text = renderSnapshotText(richState(), {columns, rows}, '0.1.0');
+			expect(text).not.toContain('\u001b');
+			expectFits(text, columns, rows);
+			expect(text).toContain('ENGINES');
+		}
+	});
+});

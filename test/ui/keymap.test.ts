@@ -1,0 +1,46 @@
+import {describe, expect, it} from 'vitest';
+import {footerHints, footerText, helpLines, KEYMAP, keyName, resolveKey, type ActionId, type KeyScope} from '../../source/ui/keymap.js';
+
+const none = {};
+
+describe('keymap', () => {
+	it('has no duplicate key within a scope and help text everywhere', () => {
+		const scopes = new Set(KEYMAP.map(b => b.scope));
+		for (const scope of scopes) {
+			const keys = KEYMAP.filter(b => b.scope === scope).flatMap(b => b.keys);
+			expect(new Set(keys).size, `duplicate key in ${scope}`).toBe(keys.length);
+		}
+		for (const b of KEYMAP) expect(b.help.length).toBeGreaterThan(3);
+	});
+
+	it('binds every key the design asks for', () => {
+		const global: [string, ActionId][] = [
+			['?', 'help'], ['q', 'quit'], ['ctrl+c', 'quit'], ['tab', 'select-next'], ['shift+tab', 'select-prev'], ['down', 'select-next'],
+			['up', 'select-prev'], ['j', 'select-next'], ['k', 'select-prev'], ['+', 'refresh-faster'], ['-', 'refresh-slower'], ['space', 'pause'],
+			['l', 'toggle-log'], ['/', 'filter'], ['t', 'theme'], ['escape', 'escape'], ['p', 'probe'], ['P', 'choose-prompt'], ['r', 'probe-twice'],
+		];
+		for (const [k, id] of global) expect(resolveKey(KEYMAP, ['global'], k)?.id, k).toBe(id);
+		expect(resolveKey(KEYMAP, ['empty', 'global'], 'd')?.id).toBe('demo');
+		expect(resolveKey(KEYMAP, ['global'], 'd')).toBeUndefined();
+	});
+
+	it('names Ink keys', () => {
+		expect(keyName('', {...none, tab: true})).toBe('tab');
+		expect(keyName('', {...none, tab: true, shift: true})).toBe('shift+tab');
+		expect(keyName('c', {...none, ctrl: true})).toBe('ctrl+c');
+		expect(keyName(' ', none)).toBe('space');
+		expect(keyName('P', {...none, shift: true})).toBe('P');
+		expect(keyName('', {...none, escape: true})).toBe('escape');
+		expect(keyName('abc', none)).toBeUndefined();
+	});
+
+	it('generates the footer and the help from the same table', () => {
+		const scopes: KeyScope[] = ['global'];
+		const text = footerText(footerHints(KEYMAP, scopes), 200);
+		expect(text.startsWith('? help  q quit  Tab engine  p probe')).toBe(true);
+		expect(footerText(footerHints(KEYMAP, scopes), 14)).toBe('? help  q quit');
+		const added = [...KEYMAP, {id: 'help' as const, keys: ['F1'], scope: 'global' as const, help: 'Help from a function key', footer: 'F1help'}];
+		expect(footerText(footerHints(added, scopes), 400)).toContain('F1 F1help');
+		expect(helpLines(added).some(l => l.includes('F1') && l.includes('Help from a function key'))).toBe(true);
+	});
+});
