@@ -19,7 +19,8 @@ import {createModelBytesResolver} from './sources/model-bytes.js';
 import {findExistingLogs} from './sources/log-locations.js';
 import {createProbeController} from './probe/controller.js';
 import type {ProbePromptKind} from './probe/types.js';
-import {startDemoEngine, type DemoEngine} from './demo/engine.js';
+import {startDemoEngine, DEMO_OLLAMA_VERSION, type DemoEngine} from './demo/engine.js';
+import {createPoller} from './sources/discovery/pollers.js';
 import {readOllamaPs} from './sources/ollama-ps-cli.js';
 
 export interface RuntimeOptions {
@@ -188,10 +189,15 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 			agent: options.demoAgent,
 		});
 		const id = normalizeServerUrl(demo.url)?.id ?? demo.url;
-		dispatch({type: 'server-seen', t: Date.now(), server: {id, engine: 'demo-ollama', url: demo.url, source: 'demo', demo: true, version: demo.version}});
+		const info = {id, engine: 'demo-ollama' as const, url: demo.url, source: 'demo' as const, demo: true, version: DEMO_OLLAMA_VERSION};
+		dispatch({type: 'server-seen', t: Date.now(), server: info});
 		if (config.bandwidth === undefined) dispatch({type: 'bandwidth', bandwidth: {gbs: demo.bandwidthGBs, source: 'demo engine (simulated)', chip: 'DEMO'}});
 		await attachLog(id, {kind: 'file', path: demo.logPath}, 'ollama');
-		discovery.watch?.({url: demo.url, source: 'demo', engine: 'demo-ollama'});
+		// The demo speaks Ollama's API: the same poller a real Ollama gets.
+		const poller = createPoller({server: {...info, engine: 'ollama'}, dispatch, intervalMs: options.pollMs});
+		collectors.push({start: () => poller.start(), stop: () => poller.stop()});
+		poller.start();
+		await poller.pollNow();
 	}
 
 	// 5. Default log locations (Ollama's), attached to the Ollama server they belong to.

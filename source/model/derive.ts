@@ -21,9 +21,15 @@ export const FIGURE_WINDOW_REQUESTS = 10;
 
 const UNIFIED_MEMORY_ENGINES = new Set(['mlxlm', 'lithos']);
 
-function matches(r: RequestRecord, model: ModelInfo | undefined, single: boolean): boolean {
-	if (!model || single) return true;
-	if (r.model !== undefined) return r.model === model.name || model.name.startsWith(`${r.model}:`) || r.model.endsWith(`/${model.name}`);
+const sameModel = (requestModel: string, name: string) => requestModel === name || name.startsWith(`${requestModel}:`) || requestModel.endsWith(`/${name}`);
+
+/**
+ * Which listed model a request belongs to: by name where the log names a listed model; else by
+ * runner (Ollama logs name a GGUF model by its blob path, which /api/ps does not list).
+ */
+function matches(r: RequestRecord, model: ModelInfo | undefined, all: readonly (ModelInfo | undefined)[]): boolean {
+	if (!model || all.length === 1) return true;
+	if (r.model !== undefined && all.some(m => m && sameModel(r.model!, m.name))) return sameModel(r.model, model.name);
 	if (r.runner !== undefined && model.runner !== undefined) return r.runner === model.runner;
 	return false;
 }
@@ -113,10 +119,9 @@ export function deriveServer(state: MonitorState, serverId: string): ModelFigure
 		const names = [...new Set(server.requests.map(r => r.model).filter((m): m is string => m !== undefined))];
 		if (names.length > 1) models.splice(0, 1, ...names.map(name => ({name})));
 	}
-	const single = models.length === 1;
 	const lastProbe = [...state.probe.results].reverse().find(p => p.url === server.url);
 	return models.map(model => {
-		const reqs = windowOf(server.requests.filter(r => matches(r, model, single)), state.now);
+		const reqs = windowOf(server.requests.filter(r => matches(r, model, models)), state.now);
 		const agg = aggregate(reqs);
 		const useInterval = agg.count === 0 && server.interval !== undefined;
 		const decodeTps = useInterval ? server.interval?.genTps : agg.decodeTps;
