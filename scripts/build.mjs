@@ -17,8 +17,9 @@
  *   `require`, `__filename` and `__dirname` inside the ESM bundle.
  * - Ink imports `./devtools.js` (and through it `react-devtools-core`, not installed) when the
  *   environment has DEV=true. In a bundle an external import would be hoisted and loaded on every
- *   start, so that module is replaced by an empty one: DEV=true does nothing in the built CLI
- *   (it also cannot hang Ink 6.8 waiting for a DevTools server).
+ *   start, so that module is replaced by an empty one, and Ink's isDev() is replaced by `false`:
+ *   DEV=true does nothing in the built CLI (it cannot hang Ink 6.8 waiting for a DevTools server,
+ *   nor make it read a package.json beside the bundle).
  */
 import {build} from 'esbuild';
 import fs from 'node:fs';
@@ -41,6 +42,8 @@ const noInkDevtools = {
 	setup(b) {
 		b.onResolve({filter: /^\.\/devtools\.js$/}, (a) => (a.importer.includes(`${path.sep}ink${path.sep}`) ? {path: 'ink-devtools-stub', namespace: 'infertop-stub'} : undefined));
 		b.onResolve({filter: /^react-devtools-core$/}, () => ({path: 'react-devtools-core-stub', namespace: 'infertop-stub'}));
+		// Ink's isDev() also makes it read ../package.json next to the bundle and inject into DevTools.
+		b.onLoad({filter: /[\\/]ink[\\/]build[\\/]utils\.js$/}, () => ({contents: 'export const isDev = () => false;\n', loader: 'js'}));
 		b.onLoad({filter: /.*/, namespace: 'infertop-stub'}, () => ({contents: '// React DevTools are not part of the infertop bundle.\nexport default undefined;\n', loader: 'js'}));
 	},
 };
@@ -84,6 +87,10 @@ const out = fs.readFileSync(outfile, 'utf8');
 // The guarantees above, checked on the output rather than assumed.
 if (/from\s*["']react-devtools-core["']|require\(["']react-devtools-core["']\)/.test(out)) {
 	console.error('build: react-devtools-core is still imported by the bundle');
+	process.exit(1);
+}
+if (out.includes('node_modules/ink/build/') && !out.includes('isDev = () => false')) {
+	console.error("build: Ink's isDev() was not replaced (did ink/build/utils.js move?)");
 	process.exit(1);
 }
 if (/process\.env\.NODE_ENV\s*[!=]==?\s*["']development["']/.test(out)) {
