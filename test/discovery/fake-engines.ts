@@ -252,7 +252,7 @@ export async function freePort(): Promise<number> {
 }
 
 /** Wait until `predicate()` holds (small awaits, deadline); throws with `what` on timeout. */
-export async function waitFor(predicate: () => boolean, what: string, deadlineMs = 8000): Promise<void> {
+export async function waitFor(predicate: () => boolean, what: string, deadlineMs = 15000): Promise<void> {
 	const end = Date.now() + deadlineMs;
 	while (!predicate()) {
 		if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);

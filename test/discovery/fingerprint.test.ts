@@ -1,9 +1,11 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {fingerprint, identify, type ProbeResponses} from '../../source/sources/discovery/fingerprint.js';
+import {fingerprint, identify, PROBE_PATHS, type ProbeResponses} from '../../source/sources/discovery/fingerprint.js';
 import {scanPorts, tcpAccepts} from '../../source/sources/discovery/port-scan.js';
 import {freePort, startFake, startSilent, type Fake, type FakeKind} from './fake-engines.js';
 
 const answer = (body: string, headers: Record<string, string> = {}, status = 200) => ({status, headers, body});
+/** Every probe path answered 404 (a server that has none of them), overridden by `r`. */
+const all404 = (r: ProbeResponses): ProbeResponses => ({...Object.fromEntries(PROBE_PATHS.map((p) => [p, answer('404 page not found', {}, 404)])), ...r});
 
 describe('identify (pure)', () => {
 	it('is undefined for no answers at all', () => {
@@ -25,8 +27,23 @@ describe('identify (pure)', () => {
 	});
 
 	it('Ollama needs the / body, not just /api/version', () => {
-		expect(identify({'/api/version': answer('{"version":"0.33.0"}')})).toBeUndefined();
-		expect(identify({'/': answer('Ollama is running'), '/api/version': answer('{"version":"0.33.0"}')})).toEqual({engine: 'ollama', version: '0.33.0'});
+		expect(identify(all404({'/api/version': answer('{"version":"0.33.0"}')}))).toBeUndefined();
+		expect(identify(all404({'/': answer('Ollama is running'), '/api/version': answer('{"version":"0.33.0"}')}))).toEqual({engine: 'ollama', version: '0.33.0'});
+	});
+
+	it('a LocalAI whose own markers timed out is not taken for Ollama (undecided, tried again)', () => {
+		const r = all404({'/': answer('Ollama is running'), '/api/version': answer('{"version":"0.6.4"}')});
+		delete r['/readyz'];
+		delete r['/version'];
+		expect(identify(r)).toBeUndefined();
+	});
+
+	it('an OpenAI list is only "openai" once every other marker has answered', () => {
+		const list = answer('{"object":"list","data":[{"id":"m","object":"model"}]}');
+		expect(identify(all404({'/v1/models': list}))?.engine).toBe('openai');
+		const partial = all404({'/v1/models': list});
+		delete partial['/api/v0/models']; // LM Studio's marker timed out
+		expect(identify(partial)).toBeUndefined();
 	});
 
 	it('llama-server by its Server header alone (e.g. a 401 when --api-key is set)', () => {
@@ -35,14 +52,14 @@ describe('identify (pure)', () => {
 
 	it('model list without owned_by behind a non-Python server is a plain OpenAI server, not mlx_lm', () => {
 		const list = '{"object":"list","data":[{"id":"m","object":"model","created":1}]}';
-		expect(identify({'/v1/models': answer(list, {server: 'uvicorn'})})?.engine).toBe('openai');
-		expect(identify({'/v1/models': answer(list, {server: 'BaseHTTP/0.6 Python/3.12.11'})})?.engine).toBe('mlxlm');
+		expect(identify(all404({'/v1/models': answer(list, {server: 'uvicorn'})}))?.engine).toBe('openai');
+		expect(identify(all404({'/v1/models': answer(list, {server: 'BaseHTTP/0.6 Python/3.12.11'})}))?.engine).toBe('mlxlm');
 	});
 
 	it('a JSON body that is not a model list is not an engine', () => {
-		expect(identify({'/v1/models': answer('{"data":[{"name":"x"}]}')})).toBeUndefined();
-		expect(identify({'/v1/models': answer('[1,2,3]')})).toBeUndefined();
-		expect(identify({'/v1/models': answer('not json')})).toBeUndefined();
+		expect(identify(all404({'/v1/models': answer('{"data":[{"name":"x"}]}')}))).toBeUndefined();
+		expect(identify(all404({'/v1/models': answer('[1,2,3]')}))).toBeUndefined();
+		expect(identify(all404({'/v1/models': answer('not json')}))).toBeUndefined();
 	});
 });
 
@@ -76,19 +93,19 @@ describe('fingerprint over HTTP (fake engines on 127.0.0.1)', () => {
 	});
 
 	it.each(expected)('%s is identified as %s (version %s)', async (kind, engine, version) => {
-		const r = await fingerprint(fakes.get(kind)!.url, {timeoutMs: 2000});
+		const r = await fingerprint(fakes.get(kind)!.url, {timeoutMs: 5000});
 		expect(r.identity?.engine).toBe(engine);
 		expect(r.identity?.version).toBe(version);
 	});
 
 	it('lists the models the server names', async () => {
-		const r = await fingerprint(fakes.get('llamacpp')!.url, {timeoutMs: 2000});
+		const r = await fingerprint(fakes.get('llamacpp')!.url, {timeoutMs: 5000});
 		expect(r.identity?.models).toEqual(['models/big-random-llama-8L-1024d-q8_0.gguf']);
 	});
 
 	it('a plain nginx 404 page and a JSON API that is not an LLM are ignored', async () => {
 		for (const kind of ['nginx404', 'json-api'] as const) {
-			const r = await fingerprint(fakes.get(kind)!.url, {timeoutMs: 2000});
+			const r = await fingerprint(fakes.get(kind)!.url, {timeoutMs: 5000});
 			expect(r.answered).toBe(true);
 			expect(r.identity).toBeUndefined();
 			expect(r.error).toBe('not an inference server');
@@ -107,29 +124,44 @@ describe('fingerprint over HTTP (fake engines on 127.0.0.1)', () => {
 		expect(await tcpAccepts('127.0.0.1', closedPort)).toBe(false);
 	});
 
-	it('scans every port in parallel: a silent port does not hold up the others and the scan ends within its budget', async () => {
-		const ports = [silent.port, closedPort, ...[...fakes.values()].map((f) => f.port)];
-		const budgetMs = 300 + 600; // connect + fingerprint deadline
-		const scan = scanPorts({ports, hosts: ['127.0.0.1'], connectTimeoutMs: 300, fingerprintTimeoutMs: 600});
-		// Generous bound (4× the budget) for a loaded 2-core box; a sequential scan of 14 ports would need far more.
-		const outcome = await Promise.race([scan, new Promise<'late'>((r) => setTimeout(() => r('late'), budgetMs * 4))]);
-		expect(outcome).not.toBe('late');
-		const results = outcome as Awaited<typeof scan>;
-		const byPort = new Map(results.map((r) => [r.port, r]));
-		expect(byPort.get(closedPort)?.open).toBe(false);
-		expect(byPort.get(silent.port)?.open).toBe(true);
-		expect(byPort.get(silent.port)?.fingerprint?.identity).toBeUndefined();
-		for (const [kind, engine] of expected) expect(byPort.get(fakes.get(kind)!.port)?.fingerprint?.identity?.engine).toBe(engine);
-		expect(byPort.get(fakes.get('nginx404')!.port)?.fingerprint?.identity).toBeUndefined();
-		expect(byPort.get(fakes.get('ollama')!.port)?.id).toBe(`http://127.0.0.1:${fakes.get('ollama')!.port}`);
+	it('scans every port in parallel: silent ports do not hold up the others and the scan ends within its budget', async () => {
+		const silent2 = await startSilent();
+		const silent3 = await startSilent();
+		try {
+			const some: FakeKind[] = ['ollama', 'llamacpp', 'localai', 'nginx404'];
+			const ports = [silent.port, silent2.port, silent3.port, closedPort, ...some.map((k) => fakes.get(k)!.port)];
+			const connectMs = 1000;
+			const fingerprintMs = 4000;
+			const scan = scanPorts({ports, hosts: ['127.0.0.1'], connectTimeoutMs: connectMs, fingerprintTimeoutMs: fingerprintMs});
+			// Three silent ports one after the other would need 3 × 4 s; in parallel the whole scan fits in one budget.
+			const outcome = await Promise.race([scan, new Promise<'late'>((r) => setTimeout(() => r('late'), 2 * fingerprintMs + connectMs))]);
+			expect(outcome).not.toBe('late');
+			const results = outcome as Awaited<typeof scan>;
+			const byPort = new Map(results.map((r) => [r.port, r]));
+			expect(byPort.get(closedPort)?.open).toBe(false);
+			for (const p of [silent.port, silent2.port, silent3.port]) {
+				expect(byPort.get(p)?.open).toBe(true);
+				expect(byPort.get(p)?.fingerprint?.identity).toBeUndefined();
+				expect(byPort.get(p)?.fingerprint?.error).toMatch(/no answer within/);
+			}
+			for (const kind of ['ollama', 'llamacpp', 'localai'] as const) expect(byPort.get(fakes.get(kind)!.port)?.fingerprint?.identity?.engine).toBe(kind);
+			expect(byPort.get(fakes.get('nginx404')!.port)?.fingerprint?.identity).toBeUndefined();
+			expect(byPort.get(fakes.get('ollama')!.port)?.id).toBe(`http://127.0.0.1:${fakes.get('ollama')!.port}`);
+		} finally {
+			await silent2.close();
+			await silent3.close();
+		}
 	});
 
 	it('skip() leaves known ports unfingerprinted', async () => {
-		const f = fakes.get('vllm')!;
-		const before = f.requests.length;
-		const [r] = await scanPorts({ports: [f.port], hosts: ['127.0.0.1'], skip: () => true});
-		expect(r?.open).toBe(true);
-		expect(r?.fingerprint).toBeUndefined();
-		expect(f.requests.length).toBe(before);
+		const f = await startFake('vllm');
+		try {
+			const [r] = await scanPorts({ports: [f.port], hosts: ['127.0.0.1'], skip: () => true});
+			expect(r?.open).toBe(true);
+			expect(r?.fingerprint).toBeUndefined();
+			expect(f.requests).toEqual([]);
+		} finally {
+			await f.close();
+		}
 	});
 });

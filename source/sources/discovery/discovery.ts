@@ -134,10 +134,20 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
 			timeoutMs: options.pollTimeoutMs,
 			now,
 			pidOf: () => entry.info.pid,
+			// Back after being lost: is it still the same engine on that address?
+			onBack: () => void recheck(id),
 		});
 		entries.set(id, entry);
 		dispatch({type: 'server-seen', t: now(), server: info});
 		if (running) entry.poller.start();
+	};
+
+	const recheck = async (id: string) => {
+		const entry = entries.get(id);
+		if (!entry) return;
+		const fp = await fingerprint(entry.info.url, {timeoutMs: options.fingerprintTimeoutMs, apiKey: entry.apiKey, signal: controller.signal});
+		if (controller.signal.aborted || entries.get(id) !== entry) return;
+		if (fp.identity && fp.identity.engine !== entry.info.engine) addServer(id, entry.info.url, fp.identity, entry.info.source, entry.apiKey);
 	};
 
 	const attachProcesses = () => {

@@ -99,11 +99,16 @@ function lmStudioV1(r: HttpAnswer | undefined): Record<string, unknown>[] | unde
 	return items.length > 0 && items.some((m) => 'loaded_instances' in m && 'key' in m) ? items : undefined;
 }
 
+function answeredAll(responses: ProbeResponses, paths: readonly ProbePath[]): boolean {
+	return paths.every((p) => responses[p] !== undefined);
+}
+
 /**
  * Decide the engine from collected answers. Order matters where engines imitate each other:
  * LocalAI answers Ollama routes and KoboldCpp emulates several APIs, so their own markers are
  * checked first; Ollama needs its `/` body; an unknown server with a valid `/v1/models` list is
- * `openai`; anything else is not an engine (undefined).
+ * `openai`; anything else is not an engine (undefined). Decisions that rest on a marker being
+ * absent (Ollama, mlx_lm, openai) need those paths to have answered; otherwise undefined (try again).
  */
 export function identify(responses: ProbeResponses): Identity | undefined {
 	const models = openAiModelList(responses['/v1/models']);
@@ -130,9 +135,12 @@ export function identify(responses: ProbeResponses): Identity | undefined {
 		return {engine: 'koboldcpp', version: str(kobold.version), models: ids};
 	}
 
-	// Ollama: the `/` body is the marker; /api/version gives the version.
+	// Ollama: the `/` body is the marker; /api/version gives the version. LocalAI (heartbeat flag on)
+	// and KoboldCpp answer Ollama routes too, so their paths must have answered (any status):
+	// a marker missing because its request timed out proves nothing.
 	const root = responses['/'];
 	if (ok(root) && root.body.trim() === 'Ollama is running') {
+		if (!answeredAll(responses, ['/.well-known/localai.json', '/version', '/readyz', '/api/extra/version'])) return undefined;
 		return {engine: 'ollama', version: versionOf(responses['/api/version'])};
 	}
 
@@ -164,6 +172,8 @@ export function identify(responses: ProbeResponses): Identity | undefined {
 	if (ownedBy(models, 'vllm')) return {engine: 'vllm', version: versionOf(responses['/version']), models: ids};
 
 	if (models !== undefined) {
+		// Only "none of the above" makes a plain OpenAI server: every probe must have answered.
+		if (!answeredAll(responses, PROBE_PATHS)) return undefined;
 		// mlx_lm.server: Python's BaseHTTP server and model items without owned_by.
 		const server = responses['/v1/models']?.headers.server ?? '';
 		if (/^BaseHTTP\/[\d.]+ Python\/[\d.]+/.test(server) && models.every((m) => !('owned_by' in m))) {
@@ -200,7 +210,10 @@ export async function fingerprint(baseUrl: string, options: FingerprintOptions =
 		if (isAnswer(r)) responses[path] = r;
 		else error ??= r.error;
 	}
-	const answered = Object.keys(responses).length > 0;
+	const count = Object.keys(responses).length;
+	const answered = count > 0;
 	const identity = identify(responses);
-	return {identity, answered, error: identity ? undefined : answered ? 'not an inference server' : error};
+	let why: string | undefined;
+	if (!identity) why = !answered ? error : count < PROBE_PATHS.length ? `partial answer (${PROBE_PATHS.length - count} of ${PROBE_PATHS.length} requests: ${error})` : 'not an inference server';
+	return {identity, answered, error: why};
 }

@@ -368,7 +368,8 @@ export function createPoller(options: PollerOptions): ServerPoller {
 	let controller = new AbortController();
 	let lastModelsJson: string | undefined;
 	let lastVersion = server.version;
-	let marker: RestartMarker | undefined;
+	// What discovery saw when it identified the server counts as the first marker.
+	let marker: RestartMarker | undefined = server.version !== undefined ? {version: server.version} : undefined;
 	let scrapeMetrics = true;
 
 	const once = async (): Promise<void> => {

@@ -1,0 +1,103 @@
+import {describe, expect, it} from 'vitest';
+import {
+	createProcessFinder,
+	engineOfProcess,
+	findEngineProcesses,
+	flagValue,
+	logFileFromCommand,
+	type ProcessRow,
+} from '../../source/sources/discovery/processes.js';
+
+describe('engine processes by name and command line', () => {
+	it.each([
+		['ollama', '/usr/local/bin/ollama serve', 'ollama'],
+		['ollama', '/usr/local/bin/ollama runner --model /x --port 41235', undefined],
+		['llama-server', '/opt/llama.cpp/build/bin/llama-server -m m.gguf --port 8081', 'llamacpp'],
+		['llama-server', '/usr/lib/ollama/llama-server --model /root/.ollama/models/blobs/sha256-x --port 40001', undefined],
+		['python3.12', 'python3 -m mlx_lm.server --model mlx-community/Qwen3-4B-4bit', 'mlxlm'],
+		['mlx_lm.server', '/opt/venv/bin/python /opt/venv/bin/mlx_lm.server --port 8081', 'mlxlm'],
+		['Python', '/opt/homebrew/bin/lithos-metal serve --model nvidia/Qwen3.8-27B-NVFP4', 'lithos'],
+		['vllm', '/venv/bin/python /venv/bin/vllm serve Qwen/Qwen3-8B --port 8001', 'vllm'],
+		['python', 'python -m vllm.entrypoints.openai.api_server --model x', 'vllm'],
+		['python', 'python -m sglang.launch_server --model-path Qwen/Qwen3-8B', 'sglang'],
+		['LM Studio', '/Applications/LM Studio.app/Contents/MacOS/LM Studio', 'lmstudio'],
+		['LM Studio Helper', '/Applications/LM Studio.app/Contents/Frameworks/LM Studio Helper.app/Contents/MacOS/LM Studio Helper --type=gpu', undefined],
+		['llama-swap', '/usr/local/bin/llama-swap --config c.yaml', 'llamaswap'],
+		['koboldcpp', './koboldcpp --model m.gguf', 'koboldcpp'],
+		['local-ai', '/usr/bin/local-ai run', 'localai'],
+		['bash', 'bash -c grep ollama', undefined],
+		['vim', 'vim vllm.md', undefined],
+		['node', 'node server.js --port 8080', undefined],
+	])('%s: %s → %s', (name, cmd, engine) => {
+		expect(engineOfProcess(name, cmd)).toBe(engine);
+	});
+
+	it('reads --log-file and --port in both spellings, quoted paths too', () => {
+		expect(logFileFromCommand('llama-server -m m.gguf --log-file /var/log/llama.log --port 8081')).toBe('/var/log/llama.log');
+		expect(logFileFromCommand('llama-server --log-file=/tmp/l.log')).toBe('/tmp/l.log');
+		expect(logFileFromCommand('llama-server --log-file "/Users/me/My Logs/l.log" -c 4096')).toBe('/Users/me/My Logs/l.log');
+		expect(logFileFromCommand('llama-server -m m.gguf')).toBeUndefined();
+		expect(flagValue('x --port 9000', '--port')).toBe('9000');
+		expect(flagValue('x --portal 9000', '--port')).toBeUndefined();
+	});
+
+	const rows: ProcessRow[] = [
+		{pid: 100, parentPid: 1, name: 'ollama', command: '/usr/local/bin/ollama', params: 'serve'},
+		{pid: 101, parentPid: 100, name: 'llama-server', command: '/usr/local/lib/llama-server', params: '--model /blobs/x --port 40001'},
+		{pid: 200, parentPid: 1, name: 'llama-server', command: 'llama-server', params: '-m m.gguf --port 8081 --log-file /tmp/ls.log'},
+		{pid: 300, parentPid: 1, name: 'python3', command: 'python3', params: '-m mlx_lm.server --port 8090'},
+		{pid: 400, parentPid: 1, name: 'sshd', command: '/usr/sbin/sshd', params: '-D'},
+	];
+
+	it('ports from the socket table where it says, else from --port; Ollama children skipped', () => {
+		const found = findEngineProcesses(rows, [
+			{protocol: 'tcp', localAddress: '127.0.0.1', localPort: '11434', state: 'LISTEN', pid: 100},
+			{protocol: 'tcp', localAddress: '127.0.0.1', localPort: '40001', state: 'LISTEN', pid: 101},
+			{protocol: 'tcp', localAddress: '127.0.0.1', localPort: '8081', state: 'LISTEN', pid: 200},
+			{protocol: 'tcp', localAddress: '127.0.0.1', localPort: '51000', state: 'ESTABLISHED', pid: 200},
+			{protocol: 'tcp', localAddress: '0.0.0.0', localPort: '22', state: 'LISTEN', pid: 400},
+		]);
+		expect(found.map((p) => [p.pid, p.engine, p.ports, p.logFile])).toEqual([
+			[100, 'ollama', [11434], undefined],
+			[200, 'llamacpp', [8081], '/tmp/ls.log'],
+			[300, 'mlxlm', [8090], undefined],
+		]);
+	});
+
+	it('reads the process table at most every minIntervalMs, and survives a failing lister', async () => {
+		let t = 0;
+		let calls = 0;
+		let conns = 0;
+		const finder = createProcessFinder({
+			minIntervalMs: 10_000,
+			now: () => t,
+			listProcesses: async () => {
+				calls++;
+				if (calls === 3) throw new Error('ps not found');
+				return rows;
+			},
+			listConnections: async () => {
+				conns++;
+				return [];
+			},
+		});
+		expect((await finder.find()).length).toBe(3);
+		t = 9_999;
+		await finder.find();
+		expect(calls).toBe(1);
+		t = 10_000;
+		await finder.find();
+		expect(calls).toBe(2);
+		expect(conns).toBe(2);
+		t = 20_000;
+		expect((await finder.find()).length).toBe(3); // last good list kept
+		expect(finder.lastError()).toMatch(/ps not found/);
+	});
+
+	it('does not read the socket table when no engine runs', async () => {
+		let conns = 0;
+		const finder = createProcessFinder({listProcesses: async () => [rows[4]!], listConnections: async () => (conns++, [])});
+		expect(await finder.find()).toEqual([]);
+		expect(conns).toBe(0);
+	});
+});
