@@ -6,6 +6,7 @@ import {performance} from 'node:perf_hooks';
 import {sanitize} from '../util/sanitize.js';
 import {createStreamParser, lithosDecodeSteps, requestBody, type ProbeRequestSpec, type ProtocolPlan, type ServerCounts} from './protocols.js';
 import {markToken, newClock, type StreamClock} from './timing.js';
+import {defaultTransport, type OpenStream, type Transport} from './transport.js';
 
 export type ProbeErrorKind = 'busy' | 'wrong-protocol' | 'cancelled' | 'failed';
 
@@ -50,6 +51,8 @@ export interface StreamOptions {
 	readonly onChunk?: (clock: StreamClock) => void;
 	/** Engine-specific env var named in the 401 message. */
 	readonly apiKeyEnv?: string;
+	/** Where bytes are read and stamped (default: a worker thread, see transport.ts). */
+	readonly transport?: Transport;
 }
 
 /** Join a base URL and a path, keeping a base path prefix (`http://h/proxy` + `/v1/x`). */
@@ -135,10 +138,9 @@ export function retryAfterMs(v: string | null): number | undefined {
 	return Number.isNaN(t) ? undefined : Math.max(0, t - Date.now());
 }
 
-async function readSome(res: Response, max = 2000): Promise<string> {
+async function readSome(res: OpenStream, max = 2000): Promise<string> {
 	try {
-		const t = await res.text();
-		return t.slice(0, max);
+		return await res.text(max);
 	} catch {
 		return '';
 	}
@@ -179,10 +181,10 @@ export async function streamOnce(o: StreamOptions): Promise<StreamOutcome> {
 			? `no token within ${formatDuration(timeouts.firstTokenMs)} (server stalled before the first token)`
 			: `stream stalled: no data for ${formatDuration(timeouts.interTokenMs)} after ${clock.chunks} tokens`;
 	try {
-		let res: Response;
+		let res: OpenStream;
 		try {
-			clock.tSent = performance.now();
-			res = await fetch(url, {method: 'POST', headers, body, signal: controller.signal, redirect: 'manual'});
+			res = await (o.transport ?? defaultTransport()).open(url, {method: 'POST', headers, body}, controller.signal);
+			clock.tSent = res.tSent;
 		} catch (e) {
 			if (abortReason === 'cancelled') throw new ProbeError('cancelled', 'probe cancelled');
 			if (abortReason) throw new ProbeError('failed', stallMessage());
@@ -198,7 +200,7 @@ export async function streamOnce(o: StreamOptions): Promise<StreamOutcome> {
 			throw new ProbeError('busy', `server busy (HTTP 503)${text ? `: ${oneLine(errorText(text), 60)}` : ''}`, retryAfterMs(res.headers.get('retry-after')));
 		}
 		if (res.status >= 300 && res.status < 400) {
-			void res.body?.cancel().catch(() => undefined);
+			res.cancel();
 			throw new ProbeError('failed', `HTTP ${res.status} redirect to ${oneLine(res.headers.get('location') ?? '?', 80)}: not followed (point the probe at the final URL)`);
 		}
 		if (res.status === 401 || res.status === 403) {
@@ -228,17 +230,18 @@ export async function streamOnce(o: StreamOptions): Promise<StreamOutcome> {
 		const decodeSteps = lithosDecodeSteps(res.headers);
 		const parser = createStreamParser(o.plan.protocol);
 		const want = o.plan.protocol === 'ollama' ? 'NDJSON' : 'SSE';
-		if (!res.body) throw new ProbeError('failed', `HTTP 200 with an empty body (expected ${want})`);
-		const reader = res.body.getReader();
+		const reader = res;
 		const decoder = new TextDecoder();
 		let done = false;
 		let sample = '';
 		let streamError: string | undefined;
+		let endT = performance.now();
 		try {
 			for (;;) {
 				const r = await reader.read();
-				// The clock: one timestamp per network chunk, taken as it is parsed.
-				const now = performance.now();
+				// The clock: one timestamp per network chunk, taken where it was read (the transport).
+				const now = r.t;
+				endT = now;
 				if (r.done) break;
 				const text = decoder.decode(r.value, {stream: true});
 				if (sample.length < 200) sample += text.slice(0, 200 - sample.length);
@@ -254,7 +257,7 @@ export async function streamOnce(o: StreamOptions): Promise<StreamOutcome> {
 				if (parser.understood === 0 && parser.garbage > 0) break;
 			}
 			if (streamError === undefined) {
-				const now = performance.now();
+				const now = endT;
 				for (const ev of parser.end()) {
 					if (ev.type === 'token') markToken(clock, now);
 					else if (ev.type === 'done') done = true;
@@ -267,7 +270,7 @@ export async function streamOnce(o: StreamOptions): Promise<StreamOutcome> {
 			const where = clock.chunks > 0 ? `after ${clock.chunks} tokens` : 'before the first token';
 			throw new ProbeError('failed', `server closed the stream ${where} (${describeNetworkError(e, url).replace(/^request to \S+ failed: /, '')})`);
 		} finally {
-			void reader.cancel().catch(() => undefined);
+			reader.cancel();
 		}
 		if (streamError !== undefined) throw new ProbeError('failed', `server error in stream: ${oneLine(streamError, 120)}`);
 		if (parser.understood === 0) {

@@ -10,6 +10,7 @@ import {appendHistory, defaultHistoryPath} from './history.js';
 import {DEFAULT_MAX_TOKENS, loadPrompt} from './prompts.js';
 import {runProbe, type LiveProgress, type ProbeTarget} from './run.js';
 import type {LogFiguresFn} from './timing.js';
+import type {Transport} from './transport.js';
 import type {ProbePromptKind, ProbeProgress, ProbeResult, ProbeState} from './types.js';
 import {emptyProbe} from './types.js';
 
@@ -32,6 +33,8 @@ export interface ProbeControllerOptions {
 	readonly timeouts?: StreamTimeouts;
 	readonly logWaitMs?: number;
 	readonly version?: string;
+	/** Where bytes are read and stamped (default: a worker thread, immune to render jank). */
+	readonly transport?: Transport;
 	/** Called when a history row could not be written (the probe result still stands). */
 	readonly onHistoryError?: (message: string) => void;
 }
@@ -126,6 +129,7 @@ export function createProbeController(opts: ProbeControllerOptions): ProbeContro
 						bytesPerToken: modelInfo?.bytesPerToken,
 						onProgress,
 						plan,
+						transport: opts.transport,
 					});
 					plan = out.plan;
 					const result: ProbeResult = {...out.result, serverId: target.serverId};

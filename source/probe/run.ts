@@ -10,6 +10,7 @@ import {protocolPlan, type ProtocolPlan} from './protocols.js';
 import type {ProbePrompt} from './prompts.js';
 import {PROBE_SEED} from './prompts.js';
 import {computeFigures, liveTps, type LogFigures, type LogFiguresFn, type StreamClock} from './timing.js';
+import type {Transport} from './transport.js';
 import type {ProbeResult} from './types.js';
 
 export interface ProbeTarget {
@@ -47,6 +48,8 @@ export interface RunProbeOptions {
 	readonly onProgress?: (p: LiveProgress) => void;
 	/** A protocol that already worked on this server (skips the 404 dance). */
 	readonly plan?: ProtocolPlan;
+	/** Where bytes are read and stamped (default: a worker thread). */
+	readonly transport?: Transport;
 }
 
 export interface RunProbeOutcome {
@@ -183,6 +186,7 @@ async function streamWithRetries(o: RunProbeOptions, model: string | undefined, 
 				apiKey: o.target.apiKey,
 				apiKeyEnv: ENGINE_KEY_ENV[o.target.engine ?? '']?.[0],
 				signal: o.signal,
+				transport: o.transport,
 				timeouts: o.timeouts ?? DEFAULT_TIMEOUTS,
 				onChunk: (clock: StreamClock) => {
 					const now = performance.now();

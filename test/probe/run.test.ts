@@ -1,9 +1,11 @@
 import net from 'node:net';
 import {afterEach, describe, expect, it} from 'vitest';
+import {performance} from 'node:perf_hooks';
 import {ProbeError} from '../../source/probe/client.js';
+import {inThreadTransport} from '../../source/probe/transport.js';
 import {loadPrompt} from '../../source/probe/prompts.js';
 import {runProbe, type RunProbeOptions} from '../../source/probe/run.js';
-import {fixture, ollamaStream, openaiStream, replay, sseEvents, startServer, wait, type TestServer} from './helpers.js';
+import {fixture, ollamaStream, openaiStream, replay, sseEvents, startServer, until, wait, type TestServer} from './helpers.js';
 
 let servers: TestServer[] = [];
 afterEach(async () => {
@@ -343,5 +345,67 @@ describe('failures: one line each, never a crash', () => {
 		const ac = new AbortController();
 		const p = probe({target: {url: s.url, engine: 'llamacpp', model: 'm'}, signal: ac.signal, onProgress: (x) => x.tokens >= 3 && ac.abort()});
 		await expect(p).rejects.toMatchObject({kind: 'cancelled', message: 'probe cancelled'});
+	});
+});
+
+describe('in-thread transport (fallback when no worker starts): same behaviour', () => {
+	const t = {transport: inThreadTransport};
+	it('replays a capture', async () => {
+		const s = await serve({'POST /v1/chat/completions': replay(sseEvents(fixture('spec-chat-stream.sse')), {firstDelayMs: 60, gapMs: 1})});
+		const {result} = await probe({...t, target: {url: s.url, engine: 'llamacpp', model: 'm'}});
+		expect(result.tokensPerPass!.toFixed(2)).toBe('4.85');
+		expect(result.ttftMs).toBeGreaterThanOrEqual(55);
+	});
+	it('killed mid-stream, stall, refused, cancel', async () => {
+		const s = await serve({
+			'POST /api/generate': async (_q, res) => {
+				res.writeHead(200, {'content-type': 'application/x-ndjson'});
+				for (let i = 0; i < 4; i++) res.write(`{"response":"t${i}","done":false}\n`);
+				await wait(30);
+				res.socket?.destroy();
+			},
+			'POST /v1/chat/completions': async (_q, res) => {
+				res.writeHead(200, {'content-type': 'text/event-stream'});
+				res.write('data: {"choices":[{"delta":{"content":"x"}}]}\n\n');
+				await wait(2000);
+				res.end();
+			},
+		});
+		expect((await failure({...t, target: {url: s.url, engine: 'ollama', model: 'm'}})).message).toMatch(/^server closed the stream after 4 tokens/);
+		expect((await failure({...t, target: {url: s.url, engine: 'llamacpp', model: 'm'}, timeouts: {firstTokenMs: 1000, interTokenMs: 100}})).message).toBe('stream stalled: no data for 100 ms after 1 tokens');
+		const ac = new AbortController();
+		const p = probe({...t, target: {url: s.url, engine: 'llamacpp', model: 'm'}, signal: ac.signal, onProgress: (x) => x.tokens >= 1 && ac.abort()});
+		await expect(p).rejects.toMatchObject({kind: 'cancelled'});
+	});
+});
+
+describe('worker transport', () => {
+	it('stamps chunks in the worker: a busy main thread does not delay the first-token time', async () => {
+		let firstWritten = false;
+		const chunk = (c: string) => `data: ${JSON.stringify({choices: [{delta: {content: c}}]})}\n\n`;
+		const s = await serve({
+			'POST /v1/chat/completions': async (_q, res) => {
+				res.writeHead(200, {'content-type': 'text/event-stream'});
+				res.flushHeaders();
+				await wait(40);
+				res.write(chunk('a'));
+				// http corks the socket until the next tick: let the chunk leave first.
+				await new Promise((r) => setImmediate(r));
+				firstWritten = true;
+				await wait(5);
+				res.write(chunk('b'));
+				res.end(`data: ${JSON.stringify({choices: [], usage: {completion_tokens: 2}})}\n\ndata: [DONE]\n\n`);
+			},
+		});
+		const p = probe({target: {url: s.url, engine: 'llamacpp', model: 'm'}});
+		await until(() => firstWritten);
+		// A long render on this thread just as the first token arrives.
+		const end = performance.now() + 300;
+		while (performance.now() < end) {
+			/* busy */
+		}
+		const {result} = await p;
+		expect(result.ttftMs).toBeGreaterThanOrEqual(35);
+		expect(result.ttftMs).toBeLessThan(250);
 	});
 });
