@@ -51,7 +51,7 @@ describe('scripts/build.mjs', () => {
 	}, 40_000);
 
 	it('renders a frame, also with DEV=true', async () => {
-		for (const extra of [{}, {DEV: 'true'}]) {
+		for (const extra of [{}, {DEV: 'true'}] as Record<string, string>[]) {
 			const {stdout, stderr} = await run(process.execPath, [path.join(dir, 'bin', 'infertop.js')], {cwd: dir, env: env({INFERTOP_EXIT_AFTER_FIRST_FRAME: '1', ...extra}), timeout: 30_000});
 			expect(stdout).toContain(`infertop ${version} (smoke entry)`);
 			expect(stderr).toBe('');
