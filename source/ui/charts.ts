@@ -139,9 +139,12 @@ export function markerRow(flags: readonly (boolean | undefined)[], options: Mark
 }
 
 /** Scale steps per decade: fine enough that a graph uses most of its height. */
-const NICE = [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10] as const;
+const NICE = [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 10] as const;
 
-/** The smallest "nice" number (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 × 10^k) ≥ x. */
+/**
+ * The smallest "nice" number (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8 × 10^k) ≥ x: the printed scale
+ * only changes when the underlying scale (model/verdict.ts nextScale) crosses a step.
+ */
 export function niceCeil(x: number): number {
 	if (!known(x) || x <= 0) return 1;
 	const exp = Math.floor(Math.log10(x));
@@ -151,31 +154,6 @@ export function niceCeil(x: number): number {
 		if (v >= x * (1 - 1e-12)) return Number(v.toPrecision(12));
 	}
 	return 10 * base;
-}
-
-/** The nice step just below a nice value: 60 → 50, 50 → 40, 12 → 10, 10 → 8. */
-function niceBelow(x: number): number {
-	const exp = Math.floor(Math.log10(x) + 1e-12);
-	const base = 10 ** exp;
-	const m = Number((x / base).toPrecision(6));
-	const steps = NICE;
-	const i = steps.findIndex(s => Math.abs(s - m) < 1e-9);
-	if (i < 0) return niceCeil(x * 0.8);
-	if (i === 0) return Number(((8 * base) / 10).toPrecision(12));
-	return Number((steps[i - 1]! * base).toPrecision(12));
-}
-
-/**
- * A graph scale that doesn't breathe: it grows at once to fit the largest value, and shrinks one
- * nice step per call only while the data would still fit below the smaller scale.
- */
-export function nextScale(prevMax: number | undefined, values: readonly (number | undefined)[]): number {
-	let peak = 0;
-	for (const v of values) if (known(v) && v > peak) peak = v;
-	const target = niceCeil(peak);
-	if (prevMax === undefined || !known(prevMax) || prevMax <= 0 || target >= prevMax) return target;
-	const below = niceBelow(prevMax);
-	return below >= target ? below : prevMax;
 }
 
 export interface GraphBlockOptions {

@@ -1,9 +1,10 @@
 /**
- * The one-line verdict under the passes figures. Local to the UI until source/model/verdict.ts
- * lands; words only (the colour is a second channel, never the only one).
+ * The verdict line under the passes figures: the words come from model/verdict.ts passesVerdict;
+ * the screen adds what the engines list knows (partly on CPU) and the contention of the moment, and
+ * a level for the colour (the words and a glyph carry the meaning; colour is a second channel).
  */
 import type {ModelFigures} from '../model/types.js';
-import {pct, tpp} from './format.js';
+import {passesVerdict} from '../model/verdict.js';
 
 export type Level = 'good' | 'warn' | 'bad' | 'muted';
 
@@ -13,24 +14,18 @@ export interface Verdict {
 }
 
 export function passesVerdictLine(f: ModelFigures | undefined, contention?: string): Verdict {
-	if (!f || (f.decodeTps === undefined && f.tokensPerPass === undefined)) {
-		return {text: 'no finished request yet: press p to probe', level: 'muted'};
-	}
-	if (f.gpuResidency !== undefined && f.gpuResidency < 0.995) {
-		return {text: `partly on CPU (${pct(1 - f.gpuResidency)} of the model): decode runs at CPU memory speed`, level: 'bad'};
-	}
-	const p = f.pctOfCeiling;
-	const tail = contention ? `; ${contention}` : '';
-	if (p === undefined) {
-		const why = f.bytesPerToken === undefined ? 'bytes per token unknown' : 'bandwidth unknown (--bandwidth GB/s)';
-		return {text: `ceiling unknown: ${why}${tail}`, level: 'muted'};
-	}
-	if (p > 1) {
-		return {text: `above the one-token ceiling: speculation pays (${tpp(f.tokensPerPass)} tokens per pass)${tail}`, level: 'good'};
-	}
-	if (p >= 0.6) {
-		return {text: `memory-bound at ${pct(p)} of ceiling: as fast as this memory allows${tail}`, level: contention ? 'warn' : 'good'};
-	}
-	if (p >= 0.35) return {text: `${pct(p)} of ceiling: something costs time besides reading weights${tail}`, level: 'warn'};
-	return {text: `only ${pct(p)} of ceiling: held back${contention ? tail : ' (check offload, batch, contention)'}`, level: 'bad'};
+	const text = passesVerdict(f ?? {});
+	const known = f?.decodeTps !== undefined;
+	const cpu = f?.gpuResidency !== undefined && f.gpuResidency < 0.995 ? 1 - f.gpuResidency : undefined;
+	const parts = [
+		cpu !== undefined ? `partly on CPU (${Math.round(cpu * 100)} % of the model)` : undefined,
+		text,
+		contention ? `contention: ${contention}` : undefined,
+	].filter((x): x is string => x !== undefined);
+	let level: Level = 'muted';
+	const ratio = f?.pctOfCeiling;
+	if (known && ratio !== undefined) level = ratio >= 0.6 ? 'good' : ratio >= 0.35 ? 'warn' : 'bad';
+	if (known && (contention || (cpu !== undefined && level === 'good'))) level = 'warn';
+	if (known && cpu !== undefined && ratio !== undefined && ratio < 0.35) level = 'bad';
+	return {text: parts.join('; '), level};
 }

@@ -63,7 +63,7 @@ describe('App at the three reference sizes', () => {
 		expect(f).toContain('48%/52% CPU/GPU ⚠ 48% on CPU');
 		expect(f).toContain('decode 47.6 tok/s');
 		expect(f).toContain('ceiling 55.7 tok/s   85% of ceiling');
-		expect(f).toContain('memory-bound at 85% of ceiling');
+		expect(f).toContain('! speculation on, but passes are slow: 51 GB/s of 273; contention: blender');
 		expect(f).toContain('CONTENTION  ! blender 110 % CPU for 3 min');
 		expect(f).toContain('PROBE');
 		expect(f).toContain('decode 47.6 tok/s wall vs 52.4 reported  ⚠ differ by 9% (>5%)');
@@ -81,7 +81,7 @@ describe('App at the three reference sizes', () => {
 		expect(f).toMatch(BRAILLE);
 		expect(f).toContain('now 47.6 tok/s');
 		expect(f).toContain('┄ ceiling 55.7');
-		expect(f).toContain('scale 0–60 tok/s');
+		expect(f).toContain('scale 0–70 tok/s');
 		expect(f).toContain('! = contention');
 		expect(f).toContain('tok/pass 4.54 (0–5)');
 		expect(f).toContain('REQUESTS');
@@ -236,6 +236,39 @@ describe('keys', () => {
 		expect(tui.frame()).toContain('F extra-help');
 		tui.stdin.write('F');
 		await waitFor(() => tui.frame().includes('Help, from a binding added in a test'), 'help lists it and F opens it');
+	});
+});
+
+describe('live updates', () => {
+	it('follows the store: new snapshots re-render, the graph scale grows at once, lost servers go stale', async () => {
+		const store = richStore();
+		const {tui} = await mount({columns: 120, rows: 40, store});
+		expect(tui.frame()).toContain('scale 0–70 tok/s');
+		store.dispatch({
+			type: 'engine-event',
+			serverId: OLLAMA,
+			t: T0 + 64_000,
+			event: {type: 'request', key: 's0/fast', model: 'qwen3:8b', started: true, decodedTokens: 120, accepted: 0, drafted: 0, decodeMs: 1000, done: true},
+		});
+		store.dispatch({type: 'server-lost', t: T0 + 64_000, serverId: LLAMA, error: 'connection refused'});
+		store.dispatch({type: 'tick', t: T0 + 64_000});
+		store.publish();
+		await waitFor(() => tui.frame().includes('scale 0–150 tok/s'), 'scale grew');
+		expect(tui.frame()).toContain('now 120.0 tok/s');
+		expect(tui.frame()).toMatch(/◌ stale\s+llamacpp/);
+		expectFits(tui.frame(), 120, 40);
+	});
+
+	it('t cycles themes through the controller when it offers to; PgUp scrolls the log back', async () => {
+		const controller = {...fakeController(), cycleTheme: vi.fn()};
+		const {tui} = await mount({columns: 160, rows: 50, controller});
+		tui.stdin.write('t');
+		await waitFor(() => controller.cycleTheme.mock.calls.length === 1, 'cycleTheme');
+		expect(tui.frame()).toContain('  [GIN] 200 | POST "/api/chat" line 29');
+		tui.stdin.write('\u001b[5~');
+		await waitFor(() => tui.frame().includes('10 lines back'), 'scrolled back');
+		expect(tui.frame()).not.toContain('line 29');
+		expect(tui.frame()).toContain('line 19');
 	});
 });
 

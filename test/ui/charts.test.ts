@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest';
-import {brailleLine, graphBlock, graphPlotWidth, markerRow, nextScale, niceCeil, sparkline} from '../../source/ui/charts.js';
+import {brailleLine, graphBlock, graphPlotWidth, markerRow, niceCeil, sparkline} from '../../source/ui/charts.js';
 
 describe('brailleLine', () => {
 	it('draws a rising line with vertical joins, 2 samples per cell', () => {
@@ -49,21 +49,9 @@ describe('scale', () => {
 		expect(niceCeil(55.7)).toBe(60);
 		expect(niceCeil(4.54)).toBe(5);
 		expect(niceCeil(101)).toBe(120);
+		expect(niceCeil(61.27)).toBe(70);
+		expect(niceCeil(60)).toBe(60);
 		expect(niceCeil(0)).toBe(1);
-	});
-
-	it('grows at once and shrinks one step at a time (does not breathe)', () => {
-		expect(nextScale(undefined, [47.6, 55.7])).toBe(60);
-		expect(nextScale(60, [55])).toBe(60);
-		expect(nextScale(60, [119])).toBe(120);
-		const steps: number[] = [];
-		let s = 120;
-		for (let i = 0; i < 8; i++) {
-			s = nextScale(s, [28]);
-			steps.push(s);
-		}
-		expect(steps).toEqual([100, 80, 60, 50, 40, 30, 30, 30]);
-		expect(nextScale(60, [undefined])).toBe(50);
 	});
 });
 

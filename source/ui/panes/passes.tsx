@@ -1,7 +1,8 @@
 import {Box} from 'ink';
 import {memo, useEffect, useMemo, useRef} from 'react';
 import type {ModelFigures, PassSample} from '../../model/types.js';
-import {graphBlock, graphPlotWidth, markerRow, nextScale, sparkline} from '../charts.js';
+import {nextScale} from '../../model/verdict.js';
+import {graphBlock, graphPlotWidth, markerRow, niceCeil, sparkline} from '../charts.js';
 import {DASH, gb, gbs, num, pct, tpp, tps} from '../format.js';
 import {passesVerdictLine, type Verdict} from '../verdict.js';
 import {Line, Span, Title} from './common.js';
@@ -113,19 +114,25 @@ interface GraphsProps {
 
 /** tok/s braille graph with the ceiling line, contention marks under it, tokens-per-pass sparkline: one time axis. */
 const Graphs = memo(function Graphs({history, figures, width, rows}: GraphsProps) {
-	const tpsValues = useMemo(() => history.map(s => s.decodeTps), [history]);
-	const tppValues = useMemo(() => history.map(s => s.tokensPerPass), [history]);
-	const flags = useMemo(() => history.map(s => s.contention), [history]);
+	const plotWidth = graphPlotWidth({width, gutter: GUTTER, labelWidth: LABELS});
+	// Only what is on screen (2 samples per cell) counts for the scale.
+	const shown = useMemo(() => history.slice(-plotWidth * 2), [history, plotWidth]);
+	const tpsValues = useMemo(() => shown.map(s => s.decodeTps), [shown]);
+	const tppValues = useMemo(() => shown.map(s => s.tokensPerPass), [shown]);
+	const flags = useMemo(() => shown.map(s => s.contention), [shown]);
 	const ceiling = figures?.ceilingTps;
-	// The scale grows at once and shrinks one step at a time (it doesn't breathe every tick).
-	const prevScale = useRef<number | undefined>(undefined);
-	const prevTppScale = useRef<number | undefined>(undefined);
-	const scale = useMemo(() => nextScale(prevScale.current, [...tpsValues, ceiling]), [tpsValues, ceiling]);
-	const tppScale = useMemo(() => nextScale(prevTppScale.current, tppValues), [tppValues]);
+	// The scale grows at once and shrinks slowly (model/verdict.ts nextScale); the drawn and printed
+	// scale is that rounded up to a nice number, so it changes only when a step is crossed.
+	const prevScale = useRef(0);
+	const prevTppScale = useRef(0);
+	const rawScale = useMemo(() => nextScale(prevScale.current, [...tpsValues, ceiling]), [tpsValues, ceiling]);
+	const rawTppScale = useMemo(() => nextScale(prevTppScale.current, tppValues), [tppValues]);
 	useEffect(() => {
-		prevScale.current = scale;
-		prevTppScale.current = tppScale;
-	}, [scale, tppScale]);
+		prevScale.current = rawScale;
+		prevTppScale.current = rawTppScale;
+	}, [rawScale, rawTppScale]);
+	const scale = niceCeil(rawScale);
+	const tppScale = niceCeil(rawTppScale);
 	const lastTps = [...tpsValues].reverse().find(v => v !== undefined);
 	const lastTpp = [...tppValues].reverse().find(v => v !== undefined);
 	const block = useMemo(
@@ -142,7 +149,6 @@ const Graphs = memo(function Graphs({history, figures, width, rows}: GraphsProps
 			}),
 		[tpsValues, width, rows, scale, ceiling, lastTps],
 	);
-	const plotWidth = graphPlotWidth({width, gutter: GUTTER, labelWidth: LABELS});
 	const marks = markerRow(flags, {width: plotWidth});
 	const spark = sparkline(tppValues, {width: plotWidth, max: tppScale, samplesPerCell: 2});
 	const hasMarks = marks.includes('!');
