@@ -269,3 +269,61 @@ export function bytesPerToken(tensors: readonly TensorEntry[], meta: BytesMeta =
 	if (bytes <= 0) return {reason: 'no target weights found', excluded, detail};
 	return {bytes: Math.round(bytes), excluded, detail};
 }
+
+/** KV cache element sizes by cache type (llama.cpp `--cache-type-k/-v`, Ollama OLLAMA_KV_CACHE_TYPE). */
+const KV_TYPE_BYTES: Readonly<Record<string, number>> = {f32: 4, f16: 2, bf16: 2, q8_0: 34 / 32, q5_1: 24 / 32, q5_0: 22 / 32, q4_1: 20 / 32, q4_0: 18 / 32, iq4_nl: 18 / 32};
+
+export interface KvCacheInput {
+	/** GGUF KV map (a GGUF header's metadata, or Ollama `/api/show` model_info). */
+	readonly metadata: Readonly<Record<string, unknown>>;
+	/** Tokens in the context now (what one pass attends over). */
+	readonly contextTokens: number;
+	/** Each defaults to f16, as in llama.cpp; Ollama's OLLAMA_KV_CACHE_TYPE sets both. */
+	readonly cacheTypeK?: string;
+	readonly cacheTypeV?: string;
+}
+
+/**
+ * KV cache bytes one decode pass reads at the current context (DESIGN §1's optional addition to
+ * bytes per token): context × Σ layers kv_heads × (key_length × bytes_k + value_length × bytes_v).
+ * Plain and grouped-query attention only, with hybrid models' full-attention layers found by
+ * `full_attention_interval`. Sliding-window, MLA and recurrent layouts whose layers cannot be told
+ * apart from the metadata are unknown (undefined), never guessed.
+ */
+export function kvCacheBytesRead(input: KvCacheInput): number | undefined {
+	const m = input.metadata;
+	const arch = typeof m['general.architecture'] === 'string' ? m['general.architecture'] : undefined;
+	if (arch === undefined || !(input.contextTokens >= 0)) return undefined;
+	const num = (k: string): number | undefined => {
+		const v = m[`${arch}.${k}`];
+		return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+	};
+	const has = (prefix: string): boolean => Object.keys(m).some((k) => k.startsWith(`${arch}.${prefix}`));
+	if (has('attention.sliding_window') || has('attention.kv_lora_rank') || has('attention.q_lora_rank')) return undefined;
+	const blocks = num('block_count');
+	const heads = num('attention.head_count');
+	const embd = num('embedding_length');
+	if (blocks === undefined) return undefined;
+	const layers = blocks - (num('nextn_predict_layers') ?? 0);
+	const interval = num('full_attention_interval');
+	if ((has('ssm.') || has('wkv.') || has('shortconv.')) && interval === undefined) return undefined;
+	const kvRaw = m[`${arch}.attention.head_count_kv`] ?? m[`${arch}.attention.head_count`];
+	const kvHeads = (i: number): number | undefined => {
+		if (typeof kvRaw === 'number') return kvRaw;
+		if (Array.isArray(kvRaw) && typeof kvRaw[i] === 'number') return kvRaw[i] as number;
+		return undefined;
+	};
+	const kLen = num('attention.key_length') ?? (embd !== undefined && heads ? embd / heads : undefined);
+	const vLen = num('attention.value_length') ?? kLen;
+	const bK = KV_TYPE_BYTES[(input.cacheTypeK ?? 'f16').toLowerCase()];
+	const bV = KV_TYPE_BYTES[(input.cacheTypeV ?? 'f16').toLowerCase()];
+	if (kLen === undefined || vLen === undefined || bK === undefined || bV === undefined) return undefined;
+	let perToken = 0;
+	for (let i = 0; i < layers; i++) {
+		if (interval !== undefined && interval > 0 && (i + 1) % interval !== 0) continue;
+		const h = kvHeads(i);
+		if (h === undefined) return undefined;
+		perToken += h * (kLen * bK + vLen * bV);
+	}
+	return Math.round(perToken * input.contextTokens);
+}

@@ -119,3 +119,27 @@ describe('bytes per token, HF safetensors naming', () => {
 		expect(bytesPerToken([{name: 'v.blk.0.x', bytes: 5}]).bytes).toBeUndefined();
 	});
 });
+
+describe('KV cache bytes read per pass', () => {
+	it('grouped-query attention, f16 and q8_0 caches (Llama 3.1 8B: 32 layers, 8 KV heads of 128)', async () => {
+		const {kvCacheBytesRead} = await import('../../source/model/bytes-per-token.js');
+		const metadata = {'general.architecture': 'llama', 'llama.block_count': 32, 'llama.embedding_length': 4096, 'llama.attention.head_count': 32, 'llama.attention.head_count_kv': 8};
+		// 32 × 8 × (128 + 128) × 2 bytes = 131072 bytes per context token
+		expect(kvCacheBytesRead({metadata, contextTokens: 1000})).toBe(131072 * 1000);
+		expect(kvCacheBytesRead({metadata, contextTokens: 1000, cacheTypeK: 'q8_0'})).toBe(32 * 8 * 128 * (34 / 32 + 2) * 1000);
+		expect(kvCacheBytesRead({metadata, contextTokens: 0})).toBe(0);
+	});
+
+	it('hybrid model: only full-attention layers keep a cache (16 of 64 at interval 4)', async () => {
+		const {kvCacheBytesRead} = await import('../../source/model/bytes-per-token.js');
+		const metadata = {'general.architecture': 'qwen35', 'qwen35.block_count': 64, 'qwen35.attention.head_count': 24, 'qwen35.attention.head_count_kv': 4, 'qwen35.attention.key_length': 256, 'qwen35.attention.value_length': 256, 'qwen35.full_attention_interval': 4, 'qwen35.ssm.state_size': 128};
+		expect(kvCacheBytesRead({metadata, contextTokens: 32768})).toBe(16 * 2 * 4 * 256 * 2 * 32768);
+	});
+
+	it('layouts it cannot tell apart are unknown', async () => {
+		const {kvCacheBytesRead} = await import('../../source/model/bytes-per-token.js');
+		expect(kvCacheBytesRead({metadata: {'general.architecture': 'gemma3', 'gemma3.block_count': 26, 'gemma3.attention.sliding_window': 512, 'gemma3.attention.head_count_kv': 1, 'gemma3.attention.key_length': 256}, contextTokens: 10})).toBeUndefined();
+		expect(kvCacheBytesRead({metadata: {'general.architecture': 'mamba2', 'mamba2.block_count': 48, 'mamba2.ssm.state_size': 128}, contextTokens: 10})).toBeUndefined();
+		expect(kvCacheBytesRead({metadata: {}, contextTokens: 10})).toBeUndefined();
+	});
+});
