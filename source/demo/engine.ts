@@ -22,7 +22,7 @@ import {
 	srvLine,
 	type SlogLevel,
 } from './logfmt.js';
-import {DEMO_BANDWIDTH_GBS, DEMO_SPECS, MIB, baseParams, ggufLayout, parameterSize, scaleParams, tensorBytes, type DemoModelSpec, type GgufLayout} from './models.js';
+import {DEMO_BANDWIDTH_GBS, DEMO_SPECS, MIB, baseParams, cpuShareOfPass, ggufLayout, parameterSize, scaleParams, type DemoModelSpec, type GgufLayout} from './models.js';
 import {classifyPrompt, commonPrefix, createRng, hashString, prefillMs, simulateRequest, tokenText, tokenize, type DemoModelParams, type PromptKind, type SimResult} from './sim.js';
 
 export type {DemoModelParams, PromptKind, SimResult, SimPass, Rng} from './sim.js';
@@ -211,17 +211,8 @@ export async function startDemoEngine(opts: DemoOptions): Promise<DemoEngine> {
 	const models: ModelState[] = DEMO_SPECS.map((spec, i) => {
 		const layout = spec.runner === 'gguf' ? ggufLayout(spec, split) : undefined;
 		let base = baseParams(spec, split);
-		if (layout) {
-			// The share of one pass's bytes that sits on the CPU, from where the layers really went.
-			const onCpu = spec.tensors
-				.filter((t) => {
-					const m = /^blk\.(\d+)\./.exec(t.name);
-					if (m) return Number(m[1]) < spec.blockCount - Math.min(spec.blockCount, layout.gpuLayers) && !/nextn/.test(t.name);
-					return t.name.startsWith('output') && layout.gpuLayers < layout.totalLayers;
-				})
-				.reduce((a, t) => a + (tensorBytes(t) ?? 0), 0);
-			base = {...base, split: onCpu / spec.bytesPerToken};
-		}
+		// The share of one pass's bytes that sits on the CPU, from where the layers really went.
+		if (layout) base = {...base, split: cpuShareOfPass(spec, layout)};
 		return {
 			spec,
 			params: scaleParams(base, speed),
@@ -529,7 +520,7 @@ export async function startDemoEngine(opts: DemoOptions): Promise<DemoEngine> {
 			[`${a}.attention.key_length`]: s.headDim,
 			[`${a}.attention.value_length`]: s.headDim,
 			[`${a}.full_attention_interval`]: 4,
-			[`${a}.nextn_predict_layers`]: 1,
+			...(s.runner === 'gguf' ? {[`${a}.nextn_predict_layers`]: s.blockCount - s.mainLayers} : {}),
 			[`${a}.vocab_size`]: s.vocab,
 			'tokenizer.ggml.model': 'gpt2',
 			'tokenizer.ggml.tokens': null,

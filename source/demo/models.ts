@@ -51,9 +51,10 @@ export function isDraftOrTower(name: string): boolean {
  */
 export function bytesPerTokenFromTensors(tensors: readonly DemoTensor[]): number {
 	const tied = !tensors.some((t) => t.name === 'output.weight');
+	const draftBlocks = nextnBlocks(tensors);
 	let sum = 0;
 	for (const t of tensors) {
-		if (isDraftOrTower(t.name)) continue;
+		if (isDraftOrTower(t.name) || draftBlocks.has(blockOf(t.name) ?? -1)) continue;
 		const b = tensorBytes(t) ?? 0;
 		if (t.name === 'token_embd.weight') {
 			const rows = t.shape[1] ?? 1;
@@ -65,13 +66,29 @@ export function bytesPerTokenFromTensors(tensors: readonly DemoTensor[]): number
 	return sum;
 }
 
+/** Block index of a `blk.N.*` tensor. */
+export function blockOf(name: string): number | undefined {
+	const m = /^blk\.(\d+)\./.exec(name);
+	return m ? Number(m[1]) : undefined;
+}
+
+/** GGUF blocks that hold an MTP (nextn) layer: the whole block belongs to the draft. */
+export function nextnBlocks(tensors: readonly DemoTensor[]): Set<number> {
+	const out = new Set<number>();
+	for (const t of tensors) if (/^blk\.\d+\.nextn\./.test(t.name)) out.add(blockOf(t.name)!);
+	return out;
+}
+
 export interface DemoModelSpec {
 	readonly name: string;
 	readonly runner: Runner;
 	readonly architecture: string;
 	readonly quantization: string;
 	readonly fileType?: number;
+	/** `<arch>.block_count`: for the GGUF model it includes the MTP (nextn) block, as llama.cpp's converter writes it. */
 	readonly blockCount: number;
+	/** Blocks of the main model (the target pass). */
+	readonly mainLayers: number;
 	readonly embedding: number;
 	readonly feedForward: number;
 	readonly headCount: number;
@@ -132,7 +149,9 @@ function buildSpec(name: string, runner: Runner): DemoModelSpec {
 		for (let l = 0; l < N_LAYER; l++) tensors.push(...layerTensors((n) => `blk.${l}.${n}`, quant, l));
 		tensors.push({name: 'output_norm.weight', type: 'F32', shape: [N_EMBD]});
 		tensors.push({name: 'output.weight', type: 'Q6_K', shape: [N_EMBD, N_VOCAB]});
-		// The MTP head (nextn layer), drafted with by llama-server's draft-mtp.
+		// The MTP head: one more block (GGUF block_count includes it) holding the nextn tensors,
+		// drafted with by llama-server's draft-mtp; it runs in the draft, not in the target pass.
+		tensors.push(...layerTensors((n) => `blk.${N_LAYER}.${n}`, quant, N_LAYER));
 		tensors.push({name: `blk.${N_LAYER}.nextn.eh_proj.weight`, type: 'Q4_K', shape: [2 * N_EMBD, N_EMBD]});
 		tensors.push({name: `blk.${N_LAYER}.nextn.enorm.weight`, type: 'F32', shape: [N_EMBD]});
 		tensors.push({name: `blk.${N_LAYER}.nextn.hnorm.weight`, type: 'F32', shape: [N_EMBD]});
@@ -161,7 +180,8 @@ function buildSpec(name: string, runner: Runner): DemoModelSpec {
 		architecture: runner === 'gguf' ? 'qwen35' : 'qwen3_5',
 		quantization: runner === 'gguf' ? 'Q4_K_M' : 'nvfp4',
 		fileType: runner === 'gguf' ? 15 : undefined,
-		blockCount: N_LAYER,
+		blockCount: runner === 'gguf' ? N_LAYER + 1 : N_LAYER,
+		mainLayers: N_LAYER,
 		embedding: N_EMBD,
 		feedForward: N_FF,
 		headCount: N_HEAD,
@@ -242,6 +262,20 @@ export function parameterSize(n: number): string {
 
 export const MIB = 1048576;
 
+/** Share of one target pass's bytes that sits on the CPU for a GGUF layout. */
+export function cpuShareOfPass(spec: DemoModelSpec, layout: GgufLayout): number {
+	const firstGpu = spec.blockCount - Math.min(spec.blockCount, layout.gpuLayers);
+	const draft = nextnBlocks(spec.tensors);
+	let cpu = 0;
+	for (const t of spec.tensors) {
+		const l = blockOf(t.name);
+		if (l !== undefined) {
+			if (l < firstGpu && !draft.has(l)) cpu += tensorBytes(t) ?? 0;
+		} else if (t.name.startsWith('output') && layout.gpuLayers < layout.totalLayers) cpu += tensorBytes(t) ?? 0;
+	}
+	return cpu / spec.bytesPerToken;
+}
+
 export interface GgufLayout {
 	readonly totalLayers: number;
 	readonly gpuLayers: number;
@@ -284,9 +318,8 @@ function blockBytesOf(spec: DemoModelSpec): number[] {
 	if (!out) {
 		out = new Array<number>(spec.blockCount).fill(0);
 		for (const t of spec.tensors) {
-			const m = /^blk\.(\d+)\./.exec(t.name);
-			if (!m || isDraftOrTower(t.name)) continue;
-			const l = Number(m[1]);
+			const l = blockOf(t.name);
+			if (l === undefined) continue;
 			out[l] = (out[l] ?? 0) + (tensorBytes(t) ?? 0);
 		}
 		blockCache.set(spec, out);
@@ -300,7 +333,6 @@ function layoutFor(spec: DemoModelSpec, gpuLayers: number): GgufLayout {
 	const blockBytes = (l: number): number => perBlock[l] ?? 0;
 	const outputBytes = spec.tensors.filter((t) => t.name.startsWith('output')).reduce((a, t) => a + (tensorBytes(t) ?? 0), 0);
 	const embdBytes = spec.tensors.filter((t) => t.name === 'token_embd.weight').reduce((a, t) => a + (tensorBytes(t) ?? 0), 0);
-	const nextnBytes = spec.tensors.filter((t) => isDraftOrTower(t.name)).reduce((a, t) => a + (tensorBytes(t) ?? 0), 0);
 	const firstGpu = spec.blockCount - Math.min(spec.blockCount, gpuLayers);
 	let gpuModel = 0;
 	let cpuModel = embdBytes;
@@ -308,9 +340,9 @@ function layoutFor(spec: DemoModelSpec, gpuLayers: number): GgufLayout {
 		if (l >= firstGpu) gpuModel += blockBytes(l);
 		else cpuModel += blockBytes(l);
 	}
-	if (gpuLayers >= totalLayers) gpuModel += outputBytes + nextnBytes;
-	else cpuModel += outputBytes + nextnBytes;
-	const gpuShare = Math.min(spec.blockCount, gpuLayers) / spec.blockCount;
+	if (gpuLayers >= totalLayers) gpuModel += outputBytes;
+	else cpuModel += outputBytes;
+	const gpuShare = Math.max(0, Math.min(spec.mainLayers, gpuLayers - (spec.blockCount - spec.mainLayers))) / spec.mainLayers;
 	const gpuKv = Math.round(spec.kvBytes * gpuShare);
 	return {
 		totalLayers,

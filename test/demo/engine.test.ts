@@ -123,7 +123,12 @@ describe('demo engine (speed 20, agent off)', () => {
 			expect(r.status).toBe(200);
 			const show = (await r.json()) as {details: {format: string}; model_info: Record<string, unknown>; tensors: Array<{name: string; type: string; shape: number[]}>};
 			const arch = show.model_info['general.architecture'] as string;
-			expect(show.model_info[`${arch}.block_count`]).toBe(64);
+			const blocks = show.model_info[`${arch}.block_count`] as number;
+			const nextn = (show.model_info[`${arch}.nextn_predict_layers`] as number | undefined) ?? 0;
+			// GGUF: block_count includes the MTP (nextn) block; MLX: the MTP head is mtp.*.
+			expect(blocks - nextn).toBe(64);
+			const mtpBlocks = new Set(show.tensors.filter((t) => /^blk\.\d+\.nextn\./.test(t.name)).map((t) => Number(t.name.split('.')[1])));
+			expect([...mtpBlocks].every((b) => b >= blocks - nextn)).toBe(true);
 			expect(show.details.format).toBe(params.runner === 'gguf' ? 'gguf' : 'safetensors');
 			const bytes = (t: {type: string; shape: number[]}): number => {
 				const [n, b] = sizes[t.type]!;
@@ -133,7 +138,7 @@ describe('demo engine (speed 20, agent off)', () => {
 			let sum = 0;
 			let heads = 0;
 			for (const t of show.tensors) {
-				if (/^(?:mtp|v|mm)\./.test(t.name) || /^blk\.\d+\.nextn\./.test(t.name)) {
+				if (/^(?:mtp|v|mm)\./.test(t.name) || (t.name.startsWith('blk.') && mtpBlocks.has(Number(t.name.split('.')[1])))) {
 					heads += bytes(t);
 					continue;
 				}
@@ -156,7 +161,7 @@ describe('demo engine (speed 20, agent off)', () => {
 		for (const k of ['total_duration', 'load_duration', 'prompt_eval_count', 'prompt_eval_duration', 'eval_duration']) expect(typeof final[k]).toBe('number');
 		const log = read();
 		expect(log).toMatch(/msg="starting llama-server" cmd=".*--no-log-prefix --no-log-timestamps/);
-		expect(log).toMatch(/^load_tensors: offloaded 65\/65 layers to GPU$/m);
+		expect(log).toMatch(/^load_tensors: offloaded 66\/66 layers to GPU$/m);
 		expect(log).toMatch(/^common_speculative_init_result: creating MTP draft context against the target model '.+'$/m);
 		expect(log).toMatch(/msg="llama-server started in \d+\.\d\d seconds"/);
 		const tasks = ggufTasks(log);

@@ -99,7 +99,9 @@ describe('demo models', () => {
 	it('bytes per token follows DESIGN §1: no embedding table (one row), no MTP head', () => {
 		for (const spec of DEMO_SPECS) {
 			const all = spec.tensors.reduce((a, t) => a + tensorBytes(t)!, 0);
-			const head = spec.tensors.filter((t) => /^mtp\.|\.nextn\./.test(t.name)).reduce((a, t) => a + tensorBytes(t)!, 0);
+			// The MTP head: mtp.* (MLX) or every tensor of the GGUF block that holds nextn tensors.
+			const mtpBlocks = new Set(spec.tensors.filter((t) => /^blk\.\d+\.nextn\./.test(t.name)).map((t) => t.name.split('.')[1]));
+			const head = spec.tensors.filter((t) => /^mtp\./.test(t.name) || (t.name.startsWith('blk.') && mtpBlocks.has(t.name.split('.')[1]))).reduce((a, t) => a + tensorBytes(t)!, 0);
 			const embd = spec.tensors.find((t) => t.name === 'token_embd.weight')!;
 			const embdBytes = tensorBytes(embd)!;
 			expect(head).toBeGreaterThan(0);
@@ -110,6 +112,8 @@ describe('demo models', () => {
 		expect(mlx.bytesPerToken / 1e9).toBeLessThan(14.6);
 		const mtp = mlx.tensors.filter((t) => t.name.startsWith('mtp.')).reduce((a, t) => a + tensorBytes(t)!, 0);
 		expect(mtp / 1e9).toBeCloseTo(0.24, 1);
+		expect(gguf.blockCount).toBe(gguf.mainLayers + 1);
+		expect(Math.abs(mlx.bytesPerToken - gguf.bytesPerToken) / 1e9).toBeLessThan(1.5);
 	});
 
 	it('a tied model (no output.weight) reads the whole embedding table', () => {
