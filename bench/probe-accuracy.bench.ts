@@ -13,7 +13,6 @@
  *
  * Targets: TTFT error ≤ 1 ms, decode tok/s error ≤ 0.5 %.
  */
-import {performance} from 'node:perf_hooks';
 import {pathToFileURL} from 'node:url';
 import {Worker} from 'node:worker_threads';
 import React from 'react';

@@ -173,6 +173,9 @@ export async function streamOnce(o: StreamOptions): Promise<StreamOutcome> {
 	const headers: Record<string, string> = {'content-type': 'application/json', accept: o.plan.protocol === 'ollama' ? 'application/x-ndjson' : 'text/event-stream'};
 	// The key goes to this host only: redirects are not followed (see below).
 	if (o.apiKey) headers.authorization = `Bearer ${o.apiKey}`;
+	const transport = o.transport ?? defaultTransport();
+	// Worker start-up is not the server's time: wait for it before the deadlines run.
+	await transport.ready?.();
 	const clock = newClock(performance.now());
 	const wallStart = Date.now();
 	arm(timeouts.firstTokenMs, 'first-token');
@@ -183,7 +186,7 @@ export async function streamOnce(o: StreamOptions): Promise<StreamOutcome> {
 	try {
 		let res: OpenStream;
 		try {
-			res = await (o.transport ?? defaultTransport()).open(url, {method: 'POST', headers, body}, controller.signal);
+			res = await transport.open(url, {method: 'POST', headers, body}, controller.signal);
 			clock.tSent = res.tSent;
 		} catch (e) {
 			if (abortReason === 'cancelled') throw new ProbeError('cancelled', 'probe cancelled');

@@ -36,6 +36,8 @@ export interface OpenStream {
 }
 
 export interface Transport {
+	/** Resolves when the transport can time a request (worker started, fetch loaded). */
+	ready?(): Promise<void>;
 	/** Rejects with an Error carrying `cause.code` on network failures, or an AbortError. */
 	open(url: string, init: RequestInit2, signal: AbortSignal): Promise<OpenStream>;
 }
@@ -161,6 +163,7 @@ const toLocal = (abs: number): number => abs - performance.timeOrigin;
 
 /** fetch in a worker thread; chunks stamped there. */
 export const workerTransport: Transport = {
+	ready: () => pump().ready,
 	open(url, init, signal) {
 		const {worker, handlers, ready} = pump();
 		const id = nextId++;

@@ -21,7 +21,7 @@ async function cmd(o: Partial<ProbeCommandOptions>): Promise<{code: number; out:
 	const stdout = new PassThrough();
 	let out = '';
 	stdout.on('data', (c: Buffer) => (out += c.toString()));
-	const code = await probeCommand({prompt: 'code', runs: 1, json: false, maxTokens: 64, historyPath: path.join(dir, 'probes.csv'), env: {}, stdout, timeouts: {firstTokenMs: 2000, interTokenMs: 1000}, ...o});
+	const code = await probeCommand({prompt: 'code', runs: 1, json: false, maxTokens: 64, historyPath: path.join(dir, 'probes.csv'), env: {}, stdout, timeouts: {firstTokenMs: 5000, interTokenMs: 3000}, ...o});
 	return {code, out};
 }
 

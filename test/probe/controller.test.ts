@@ -43,7 +43,7 @@ describe('probe controller', () => {
 		server = await startServer({'POST /v1/chat/completions': openaiStream(120, {gapMs: 8})});
 		const h = harness({bytesPerToken: 4.9e9, gbs: 273});
 		const historyPath = path.join(dir, 'probes.csv');
-		const c = createProbeController({dispatch: h.dispatch, getState: h.getState, historyPath, version: '0.1.0', timeouts: {firstTokenMs: 3000, interTokenMs: 2000}});
+		const c = createProbeController({dispatch: h.dispatch, getState: h.getState, historyPath, version: '0.1.0', timeouts: {firstTokenMs: 5000, interTokenMs: 3000}});
 		await c.probe(target(server.url), 'code');
 		const progress = h.actions.filter((a) => a.probe.running && a.probe.running.tokens > 0);
 		expect(progress.length).toBeGreaterThan(0);

@@ -18,7 +18,7 @@ async function serve(...args: Parameters<typeof startServer>): Promise<TestServe
 	return s;
 }
 
-const fast = {firstTokenMs: 2000, interTokenMs: 1000};
+const fast = {firstTokenMs: 5000, interTokenMs: 3000};
 
 async function probe(o: Partial<RunProbeOptions> & {target: RunProbeOptions['target']}) {
 	return runProbe({prompt: await loadPrompt('code'), maxTokens: 64, timeouts: fast, ...o});
