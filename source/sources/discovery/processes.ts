@@ -4,6 +4,7 @@
  * systeminformation's process list is expensive: `createProcessFinder` asks at most every 10 s.
  */
 import type {EngineKind} from '../../model/types.js';
+import {engineProcessKind} from '../../system/contention.js';
 
 /** Names looked for (for the empty state). */
 export const ENGINE_PROCESS_NAMES: readonly string[] = [
@@ -47,34 +48,33 @@ function basename(p: string): string {
 }
 
 /**
- * The engine a process runs, from its name and full command line; undefined when none.
- * Ollama's own runners (`ollama runner`) and the llama-server Ollama ≥ 0.30 spawns from its
- * install folder are not separate servers (their figures come from Ollama's log).
+ * The engine SERVER a process runs, from its name and full command line; undefined when none.
+ * Recognition is contention's `engineProcessKind` (one matcher for the whole app); discovery then
+ * drops what is not a server of its own: Ollama's runners (`ollama runner`, `ollama_llama_server`,
+ * the llama-server Ollama ≥ 0.30 spawns from its install folder — their figures come from Ollama's
+ * log), llama.cpp tools other than llama-server, and vLLM/SGLang worker processes.
  */
 export function engineOfProcess(name: string, commandLine: string): EngineKind | undefined {
-	const n = basename(name).toLowerCase().replace(/\.exe$/, '');
-	const cmd = commandLine;
-	const first = basename(cmd.trim().split(/\s+/)[0] ?? '').toLowerCase().replace(/\.exe$/, '');
-	if (n === 'ollama' || first === 'ollama') {
-		if (/\s(?:runner)\b/.test(cmd)) return undefined;
-		return 'ollama';
+	const kind = engineProcessKind(name, commandLine);
+	if (!kind) return undefined;
+	const n = basename(name.trim()).toLowerCase().replace(/\.exe$/, '');
+	const cmd = commandLine.trim();
+	const first = basename(cmd.split(/\s+/)[0] ?? '').toLowerCase().replace(/\.exe$/, '');
+	switch (kind) {
+		case 'ollama':
+			if (n === 'ollama_llama_server' || first === 'ollama_llama_server' || /\srunner\b/.test(cmd)) return undefined;
+			return kind;
+		case 'llamacpp':
+			if (n !== 'llama-server' && first !== 'llama-server') return undefined;
+			if (/[\\/](?:\.?ollama|Ollama\.app)[\\/]/i.test(cmd)) return undefined;
+			return kind;
+		case 'vllm':
+		case 'sglang':
+			if (/^(?:VLLM|sglang)::/i.test(name) || /^(?:VLLM|sglang)::/i.test(cmd)) return undefined;
+			return kind;
+		default:
+			return kind;
 	}
-	if (n === 'llama-server' || first === 'llama-server') {
-		if (/[\\/](?:\.?ollama|Ollama\.app)[\\/]/i.test(cmd)) return undefined;
-		return 'llamacpp';
-	}
-	if (/\bmlx_lm[.\s]server\b/.test(cmd) || n === 'mlx_lm.server') return 'mlxlm';
-	if (/\blithos-metal\b/.test(cmd) || /\bmonolith\.serve\b/.test(cmd) || n === 'lithos-metal') return 'lithos';
-	if (/\bvllm(?:\s+serve\b|\.entrypoints\.)/.test(cmd) || (n === 'vllm' && /\bserve\b/.test(cmd))) return 'vllm';
-	if (/\bsglang(?:\.launch_server\b|\s+serve\b)/.test(cmd)) return 'sglang';
-	if (n === 'llama-swap' || first === 'llama-swap') return 'llamaswap';
-	if (/^koboldcpp/.test(n) || /\bkoboldcpp(?:\.py)?\b/i.test(first)) return 'koboldcpp';
-	if (n === 'local-ai' || first === 'local-ai') return 'localai';
-	if (/^lm studio$/i.test(name.trim()) || /(?:^|[\\/])LM Studio(?:\.app|\.exe)?(?:[\\/]|$)/.test(cmd) || /\blms\s+server\s+start\b/.test(cmd)) {
-		if (/\bHelper\b/.test(name)) return undefined;
-		return 'lmstudio';
-	}
-	return undefined;
 }
 
 /** Value of `--flag VALUE` / `--flag=VALUE` (quoted or not) in a command line. */
