@@ -37,7 +37,8 @@ export function passesVerdict(f: VerdictFigures): string {
 	}
 	if (ratio > 1) {
 		if (speculating) return `above the ceiling: ${tpp(f.tokensPerPass as number)}${acc(f.acceptance)}`;
-		return `above the ceiling (${pct(ratio)}) with no speculation figures: check bytes per token and the log`;
+		const why = known(f.tokensPerPass) ? 'at one token per pass' : 'with no speculation figures';
+		return `above the ceiling (${pct(ratio)}) ${why}: check bytes per token and the log`;
 	}
 	const effShare = known(f.effectiveBandwidthGBs) && known(f.bandwidthGBs) && f.bandwidthGBs > 0 ? f.effectiveBandwidthGBs / f.bandwidthGBs : undefined;
 	if (speculating) {

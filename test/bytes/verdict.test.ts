@@ -17,6 +17,7 @@ describe('passesVerdict', () => {
 
 	it('above the ceiling without speculation figures says what to check', () => {
 		expect(passesVerdict({decodeTps: 60, ceilingTps: 44})).toBe('above the ceiling (136 %) with no speculation figures: check bytes per token and the log');
+		expect(passesVerdict({decodeTps: 60, tokensPerPass: 1, ceilingTps: 44})).toBe('above the ceiling (136 %) at one token per pass: check bytes per token and the log');
 	});
 
 	it('speculation paying with healthy passes', () => {
