@@ -316,6 +316,7 @@ export async function startDemoEngine(opts: DemoOptions): Promise<DemoEngine> {
 		});
 		await prev;
 		try {
+			if (isClosed()) throw new StoppedError('client gone');
 			const tLoad = nowNs();
 			if (!m.loaded) await loadModel(m);
 			const loadNs = Number(nowNs() - tLoad);
@@ -330,8 +331,11 @@ export async function startDemoEngine(opts: DemoOptions): Promise<DemoEngine> {
 			const processed = promptTokens - cached;
 			m.lastTokens = tokens;
 			const natural = 64 + Math.floor(rng() * 192);
-			const nGen = g.numPredict !== undefined && g.numPredict > 0 ? Math.floor(g.numPredict) : natural;
-			const doneReason = g.numPredict !== undefined && g.numPredict > 0 ? 'length' : 'stop';
+			// Generation never runs past the loaded context (bounded work for any num_predict).
+			const room = Math.max(1, m.spec.contextLength - promptTokens);
+			const asked = g.numPredict !== undefined && g.numPredict >= 1 ? Math.floor(g.numPredict) : undefined;
+			const nGen = Math.min(asked ?? natural, room);
+			const doneReason = asked !== undefined || nGen < natural ? 'length' : 'stop';
 			const sim = simulateRequest(m.params, kind, nGen, rng);
 			const pMs = prefillMs(m.params, processed);
 			const task = m.nextTask++;

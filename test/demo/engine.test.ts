@@ -327,6 +327,15 @@ describe('demo engine (speed 20, agent off)', () => {
 		// The agent is off: every POST in the log is one of ours (none came from the engine itself).
 		expect(gins.filter((g) => g.includes('POST')).length).toBeGreaterThan(10);
 	});
+
+	it('writes only line shapes a real Ollama log has (slog, gin, raw llama-server lines)', () => {
+		const lines = read().split('\n').filter((l) => l !== '');
+		const raw = /^(?:slot +\S+: id +\d+ \| task -?\d+ \| |srv  +\S+: |spec +\S+: |load_tensors: |llama_context: |llama_kv_cache: |sched_reserve: |common_speculative_init_result: )/;
+		const odd = lines.filter((l) => !SLOG.test(l) && !GIN.test(l) && !raw.test(l));
+		expect(odd).toEqual([]);
+		const levels = new Set(lines.map((l) => SLOG.exec(l)?.groups?.level).filter(Boolean));
+		expect([...levels]).toEqual(['INFO']);
+	});
 });
 
 describe('demo engine options', () => {
