@@ -3,6 +3,7 @@ import type {Action, MonitorState} from '../../source/model/types.js';
 import {initialState, reduce} from '../../source/model/reducer.js';
 import {createDiscovery, discoverOnce, type Discovery} from '../../source/sources/discovery/discovery.js';
 import type {EngineProcess, ProcessFinder} from '../../source/sources/discovery/processes.js';
+import {PROBE_PATHS} from '../../source/sources/discovery/fingerprint.js';
 import {freePort, startFake, startSilent, waitFor, type Fake} from './fake-engines.js';
 
 const noProcesses: ProcessFinder = {find: async () => [], lastError: () => undefined};
@@ -164,6 +165,15 @@ describe('discovery', () => {
 		await discovery.refresh();
 		expect(logs).toEqual([[llama.url, '/tmp/x.log']]);
 		expect(h.state().lookedFor).toMatchObject({ports: [llama.port], logs: ['/tmp/x.log']});
+	});
+
+	it('a port that is no engine is fingerprinted once, not every round (its access log stays quiet)', async () => {
+		const nginx = await fake('nginx404');
+		const h = harness();
+		discovery = createDiscovery({dispatch: h.dispatch, ports: [nginx.port], hosts: ['127.0.0.1'], processFinder: noProcesses, fingerprintTimeoutMs: 2000});
+		for (let i = 0; i < 4; i++) await discovery.refresh();
+		expect(nginx.requests.length).toBe(PROBE_PATHS.length);
+		expect(discovery.servers()).toEqual([]);
 	});
 
 	it('excludeUrls are never reported (the embedded demo engine)', async () => {

@@ -45,6 +45,12 @@ export interface DiscoveryOptions {
 	readonly processFinder?: ProcessFinder;
 	/** Log locations looked at by others (log-locations.ts), for the empty state. */
 	readonly lookedForLogs?: readonly string[];
+	/**
+	 * A port that answers HTTP but is no engine is asked again only after this long (default 60 s),
+	 * so an unrelated web server's access log does not fill with our probes; a port that accepts and
+	 * never answers, after a quarter of it.
+	 */
+	readonly retryUnknownMs?: number;
 	readonly now?: () => number;
 }
 
@@ -96,6 +102,9 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
 	const entries = new Map<string, Entry>();
 	const logsSent = new Set<string>();
 	const noticed = new Map<string, string>();
+	const retryUnknownMs = options.retryUnknownMs ?? 60_000;
+	/** Ports that answered but are no engine (or never answered): id → time to ask again. */
+	const unknownUntil = new Map<string, number>();
 	let processes: readonly EngineProcess[] = [];
 	let running = false;
 	let timer: ReturnType<typeof setTimeout> | undefined;
@@ -217,14 +226,23 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
 					signal,
 					skip: (id) => {
 						if (excluded.has(id) || namedIds.has(id)) return true;
+						if ((unknownUntil.get(id) ?? -Infinity) > now()) return true;
 						const e = entries.get(id);
 						return e !== undefined && e.poller.lifecycle() !== 'lost';
 					},
 				});
 				if (signal.aborted) return;
 				for (const r of results) {
-					const identity = r.fingerprint?.identity;
+					if (!r.open) unknownUntil.delete(r.id);
+					const fp = r.fingerprint;
+					const identity = fp?.identity;
+					if (fp && !identity) {
+						// Not an engine: ask again later. A partial answer (some requests timed out) is retried next round.
+						if (fp.error === 'not an inference server') unknownUntil.set(r.id, now() + retryUnknownMs);
+						else if (!fp.answered) unknownUntil.set(r.id, now() + retryUnknownMs / 4);
+					}
 					if (!identity) continue;
+					unknownUntil.delete(r.id);
 					const existing = entries.get(r.id);
 					if (existing && existing.info.engine === identity.engine) continue;
 					const proc = processes.find((p) => p.ports.includes(r.port));
