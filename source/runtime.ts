@@ -38,6 +38,8 @@ export interface RuntimeOptions {
 	readonly pollMs?: number;
 	/** Run the system scan (process table, GPU). */
 	readonly system?: boolean;
+	/** A store created earlier (the monitor draws its first frame before the collectors start). */
+	readonly store?: MonitorStore;
 }
 
 export interface Controller {
@@ -98,7 +100,7 @@ export function parseReplay(spec: string): {path: string; speed: number} {
 
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 	const {config} = options;
-	const store = createStore({host: os.hostname(), demo: config.demo === true, refreshMs: config.refresh});
+	const store = options.store ?? createStore({host: os.hostname(), demo: config.demo === true, refreshMs: config.refresh});
 	const collectors: Collector[] = [];
 	const logsAttached = new Set<string>();
 	const quitHandlers: (() => void)[] = [];

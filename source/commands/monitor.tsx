@@ -4,23 +4,30 @@
  */
 import React from 'react';
 import {render} from 'ink';
-import {startRuntime, type RuntimeOptions} from '../runtime.js';
+import os from 'node:os';
+import {startRuntime, type Controller, type Runtime, type RuntimeOptions} from '../runtime.js';
+import {createStore} from '../model/store.js';
 import {App} from '../ui/app.js';
 import {VERSION} from '../version.js';
 import {startMetricsServer} from '../metrics/exporter.js';
 import {deriveModels} from '../model/derive.js';
 
 export async function runMonitor(options: RuntimeOptions): Promise<number> {
-	const runtime = await startRuntime(options);
 	const {config} = options;
-	let metrics: {close(): Promise<void>} | undefined;
-	if (config.serveMetrics) {
-		try {
-			metrics = await startMetricsServer({addr: config.serveMetrics, getState: runtime.store.getSnapshot, derive: deriveModels});
-		} catch (error) {
-			runtime.dispatch({type: 'notice', t: Date.now(), level: 'error', text: `--serve-metrics ${config.serveMetrics}: ${(error as Error).message}`});
-		}
-	}
+	// The first frame comes before the collectors start: discovery and log reading fill it in.
+	const store = createStore({host: os.hostname(), demo: config.demo === true, refreshMs: config.refresh});
+	let runtime: Runtime | undefined;
+	let quitRequested = false;
+	const controller: Controller = {
+		probe: (id, prompt, runs) => runtime?.controller.probe(id, prompt, runs),
+		cancelProbe: () => runtime?.controller.cancelProbe(),
+		startDemo: () => runtime?.controller.startDemo(),
+		quit: () => {
+			quitRequested = true;
+			app.unmount();
+		},
+		setRefresh: ms => store.dispatch({type: 'refresh', refreshMs: ms}),
+	};
 	// Alternate screen: resizing never wipes the user's scrollback (ink 6.8 has no option for it).
 	const alt = process.stdout.isTTY === true;
 	if (alt) process.stdout.write('\u001b[?1049h');
@@ -30,12 +37,25 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 		restored = true;
 	};
 	process.once('exit', restore);
-	const app = render(<App store={runtime.store} controller={runtime.controller} theme={config.theme} noColor={config.noColor} version={VERSION} />, {
+	const app = render(<App store={store} controller={controller} theme={config.theme} noColor={config.noColor} version={VERSION} />, {
 		exitOnCtrlC: false,
 		patchConsole: false,
 		maxFps: 10,
 	});
-	runtime.onQuit(() => app.unmount());
+	// For start-up benchmarks: leave right after the first frame.
+	if (process.env.INFERTOP_EXIT_AFTER_FIRST_FRAME === '1') setImmediate(() => app.unmount());
+	let metrics: {close(): Promise<void>} | undefined;
+	const starting = (async () => {
+		if (quitRequested || process.env.INFERTOP_EXIT_AFTER_FIRST_FRAME === '1') return;
+		runtime = await startRuntime({...options, store});
+		if (config.serveMetrics) {
+			try {
+				metrics = await startMetricsServer({addr: config.serveMetrics, getState: store.getSnapshot, derive: deriveModels});
+			} catch (error) {
+				store.dispatch({type: 'notice', t: Date.now(), level: 'error', text: (error as Error).message});
+			}
+		}
+	})().catch(error => store.dispatch({type: 'notice', t: Date.now(), level: 'error', text: String(error)}));
 	const onSignal = () => app.unmount();
 	process.once('SIGTERM', onSignal);
 	process.once('SIGHUP', onSignal);
@@ -46,8 +66,9 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 		process.off('SIGTERM', onSignal);
 		process.off('SIGHUP', onSignal);
 		process.off('SIGINT', onSignal);
+		await starting;
 		await metrics?.close().catch(() => undefined);
-		await runtime.stop();
+		await runtime?.stop();
 		restore();
 	}
 	return 0;
