@@ -29,6 +29,7 @@ export const finite = (s: string | undefined): number | undefined => {
 /** Drop undefined fields so events compare cleanly and JSON stays small. */
 export function clean<T extends object>(o: T): T {
 	const out: Record<string, unknown> = {};
-	for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
+	const src = o as Record<string, unknown>;
+	for (const k in src) if (src[k] !== undefined) out[k] = src[k];
 	return out as T;
 }

@@ -27,10 +27,19 @@ export function parsePythonDict(s: string): Record<string, unknown> | undefined 
 	}
 }
 
-const numField = (o: Record<string, unknown>, k: string): number | undefined => {
-	const v = o[k];
-	return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
-};
+/** A numeric entry of a Python dict repr without parsing the whole dict: `'steps': 37`. */
+export function dictNumber(dict: string, key: string): number | undefined {
+	const needle = `'${key}': `;
+	const i = dict.indexOf(needle);
+	if (i < 0) return undefined;
+	const start = i + needle.length;
+	let end = start;
+	while (end < dict.length && dict.charCodeAt(end) !== 44 /* , */ && dict.charCodeAt(end) !== 125 /* } */) end++;
+	const raw = dict.slice(start, end).trim();
+	if (raw.length === 0 || !/^-?[\d.]+(?:e[-+]?\d+)?$/i.test(raw)) return undefined;
+	const n = Number(raw);
+	return Number.isFinite(n) ? n : undefined;
+}
 
 export function createLithosParser(): LineParser {
 	let seq = 0;
@@ -47,8 +56,8 @@ export function createLithosParser(): LineParser {
 		if (!m) return /^(?:INFO|WARNING|ERROR): /.test(line) ? [] : null;
 		const msg = m[3]!;
 		if (msg.startsWith('Generation: ')) {
-			const d = parsePythonDict(msg.slice('Generation: '.length));
-			if (!d) return [];
+			const d = msg.slice('Generation: '.length);
+			if (!d.startsWith('{') || !d.endsWith('}')) return [];
 			seq += 1;
 			return [clean({
 				type: 'request',
@@ -56,10 +65,10 @@ export function createLithosParser(): LineParser {
 				model,
 				started: true,
 				done: true,
-				passes: numField(d, 'steps'),
-				cachedTokens: numField(d, 'cached_prompt_tokens'),
-				decodeMs: numField(d, 'decode_gpu_ms'),
-				prefillMs: numField(d, 'prefill_wall_ms'),
+				passes: dictNumber(d, 'steps'),
+				cachedTokens: dictNumber(d, 'cached_prompt_tokens'),
+				decodeMs: dictNumber(d, 'decode_gpu_ms'),
+				prefillMs: dictNumber(d, 'prefill_wall_ms'),
 			}) as EngineEvent];
 		}
 		if (msg.startsWith('lithos-metal ready')) {

@@ -13,6 +13,8 @@ type Ev = EngineEvent;
 export interface LlamaCppParserOptions {
 	/** Tag every request patch with this runner (Ollama ≥ 0.30 embeds llama-server). */
 	readonly runner?: OllamaRunner;
+	/** The model name the embedding process knows (Ollama's model name beats a blob path). */
+	readonly model?: () => string | undefined;
 }
 
 const TS = /^\d+\.\d{2}\.\d{3}\.\d{3} /;
@@ -75,6 +77,7 @@ export function decodedFromEval(n: number, ms: number, tps: number | undefined, 
 
 export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineParser {
 	const runner = options.runner;
+	const modelOf = options.model;
 	/** Slot/task remembered from an empty `print_timing` header (pre-b9232) for bare continuation lines. */
 	let pending: {key: string; slot?: number; task?: number} | undefined;
 	/** Requests whose cached-prefix line was already seen (only the first counts). */
@@ -89,6 +92,10 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 		if (task !== undefined) ev.task = task;
 		if (runner !== undefined) ev.runner = runner;
 		for (const k in fields) if (fields[k] !== undefined) ev[k] = fields[k];
+		if (modelOf !== undefined) {
+			const m = modelOf();
+			if (m !== undefined) ev.model = m;
+		}
 		return ev as unknown as Ev;
 	};
 
@@ -259,7 +266,7 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 			m = LISTEN.exec(msg);
 			return [{type: 'server-start', listen: m?.[1]}];
 		}
-		if (msg.startsWith('model loaded')) return [{type: 'model-loaded', model: modelName, runner}];
+		if (msg.startsWith('model loaded')) return [{type: 'model-loaded', model: modelOf?.() ?? modelName, runner}];
 		if (msg.startsWith('loading model')) {
 			m = LOADING.exec(msg);
 			if (m) modelName = m[1];

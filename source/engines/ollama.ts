@@ -71,7 +71,7 @@ const int = (s: string | undefined): number | undefined => {
 };
 
 export function createOllamaParser(): LineParser {
-	const llama = createLlamaCppParser({runner: 'gguf'});
+	const llama = createLlamaCppParser({runner: 'gguf', model: () => ggufModel});
 	let mlxSeq = 0;
 	let mlxKey: string | undefined;
 	let mlxModel: string | undefined;
@@ -187,11 +187,6 @@ export function createOllamaParser(): LineParser {
 		return [];
 	};
 
-	const tagGguf = (events: Ev[] | null): Ev[] | null => {
-		if (events === null || ggufModel === undefined) return events;
-		return events.map(e => (e.type === 'request' || e.type === 'model-loaded' ? {...e, model: ggufModel} : e));
-	};
-
 	const push = (raw: string): EngineEvent[] | null => {
 		if (raw.length === 0 || raw.length > MAX_PARSE_CHARS) return null;
 		let line = raw;
@@ -227,7 +222,7 @@ export function createOllamaParser(): LineParser {
 			}
 		}
 		// Everything else in an Ollama ≥ 0.30 log is a raw llama-server line.
-		return tagGguf(llama.push(line));
+		return llama.push(line);
 	};
 
 	return {engine: 'ollama', push};

@@ -7,7 +7,7 @@ import {clean, finite, parseUvicorn} from './common.js';
 import {MAX_PARSE_CHARS} from './llamacpp.js';
 
 const PREFIX = /^\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})(?: ([^\]]+))?\] (.*)$/;
-const BATCH = /^(Decode|Prefill) batch(?: \[\d+\])?[.,] (.*?)(?:, )?$/;
+const BATCH = /^(Decode|Prefill) batch(?: \[\d+\])?[.,] /;
 const SPLIT = /, (?=[#a-zA-Z][^,:]*: )/;
 
 /** `#running-req: 5, #token: 20800, token usage: 0.29, …` → {key: value}. */
@@ -20,36 +20,56 @@ export function sglangFields(body: string): Record<string, string> {
 	return out;
 }
 
+const pct = (v: string): number | undefined => finite(v.endsWith('%') ? v.slice(0, -1) : v);
+
 export function parseSglangMessage(msg: string): EngineEvent[] | null {
-	if (!msg.includes(' batch')) return [];
-	const m = BATCH.exec(msg);
+	const c = msg.charCodeAt(0);
+	let decode: boolean;
+	if (c === 68 && msg.startsWith('Decode batch')) decode = true;
+	else if (c === 80 && msg.startsWith('Prefill batch')) decode = false;
+	else return [];
+	const m = BATCH.exec(msg.length > 200 ? msg.slice(0, 40) : msg);
 	if (!m) return [];
-	const f = sglangFields(m[2]!);
-	const usage = finite(f['token usage'] ?? f['full token usage']);
-	if (m[1] === 'Decode') {
-		return [clean({
-			type: 'interval-stats',
-			genTps: finite(f['gen throughput (token/s)']),
-			running: finite(f['#running-req']),
-			waiting: finite(f['#queue-req']),
-			kvUsage: usage,
-			meanAcceptLen: finite(f['accept len']),
-			acceptRate: finite(f['accept rate']),
-		}) as EngineEvent];
+	// One pass over `key: value, key: value, …` (keys and values hold no ", ").
+	let usage: number | undefined;
+	let fullUsage: number | undefined;
+	let gen: number | undefined;
+	let input: number | undefined;
+	let running: number | undefined;
+	let queue: number | undefined;
+	let acceptLen: number | undefined;
+	let acceptRate: number | undefined;
+	let cached: number | undefined;
+	let fresh: number | undefined;
+	let hitPct: number | undefined;
+	const parts = msg.slice(m[0].length).split(', ');
+	for (const part of parts) {
+		const i = part.indexOf(': ');
+		if (i <= 0) continue;
+		const v = part.slice(i + 2);
+		switch (part.slice(0, i)) {
+			case 'token usage': usage = finite(v); break;
+			case 'full token usage': fullUsage = finite(v); break;
+			case 'gen throughput (token/s)': gen = finite(v); break;
+			case 'input throughput (token/s)': input = finite(v); break;
+			case '#running-req': running = finite(v); break;
+			case '#queue-req': queue = finite(v); break;
+			case 'accept len': acceptLen = finite(v); break;
+			case 'accept rate': acceptRate = finite(v); break;
+			case '#cached-token': cached = finite(v); break;
+			case '#new-token': fresh = finite(v); break;
+			case 'cache hit rate': hitPct = pct(v); break;
+			default: break;
+		}
 	}
-	const cached = finite(f['#cached-token']);
-	const fresh = finite(f['#new-token']);
+	const kvUsage = usage ?? fullUsage;
+	if (decode) {
+		return [clean({type: 'interval-stats', genTps: gen, running, waiting: queue, kvUsage, meanAcceptLen: acceptLen, acceptRate}) as EngineEvent];
+	}
 	let hit: number | undefined;
 	if (cached !== undefined && fresh !== undefined && cached + fresh > 0) hit = cached / (cached + fresh);
-	else if (f['cache hit rate'] !== undefined) hit = (finite(f['cache hit rate']) ?? NaN) / 100;
-	return [clean({
-		type: 'interval-stats',
-		promptTps: finite(f['input throughput (token/s)']),
-		running: finite(f['#running-req']),
-		waiting: finite(f['#queue-req']),
-		kvUsage: usage,
-		prefixHitRate: hit !== undefined && Number.isFinite(hit) ? hit : undefined,
-	}) as EngineEvent];
+	else if (hitPct !== undefined) hit = hitPct / 100;
+	return [clean({type: 'interval-stats', promptTps: input, running, waiting: queue, kvUsage, prefixHitRate: hit}) as EngineEvent];
 }
 
 export function createSglangParser(): LineParser {

@@ -6,7 +6,7 @@ import type {EngineEvent, LineParser} from '../model/types.js';
 import {clean, finite, parseUvicorn} from './common.js';
 import {MAX_PARSE_CHARS} from './llamacpp.js';
 
-const PREFIX = /^(?:\(([^)]*?) pid=(\d+)\) )?(DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d{2}-\d{2} \d{2}:\d{2}:\d{2}) \[([^\]:]+):(\d+)\] (.*)$/;
+const PREFIX = /^(?:\([^)]*pid=\d+\) )?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2} \[[^\]:]+:\d+\] /;
 const STATS = /^(?:(?:Engine \d+|\d+ Engines Aggregated): )?Avg prompt throughput: ([\d.]+) tokens\/s, Avg generation throughput: ([\d.]+) tokens\/s, Running: (\d+) reqs(.*)$/;
 const WAITING = /(?:Waiting|Pending): (\d+) reqs/;
 const KV = /GPU KV cache usage: ([\d.]+)%/;
@@ -62,7 +62,7 @@ export function createVllmParser(): LineParser {
 		const c = line.charCodeAt(0);
 		if (c === 40 /* ( */ || c === 68 || c === 73 || c === 87 || c === 69 || c === 67) {
 			const m = PREFIX.exec(line);
-			if (m) return parseVllmMessage(m[7]!);
+			if (m) return parseVllmMessage(line.slice(m[0].length));
 			const h = parseUvicorn(line);
 			if (h) return [h];
 			// `(APIServer pid=1) INFO:     Started server process` and other uvicorn lines.
