@@ -30,6 +30,8 @@ export interface ModelBytesOptions {
 	readonly home?: string;
 	readonly timeoutMs?: number;
 	readonly fetch?: typeof fetch;
+	/** Clock for retrying unknowns (tests). */
+	readonly now?: () => number;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]', '0.0.0.0']);
@@ -387,17 +389,26 @@ async function resolveUncached(server: ModelBytesServer, model: ModelInfo, opts:
 	return {reason: reasons.length > 0 ? reasons.join('; ') : 'no source for bytes per token'};
 }
 
-const cache = new Map<string, Promise<ModelBytesResult>>();
+const cache = new Map<string, {readonly p: Promise<ModelBytesResult>; failedAt?: number}>();
 const MAX_CACHE = 256;
+/** An unknown result is retried after this long (a server still loading its model, a file not yet there). */
+export const RETRY_UNKNOWN_MS = 60_000;
 
-/** Bytes per token of `model` on `server`. Never throws; cached per (server, model, digest). */
+/** Bytes per token of `model` on `server`. Never throws; cached per (server, model, digest); unknowns retried after a minute. */
 export function resolveModelBytes(server: ModelBytesServer, model: ModelInfo, opts: ModelBytesOptions = {}): Promise<ModelBytesResult> {
 	const key = `${server.engine}|${server.url ?? ''}|${model.name}|${model.digest ?? ''}|${model.modelPath ?? ''}`;
+	const clock = opts.now ?? Date.now;
+	const now = clock();
 	const hit = cache.get(key);
-	if (hit) return hit;
+	if (hit && (hit.failedAt === undefined || now - hit.failedAt < RETRY_UNKNOWN_MS)) return hit.p;
 	const p = resolveUncached(server, model, opts).catch((error: unknown) => ({reason: error instanceof Error ? error.message : String(error)}));
+	const entry: {p: Promise<ModelBytesResult>; failedAt?: number} = {p};
+	void p.then((r) => {
+		if ('reason' in r) entry.failedAt = clock();
+	});
+	cache.delete(key);
 	if (cache.size >= MAX_CACHE) cache.delete(cache.keys().next().value as string);
-	cache.set(key, p);
+	cache.set(key, entry);
 	return p;
 }
 
@@ -414,16 +425,27 @@ export interface ModelBytesResolver {
 }
 
 export function createModelBytesResolver({dispatch, options}: {dispatch: Dispatch; options?: ModelBytesOptions}): ModelBytesResolver {
-	const requested = new Set<string>();
+	const now = options?.now ?? Date.now;
+	// key → undefined while resolving or resolved; the time of an unknown result, retried after RETRY_UNKNOWN_MS.
+	const requested = new Map<string, number | undefined>();
 	const reasons = new Map<string, string>();
 	return {
 		request(serverId, server, model) {
 			const key = `${serverId}|${model.name}|${model.digest ?? ''}`;
-			if (requested.has(key)) return;
-			requested.add(key);
+			if (requested.has(key)) {
+				const failedAt = requested.get(key);
+				if (failedAt === undefined || now() - failedAt < RETRY_UNKNOWN_MS) return;
+			}
+			if (requested.size >= MAX_CACHE) requested.delete(requested.keys().next().value as string);
+			requested.set(key, undefined);
 			void resolveModelBytes(server, model, options).then((r) => {
-				if ('bytesPerToken' in r) dispatch({type: 'model-bytes', serverId, model: model.name, bytesPerToken: r.bytesPerToken, source: r.source});
-				else reasons.set(`${serverId}|${model.name}`, r.reason);
+				if ('bytesPerToken' in r) {
+					reasons.delete(`${serverId}|${model.name}`);
+					dispatch({type: 'model-bytes', serverId, model: model.name, bytesPerToken: r.bytesPerToken, source: r.source});
+				} else {
+					requested.set(key, now());
+					reasons.set(`${serverId}|${model.name}`, r.reason);
+				}
 			});
 		},
 		reason(serverId, model) {

@@ -234,4 +234,29 @@ describe('never throws', () => {
 		expect(actions).toEqual([{type: 'model-bytes', serverId: 's1', model: 'demo:mlx', bytesPerToken: EXPECTED, source: 'ollama /api/show'}]);
 		expect(calls).toHaveLength(1);
 	});
+
+	it('an unknown result (a server still loading) is retried after a minute, not before', async () => {
+		let ready = false;
+		const url = await serve((_req, _body, res) => (ready ? json(res, {tensors: TENSORS.map(({name, type, shape}) => ({name, type, shape}))}) : json(res, {error: 'loading'}, 503)));
+		let clock = 1_000_000;
+		const actions: Action[] = [];
+		const resolver = createModelBytesResolver({dispatch: (a) => actions.push(a), options: {...opts(), now: () => clock}});
+		const server = {engine: 'demo-ollama' as const, url};
+		resolver.request('s1', server, {name: 'late:1'});
+		const until = async (pred: () => boolean): Promise<void> => {
+			const deadline = Date.now() + 5000;
+			while (!pred() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+		};
+		await until(() => resolver.reason('s1', 'late:1') !== undefined);
+		expect(resolver.reason('s1', 'late:1')).toMatch(/HTTP 503/);
+		ready = true;
+		clock += 30_000;
+		resolver.request('s1', server, {name: 'late:1'});
+		clock += 31_000;
+		resolver.request('s1', server, {name: 'late:1'});
+		await until(() => actions.length > 0);
+		expect(calls).toHaveLength(2);
+		expect(actions).toEqual([{type: 'model-bytes', serverId: 's1', model: 'late:1', bytesPerToken: EXPECTED, source: 'ollama /api/show'}]);
+		expect(resolver.reason('s1', 'late:1')).toBeUndefined();
+	});
 });
