@@ -66,7 +66,7 @@ describe('contention, probe, log, empty', () => {
 	it('lists GPU, hot processes, other engines, swap and power', () => {
 		const lines = contentionLines(busySystem);
 		expect(lines[0]).toBe('GPU 0 Apple M4 Pro  unified memory  util 87%');
-		expect(lines[1]).toMatch(/^hot blender\s+pid 4242\s+110% CPU  for 3 min  1\.20 GB$/);
+		expect(lines[1]).toMatch(/^hot blender\s+pid 4242\s+110% CPU {2}for 3 min {2}1\.20 GB$/);
 		expect(lines).toContain('other engines: llamacpp (llama-server pid 977, 4% CPU)');
 		expect(lines).toContain('swap 2.10 GB of 8.00 GB  ·  power AC  ·  CPU load 63%');
 		expect(contentionLines(emptySystem())).toEqual(['swap --']);
