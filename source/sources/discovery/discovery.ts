@@ -256,11 +256,13 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
 		await Promise.all([...namedWork, scanWork]);
 	};
 
-	const schedule = () => {
-		if (!running) return;
+	// One chain per start(): a stop()+start() must not leave the old chain scheduling too.
+	let generation = 0;
+	const schedule = (g: number) => {
+		if (!running || g !== generation || timer !== undefined) return;
 		timer = setTimeout(() => {
 			timer = undefined;
-			void discovery.refresh().finally(schedule);
+			void discovery.refresh().finally(() => schedule(g));
 		}, intervalMs);
 	};
 
@@ -271,7 +273,8 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
 			controller = new AbortController();
 			for (const e of entries.values()) e.poller.start();
 			lookedFor(scan ? scanPortList() : []);
-			void discovery.refresh().finally(schedule);
+			const g = ++generation;
+			void discovery.refresh().finally(() => schedule(g));
 		},
 		async stop() {
 			running = false;

@@ -393,7 +393,8 @@ export function createPoller(options: PollerOptions): ServerPoller {
 		state = 'up';
 		if (wasLost || (result.version !== undefined && result.version !== lastVersion)) {
 			lastVersion = result.version ?? lastVersion;
-			dispatch({type: 'server-seen', t, server: {...server, version: lastVersion}});
+			const pid = options.pidOf?.() ?? server.pid;
+			dispatch({type: 'server-seen', t, server: {...server, version: lastVersion, ...(pid !== undefined ? {pid} : {})}});
 		}
 		if (restarted) dispatch({type: 'server-restarted', t, serverId: server.id});
 		if (wasLost) options.onBack?.();
@@ -406,11 +407,13 @@ export function createPoller(options: PollerOptions): ServerPoller {
 		}
 	};
 
-	const tick = () => {
+	// One chain per start(): a stop()+start() must not leave the old chain scheduling too.
+	let generation = 0;
+	const tick = (g: number) => {
 		timer = undefined;
-		if (!running) return;
+		if (!running || g !== generation) return;
 		void poller.pollNow().finally(() => {
-			if (running && timer === undefined) timer = setTimeout(tick, intervalMs);
+			if (running && g === generation && timer === undefined) timer = setTimeout(() => tick(g), intervalMs);
 		});
 	};
 
@@ -420,7 +423,7 @@ export function createPoller(options: PollerOptions): ServerPoller {
 			if (running) return;
 			running = true;
 			controller = new AbortController();
-			tick();
+			tick(++generation);
 		},
 		async stop() {
 			running = false;
