@@ -1,3 +1,4 @@
+import {readFileSync} from 'node:fs';
 import {describe, expect, it} from 'vitest';
 import {detectBandwidth, parseSystemProfilerCores, type BandwidthDeps} from '../../source/sources/bandwidth.js';
 
@@ -36,6 +37,12 @@ describe('detectBandwidth', () => {
 		expect(await detectBandwidth({deps: smi})).toMatchObject({gbs: 3350, source: 'table: NVIDIA H100 SXM5'});
 		const si: BandwidthDeps = {platform: 'linux', run: async () => undefined, cpuBrand: async () => 'AMD Ryzen 9', gpuControllers: async () => [{model: 'Raphael'}, {model: 'Radeon RX 7900 XTX'}]};
 		expect(await detectBandwidth({deps: si})).toMatchObject({gbs: 960});
+	});
+
+	it('a real nvidia-smi capture (H200)', async () => {
+		const captured = readFileSync(new URL('../fixtures/bytes/nvidia-smi-name-h200.txt', import.meta.url), 'utf8');
+		const deps: BandwidthDeps = {platform: 'linux', run: async (f, args) => (f === 'nvidia-smi' && args.join(' ') === '--query-gpu=name --format=csv,noheader' ? captured : undefined), cpuBrand: async () => undefined, gpuControllers: async () => []};
+		expect(await detectBandwidth({deps})).toEqual({gbs: 4800, source: 'table: NVIDIA H200', chip: 'NVIDIA H200'});
 	});
 
 	it('never throws: failing tools give an unknown chip and a hint', async () => {
