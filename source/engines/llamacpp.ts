@@ -41,6 +41,7 @@ const REQUEST = /(?:done )?request: ([A-Z]+) (\S+) (\S+) (\d{3})$/;
 const LISTEN = /listening on (\S+)/;
 const LOADING = /loading model '([^']*)'/;
 const STATS = /statistics +([\w-]+): #calls/;
+const LIBRARY_LINE = /^~?[A-Za-z_][\w.()]*: /;
 
 const OFFLOADED = /offloaded\s+(\d+)\/(\d+)\s+layers to GPU/;
 const BUFFER = /^[^:]*?([A-Za-z_][A-Za-z0-9_]*):\s+(\S+)\s+(model|KV|compute|output|RS)\s+buffer size\s*=\s*([\d.]+)\s*MiB/;
@@ -213,20 +214,22 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 	};
 
 	const library = (rest: string): Ev[] | null => {
-		// Cheap substring gates first; regexes only on candidates.
-		if (rest.includes(' buffer size')) {
+		// Cheap first/last-character gates first; regexes only on candidates (most library lines
+		// are model-loader dumps that carry nothing for us).
+		const last = rest.charCodeAt(rest.length - 1);
+		if (last === 66 /* B: `… MiB` */ && rest.includes(' buffer size')) {
 			const m = BUFFER.exec(rest);
 			if (m) {
 				const {device, onGpu} = bufferDevice(m[2]!);
 				return [{type: 'buffer', device, kind: m[3] as 'model', mib: Number(m[4]), onGpu}];
 			}
-		}
-		if (rest.includes('offload')) {
+		} else if (last === 85 /* U: `… to GPU` */) {
 			const m = OFFLOADED.exec(rest);
 			if (m) return [{type: 'offload', layersOnGpu: Number(m[1]), layersTotal: Number(m[2])}];
 			if (rest.includes('offloading')) return [];
 		}
-		if (rest.includes('n_ctx') || rest.includes('n_seq_max')) {
+		const c = rest.charCodeAt(0);
+		if (c === 108 /* l */ && (rest.includes(': n_ctx') || rest.includes(': n_seq_max'))) {
 			const m = N_CTX.exec(rest);
 			if (m) {
 				const n = Number(m[2]);
@@ -235,7 +238,7 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 				return [{type: 'context', nCtxPerSlot: n}];
 			}
 		}
-		if (rest.includes('speculative') || rest.includes('draft')) {
+		if (rest.includes("'") && (rest.includes('speculative') || rest.includes('draft'))) {
 			let m = DRAFT_MODEL.exec(rest);
 			if (m) return [{type: 'spec-init', kind: 'draft-model', detail: m[1]}];
 			m = MTP.exec(rest);
@@ -243,15 +246,14 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 			m = SPEC_TYPE.exec(rest);
 			if (m) return [{type: 'spec-init', kind: specKind(m[1]!), detail: m[1]}];
 		}
-		if (rest.startsWith('statistics')) {
+		if (c === 115 /* s */ && rest.startsWith('statistics')) {
 			if (STATS.test(rest)) return [];
-		}
-		if (rest.startsWith('main: server is listening on')) {
+		} else if (c === 109 /* m */ && rest.startsWith('main: server is listening on')) {
 			const m = LISTEN.exec(rest);
 			return [{type: 'server-start', listen: m?.[1]}];
 		}
 		// `name: message` library lines (llama_model_loader:, print_info:, load_tensors: …).
-		if (/^~?[A-Za-z_][\w.()]*: /.test(rest)) return [];
+		if (LIBRARY_LINE.test(rest)) return [];
 		return null;
 	};
 
