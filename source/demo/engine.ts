@@ -248,8 +248,7 @@ export async function startDemoEngine(opts: DemoOptions): Promise<DemoEngine> {
 					`${LLAMA_SERVER_BIN} --model ${blob} --port ${m.runnerPort} --host 127.0.0.1 --no-webui --offline -c ${m.spec.contextLength} -np 1 --log-verbosity 4 --no-log-prefix --no-log-timestamps --n-gpu-layers ${lay.gpuLayers} --spec-type draft-mtp`,
 				],
 			]);
-			slog('INFO', 'llama_server.go:604', 'loading model via llama-server', [['model', blob]]);
-			slog('INFO', 'llama_server.go:689', 'waiting for llama-server to start responding');
+			slog('INFO', 'llama_server.go:1046', 'loading model via llama-server', [['model', blob]]);
 			await sleep(m.params.loadMs * 0.6);
 			const repeating = Math.min(m.spec.blockCount, lay.gpuLayers);
 			const lines = [
