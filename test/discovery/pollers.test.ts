@@ -131,6 +131,8 @@ describe('poller against live fakes', () => {
 		await waitFor(() => fake!.requests.filter((r) => r.path === '/api/ps').length >= 4, 'several polls');
 		expect(models()).toHaveLength(1);
 		expect(models()[0]).toMatchObject({serverId: fake.url, models: [{name: 'mistral:latest', processor: '100% GPU'}]});
+		// Each request is a [GIN] line in Ollama's log: the version is asked on first sight only (and after a loss).
+		expect(fake.requests.filter((r) => r.path === '/api/version')).toHaveLength(1);
 
 		fake.state.ps = {models: []};
 		await waitFor(() => models().length === 2, 'changed models');

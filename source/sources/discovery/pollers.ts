@@ -241,8 +241,12 @@ export interface PollContext {
 	readonly apiKey?: string;
 	readonly timeoutMs: number;
 	readonly signal?: AbortSignal;
-	/** Ask llama-server `/metrics` this time (first sight, return after loss): scrapes reset its windowed gauges. */
-	readonly scrapeMetrics: boolean;
+	/**
+	 * First sight or return after loss: also ask what tells one process from the next (`/api/version`,
+	 * `/version`, llama-server `/metrics`). Not on every poll: each request is a line in the engine's
+	 * own log (Ollama's `[GIN]`), and a llama-server `/metrics` scrape resets its windowed gauges.
+	 */
+	readonly checkIdentity: boolean;
 }
 
 function get(ctx: PollContext, path: string, maxBytes?: number): Promise<HttpResult> {
@@ -270,8 +274,8 @@ export async function pollServer(engine: EngineKind, ctx: PollContext): Promise<
 	switch (engine) {
 		case 'ollama':
 		case 'demo-ollama': {
-			const [ps, version] = await Promise.all([get(ctx, '/api/ps'), get(ctx, '/api/version')]);
-			const lost = lostReason([ps, version]);
+			const [ps, version] = await Promise.all([get(ctx, '/api/ps'), ctx.checkIdentity ? get(ctx, '/api/version') : undefined]);
+			const lost = lostReason(version ? [ps, version] : [ps]);
 			if (lost) return {ok: false, error: lost};
 			const v = versionOf(version);
 			return {ok: true, models: ollamaPsModels(okJson(ps)), version: v, marker: {version: v}};
@@ -283,7 +287,7 @@ export async function pollServer(engine: EngineKind, ctx: PollContext): Promise<
 			const p = okJson(props);
 			const s = okJson(slots);
 			let marker: RestartMarker = {taskId: maxSlotTask(s), version: isRecord(p) ? text(p.build_info, 64) : undefined};
-			if (ctx.scrapeMetrics) {
+			if (ctx.checkIdentity) {
 				const metrics = await get(ctx, '/metrics', 64 * 1024);
 				if (isAnswer(metrics) && metrics.status === 200) {
 					marker = {...marker, startTime: metrics.headers['process-start-time-unix'], counters: llamaMetricsCounters(metrics.body)};
@@ -314,8 +318,8 @@ export async function pollServer(engine: EngineKind, ctx: PollContext): Promise<
 		case 'vllm':
 		case 'sglang':
 		case 'localai': {
-			const [models, version] = await Promise.all([get(ctx, '/v1/models'), get(ctx, '/version')]);
-			const lost = lostReason([models, version]);
+			const [models, version] = await Promise.all([get(ctx, '/v1/models'), ctx.checkIdentity ? get(ctx, '/version') : undefined]);
+			const lost = lostReason(version ? [models, version] : [models]);
 			if (lost) return {ok: false, error: lost};
 			const v = versionOf(version);
 			return {ok: true, models: openAiModels(okJson(models)), version: v, marker: {version: v}};
@@ -370,22 +374,22 @@ export function createPoller(options: PollerOptions): ServerPoller {
 	let lastVersion = server.version;
 	// What discovery saw when it identified the server counts as the first marker.
 	let marker: RestartMarker | undefined = server.version !== undefined ? {version: server.version} : undefined;
-	let scrapeMetrics = true;
+	let checkIdentity = true;
 
 	const once = async (): Promise<void> => {
-		const result = await pollServer(server.engine, {url: server.url, apiKey: options.apiKey, timeoutMs, signal: controller.signal, scrapeMetrics});
+		const result = await pollServer(server.engine, {url: server.url, apiKey: options.apiKey, timeoutMs, signal: controller.signal, checkIdentity});
 		if (controller.signal.aborted) return;
 		const t = now();
 		if (!result.ok) {
 			if (state !== 'lost') {
 				state = 'lost';
 				lastModelsJson = undefined;
-				scrapeMetrics = true;
+				checkIdentity = true;
 				dispatch({type: 'server-lost', t, serverId: server.id, error: result.error});
 			}
 			return;
 		}
-		scrapeMetrics = false;
+		checkIdentity = false;
 		const next: RestartMarker = {...result.marker, pid: options.pidOf?.()};
 		const restarted = isRestart(marker, next);
 		marker = mergeMarker(marker, next);
