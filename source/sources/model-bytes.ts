@@ -321,7 +321,9 @@ export async function localModelDir(name: string, opts: ModelBytesOptions = {}):
 /** A local model directory: GGUF inside (not the mmproj) or safetensors. */
 async function localDirBytes(dir: string): Promise<ModelBytesResult> {
 	const entries = await readdir(dir);
-	const ggufs = entries.filter((f) => f.endsWith('.gguf') && !/mmproj/i.test(f)).sort();
+	// Split models count once, by their first shard; several quantizations side by side are ambiguous.
+	const ggufs = entries.filter((f) => f.endsWith('.gguf') && !/mmproj/i.test(f) && (!SPLIT.test(f) || /-00001-of-\d{5}\.gguf$/.test(f))).sort();
+	if (ggufs.length > 1) return {reason: `gguf header: ${ggufs.length} GGUF files in ${path.basename(dir)}, which one is loaded is unknown`};
 	if (ggufs[0]) return ggufFileBytes(path.join(dir, ggufs[0]));
 	return safetensorsDirBytes(dir);
 }

@@ -260,3 +260,19 @@ describe('never throws', () => {
 		expect(resolver.reason('s1', 'late:1')).toBeUndefined();
 	});
 });
+
+describe('local model directories with GGUF files', () => {
+	it('a split GGUF model counts every shard; several quantizations are ambiguous', async () => {
+		const m = path.join(dir, 'home', '.lmstudio', 'models', 'pub', 'Split-GGUF');
+		await mkdir(m, {recursive: true});
+		const arch = {'general.architecture': {type: 'str' as const, value: 'llama'}};
+		await writeGguf(path.join(m, 'model-00001-of-00002.gguf'), arch, TENSORS.slice(0, 2));
+		await writeGguf(path.join(m, 'model-00002-of-00002.gguf'), {}, TENSORS.slice(2));
+		await writeFile(path.join(m, 'mmproj-model-f16.gguf'), 'not read');
+		expect(await resolveModelBytes({engine: 'lmstudio', url: 'http://127.0.0.1:1234'}, {name: 'pub/Split-GGUF'}, opts())).toEqual({bytesPerToken: EXPECTED, source: 'gguf header'});
+		await writeGguf(path.join(m, 'other-Q8_0.gguf'), arch, TENSORS);
+		clearModelBytesCache();
+		const r = await resolveModelBytes({engine: 'lmstudio', url: 'http://127.0.0.1:1234'}, {name: 'pub/Split-GGUF'}, opts());
+		expect('reason' in r && r.reason).toMatch(/2 GGUF files in Split-GGUF/);
+	});
+});
