@@ -8,6 +8,7 @@ import stripAnsi from 'strip-ansi';
 import {deriveServer} from '../model/derive.js';
 import type {MonitorStore} from '../model/store.js';
 import type {MonitorState} from '../model/types.js';
+import {sanitize} from '../util/sanitize.js';
 import {stepRefresh, type Controller} from './controller.js';
 import {KEYMAP, keyName, resolveKey, type ActionId, type KeyBinding, type KeyScope} from './keymap.js';
 import {planLayout} from './layout.js';
@@ -37,6 +38,17 @@ export interface DashboardProps {
 	readonly keymap?: readonly KeyBinding[];
 	/** stdin is not a TTY (or a one-shot snapshot): the footer says so instead of listing keys. */
 	readonly readOnly?: boolean;
+	/** Replaces the footer hints (the snapshot says what it is). */
+	readonly footerNote?: string;
+}
+
+/** A notice stays in the footer this long (ms of state.now), like htop's messages. */
+export const NOTICE_MS = 15_000;
+
+/** The notice to show now: the newest one younger than NOTICE_MS. */
+export function currentNotice(state: MonitorState): MonitorState['notices'][number] | undefined {
+	const last = state.notices.at(-1);
+	return last && state.now - last.t <= NOTICE_MS && last.t <= state.now + 1000 ? last : undefined;
 }
 
 /** The scopes whose bindings are live, most specific first (router and footer agree). */
@@ -59,7 +71,7 @@ export function logVisible(columns: number, rows: number, view: ViewState, engin
 }
 
 /** The whole screen as a pure function of (snapshot, view state, size). */
-export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP, readOnly = false}: DashboardProps) {
+export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP, readOnly = false, footerNote}: DashboardProps) {
 	const engineList: EngineRow[] = useMemo(() => engineRows(state.servers, state.order, state.now), [state.servers, state.order, state.now]);
 	const plan = planLayout({columns, rows, showLog: view.showLog, engineRows: engineList.length});
 	const selectedId = selectedServer(state, view);
@@ -80,6 +92,8 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 	const middle = plan.height - plan.header - plan.footer;
 	const contention = state.system.contention.active ? state.system.contention.verdict : undefined;
 	const chip = state.bandwidth.chip ?? state.system.gpus[0]?.name ?? state.system.cpuModel;
+	const notice = currentNotice(state);
+	const note = footerNote !== undefined ? {text: footerNote, level: 'info' as const} : notice ? {text: sanitize(notice.text, 300), level: notice.level} : undefined;
 	const log = server ? (
 		<LogPane
 			log={server.log}
@@ -143,7 +157,7 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 					</Box>
 				) : null}
 			</Box>
-			<Footer keymap={keymap} scopes={activeScopes(view, empty)} self={state.system.self} readOnly={readOnly} width={columns} />
+			<Footer keymap={keymap} scopes={activeScopes(view, empty)} self={state.system.self} readOnly={readOnly} width={columns} note={note} />
 		</Box>
 	);
 }
@@ -309,7 +323,7 @@ export function App({store, controller, theme, noColor, version, keymap = KEYMAP
 export function renderSnapshotText(state: MonitorState, size: {readonly columns: number; readonly rows: number}, version = ''): string {
 	const out = renderToString(
 		<ThemeContext.Provider value={noColorTheme()}>
-			<Dashboard state={state} view={initialView} columns={size.columns} rows={size.rows} version={version} readOnly />
+			<Dashboard state={state} view={initialView} columns={size.columns} rows={size.rows} version={version} readOnly footerNote="snapshot · run infertop in a terminal to watch" />
 		</ThemeContext.Provider>,
 		{columns: size.columns},
 	);

@@ -259,6 +259,18 @@ describe('live updates', () => {
 		expectFits(tui.frame(), 120, 40);
 	});
 
+	it('shows a recent notice in the footer, then the key hints again', async () => {
+		const store = richStore();
+		const {tui} = await mount({columns: 80, rows: 24, store});
+		store.dispatch({type: 'notice', t: T0 + 63_000, level: 'error', text: 'metrics: listen EADDRINUSE 127.0.0.1:9464'});
+		store.publish();
+		await waitFor(() => tui.frame().includes('✖ metrics: listen EADDRINUSE 127.0.0.1:9464'), 'notice shown');
+		expect(tui.frame()).not.toContain('? help');
+		store.dispatch({type: 'tick', t: T0 + 63_000 + 16_000});
+		store.publish();
+		await waitFor(() => tui.frame().includes('? help'), 'hints back');
+	});
+
 	it('t cycles themes through the controller when it offers to; PgUp scrolls the log back', async () => {
 		const controller = {...fakeController(), cycleTheme: vi.fn()};
 		const {tui} = await mount({columns: 160, rows: 50, controller});
@@ -309,6 +321,7 @@ describe('renderSnapshotText', () => {
 			expect(text).not.toContain('\u001b');
 			expectFits(text, columns, rows);
 			expect(text).toContain('ENGINES');
+			expect(text).toContain('snapshot · run infertop in a terminal to watch');
 		}
 	});
 });

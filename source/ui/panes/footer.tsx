@@ -13,7 +13,12 @@ export interface FooterProps {
 	/** stdin is not a TTY: keys can't be read. */
 	readonly readOnly: boolean;
 	readonly width: number;
+	/** Shown instead of the key hints (a recent notice, or the snapshot's note). */
+	readonly note?: {readonly text: string; readonly level: 'info' | 'warn' | 'error'};
 }
+
+const NOTE_GLYPH = {info: 'ℹ', warn: '!', error: '✖'} as const;
+const NOTE_COLOR = {info: 'accent', warn: 'warn', error: 'bad'} as const;
 
 /** infertop's own cost, the way htop lists itself. */
 export function selfText(self: SelfCost): string {
@@ -21,16 +26,18 @@ export function selfText(self: SelfCost): string {
 }
 
 /** Key hints generated from the keymap, then infertop's own CPU % and RSS at the right. */
-export const Footer = memo(function Footer({keymap, scopes, self, readOnly, width}: FooterProps) {
+export const Footer = memo(function Footer({keymap, scopes, self, readOnly, width, note}: FooterProps) {
 	const theme = useTheme();
 	const me = selfText(self);
 	const room = Math.max(0, width - me.length - 2);
-	const hints = readOnly ? [] : fitHints(footerHints(keymap, scopes), room);
+	const hints = readOnly || note ? [] : fitHints(footerHints(keymap, scopes), room);
 	return (
 		<Box width={width} height={1}>
 			<Box flexGrow={1} width={Math.max(0, width - me.length - 1)}>
 				<Line>
-					{readOnly ? (
+					{note ? (
+						<Span color={NOTE_COLOR[note.level]}>{`${NOTE_GLYPH[note.level]} ${note.text}`}</Span>
+					) : readOnly ? (
 						<Span color="warn">read-only: no keyboard (stdin is not a TTY)</Span>
 					) : (
 						hints.map((h, i) => (

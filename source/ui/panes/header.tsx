@@ -20,7 +20,7 @@ export const Header = memo(function Header(props: HeaderProps) {
 	return (
 		<Line>
 			<Span color="accent" bold>
-				{`infertop ${props.version}`}
+				{props.version ? `infertop ${props.version}` : 'infertop'}
 			</Span>
 			{props.demo ? (
 				<>
