@@ -255,6 +255,25 @@ describe('llama.cpp engines.md example lines', () => {
 		expect(one(p, 'spec common_specu: auto-detected speculative type \'draft-mtp\' from the draft model metadata')).toEqual([{type: 'spec-init', kind: 'mtp', detail: 'draft-mtp'}]);
 	});
 
+	it('seed 000 grep output (no id/task) still yields the acceptance counts, 4.47 per pass', () => {
+		const p = createLlamaCppParser();
+		expect(one(p, 'slot print_timing: draft acceptance = 0.86695 ( 2906 accepted / 3352 generated), mean len = 4.47'))
+			.toEqual([{type: 'request', key: 's?/t?', accepted: 2906, drafted: 3352, engineMeanLen: 4.47}]);
+	});
+
+	it('cache/checkpoint/proxy lines are understood and carry no figure', () => {
+		const p = createLlamaCppParser();
+		for (const l of [
+			'slot update_slots: id  0 | task 12 | reusing chunk with size 128, shifting KV cache [300, 428) -> [200, 328)',
+			'slot update_slots: id  0 | task 12 | restored context checkpoint (pos_min = 0, pos_max = 4095, n_tokens = 4096, n_past = 4096, size = 62.813 MiB)',
+			'slot update_slots: id  0 | task 12 | forcing full prompt re-processing due to lack of cache data (likely due to SWA or hybrid/recurrent memory, see https://github.com/ggml-org/llama.cpp/pull/13194#issuecomment-2868343055)',
+			'srv  get_availabl: updating prompt cache',
+			'2.17.729.943 I srv  proxy_reques: proxying request to model qwen3.8-27B on port 64126',
+			'slot get_availabl: id  0 | task -1 | selected slot by LRU, t_last = 2699656552',
+			'llama_prepare_model_devices: using device CUDA0 (NVIDIA GeForce RTX 4090) (0000:01:00.0) - 23582 MiB free',
+		]) expect(one(p, l), l).toEqual([]);
+	});
+
 	it('decoded count is read from the line itself', () => {
 		expect(decodedFromEval(128, 2888.32, 43.97, 22.74)).toBe(127);
 		expect(decodedFromEval(256, 2296.72, 111.46, 8.97)).toBe(256);
