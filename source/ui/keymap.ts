@@ -189,13 +189,22 @@ const SCOPE_TITLES: Record<KeyScope, string> = {
 	filter: 'Typing a log filter',
 };
 
-/** Help overlay lines, grouped by scope: `  q, ^C        Quit`. */
-export function helpLines(keymap: readonly KeyBinding[]): string[] {
+/**
+ * Help overlay lines, grouped by scope: `  q, ^C           Quit`. `compact` keeps the global keys one
+ * per line and folds every other scope into one line (`Choosing a probe prompt: ↓/j/Tab next · …`),
+ * so the whole table fits an 80×24 screen.
+ */
+export function helpLines(keymap: readonly KeyBinding[], options: {readonly compact?: boolean} = {}): string[] {
 	const lines: string[] = [];
 	const scopes: KeyScope[] = ['global', 'empty', 'prompt', 'filter', 'help'];
 	for (const scope of scopes) {
 		const group = keymap.filter(b => b.scope === scope);
 		if (group.length === 0) continue;
+		if (options.compact && scope !== 'global') {
+			if (scope === 'help') continue;
+			lines.push(`${SCOPE_TITLES[scope]}: ${group.map(b => `${b.keys.map(keyLabel).join('/')} ${b.footer ?? b.help}`).join(' · ')}`);
+			continue;
+		}
 		if (lines.length > 0) lines.push('');
 		lines.push(SCOPE_TITLES[scope]);
 		for (const b of group) lines.push(`  ${b.keys.map(keyLabel).join(', ').padEnd(16)} ${b.help}`);

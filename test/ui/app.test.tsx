@@ -129,6 +129,8 @@ describe('keys', () => {
 		tui.stdin.write('?');
 		await waitFor(() => tui.frame().includes('KEYS'), 'help open');
 		expect(tui.frame()).toContain('Show all keys');
+		expect(tui.frame()).toContain('Typing a log filter: Enter apply · Esc cancel');
+		expect(tui.frame()).not.toContain('more (a taller terminal');
 		expectFits(tui.frame(), 80, 24);
 		tui.stdin.write('\u001b');
 		await waitFor(() => !tui.frame().includes('KEYS') && tui.frame().includes('ENGINES'), 'help closed');

@@ -44,3 +44,14 @@ describe('keymap', () => {
 		expect(helpLines(added).some(l => l.includes('F1') && l.includes('Help from a function key'))).toBe(true);
 	});
 });
+
+describe('help overlay lines', () => {
+	it('lists every binding, and a compact form fits 80×24 (20 rows under the title)', () => {
+		const full = helpLines(KEYMAP);
+		for (const b of KEYMAP) if (b.scope !== 'help') expect(full.some(l => l.includes(b.help)), b.help).toBe(true);
+		const compact = helpLines(KEYMAP, {compact: true});
+		expect(compact.length).toBeLessThanOrEqual(20);
+		expect(compact).toContain('Choosing a probe prompt: ↓/j/Tab Next prompt · ↑/k/S-Tab Previous prompt · Enter run · Esc close');
+		expect(compact).toContain('When no engine is found: d demo');
+	});
+});

@@ -5,15 +5,16 @@ import {PROMPT_KINDS} from '../view-state.js';
 import {Line, Span, Title} from './common.js';
 
 export function HelpOverlay({keymap, width, height}: {readonly keymap: readonly KeyBinding[]; readonly width: number; readonly height: number}) {
-	const lines = helpLines(keymap);
 	const room = Math.max(0, height - 1);
+	const full = helpLines(keymap);
+	const lines = full.length <= room ? full : helpLines(keymap, {compact: true});
 	const shown = lines.length > room ? [...lines.slice(0, Math.max(0, room - 1)), `… ${lines.length - room + 1} more (a taller terminal shows all)`] : lines;
 	return (
 		<Box flexDirection="column" height={height} width={width}>
 			<Title title="KEYS" detail="Esc or ? closes" />
 			{shown.map((l, i) => (
-				<Line key={i} color={l.startsWith('  ') ? undefined : 'accent'} bold={!l.startsWith('  ')}>
-					{l}
+				<Line key={i} color={l.startsWith('  ') || l.includes(': ') ? undefined : 'accent'} bold={!l.startsWith('  ') && !l.includes(': ')}>
+					{l || ' '}
 				</Line>
 			))}
 		</Box>
