@@ -775,13 +775,20 @@ export async function startDemoEngine(opts: DemoOptions): Promise<DemoEngine> {
 	});
 	server.keepAliveTimeout = 1000;
 
-	await new Promise<void>((resolve, reject) => {
-		server.once('error', reject);
-		server.listen(opts.port ?? 0, host, () => {
-			server.off('error', reject);
-			resolve();
+	try {
+		await new Promise<void>((resolve, reject) => {
+			server.once('error', reject);
+			server.listen(opts.port ?? 0, host, () => {
+				server.off('error', reject);
+				resolve();
+			});
 		});
-	});
+	} catch (e) {
+		fdOpen = false;
+		closeSync(fd);
+		server.close(() => undefined);
+		throw e;
+	}
 	port = (server.address() as AddressInfo).port;
 	const url = `http://${host}:${port}`;
 	slog('INFO', 'routes.go:1809', `Listening on ${host}:${port} (version ${DEMO_OLLAMA_VERSION})`);
