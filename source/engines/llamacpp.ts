@@ -17,7 +17,6 @@ export interface LlamaCppParserOptions {
 	readonly model?: () => string | undefined;
 }
 
-const TS = /^\d+\.\d{2}\.\d{3}\.\d{3} /;
 const CHILD = /^\[\s*(\d+)\] /;
 const SLOT = /^slot +(\S+): (?:id +(\d+) \| task (-?\d+) \| ?)?(.*)$/;
 const TAGGED = /^[a-z]{3,4} +(\S+): (.*)$/;
@@ -303,9 +302,9 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 			}
 		}
 		if (c >= 48 && c <= 57 /* digit */) {
-			const m = TS.exec(line);
-			if (m) {
-				line = line.slice(m[0].length);
+			const n = timestampLength(line);
+			if (n > 0) {
+				line = line.slice(n);
 				c = line.charCodeAt(0);
 			}
 		}
@@ -344,6 +343,22 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 	};
 
 	return {engine: 'llamacpp', push};
+}
+
+const isDigit = (s: string, i: number): boolean => {
+	const c = s.charCodeAt(i);
+	return c >= 48 && c <= 57;
+};
+
+/** Length of a leading `M.SS.mmm.uuu ` timestamp (what TS matches), 0 if none; no regex on the hot path. */
+export function timestampLength(s: string): number {
+	let i = 0;
+	while (i < 6 && isDigit(s, i)) i++;
+	if (i === 0 || s.charCodeAt(i) !== 46) return 0;
+	if (!isDigit(s, i + 1) || !isDigit(s, i + 2) || s.charCodeAt(i + 3) !== 46) return 0;
+	if (!isDigit(s, i + 4) || !isDigit(s, i + 5) || !isDigit(s, i + 6) || s.charCodeAt(i + 7) !== 46) return 0;
+	if (!isDigit(s, i + 8) || !isDigit(s, i + 9) || !isDigit(s, i + 10) || s.charCodeAt(i + 11) !== 32) return 0;
+	return i + 12;
 }
 
 function firstNonSpace(s: string): string {

@@ -1,6 +1,6 @@
 import {readFileSync} from 'node:fs';
 import {describe, expect, it} from 'vitest';
-import {bufferDevice, createLlamaCppParser, decodedFromEval} from '../../source/engines/llamacpp.js';
+import {bufferDevice, createLlamaCppParser, decodedFromEval, timestampLength} from '../../source/engines/llamacpp.js';
 import {requestFigures} from '../../source/model/figures.js';
 import type {RequestPatch} from '../../source/model/types.js';
 import {fixture, one, readLines, requests, run} from './helpers.js';
@@ -272,6 +272,14 @@ describe('llama.cpp engines.md example lines', () => {
 			'slot get_availabl: id  0 | task -1 | selected slot by LRU, t_last = 2699656552',
 			'llama_prepare_model_devices: using device CUDA0 (NVIDIA GeForce RTX 4090) (0000:01:00.0) - 23582 MiB free',
 		]) expect(one(p, l), l).toEqual([]);
+	});
+
+	it('timestamp prefix length', () => {
+		expect(timestampLength('0.06.895.980 I slot')).toBe(13);
+		expect(timestampLength('123.06.895.980 I')).toBe(15);
+		expect(timestampLength('0.06.895.98 I')).toBe(0);
+		expect(timestampLength('2026-08-21 18:48')).toBe(0);
+		expect(timestampLength('7')).toBe(0);
 	});
 
 	it('decoded count is read from the line itself', () => {
