@@ -1,9 +1,9 @@
 /**
- * Where the probe's bytes are read and timestamped. The default transport runs fetch in a worker
- * thread: its own event loop reads each network chunk the moment it arrives and stamps it there,
+ * Where the probe's bytes are read and timestamped. The default transport runs node:http in a
+ * worker thread: its own event loop reads each network chunk the moment it arrives and stamps it there,
  * so a React/Ink render (or any other work) on the main thread cannot delay a timestamp. The
  * worker is a tiny byte pump (plain JS, no imports of ours); parsing stays on the main thread.
- * Where a worker cannot start, the same interface runs fetch in this thread.
+ * Where a worker cannot start, the same interface runs global fetch (undici) in this thread.
  *
  * All times are this thread's performance.now() ms (worker times are converted through
  * performance.timeOrigin, which both threads share to the microsecond).
@@ -83,12 +83,13 @@ export const inThreadTransport: Transport = {
 const PUMP = String.raw`
 const {parentPort} = require('node:worker_threads');
 const {performance} = require('node:perf_hooks');
+const http = require('node:http');
+const https = require('node:https');
 const now = () => performance.timeOrigin + performance.now();
 const live = new Map();
-const errInfo = (e) => ({name: e && e.name, message: String((e && e.message) || e), code: e && e.code, cause: e && e.cause ? {code: e.cause.code, message: e.cause.message, cause: e.cause.cause ? {code: e.cause.cause.code} : undefined} : undefined});
-// Load fetch (undici is compiled lazily on first use) before any probe is timed.
-fetch('data:,warm').then((r) => r.text()).catch(() => undefined).finally(() => parentPort.postMessage({id: 0, type: 'ready'}));
-parentPort.on('message', async (m) => {
+const errInfo = (e) => ({name: e && e.name, message: String((e && e.message) || e), code: e && e.code, cause: e && e.cause ? {code: e.cause.code, message: e.cause.message} : undefined});
+parentPort.postMessage({id: 0, type: 'ready'});
+parentPort.on('message', (m) => {
 	if (m.type === 'abort') {
 		const ac = live.get(m.id);
 		if (ac) ac.abort();
@@ -97,26 +98,43 @@ parentPort.on('message', async (m) => {
 	if (m.type !== 'open') return;
 	const ac = new AbortController();
 	live.set(m.id, ac);
-	try {
-		const tSent = now();
-		const res = await fetch(m.url, {method: m.init.method, headers: m.init.headers, body: m.init.body, signal: ac.signal, redirect: 'manual'});
-		parentPort.postMessage({id: m.id, type: 'response', tSent, status: res.status, headers: [...res.headers]});
-		if (res.body) {
-			const reader = res.body.getReader();
-			for (;;) {
-				const r = await reader.read();
-				const t = now();
-				if (r.done) break;
-				const buf = r.value.buffer.byteLength === r.value.byteLength ? r.value.buffer : r.value.slice().buffer;
-				parentPort.postMessage({id: m.id, type: 'chunk', t, bytes: buf}, [buf]);
-			}
-		}
-		parentPort.postMessage({id: m.id, type: 'end', t: now()});
-	} catch (e) {
-		parentPort.postMessage({id: m.id, type: 'error', t: now(), error: errInfo(e)});
-	} finally {
+	let finished = false;
+	const finish = (msg) => {
+		if (finished) return;
+		finished = true;
 		live.delete(m.id);
+		parentPort.postMessage(msg);
+	};
+	let u;
+	try {
+		u = new URL(m.url);
+	} catch (e) {
+		finish({id: m.id, type: 'error', t: now(), error: errInfo(e)});
+		return;
 	}
+	const mod = u.protocol === 'https:' ? https : http;
+	const body = m.init.body === undefined ? undefined : Buffer.from(m.init.body);
+	const headers = Object.assign({}, m.init.headers, body ? {'content-length': String(body.length)} : {});
+	// One fresh connection per probe (agent: false): every run pays the same connection cost.
+	const tSent = now();
+	const req = mod.request(u, {method: m.init.method, headers, agent: false, signal: ac.signal}, (res) => {
+		const hs = [];
+		for (const [k, v] of Object.entries(res.headers)) hs.push([k, Array.isArray(v) ? v.join(', ') : String(v)]);
+		parentPort.postMessage({id: m.id, type: 'response', t: now(), tSent, status: res.statusCode, headers: hs});
+		res.on('data', (buf) => {
+			const t = now();
+			const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.length);
+			if (!finished) parentPort.postMessage({id: m.id, type: 'chunk', t, bytes: ab}, [ab]);
+		});
+		res.on('end', () => finish({id: m.id, type: 'end', t: now()}));
+		res.on('error', (e) => finish({id: m.id, type: 'error', t: now(), error: errInfo(e)}));
+		res.on('close', () => {
+			if (!res.complete) finish({id: m.id, type: 'error', t: now(), error: {name: 'Error', message: 'other side closed', code: 'ECONNRESET'}});
+		});
+	});
+	req.on('socket', (sock) => sock.setNoDelay(true));
+	req.on('error', (e) => finish({id: m.id, type: 'error', t: now(), error: errInfo(e)}));
+	req.end(body);
 });
 `;
 
@@ -138,113 +156,134 @@ function rebuildError(e: NonNullable<PumpMsg['error']>): Error {
 	return err;
 }
 
-let shared: {worker: Worker; handlers: Map<number, (m: PumpMsg) => void>; ready: Promise<void>} | undefined;
+interface Pump {
+	worker: Worker;
+	handlers: Map<number, (m: PumpMsg) => void>;
+	ready: Promise<void>;
+	/** The worker died (or never started): requests go through fetch in this thread. */
+	failed?: string;
+}
+
+let shared: Pump | undefined;
 let nextId = 1;
 
-function pump(): NonNullable<typeof shared> {
+function pump(): Pump {
 	if (shared) return shared;
-	const worker = new Worker(PUMP, {eval: true});
+	// execArgv: [] — the pump is plain CommonJS; loader flags of the parent (tsx, --input-type) must not apply.
+	const worker = new Worker(PUMP, {eval: true, execArgv: []});
 	const handlers = new Map<number, (m: PumpMsg) => void>();
 	let onReady: () => void = () => undefined;
 	const ready = new Promise<void>((r) => (onReady = r));
-	worker.on('message', (m: PumpMsg) => (m.type === 'ready' ? onReady() : handlers.get(m.id)?.(m)));
-	worker.on('error', () => {
+	worker.on('message', (m: PumpMsg) => {
+		if (m.type !== 'ready') {
+			handlers.get(m.id)?.(m);
+			return;
+		}
+		// Held (ref'd) until ready so a caller awaiting ready() keeps the process alive; then idle = unref'd.
+		if (handlers.size === 0) worker.unref();
 		onReady();
-		for (const h of handlers.values()) h({id: 0, type: 'error', t: performance.timeOrigin + performance.now(), error: {message: 'probe worker failed'}});
-		handlers.clear();
-		shared = undefined;
 	});
-	worker.unref();
-	shared = {worker, handlers, ready};
-	return shared;
+	const me: Pump = {worker, handlers, ready};
+	worker.on('error', (e: Error) => {
+		me.failed = `probe worker failed: ${e.message}`;
+		onReady();
+		for (const h of handlers.values()) h({id: 0, type: 'error', t: performance.timeOrigin + performance.now(), error: {message: me.failed}});
+		handlers.clear();
+	});
+	shared = me;
+	return me;
 }
 
 const toLocal = (abs: number): number => abs - performance.timeOrigin;
 
-/** fetch in a worker thread; chunks stamped there. */
+/** node:http in a worker thread (lighter than fetch: ~2 ms less between call and bytes on the wire); chunks stamped there. */
 export const workerTransport: Transport = {
 	ready: () => pump().ready,
-	open(url, init, signal) {
-		const {worker, handlers, ready} = pump();
-		const id = nextId++;
-		if (handlers.size === 0) worker.ref();
-		const queue: PumpMsg[] = [];
-		let wake: (() => void) | undefined;
-		let finished = false;
-		const done = (): void => {
-			if (finished) return;
-			finished = true;
-			handlers.delete(id);
-			signal.removeEventListener('abort', onAbort);
-			if (handlers.size === 0) worker.unref();
-		};
-		const onAbort = (): void => worker.postMessage({type: 'abort', id});
-		signal.addEventListener('abort', onAbort, {once: true});
-		return new Promise<OpenStream>((resolve, reject) => {
-			let opened = false;
-			handlers.set(id, (m) => {
-				if (!opened) {
-					if (m.type === 'error') {
-						done();
-						reject(rebuildError(m.error ?? {message: 'probe worker failed'}));
-						return;
-					}
-					if (m.type !== 'response') return;
-					opened = true;
-					const h = new Map((m.headers ?? []).map(([k, v]) => [k.toLowerCase(), v]));
-					const stream: OpenStream = {
-						tSent: toLocal(m.tSent ?? m.t),
-						status: m.status ?? 0,
-						headers: {get: (k) => h.get(k.toLowerCase()) ?? null},
-						async read() {
-							while (queue.length === 0) await new Promise<void>((r) => (wake = r));
-							const q = queue.shift()!;
-							if (q.type === 'chunk') return {done: false, t: toLocal(q.t), value: new Uint8Array(q.bytes!)};
-							queue.unshift(q); // end and error stay at the head
-							if (q.type === 'end') return {done: true, t: toLocal(q.t)};
-							throw rebuildError(q.error ?? {message: 'probe worker failed'});
-						},
-						async text(max = 2000) {
-							const dec = new TextDecoder();
-							let s = '';
-							try {
-								for (;;) {
-									const r = await stream.read();
-									if (r.done) break;
-									s += dec.decode(r.value, {stream: true});
-									if (s.length >= max) break;
-								}
-							} catch {}
-							stream.cancel();
-							return s.slice(0, max);
-						},
-						cancel() {
-							if (!finished) worker.postMessage({type: 'abort', id});
-							done();
-						},
-					};
-					resolve(stream);
-					return;
-				}
-				queue.push(m);
-				if (m.type === 'end' || m.type === 'error') done();
-				const w = wake;
-				wake = undefined;
-				w?.();
-			});
-			void ready.then(() => {
-				if (signal.aborted) {
-					done();
-					const e = new Error('This operation was aborted');
-					e.name = 'AbortError';
-					reject(e);
-					return;
-				}
-				worker.postMessage({type: 'open', id, url, init});
-			});
-		});
+	async open(url, init, signal) {
+		const p = pump();
+		await p.ready;
+		if (p.failed) return inThreadTransport.open(url, init, signal);
+		return openOnWorker(p, url, init, signal);
 	},
 };
+
+function openOnWorker({worker, handlers}: Pump, url: string, init: RequestInit2, signal: AbortSignal): Promise<OpenStream> {
+	const id = nextId++;
+	if (handlers.size === 0) worker.ref();
+	const queue: PumpMsg[] = [];
+	let wake: (() => void) | undefined;
+	let finished = false;
+	const done = (): void => {
+		if (finished) return;
+		finished = true;
+		handlers.delete(id);
+		signal.removeEventListener('abort', onAbort);
+		if (handlers.size === 0) worker.unref();
+	};
+	const onAbort = (): void => worker.postMessage({type: 'abort', id});
+	signal.addEventListener('abort', onAbort, {once: true});
+	return new Promise<OpenStream>((resolve, reject) => {
+		let opened = false;
+		handlers.set(id, (m) => {
+			if (!opened) {
+				if (m.type === 'error') {
+					done();
+					reject(rebuildError(m.error ?? {message: 'probe worker failed'}));
+					return;
+				}
+				if (m.type !== 'response') return;
+				opened = true;
+				const h = new Map((m.headers ?? []).map(([k, v]) => [k.toLowerCase(), v]));
+				const stream: OpenStream = {
+					tSent: toLocal(m.tSent ?? m.t),
+					status: m.status ?? 0,
+					headers: {get: (k) => h.get(k.toLowerCase()) ?? null},
+					async read() {
+						while (queue.length === 0) await new Promise<void>((r) => (wake = r));
+						const q = queue.shift()!;
+						if (q.type === 'chunk') return {done: false, t: toLocal(q.t), value: new Uint8Array(q.bytes!)};
+						queue.unshift(q); // end and error stay at the head
+						if (q.type === 'end') return {done: true, t: toLocal(q.t)};
+						throw rebuildError(q.error ?? {message: 'probe worker failed'});
+					},
+					async text(max = 2000) {
+						const dec = new TextDecoder();
+						let s = '';
+						try {
+							for (;;) {
+								const r = await stream.read();
+								if (r.done) break;
+								s += dec.decode(r.value, {stream: true});
+								if (s.length >= max) break;
+							}
+						} catch {}
+						stream.cancel();
+						return s.slice(0, max);
+					},
+					cancel() {
+						if (!finished) worker.postMessage({type: 'abort', id});
+						done();
+					},
+				};
+				resolve(stream);
+				return;
+			}
+			queue.push(m);
+			if (m.type === 'end' || m.type === 'error') done();
+			const w = wake;
+			wake = undefined;
+			w?.();
+		});
+		if (signal.aborted) {
+			done();
+			const e = new Error('This operation was aborted');
+			e.name = 'AbortError';
+			reject(e);
+			return;
+		}
+		worker.postMessage({type: 'open', id, url, init});
+	});
+}
 
 let preferred: Transport | undefined;
 

@@ -1,11 +1,15 @@
 import {mkdtemp, readFile, rm} from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import {execFile} from 'node:child_process';
 import {PassThrough} from 'node:stream';
+import {fileURLToPath} from 'node:url';
+import {promisify} from 'node:util';
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
 import {probeCommand, type ProbeCommandOptions} from '../../source/probe/command.js';
 import {fixture, ollamaStream, replay, sseEvents, startServer, type TestServer} from './helpers.js';
 
+const run = promisify(execFile);
 let server: TestServer | undefined;
 let dir: string;
 beforeEach(async () => {
@@ -34,6 +38,18 @@ const ollama = () =>
 	});
 
 describe('infertop probe (headless)', () => {
+	it('in a bare node process: completes, prints, and the process exits on its own', async () => {
+		server = await ollama();
+		const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+		const tsx = path.join(repo, 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs');
+		const script = `
+			import {probeCommand} from ${JSON.stringify(path.join(repo, 'source/probe/command.ts'))};
+			process.exitCode = await probeCommand({url: process.argv[1], prompt: 'code', runs: 1, json: true, maxTokens: 8, historyPath: process.argv[2], env: {}, stdout: process.stdout});
+		`;
+		const {stdout} = await run(process.execPath, ['--import', tsx, '--input-type=module', '-e', script, server.url, path.join(dir, 'h.csv')], {cwd: repo, timeout: 25_000});
+		expect(JSON.parse(stdout)).toMatchObject({engine: 'ollama', model: 'llama3.2:latest', completionTokens: 10});
+	}, 30_000);
+
 	it('JSON against a llama.cpp capture: the documented keys, unknown = null', async () => {
 		server = await startServer({
 			'GET /': (_q, res) => {
