@@ -20,7 +20,7 @@ export function passesVerdictLine(f: ModelFigures | undefined, contention?: stri
 	const parts = [
 		cpu !== undefined ? `partly on CPU (${Math.round(cpu * 100)} % of the model)` : undefined,
 		text,
-		contention ? `contention: ${contention}` : undefined,
+		contention ? `contention: ${contention.replace(/^contention:\s*/i, '')}` : undefined,
 	].filter((x): x is string => x !== undefined);
 	let level: Level = 'muted';
 	const ratio = f?.pctOfCeiling;

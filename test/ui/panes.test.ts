@@ -106,3 +106,11 @@ describe('contention, probe, log, empty', () => {
 		expect(emptyLines(undefined, false).at(-1)).toMatch(/infertop --demo/);
 	});
 });
+
+describe('contention wording', () => {
+	it('does not repeat "contention:" when the system verdict already says it', () => {
+		const v = passesVerdictLine({...base, decodeTps: 20, pctOfCeiling: 0.7}, 'contention: node 88 % CPU for 14 s');
+		expect(v.text).toBe('70 % of the ceiling; contention: node 88 % CPU for 14 s');
+		expect(v.level).toBe('warn');
+	});
+});

@@ -51,7 +51,7 @@ export const ContentionPane = memo(function ContentionPane({system, width, heigh
 				{system.updatedAt === undefined && !c.active ? (
 					<Span color="muted">-- not measured yet</Span>
 				) : c.active ? (
-					<Span color="warn">{`! ${c.verdict ?? 'something competes for the machine'}`}</Span>
+					<Span color="warn">{`! ${c.verdict?.replace(/^contention:\s*/i, '') ?? 'something competes for the machine'}`}</Span>
 				) : (
 					<Span color="good">{`✓ ${c.verdict ?? 'calm: nothing else competes'}`}</Span>
 				)}

@@ -92,7 +92,7 @@ export interface EnginesPaneProps {
 function columns(width: number) {
 	return width >= 110
 		? {state: 12, engine: 12, url: 24, model: 26, proc: 22, ctx: 10}
-		: {state: 7, engine: 9, url: 16, model: 15, proc: 16, ctx: 7};
+		: {state: 7, engine: 12, url: 16, model: 14, proc: 16, ctx: 7};
 }
 
 export const EnginesPane = memo(function EnginesPane({rows, selectedId, width, height}: EnginesPaneProps) {

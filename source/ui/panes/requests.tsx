@@ -12,7 +12,7 @@ export interface RequestRow {
 }
 
 const HEAD = ['time', 'engine', 'model', 'prompt', 'cached', 'prefill/s', 'decode/s', 'tok/pass', 'accept'] as const;
-const W = [8, 10, 16, 7, 7, 9, 8, 8, 6] as const;
+const W = [8, 11, 16, 7, 7, 9, 8, 8, 6] as const;
 
 function row(cells: readonly string[]): string {
 	return cells
