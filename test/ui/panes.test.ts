@@ -114,3 +114,14 @@ describe('contention wording', () => {
 		expect(v.level).toBe('warn');
 	});
 });
+
+describe('log filter window', () => {
+	it('starts a long line shortly before a match that would be past the right edge', () => {
+		const log = [{t: 0, text: `${'x'.repeat(100)} speculative decoding on`, parsed: true}];
+		const v = visibleLog(log, 'speculative', 0, 5, 60);
+		const line = v.lines[0]!;
+		expect(line.text.slice(11)).toMatch(/^…x{9} speculative decoding on$/);
+		const [a, b] = line.ranges[0]!;
+		expect(line.text.slice(a, b)).toBe('speculative');
+	});
+});

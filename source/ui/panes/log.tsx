@@ -33,7 +33,11 @@ export function visibleLog(log: readonly LogLine[], filter: string, scroll: numb
 	const start = Math.max(0, end - rows);
 	const room = Math.max(1, width - 11);
 	const lines = matched.slice(start, end).map(l => {
-		const text = fit(sanitize(l.text, 1024), room);
+		let full = sanitize(l.text, 1024);
+		// A match past the right edge: start the line shortly before it, so the match is on screen.
+		const first = f?.ranges(full)[0];
+		if (first && first[1] > room - 1 && first[0] > 12) full = `…${full.slice(first[0] - 10)}`;
+		const text = fit(full, room);
 		return {text: `${clock(l.t)} ${l.parsed ? '•' : ' '} ${text}`, parsed: l.parsed, ranges: f ? f.ranges(text).map(([a, b]) => [a + 11, b + 11] as [number, number]) : []};
 	});
 	return {lines, matched: matched.length, error: f?.error};
