@@ -85,6 +85,21 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 	/** Open request of each slot: a bare line without id/task goes to the newest one. */
 	let lastKey: string | undefined;
 	let modelName: string | undefined;
+	/**
+	 * Server runs within one log: task ids restart at 0 when llama-server restarts (Ollama starts a
+	 * new one per model load), so keys of later runs carry `r<run>:` and never merge with old ones.
+	 */
+	let run = 0;
+	let requestsThisRun = false;
+	const closed = new Set<string>();
+	const newRun = (): void => {
+		run += 1;
+		requestsThisRun = false;
+		closed.clear();
+		cacheSeen.clear();
+		pending = undefined;
+		lastKey = undefined;
+	};
 
 	const req = (key: string, slot: number | undefined, task: number | undefined, fields: Record<string, unknown>): Ev => {
 		const ev: Record<string, unknown> = {type: 'request', key};
@@ -133,7 +148,13 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 
 	const slotMessage = (fn: string, msg: string, slot: number | undefined, task: number | undefined, keyPrefix: string): Ev[] | null => {
 		const hasTask = task !== undefined && task >= 0;
-		const key = hasTask ? `${keyPrefix}s${slot}/t${task}` : slot === undefined && lastKey !== undefined ? lastKey : `${keyPrefix}s${slot ?? '?'}/t${task ?? '?'}`;
+		if (hasTask) {
+			requestsThisRun = true;
+			// The same slot/task opening again after it closed: the server restarted.
+			if (closed.has(`${keyPrefix}s${slot}/t${task}`) && msg.startsWith('processing task')) newRun();
+		}
+		const runPrefix = run === 0 ? keyPrefix : `${keyPrefix}r${run}:`;
+		const key = hasTask ? `${runPrefix}s${slot}/t${task}` : slot === undefined && lastKey !== undefined ? lastKey : `${runPrefix}s${slot ?? '?'}/t${task ?? '?'}`;
 		if (msg.length === 0) {
 			// Pre-b9232: the numbers follow on bare continuation lines.
 			if (fn === 'print_timing' && hasTask) pending = {key, slot, task};
@@ -161,6 +182,7 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 		if (msg.startsWith('stop processing')) {
 			if (!hasTask) return [];
 			cacheSeen.delete(key);
+			closed.add(`${keyPrefix}s${slot}/t${task}`);
 			if (pending?.key === key) pending = undefined;
 			return [req(key, slot, task, {done: true})];
 		}
@@ -263,6 +285,7 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 			if (m) return [{type: 'http', method: m[1]!, path: m[2]!, client: m[3]!, status: Number(m[4])}];
 			return [];
 		}
+		if (requestsThisRun && (msg.startsWith('listening on') || msg.startsWith('loading model') || msg.startsWith('model loaded'))) newRun();
 		if (msg.startsWith('listening on')) {
 			m = LISTEN.exec(msg);
 			return [{type: 'server-start', listen: m?.[1]}];

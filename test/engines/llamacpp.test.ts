@@ -274,6 +274,26 @@ describe('llama.cpp engines.md example lines', () => {
 		]) expect(one(p, l), l).toEqual([]);
 	});
 
+	it('a restarted server (task ids from 0 again) never merges into the old requests', () => {
+		const p = createLlamaCppParser();
+		const block = (ms: string) => [
+			'slot launch_slot_: id  0 | task 0 | processing task, is_child = 0',
+			`slot print_timing: id  0 | task 0 |        eval time = ${ms} ms /    11 tokens (  100.00 ms per token,    10.00 tokens per second)`,
+			'slot      release: id  0 | task 0 | stop processing: n_tokens = 20, truncated = 0',
+		];
+		const {events} = run(p, [
+			...block('1000.00'),
+			"srv    load_model: loading model '/m/b.gguf'",
+			'srv  llama_server: listening on http://127.0.0.1:41000',
+			...block('2000.00'),
+			// No startup lines at all, just a reused id: still a new run.
+			...block('3000.00'),
+		]);
+		const reqs = requests(events);
+		expect([...reqs.keys()]).toEqual(['s0/t0', 'r1:s0/t0', 'r2:s0/t0']);
+		expect([...reqs.values()].map(r => r.decodeMs)).toEqual([1000, 2000, 3000]);
+	});
+
 	it('timestamp prefix length', () => {
 		expect(timestampLength('0.06.895.980 I slot')).toBe(13);
 		expect(timestampLength('123.06.895.980 I')).toBe(15);
