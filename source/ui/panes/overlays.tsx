@@ -21,12 +21,13 @@ export function HelpOverlay({keymap, width, height}: {readonly keymap: readonly 
 	);
 }
 
+/** What each probe prompt asks for (source/probe/prompts.ts). */
 export const PROMPT_HELP: Record<Exclude<ProbePromptKind, 'file'>, string> = {
-	code: 'write a small function (code: drafts are often accepted)',
-	prose: 'a paragraph of prose (acceptance ≈ 0.6)',
-	repeat: 'repeat a line (acceptance ≈ 1: the speculation ceiling)',
-	hex: 'random hex digits (hard to draft)',
-	long: 'a long prompt (prefill speed, prefix-cache reuse)',
+	code: 'write a small Python class (code)',
+	prose: 'about 400 words of plain prose (hard for speculation)',
+	repeat: 'one sentence 40 times (easy for speculation)',
+	hex: '600 random hexadecimal digits',
+	long: 'a long source file and a question (prefill; r shows prefix-cache reuse)',
 };
 
 export function PromptOverlay(props: {readonly cursor: number; readonly current: ProbePromptKind; readonly serverLabel?: string; readonly width: number; readonly height: number}) {
