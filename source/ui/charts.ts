@@ -197,3 +197,31 @@ export function graphBlock(values: readonly (number | undefined)[], options: Gra
 		return `${gut} ${row} ${lab}`;
 	});
 }
+
+/** The row (0 = top) on which brailleLine draws a ceiling, or undefined when it is not drawn. */
+export function ceilingRow(ceiling: number | undefined, max: number, height: number): number | undefined {
+	if (!known(ceiling) || ceiling <= 0 || !known(max) || max <= 0 || ceiling > max || height <= 0) return undefined;
+	return yOf(ceiling, max, height * 4) >> 2;
+}
+
+/**
+ * Labels beside a graph: the current value on the top row, the ceiling label on the row where the
+ * ceiling line is drawn (or the nearest free one), the scale on the bottom row (or the nearest free).
+ */
+export function placeLabels(height: number, wanted: readonly {readonly row: number; readonly text: string}[]): string[] {
+	const out: (string | undefined)[] = Array.from({length: height}, () => undefined);
+	for (const w of wanted) {
+		const start = Math.min(height - 1, Math.max(0, w.row));
+		let placed = false;
+		for (let d = 0; d < height && !placed; d++) {
+			for (const r of [start + d, start - d]) {
+				if (r >= 0 && r < height && out[r] === undefined) {
+					out[r] = w.text;
+					placed = true;
+					break;
+				}
+			}
+		}
+	}
+	return out.map(x => x ?? '');
+}

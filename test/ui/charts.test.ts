@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest';
-import {brailleLine, graphBlock, graphPlotWidth, markerRow, niceCeil, sparkline} from '../../source/ui/charts.js';
+import {brailleLine, ceilingRow, graphBlock, graphPlotWidth, markerRow, niceCeil, placeLabels, sparkline} from '../../source/ui/charts.js';
 
 describe('brailleLine', () => {
 	it('draws a rising line with vertical joins, 2 samples per cell', () => {
@@ -63,5 +63,18 @@ describe('graphBlock', () => {
 		const two = graphBlock([3, 3], {width: 20, height: 2, max: 3, gutter: 3, labelWidth: 8, labels: ['now 3.0', '┄ ceil']});
 		expect(two).toEqual(['  3       ⠉ now 3.0 ', '  0         ┄ ceil  ']);
 		for (const r of two) expect(Array.from(r)).toHaveLength(20);
+	});
+});
+
+describe('graph labels', () => {
+	it('puts the ceiling label on the row where the ceiling line is drawn', () => {
+		expect(ceilingRow(55.7, 70, 5)).toBe(1);
+		expect(ceilingRow(70, 70, 5)).toBe(0);
+		expect(ceilingRow(90, 70, 5)).toBeUndefined();
+		expect(ceilingRow(undefined, 70, 5)).toBeUndefined();
+		expect(placeLabels(5, [{row: 0, text: 'now'}, {row: 1, text: 'ceil'}, {row: 4, text: 'scale'}])).toEqual(['now', 'ceil', '', '', 'scale']);
+		// A ceiling on the top row moves to the nearest free row.
+		expect(placeLabels(3, [{row: 0, text: 'now'}, {row: 0, text: 'ceil'}, {row: 2, text: 'scale'}])).toEqual(['now', 'ceil', 'scale']);
+		expect(placeLabels(2, [{row: 0, text: 'a'}, {row: 1, text: 'b'}, {row: 1, text: 'c'}])).toEqual(['a', 'b']);
 	});
 });

@@ -2,7 +2,7 @@ import {Box} from 'ink';
 import {memo, useEffect, useMemo, useRef} from 'react';
 import type {ModelFigures, PassSample} from '../../model/types.js';
 import {nextScale} from '../../model/verdict.js';
-import {graphBlock, graphPlotWidth, markerRow, niceCeil, sparkline} from '../charts.js';
+import {ceilingRow, graphBlock, graphPlotWidth, markerRow, niceCeil, placeLabels, sparkline} from '../charts.js';
 import {DASH, gb, gbs, num, pct, tpp, tps} from '../format.js';
 import {passesVerdictLine, type Verdict} from '../verdict.js';
 import {Line, Span, Title} from './common.js';
@@ -135,28 +135,23 @@ const Graphs = memo(function Graphs({history, figures, width, rows}: GraphsProps
 	const tppScale = niceCeil(rawTppScale);
 	const lastTps = [...tpsValues].reverse().find(v => v !== undefined);
 	const lastTpp = [...tppValues].reverse().find(v => v !== undefined);
-	const block = useMemo(
-		() =>
-			graphBlock(tpsValues, {
-				width,
-				height: rows,
-				max: scale,
-				ceiling,
-				gutter: GUTTER,
-				labelWidth: LABELS,
-				decimals: scale < 10 ? 1 : 0,
-				labels: [`now ${tps(lastTps)} tok/s`, `┄ ceiling ${tps(ceiling)}`, `scale 0–${num(scale, scale < 10 ? 1 : 0)} tok/s`],
-			}),
-		[tpsValues, width, rows, scale, ceiling, lastTps],
-	);
+	const cRow = ceilingRow(ceiling, scale, rows);
+	const ceilingText = `┄ ceiling ${tps(ceiling)}`;
+	const labels = placeLabels(rows, [
+		{row: 0, text: `now ${tps(lastTps)} tok/s`},
+		{row: cRow ?? 1, text: ceilingText},
+		{row: rows - 1, text: `scale 0–${num(scale, scale < 10 ? 1 : 0)} tok/s`},
+	]);
+	const ceilingLabelRow = labels.indexOf(ceilingText);
+	const block = graphBlock(tpsValues, {width, height: rows, max: scale, ceiling, gutter: GUTTER, labelWidth: LABELS, decimals: scale < 10 ? 1 : 0, labels});
 	const marks = markerRow(flags, {width: plotWidth});
 	const spark = sparkline(tppValues, {width: plotWidth, max: tppScale, samplesPerCell: 2});
 	const hasMarks = marks.includes('!');
 	return (
 		<Box flexDirection="column">
 			{block.map((row, i) => (
-				<Line key={i} color={i === 1 ? undefined : 'tps'}>
-					{i === 1 ? (
+				<Line key={i} color={i === ceilingLabelRow ? undefined : 'tps'}>
+					{i === ceilingLabelRow ? (
 						<>
 							<Span color="tps">{row.slice(0, GUTTER + 1 + plotWidth + 1)}</Span>
 							<Span color="ceiling">{row.slice(GUTTER + 1 + plotWidth + 1)}</Span>
