@@ -16,7 +16,7 @@ import {normalizeServerUrl} from './sources/discovery/server-id.js';
 import {createSystemCollector} from './sources/system-collector.js';
 import {detectBandwidth} from './sources/bandwidth.js';
 import {createModelBytesResolver} from './sources/model-bytes.js';
-import {findExistingLogs} from './sources/log-locations.js';
+import {defaultLogLocations, findExistingLogs} from './sources/log-locations.js';
 import {createProbeController} from './probe/controller.js';
 import type {ProbePromptKind} from './probe/types.js';
 import {startDemoEngine, DEMO_OLLAMA_VERSION, type DemoEngine} from './demo/engine.js';
@@ -175,6 +175,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 		servers: namedServers,
 		scan: options.scan,
 		intervalMs: options.pollMs,
+		pollIntervalMs: options.pollMs,
+		lookedForLogs: defaultLogLocations(process.platform, process.env, os.homedir()).map(l => (l.kind === 'file' ? l.path! : l.argv!.join(' '))),
 		onLogFound: (serverId, logPath) => {
 			void attachLog(serverId, {kind: 'file', path: logPath}, undefined);
 		},
