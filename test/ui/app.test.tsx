@@ -257,7 +257,7 @@ describe('live updates', () => {
 		store.publish();
 		await waitFor(() => tui.frame().includes('scale 0–150 tok/s'), 'scale grew');
 		expect(tui.frame()).toContain('now 120.0 tok/s');
-		expect(tui.frame()).toMatch(/◌ stale\s+llamacpp/);
+		expect(tui.frame()).toMatch(/◌ stale\s+llamacpp.*connection refused/);
 		expectFits(tui.frame(), 120, 40);
 	});
 
@@ -317,6 +317,17 @@ describe('empty state and non-TTY', () => {
 });
 
 describe('renderSnapshotText', () => {
+	it('fits every size from 80×24 up, for a busy and an empty state', () => {
+		const sizes = [[80, 24], [81, 25], [100, 30], [119, 39], [130, 36], [159, 49], [200, 60], [300, 100]] as const;
+		for (const state of [richState(), emptyStore().getPublished()]) {
+			for (const [columns, rows] of sizes) {
+				const text = renderSnapshotText(state, {columns, rows});
+				expectFits(text, columns, rows);
+				expect(text.split('\n').at(-1)).toMatch(/infertop CPU/);
+			}
+		}
+	});
+
 	it('renders plain text within rows − 1 and columns', () => {
 		for (const [columns, rows] of [[80, 24], [120, 40], [160, 50]] as const) {
 			const text = renderSnapshotText(richState(), {columns, rows}, '0.1.0');

@@ -73,7 +73,14 @@ export function engineRows(servers: Readonly<Record<string, ServerState>>, order
 				processor: res.text,
 				cpuShare: res.cpuShare,
 				context: contextOf(s, m),
-				until: m?.expiresAt !== undefined ? until(m.expiresAt, now) : s.engine === 'ollama' || s.engine === 'demo-ollama' ? DASH : '',
+				until:
+					s.state === 'stale' && s.lastError
+						? s.lastError
+						: m?.expiresAt !== undefined
+							? until(m.expiresAt, now)
+							: s.engine === 'ollama' || s.engine === 'demo-ollama'
+								? DASH
+								: '',
 				demo: s.demo === true,
 			});
 		});
@@ -91,7 +98,7 @@ export interface EnginesPaneProps {
 /** Column widths by available width (fixed so rows line up; one Text per row). */
 function columns(width: number) {
 	return width >= 110
-		? {state: 12, engine: 12, url: 24, model: 26, proc: 22, ctx: 10}
+		? {state: 11, engine: 12, url: 22, model: 24, proc: 17, ctx: 10}
 		: {state: 7, engine: 12, url: 16, model: 14, proc: 16, ctx: 7};
 }
 
