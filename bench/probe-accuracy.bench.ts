@@ -4,9 +4,10 @@
  * with a sleep-then-spin wait on performance.now() for sub-ms precision; it reports the times it
  * actually wrote, so its own slip is measured apart from the probe's error.
  *
- * Two modes: the probe alone, and the probe with the monitor's UI running in the same process
- * (the real Dashboard fed by the real store and probe controller, rendered by ink-testing-library
- * and re-rendered at 4 Hz; a dashboard-sized stand-in tree if the UI cannot be loaded).
+ * Modes: the probe alone; the probe with the monitor's UI running in the same process (the real
+ * Dashboard fed by the real store and probe controller, rendered by ink-testing-library and
+ * re-rendered at 4 Hz; a dashboard-sized stand-in tree if the UI cannot be loaded); and, for
+ * comparison, the UI with the in-thread fetch fallback instead of the reader worker.
  *
  *   npx tsx bench/probe-accuracy.bench.ts
  *   INFERTOP_BENCH_REPS=5 npx tsx bench/probe-accuracy.bench.ts
@@ -19,7 +20,10 @@ import React from 'react';
 import {Box, Text} from 'ink';
 import {render} from 'ink-testing-library';
 import {createProbeController} from '../source/probe/controller.js';
+import {performance} from 'node:perf_hooks';
+import {streamOnce} from '../source/probe/client.js';
 import {runProbe} from '../source/probe/run.js';
+import {inThreadTransport, type Transport} from '../source/probe/transport.js';
 import type {ProbePrompt} from '../source/probe/prompts.js';
 import type {ProbeResult} from '../source/probe/types.js';
 import {emptyProbe} from '../source/probe/types.js';
@@ -66,7 +70,7 @@ const server = http.createServer((req, res) => {
 		res.write('data: ' + JSON.stringify({choices: [{index: 0, delta: {}, finish_reason: 'length'}]}) + '\n\n');
 		res.write('data: ' + JSON.stringify({choices: [], usage: {prompt_tokens: 12, completion_tokens: spec.n, total_tokens: 12 + spec.n}}) + '\n\n');
 		res.end('data: [DONE]\n\n');
-		parentPort.postMessage({id: spec.id, firstMs: writes[0] - t0, spanMs: writes[writes.length - 1] - writes[0]});
+		parentPort.postMessage({id: spec.id, firstMs: writes[0] - t0, spanMs: writes[writes.length - 1] - writes[0], t0Abs: performance.timeOrigin + t0, firstAbs: performance.timeOrigin + writes[0]});
 	});
 });
 server.listen(0, '127.0.0.1', () => parentPort.postMessage({port: server.address().port}));
@@ -77,11 +81,16 @@ interface Truth {
 	id: number;
 	firstMs: number;
 	spanMs: number;
+	/** Absolute (timeOrigin-based, shared by all threads) times of the request's arrival and the first write. */
+	t0Abs: number;
+	firstAbs: number;
 }
+
+type Mode = 'plain' | 'with UI' | 'UI, fetch';
 
 interface Sample {
 	rate: number;
-	ui: boolean;
+	mode: Mode;
 	ttftErrMs: number;
 	/** The server's own slip from its schedule (first token). */
 	serverSlipMs: number;
@@ -123,7 +132,7 @@ function model(ttftMs: number, gapMs: number, n: number): {id: number; model: st
 }
 
 /** The UI running in this process: the real Dashboard over the real store when it loads. */
-async function startUi(): Promise<{probe: (url: string, m: string) => Promise<ProbeResult>; stop: () => void; kind: string}> {
+async function startUi(transport?: Transport): Promise<{probe: (url: string, m: string) => Promise<ProbeResult>; stop: () => void; kind: string}> {
 	try {
 		const [{createStore}, app, view, themeCtx, theme] = await Promise.all([
 			import('../source/model/store.js'),
@@ -133,7 +142,7 @@ async function startUi(): Promise<{probe: (url: string, m: string) => Promise<Pr
 			import('../source/ui/theme.js'),
 		]);
 		const store = createStore();
-		const controller = createProbeController({dispatch: store.dispatch, getState: store.getSnapshot, historyPath: null, timeouts: {firstTokenMs: 10_000, interTokenMs: 5_000}});
+		const controller = createProbeController({dispatch: store.dispatch, getState: store.getSnapshot, historyPath: null, timeouts: {firstTokenMs: 10_000, interTokenMs: 5_000}, transport});
 		const tree = (): React.ReactElement =>
 			React.createElement(
 				themeCtx.ThemeContext.Provider,
@@ -167,7 +176,7 @@ async function startUi(): Promise<{probe: (url: string, m: string) => Promise<Pr
 	} catch (e) {
 		// Stand-in: a dashboard-sized tree (header, 3 engines, 20 requests, graph, probe pane) at 4 Hz.
 		let state = {probe: emptyProbe(), servers: {}, bandwidth: {}} as unknown as MonitorState;
-		const controller = createProbeController({dispatch: (a) => a.type === 'probe' && (state = {...state, probe: a.probe}), getState: () => state, historyPath: null});
+		const controller = createProbeController({dispatch: (a) => a.type === 'probe' && (state = {...state, probe: a.probe}), getState: () => state, historyPath: null, transport});
 		let tick = 0;
 		const tree = (): React.ReactElement => {
 			const rows = Array.from({length: 20}, (_, i) =>
@@ -216,7 +225,7 @@ async function measureOnce(
 	truth: (id: number) => Promise<Truth>,
 	rate: number,
 	n: number,
-	ui: boolean,
+	mode: Mode,
 	probe: (url: string, m: string) => Promise<ProbeResult>,
 ): Promise<Sample> {
 	const gap = 1000 / rate;
@@ -227,12 +236,29 @@ async function measureOnce(
 	const actualTps = ((n - 1) * 1000) / t.spanMs;
 	return {
 		rate,
-		ui,
+		mode,
 		ttftErrMs: r.ttftMs - TTFT_MS,
 		serverSlipMs: t.firstMs - TTFT_MS,
 		tpsErrPct: ((r.decodeTps - rate) / rate) * 100,
 		tpsErrVsActualPct: ((r.decodeTps - actualTps) / actualTps) * 100,
 	};
+}
+
+/**
+ * Where the TTFT error goes, on the real client path (streamOnce through the reader worker): the
+ * request's way to the server (connect, send, parse) and the first token's way back.
+ */
+async function decompose(url: string, truth: (id: number) => Promise<Truth>, reps: number): Promise<{requestMs: number; deliveryMs: number}> {
+	let requestMs = 0;
+	let deliveryMs = 0;
+	for (let i = 0; i < reps; i++) {
+		const {id, model: m} = model(TTFT_MS, 5, 20);
+		const out = await streamOnce({baseUrl: url, plan: {protocol: 'openai-chat', path: '/v1/chat/completions'}, spec: {model: m, prompt: 'bench', maxTokens: 16, seed: 1}});
+		const t = await truth(id);
+		requestMs += t.t0Abs - (performance.timeOrigin + out.clock.tSent);
+		deliveryMs += performance.timeOrigin + out.clock.tFirst! - t.firstAbs;
+	}
+	return {requestMs: requestMs / reps, deliveryMs: deliveryMs / reps};
 }
 
 const fmt = (x: number, d = 3): string => (x >= 0 ? ' ' : '') + x.toFixed(d);
@@ -245,34 +271,48 @@ export async function run(): Promise<string> {
 	const lines: string[] = [];
 	try {
 		// Warm-up: JIT and the keep-alive connection.
-		for (let i = 0; i < 2; i++) await measureOnce(url, truth, 500, 50, false, plain);
+		for (let i = 0; i < 2; i++) await measureOnce(url, truth, 500, 50, 'plain', plain);
 		const samples: Sample[] = [];
-		for (const c of CASES) for (let i = 0; i < reps; i++) samples.push(await measureOnce(url, truth, c.rate, c.n, false, plain));
+		for (const c of CASES) for (let i = 0; i < reps; i++) samples.push(await measureOnce(url, truth, c.rate, c.n, 'plain', plain));
 		const ui = await startUi();
 		try {
-			for (const c of CASES) for (let i = 0; i < reps; i++) samples.push(await measureOnce(url, truth, c.rate, c.n, true, ui.probe));
+			for (const c of CASES) for (let i = 0; i < reps; i++) samples.push(await measureOnce(url, truth, c.rate, c.n, 'with UI', ui.probe));
 		} finally {
 			ui.stop();
 		}
+		// For comparison: the same with fetch on the main thread (no reader worker).
+		const uiFetch = await startUi(inThreadTransport);
+		try {
+			for (const c of CASES) for (let i = 0; i < reps; i++) samples.push(await measureOnce(url, truth, c.rate, c.n, 'UI, fetch', uiFetch.probe));
+		} finally {
+			uiFetch.stop();
+		}
 		lines.push(`probe accuracy: known TTFT ${TTFT_MS} ms, ${reps} runs per case; server in a worker thread (sleep+spin scheduling)`);
 		lines.push(`UI mode: ${ui.kind}`);
-		lines.push('mode     rate   TTFT err ms (max |.|)   server slip ms   tok/s err % vs nominal (max |.|)   vs server actual %');
+		lines.push('mode      rate   TTFT err ms (max |.|)   server slip ms   tok/s err % vs nominal (max |.|)   vs server actual %');
 		let worstTtft = 0;
 		let worstTps = 0;
-		for (const mode of [false, true]) {
+		for (const mode of ['plain', 'with UI', 'UI, fetch'] as const) {
 			for (const c of CASES) {
-				const s = samples.filter((x) => x.ui === mode && x.rate === c.rate);
+				const s = samples.filter((x) => x.mode === mode && x.rate === c.rate);
 				const maxAbs = (f: (x: Sample) => number): number => s.reduce((a, x) => (Math.abs(f(x)) > Math.abs(a) ? f(x) : a), 0);
 				const mean = (f: (x: Sample) => number): number => s.reduce((a, x) => a + f(x), 0) / s.length;
 				const tt = maxAbs((x) => x.ttftErrMs);
 				const tp = maxAbs((x) => x.tpsErrPct);
-				worstTtft = Math.max(worstTtft, Math.abs(tt));
-				worstTps = Math.max(worstTps, Math.abs(tp));
+				if (mode !== 'UI, fetch') {
+					worstTtft = Math.max(worstTtft, Math.abs(tt));
+					worstTps = Math.max(worstTps, Math.abs(tp));
+				}
 				lines.push(
-					`${(mode ? 'with UI' : 'plain').padEnd(8)} ${String(c.rate).padStart(5)}   ${fmt(mean((x) => x.ttftErrMs))} (${fmt(tt)})         ${fmt(maxAbs((x) => x.serverSlipMs))}           ${fmt(mean((x) => x.tpsErrPct))} (${fmt(tp)})                   ${fmt(maxAbs((x) => x.tpsErrVsActualPct))}`,
+					`${mode.padEnd(9)} ${String(c.rate).padStart(5)}   ${fmt(mean((x) => x.ttftErrMs))} (${fmt(tt)})         ${fmt(maxAbs((x) => x.serverSlipMs))}           ${fmt(mean((x) => x.tpsErrPct))} (${fmt(tp)})                   ${fmt(maxAbs((x) => x.tpsErrVsActualPct))}`,
 				);
 			}
 		}
+		lines.push('(UI, fetch = the in-thread fallback transport, shown for comparison; not counted in the worst figures)');
+		const d = await decompose(url, truth, reps * 2);
+		lines.push(
+			`TTFT error split (plain, mean): request to server (connect+send+parse) ${d.requestMs.toFixed(3)} ms; first token server write → stamped by the reader ${d.deliveryMs.toFixed(3)} ms`,
+		);
 		lines.push(`worst |TTFT error| ${worstTtft.toFixed(3)} ms (target ≤ 1 ms: ${worstTtft <= 1 ? 'met' : 'MISSED'}); worst |decode tok/s error| ${worstTps.toFixed(3)} % (target ≤ 0.5 %: ${worstTps <= 0.5 ? 'met' : 'MISSED'})`);
 	} finally {
 		worker.postMessage('close');
