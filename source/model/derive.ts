@@ -124,7 +124,10 @@ export function deriveServer(state: MonitorState, serverId: string): ModelFigure
 		const reqs = windowOf(server.requests.filter(r => matches(r, model, models)), state.now);
 		const agg = aggregate(reqs);
 		const useInterval = agg.count === 0 && server.interval !== undefined;
-		const decodeTps = useInterval ? server.interval?.genTps : agg.decodeTps;
+		const probeMatches = lastProbe !== undefined && (!model || !lastProbe.model || lastProbe.model === model.name);
+		// Where the log gives no decode time (Ollama's MLX engine, lithos), the last wall-clocked probe does.
+		const fromProbe = !useInterval && agg.decodeTps === undefined && probeMatches && lastProbe.decodeTps !== undefined;
+		const decodeTps = useInterval ? server.interval?.genTps : fromProbe ? lastProbe!.decodeTps : agg.decodeTps;
 		const tokensPerPass = useInterval ? server.interval?.meanAcceptLen : agg.tokensPerPass;
 		const acc = useInterval ? (server.interval?.acceptRate ?? acceptance(server.interval?.accepted, server.interval?.drafted)) : agg.acceptance;
 		const bytes = model ? server.modelBytes[model.name] : Object.values(server.modelBytes)[0];
@@ -133,7 +136,6 @@ export function deriveServer(state: MonitorState, serverId: string): ModelFigure
 		const bw = state.bandwidth.gbs;
 		const ceiling = ceilingTps(bw, bytesPerToken);
 		const pps = passesPerSec(decodeTps, tokensPerPass);
-		const probeMatches = lastProbe && (!model || !lastProbe.model || lastProbe.model === model.name);
 		return {
 			serverId,
 			engine: server.engine,
@@ -141,12 +143,12 @@ export function deriveServer(state: MonitorState, serverId: string): ModelFigure
 			runner: model?.runner,
 			decodeTps,
 			reportedTps: agg.reportedTps,
-			ttftMs: probeMatches ? lastProbe.ttftMs : undefined,
+			ttftMs: probeMatches ? lastProbe!.ttftMs : undefined,
 			prefillTps: agg.prefillTps,
 			tokensPerPass,
 			engineTokensPerPass: agg.engineTokensPerPass,
 			acceptance: acc,
-			msPerPass: useInterval ? (pps ? 1000 / pps : undefined) : agg.msPerPass,
+			msPerPass: useInterval || fromProbe ? (pps ? 1000 / pps : undefined) : agg.msPerPass,
 			passes: agg.passes,
 			passesPerSec: pps,
 			bytesPerToken,
@@ -160,7 +162,7 @@ export function deriveServer(state: MonitorState, serverId: string): ModelFigure
 			cachedTokens: agg.cachedTokens,
 			promptTokens: agg.promptTokens,
 			requestCount: agg.count,
-			basis: useInterval ? 'interval' : agg.count > 0 ? 'log' : undefined,
+			basis: useInterval ? 'interval' : fromProbe ? (agg.count > 0 ? 'log + probe' : 'probe') : agg.count > 0 ? 'log' : undefined,
 		};
 	});
 }
