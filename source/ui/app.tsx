@@ -23,7 +23,7 @@ import {PassesPane} from './panes/passes.js';
 import {ProbePane} from './panes/probe.js';
 import {RequestsPane, requestRows} from './panes/requests.js';
 import {BUILTIN_THEMES, loadTheme, noColorTheme, resolveTheme, type Theme} from './theme.js';
-import {ThemeContext} from './theme-context.js';
+import {ThemeContext, useTheme} from './theme-context.js';
 import {useTerminalSize} from './use-terminal-size.js';
 import {initialView, PROMPT_KINDS, viewReducer, type ViewAction, type ViewState} from './view-state.js';
 
@@ -72,6 +72,7 @@ export function logVisible(columns: number, rows: number, view: ViewState, engin
 
 /** The whole screen as a pure function of (snapshot, view state, size). */
 export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP, readOnly = false, footerNote}: DashboardProps) {
+	const theme = useTheme();
 	const engineList: EngineRow[] = useMemo(() => engineRows(state.servers, state.order, state.now), [state.servers, state.order, state.now]);
 	const plan = planLayout({columns, rows, showLog: view.showLog, engineRows: engineList.length});
 	const selectedId = selectedServer(state, view);
@@ -103,7 +104,7 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 			editing={view.filterEditing}
 			draft={view.filterDraft}
 			scroll={view.logScroll}
-			width={plan.logBeside ? plan.logBeside.width - 1 : plan.mainWidth}
+			width={plan.logBeside ? plan.logBeside.width - 2 : plan.mainWidth}
 			height={plan.logBeside ? plan.logBeside.height : plan.logBelow}
 		/>
 	) : null;
@@ -152,7 +153,17 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 					{main}
 				</Box>
 				{plan.logBeside && !empty ? (
-					<Box marginLeft={1} width={plan.logBeside.width - 1} height={middle} overflow="hidden">
+					<Box
+						width={plan.logBeside.width}
+						height={middle}
+						overflow="hidden"
+						paddingLeft={1}
+						borderStyle="single"
+						borderTop={false}
+						borderRight={false}
+						borderBottom={false}
+						borderColor={theme.colors.border}
+					>
 						{log}
 					</Box>
 				) : null}

@@ -120,8 +120,12 @@ describe('keys', () => {
 		await waitFor(() => /▸ ● up\s+llamacpp/.test(tui.frame()), 'llamacpp selected');
 		expect(tui.frame()).toContain('tok/pass 5.22 (engine 5.75)');
 		expect(tui.frame()).toContain('ceiling -- tok/s   -- of ceiling');
+		tui.stdin.write('\u001b[Z');
+		await waitFor(() => /▸ ● up\s+ollama/.test(tui.frame()), 'Shift-Tab: back to ollama');
+		tui.stdin.write('\u001b[B');
+		await waitFor(() => /▸ ● up\s+llamacpp/.test(tui.frame()), 'down arrow: llamacpp');
 		tui.stdin.write('k');
-		await waitFor(() => /▸ ● up\s+ollama/.test(tui.frame()), 'back to ollama');
+		await waitFor(() => /▸ ● up\s+ollama/.test(tui.frame()), 'k: back to ollama');
 	});
 
 	it('? opens the help overlay, Esc closes it', async () => {

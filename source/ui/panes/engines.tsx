@@ -121,7 +121,7 @@ export const EnginesPane = memo(function EnginesPane({rows, selectedId, width, h
 				const st = STATE_GLYPH[r.state];
 				return (
 					<Line key={`${r.serverId}/${r.model}`} inverse={selected}>
-						{selected ? '▸ ' : '  '}
+						{selected ? <Span color="selected">▸ </Span> : '  '}
 						{r.first ? (
 							<Span color={st.color}>{fit(`${st.glyph} ${st.word}`, c.state - 1, true)}</Span>
 						) : (
