@@ -43,7 +43,7 @@ export function samplesDir(): string | undefined {
 	let dir = path.dirname(fileURLToPath(import.meta.url));
 	for (let i = 0; i < 5; i++) {
 		const candidate = path.join(dir, 'samples', 'prompts');
-		if (existsSync(path.join(candidate, 'long-source.js'))) return candidate;
+		if (existsSync(path.join(candidate, 'long-source.txt'))) return candidate;
 		dir = path.dirname(dir);
 	}
 	return undefined;
@@ -74,8 +74,8 @@ export async function loadPrompt(p: ProbePromptKind | {file: string}): Promise<P
 	}
 	if (p === 'long') {
 		const dir = samplesDir();
-		if (!dir) throw new Error('the long prompt text (samples/prompts/long-source.js) is missing from this install');
-		const text = await readFile(path.join(dir, 'long-source.js'), 'utf8');
+		if (!dir) throw new Error('the long prompt text (samples/prompts/long-source.txt) is missing from this install');
+		const text = await readFile(path.join(dir, 'long-source.txt'), 'utf8');
 		return {kind: 'long', label: 'long', text: text + LONG_QUESTION};
 	}
 	if (p === 'file') throw new Error('prompt kind "file" needs a path: use @path');
