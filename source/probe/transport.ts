@@ -196,7 +196,7 @@ function pump(): Pump {
 
 const toLocal = (abs: number): number => abs - performance.timeOrigin;
 
-/** node:http in a worker thread (lighter than fetch: ~2 ms less between call and bytes on the wire); chunks stamped there. */
+/** node:http in a worker thread (lighter than fetch between call and bytes on the wire); chunks stamped there. */
 export const workerTransport: Transport = {
 	ready: () => pump().ready,
 	async open(url, init, signal) {
