@@ -18,7 +18,7 @@ export interface MonitorStore {
 	/** Hold the published snapshot (space: the screen holds, collection goes on). */
 	setPaused(paused: boolean): void;
 	isPaused(): boolean;
-	/** Start the publish ticker; returns a stop function. */
+	/** Start the publish ticker (default: the state's refresh interval, at least 250 ms); returns a stop function. */
 	startTicker(intervalMs?: number): () => void;
 }
 
@@ -56,13 +56,24 @@ export function createStore(options: InitialOptions = {}): MonitorStore {
 			else for (const l of listeners) l();
 		},
 		isPaused: () => paused,
-		startTicker(intervalMs = PUBLISH_INTERVAL_MS) {
-			const timer = setInterval(() => {
-				store.dispatch({type: 'tick', t: Date.now()});
-				store.publish();
-			}, Math.max(intervalMs, PUBLISH_INTERVAL_MS));
-			timer.unref?.();
-			return () => clearInterval(timer);
+		startTicker(intervalMs?: number) {
+			// The screen refreshes at the user's interval (`+`/`-`, --refresh), never faster than 4 Hz.
+			let timer: NodeJS.Timeout | undefined;
+			let running = true;
+			const next = () => {
+				if (!running) return;
+				timer = setTimeout(() => {
+					store.dispatch({type: 'tick', t: Date.now()});
+					store.publish();
+					next();
+				}, Math.max(intervalMs ?? state.refreshMs, PUBLISH_INTERVAL_MS));
+				timer.unref?.();
+			};
+			next();
+			return () => {
+				running = false;
+				if (timer) clearTimeout(timer);
+			};
 		},
 	};
 	return store;
