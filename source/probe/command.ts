@@ -3,6 +3,7 @@
  * table or JSON, appended to the probe history. Returns the exit code; never throws.
  */
 import {ProbeError} from './client.js';
+import {VERSION} from '../version.js';
 import {appendHistory, defaultHistoryPath} from './history.js';
 import {loadPrompt, parsePromptArg} from './prompts.js';
 import {ENGINE_KEY_ENV, detectEngine, runProbe} from './run.js';
@@ -155,7 +156,7 @@ export async function probeCommand(opts: ProbeCommandOptions): Promise<number> {
 			model ??= out.result.model;
 			results.push(out.result);
 			try {
-				await appendHistory(opts.historyPath ?? defaultHistoryPath(env), out.result, opts.version ?? '');
+				await appendHistory(opts.historyPath ?? defaultHistoryPath(env), out.result, opts.version ?? VERSION);
 			} catch (e) {
 				err.write(`infertop probe: history not written: ${(e as Error).message}\n`);
 			}

@@ -6,6 +6,7 @@
 import {performance} from 'node:perf_hooks';
 import type {Action, MonitorState} from '../model/types.js';
 import {ProbeError, type StreamTimeouts} from './client.js';
+import {VERSION} from '../version.js';
 import {appendHistory, defaultHistoryPath} from './history.js';
 import {DEFAULT_MAX_TOKENS, loadPrompt} from './prompts.js';
 import {runProbe, type LiveProgress, type ProbeTarget} from './run.js';
@@ -139,7 +140,7 @@ export function createProbeController(opts: ProbeControllerOptions): ProbeContro
 					put({results, running: run < runs ? {...base, run: run + 1, tokens: 0, elapsedMs: Date.now() - startedAt, status: 'second run (cache reuse)'} : undefined});
 					if (opts.historyPath !== null) {
 						try {
-							await appendHistory(opts.historyPath ?? defaultHistoryPath(), result, opts.version ?? '');
+							await appendHistory(opts.historyPath ?? defaultHistoryPath(), result, opts.version ?? VERSION);
 						} catch (e) {
 							opts.onHistoryError?.(`probe history not written: ${(e as Error).message}`);
 						}

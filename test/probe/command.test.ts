@@ -7,6 +7,7 @@ import {fileURLToPath} from 'node:url';
 import {promisify} from 'node:util';
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
 import {probeCommand, type ProbeCommandOptions} from '../../source/probe/command.js';
+import {VERSION} from '../../source/version.js';
 import {fixture, ollamaStream, replay, sseEvents, startServer, type TestServer} from './helpers.js';
 
 const run = promisify(execFile);
@@ -70,6 +71,7 @@ describe('infertop probe (headless)', () => {
 		for (const k of ['engine', 'url', 'model', 'ttftMs', 'decodeTps', 'reportedTps', 'tokensPerPass', 'acceptance', 'cachedTokens', 'promptTokens', 'completionTokens']) expect(j).toHaveProperty(k);
 		const csv = (await readFile(path.join(dir, 'probes.csv'), 'utf8')).trim().split('\n');
 		expect(csv).toHaveLength(2);
+		expect(csv[1]!.endsWith(`,${VERSION}`)).toBe(true);
 	});
 
 	it('bare URL answering "Ollama is running" → native API, first model from /api/tags; table shows -- for unknowns', async () => {
