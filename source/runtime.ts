@@ -9,6 +9,7 @@ import {mkdtempSync, rmSync} from 'node:fs';
 import type {EffectiveConfig} from './config/config.js';
 import {parseLogSpec, resolveApiKey, effectiveHistoryPath} from './config/config.js';
 import {createStore, type MonitorStore} from './model/store.js';
+import {logCountsInWindow} from './model/derive.js';
 import type {Action, Collector, Dispatch, EngineKind, ModelInfo, ServerInfo} from './model/types.js';
 import {createLogSource, labelOf, type LogInput} from './sources/log-source.js';
 import {createDiscovery} from './sources/discovery/discovery.js';
@@ -235,8 +236,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 		if (config.demo === true || (config.demo === 'auto' && !found)) await startDemo();
 	})();
 
+	// One probe runs at a time: its log window belongs to the server it targets.
+	let probing: string | undefined;
 	const probe = createProbeController({
 		dispatch,
+		logFigures: (fromMs, toMs) => (probing ? logCountsInWindow(store.getSnapshot(), probing, fromMs, toMs) : undefined),
 		getState: store.getSnapshot,
 		historyPath: effectiveHistoryPath(config),
 		busyTimeoutMs: config.busyTimeout * 1000,
@@ -253,6 +257,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 				return;
 			}
 			const model = s.models[0]?.name;
+			probing = serverId;
 			void probe.probe({serverId, engine: s.engine, url: s.url, model, apiKey: apiKeyFor(s.url)}, prompt ?? store.getSnapshot().probe.prompt, runs);
 		},
 		cancelProbe: () => probe.cancel(),

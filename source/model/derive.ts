@@ -170,3 +170,36 @@ export function deriveServer(state: MonitorState, serverId: string): ModelFigure
 export function deriveModels(state: MonitorState): ModelFigures[] {
 	return state.order.flatMap(id => deriveServer(state, id));
 }
+
+/**
+ * What a server's log said about the requests that finished inside a time window (ms epoch): the
+ * probe asks this for its own request, since Ollama's API exposes no draft counts. Counts are
+ * summed; the counts rule turns them into tokens per pass downstream.
+ */
+export function logCountsInWindow(
+	state: MonitorState,
+	serverId: string,
+	fromMs: number,
+	toMs: number,
+): {decoded?: number; accepted?: number; drafted?: number; passes?: number; cached?: number} | undefined {
+	const server = state.servers[serverId];
+	if (!server) return undefined;
+	const inWindow = server.requests.filter(r => r.done && r.lastSeen >= fromMs && r.firstSeen <= toMs);
+	if (inWindow.length === 0) return undefined;
+	const sum = (pick: (r: RequestRecord) => number | undefined) => {
+		let total = 0;
+		for (const r of inWindow) {
+			const v = pick(r);
+			if (v === undefined) return undefined;
+			total += v;
+		}
+		return total;
+	};
+	return {
+		decoded: sum(r => r.decodedTokens ?? r.generatedTokens),
+		accepted: sum(r => r.accepted),
+		drafted: sum(r => r.drafted),
+		passes: sum(r => r.passes),
+		cached: sum(r => r.cachedTokens),
+	};
+}
