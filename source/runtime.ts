@@ -245,6 +245,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 		historyPath: effectiveHistoryPath(config),
 		busyTimeoutMs: config.busyTimeout * 1000,
 		apiKeyFor,
+		onHistoryError: message => dispatch({type: 'notice', t: Date.now(), level: 'warn', text: `probe history: ${message}`}),
 	});
 
 	const stopTicker = store.startTicker();

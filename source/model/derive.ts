@@ -110,6 +110,18 @@ function residency(server: ServerState, model: ModelInfo | undefined): {gpuResid
 	return {};
 }
 
+/**
+ * The model a request ran on, as the user knows it: Ollama's log names a GGUF model by its blob
+ * path, so a path is shown as the listed model of the same runner (else its file name).
+ */
+export function modelLabel(r: RequestRecord, server: Pick<ServerState, 'models'>): string {
+	const name = r.model;
+	if (name === undefined) return server.models.find(m => r.runner !== undefined && m.runner === r.runner)?.name ?? '--';
+	if (!name.includes('/')) return name;
+	const listed = server.models.find(m => r.runner !== undefined && m.runner === r.runner);
+	return listed?.name ?? name.slice(name.lastIndexOf('/') + 1);
+}
+
 export function deriveServer(state: MonitorState, serverId: string): ModelFigures[] {
 	const server = state.servers[serverId];
 	if (!server) return [];

@@ -2,7 +2,7 @@
  * `infertop snapshot --json`: one JSON object with the DESIGN §1 keys. Unknown = null, never 0.
  * The schema is documented in readme.md ("Snapshot schema"); keep the two in step.
  */
-import {deriveModels} from './derive.js';
+import {deriveModels, modelLabel} from './derive.js';
 import {requestFigures} from './figures.js';
 import type {ModelFigures, MonitorState, RequestRecord, ServerState} from './types.js';
 
@@ -58,7 +58,7 @@ function requestJson(r: RequestRecord, server: ServerState) {
 		time: new Date(r.lastSeen).toISOString(),
 		server: server.id,
 		engine: server.engine,
-		model: nul(r.model),
+		model: r.model === undefined && r.runner === undefined ? null : modelLabel(r, server),
 		runner: nul(r.runner),
 		promptTokens: nul(f.promptTokens),
 		cachedTokens: nul(f.cachedTokens),

@@ -127,7 +127,7 @@ export function createProbeController(opts: ProbeControllerOptions): ProbeContro
 						logFigures: opts.logFigures,
 						logWaitMs: opts.logWaitMs,
 						bandwidthGBs: opts.getState().bandwidth?.gbs,
-						bytesPerToken: modelInfo?.bytesPerToken,
+						bytesPerToken: (modelInfo ? server?.modelBytes?.[modelInfo.name]?.bytesPerToken : undefined) ?? modelInfo?.bytesPerToken,
 						onProgress,
 						plan,
 						transport: opts.transport,

@@ -1,6 +1,7 @@
 import {Box} from 'ink';
 import {memo} from 'react';
 import {requestFigures} from '../../model/figures.js';
+import {modelLabel} from '../../model/derive.js';
 import type {RequestRecord, ServerState} from '../../model/types.js';
 import {clock, fit, int, pct, right, tpp, tps} from '../format.js';
 import {Line, Span, Title} from './common.js';
@@ -27,17 +28,17 @@ export const REQUESTS_HEADER = row(HEAD);
  * then finished requests with requestFigures(). Pure; `limit` rows at most.
  */
 export function requestRows(servers: Readonly<Record<string, ServerState>>, order: readonly string[], limit: number): RequestRow[] {
-	const all: {r: RequestRecord; engine: string}[] = [];
+	const all: {r: RequestRecord; engine: string; model: string}[] = [];
 	for (const id of order) {
 		const s = servers[id];
 		if (!s) continue;
-		for (const r of s.requests) all.push({r, engine: s.engine});
+		for (const r of s.requests) all.push({r, engine: s.engine, model: modelLabel(r, s)});
 	}
 	all.sort((a, b) => b.r.lastSeen - a.r.lastSeen);
 	const live = all.filter(x => !x.r.done).slice(0, 2);
 	const done = all.filter(x => x.r.done);
 	const out: RequestRow[] = [];
-	for (const {r, engine} of live) {
+	for (const {r, engine, model} of live) {
 		if (out.length >= limit) break;
 		const what =
 			r.liveTps !== undefined
@@ -45,9 +46,9 @@ export function requestRows(servers: Readonly<Record<string, ServerState>>, orde
 				: r.prefillProgress !== undefined
 					? `prefill ${pct(r.prefillProgress)}`
 					: 'started';
-		out.push({key: `${r.serverId}/${r.key}`, live: true, text: `${fit('▶ live', W[0], true)} ${fit(engine, W[1], true)} ${fit(r.model ?? '--', W[2], true)} ${what}`});
+		out.push({key: `${r.serverId}/${r.key}`, live: true, text: `${fit('▶ live', W[0], true)} ${fit(engine, W[1], true)} ${fit(model, W[2], true)} ${what}`});
 	}
-	for (const {r, engine} of done) {
+	for (const {r, engine, model} of done) {
 		if (out.length >= limit) break;
 		const f = requestFigures(r);
 		out.push({
@@ -56,7 +57,7 @@ export function requestRows(servers: Readonly<Record<string, ServerState>>, orde
 			text: row([
 				clock(r.lastSeen),
 				engine,
-				r.model ?? '--',
+				model,
 				int(f.promptTokens),
 				int(f.cachedTokens),
 				tps(f.prefillTps),
