@@ -188,6 +188,10 @@ export function deriveModels(state: MonitorState): ModelFigures[] {
  * probe asks this for its own request, since Ollama's API exposes no draft counts. Counts are
  * summed; the counts rule turns them into tokens per pass downstream.
  */
+/** How late a request's log lines may arrive after its stream ended. */
+export const LOG_LAG_MS = 2500;
+const CLOCK_SLACK_MS = 5;
+
 export function logCountsInWindow(
 	state: MonitorState,
 	serverId: string,
@@ -196,7 +200,10 @@ export function logCountsInWindow(
 ): {decoded?: number; accepted?: number; drafted?: number; passes?: number; cached?: number} | undefined {
 	const server = state.servers[serverId];
 	if (!server) return undefined;
-	const inWindow = server.requests.filter(r => r.done && r.lastSeen >= fromMs && r.firstSeen <= toMs);
+	// A request belongs to the window when its first log line came after the request was sent and
+	// before the stream ended plus the log's lag (engines write their figures when the request
+	// closes, and the tail reads them a moment later).
+	const inWindow = server.requests.filter(r => r.done && r.firstSeen >= fromMs - CLOCK_SLACK_MS && r.firstSeen <= toMs + LOG_LAG_MS);
 	if (inWindow.length === 0) return undefined;
 	const sum = (pick: (r: RequestRecord) => number | undefined) => {
 		let total = 0;
