@@ -12,6 +12,8 @@ import {createStore, type MonitorStore} from './model/store.js';
 import {logCountsInWindow} from './model/derive.js';
 import type {Action, Collector, Dispatch, EngineKind, ModelInfo, ServerInfo} from './model/types.js';
 import {createLogSource, labelOf, type LogInput} from './sources/log-source.js';
+import {splitArgs} from './sources/command-log.js';
+import {parseReplaySpec} from './sources/replay.js';
 import {createDiscovery} from './sources/discovery/discovery.js';
 import {normalizeServerUrl} from './sources/discovery/server-id.js';
 import {createSystemCollector} from './sources/system-collector.js';
@@ -19,7 +21,7 @@ import {detectBandwidth} from './sources/bandwidth.js';
 import {createModelBytesResolver} from './sources/model-bytes.js';
 import {defaultLogLocations, findExistingLogs} from './sources/log-locations.js';
 import {createProbeController} from './probe/controller.js';
-import type {ProbePromptKind} from './probe/types.js';
+import type {Controller} from './ui/controller.js';
 import {startDemoEngine, DEMO_OLLAMA_VERSION, type DemoEngine} from './demo/engine.js';
 import {createPoller} from './sources/discovery/pollers.js';
 import {readOllamaPs} from './sources/ollama-ps-cli.js';
@@ -43,13 +45,7 @@ export interface RuntimeOptions {
 	readonly store?: MonitorStore;
 }
 
-export interface Controller {
-	probe(serverId: string, prompt?: ProbePromptKind, runs?: number): void;
-	cancelProbe(): void;
-	startDemo(): void;
-	quit(): void;
-	setRefresh(ms: number): void;
-}
+export type {Controller} from './ui/controller.js';
 
 export interface Runtime {
 	readonly store: MonitorStore;
@@ -62,41 +58,13 @@ export interface Runtime {
 	onQuit(handler: () => void): void;
 }
 
-function logInputOf(spec: string): {input: LogInput; engine?: EngineKind} | {error: string} {
+/** A `--log` value as the input of a log source (commands are split into argv, never run through a shell). */
+export function logInputOf(spec: string): {input: LogInput; engine?: EngineKind} | {error: string} {
 	const parsed = parseLogSpec(spec);
 	if (!parsed.ok) return {error: parsed.error};
 	const s = parsed.spec;
 	if (s.kind === 'file') return {input: {kind: 'file', path: s.path}, engine: s.engine};
-	return {input: {kind: 'cmd', argv: splitCommand(s.command)}, engine: s.engine};
-}
-
-/** Split a command line into argv (quotes honoured); never through a shell. */
-export function splitCommand(command: string): string[] {
-	const out: string[] = [];
-	let cur = '';
-	let quote: string | undefined;
-	let any = false;
-	for (const ch of command) {
-		if (quote) {
-			if (ch === quote) quote = undefined;
-			else cur += ch;
-		} else if (ch === '"' || ch === "'") {
-			quote = ch;
-			any = true;
-		} else if (/\s/.test(ch)) {
-			if (cur || any) out.push(cur);
-			cur = '';
-			any = false;
-		} else cur += ch;
-	}
-	if (cur || any) out.push(cur);
-	return out;
-}
-
-export function parseReplay(spec: string): {path: string; speed: number} {
-	const m = /^(.*):(\d+(?:\.\d+)?)$/.exec(spec);
-	if (m && !/^[A-Za-z]$/.test(m[1]!)) return {path: m[1]!, speed: Number(m[2])};
-	return {path: spec, speed: 1};
+	return {input: {kind: 'cmd', argv: splitArgs(s.command)}, engine: s.engine};
 }
 
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
@@ -148,11 +116,13 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 			dispatch({type: 'notice', t: Date.now(), level: 'error', text: `--log ${parsed.error}`});
 			continue;
 		}
-		await attachLog(`log:${labelOf(parsed.input)}`, parsed.input, parsed.engine);
+		// With exactly one server named, its logs are its own (`--server URL --log PATH`).
+		const only = config.servers.length === 1 ? normalizeServerUrl(config.servers[0]!.url)?.id : undefined;
+		await attachLog(only ?? `log:${labelOf(parsed.input)}`, parsed.input, parsed.engine, only ? {url: only, source: 'flag'} : {});
 	}
 	if (options.replay) {
-		const r = parseReplay(options.replay);
-		await attachLog(`replay:${r.path}`, {kind: 'replay', path: r.path, speed: r.speed}, undefined);
+		const r = parseReplaySpec(options.replay);
+		await attachLog(`replay:${r.file}`, {kind: 'replay', path: r.file, speed: r.speed}, undefined);
 	}
 
 	// 2. Bandwidth (override, else the chip table).

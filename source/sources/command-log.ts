@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import {execa, type ResultPromise} from 'execa';
-import {ENGINE_KINDS, type Collector, type EngineKind} from '../model/types.js';
+import type {Collector} from '../model/types.js';
 import {LineSplitter} from './log-tail.js';
 
 export interface CommandLogOptions {
@@ -137,24 +137,4 @@ export function splitArgs(command: string): string[] {
 	}
 	if (has || cur.length > 0) out.push(cur);
 	return out;
-}
-
-export interface ParsedLogSpec {
-	readonly engine?: EngineKind;
-	readonly kind: 'file' | 'cmd';
-	readonly path?: string;
-	readonly argv?: string[];
-}
-
-/** `PATH` | `ENGINE=PATH` | `cmd:COMMAND` | `ENGINE=cmd:COMMAND` (COMMAND split with quotes, no shell). */
-export function parseLogSpec(spec: string): ParsedLogSpec {
-	let rest = spec.trim();
-	let engine: EngineKind | undefined;
-	const m = /^([A-Za-z][\w-]*)=(.*)$/s.exec(rest);
-	if (m && (ENGINE_KINDS as readonly string[]).includes(m[1]!.toLowerCase())) {
-		engine = m[1]!.toLowerCase() as EngineKind;
-		rest = m[2]!.trim();
-	}
-	if (rest.startsWith('cmd:')) return {...(engine ? {engine} : {}), kind: 'cmd', argv: splitArgs(rest.slice(4).trim())};
-	return {...(engine ? {engine} : {}), kind: 'file', path: rest};
 }

@@ -104,7 +104,9 @@ export function planLayout(input: LayoutInput): LayoutPlan {
 		const p = Math.min(free, 1);
 		probeRows += p;
 		free -= p;
-		engines += free;
+		// Room to spare between the sizes (e.g. 110×34): the requests table, not blank engine rows.
+		if (free >= 4 && !below) requests = free;
+		else engines += free;
 		free = 0;
 	}
 	if (free < 0 && graphRows > 0) graphRows = Math.max(0, graphRows + free);

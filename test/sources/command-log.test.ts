@@ -1,5 +1,7 @@
 import {afterEach, describe, expect, it} from 'vitest';
-import {createCommandLog, parseLogSpec, splitArgs} from '../../source/sources/command-log.js';
+import {createCommandLog, splitArgs} from '../../source/sources/command-log.js';
+import {parseLogSpec} from '../../source/config/config.js';
+import {logInputOf} from '../../source/runtime.js';
 import type {Collector} from '../../source/model/types.js';
 
 async function until(pred: () => boolean, ms = 10_000): Promise<void> {
@@ -53,13 +55,14 @@ describe('createCommandLog', () => {
 	});
 });
 
-describe('parseLogSpec / splitArgs', () => {
+describe('log specs: parseLogSpec (config) → argv (splitArgs)', () => {
 	it('forms', () => {
-		expect(parseLogSpec('/var/log/ollama.log')).toEqual({kind: 'file', path: '/var/log/ollama.log'});
-		expect(parseLogSpec('llamacpp=/tmp/server.log')).toEqual({engine: 'llamacpp', kind: 'file', path: '/tmp/server.log'});
-		expect(parseLogSpec('cmd:journalctl -u ollama -f -o cat')).toEqual({kind: 'cmd', argv: ['journalctl', '-u', 'ollama', '-f', '-o', 'cat']});
-		expect(parseLogSpec('ollama=cmd:docker logs -f "my ollama"')).toEqual({engine: 'ollama', kind: 'cmd', argv: ['docker', 'logs', '-f', 'my ollama']});
-		expect(parseLogSpec("vllm=cmd:sh -c 'tail -f a | grep x'")).toEqual({engine: 'vllm', kind: 'cmd', argv: ['sh', '-c', 'tail -f a | grep x']});
+		expect(parseLogSpec('/var/log/ollama.log')).toEqual({ok: true, spec: {kind: 'file', path: '/var/log/ollama.log'}});
+		expect(logInputOf('llamacpp=/tmp/server.log')).toEqual({engine: 'llamacpp', input: {kind: 'file', path: '/tmp/server.log'}});
+		expect(logInputOf('cmd:journalctl -u ollama -f -o cat')).toEqual({engine: undefined, input: {kind: 'cmd', argv: ['journalctl', '-u', 'ollama', '-f', '-o', 'cat']}});
+		expect(logInputOf('ollama=cmd:docker logs -f "my ollama"')).toEqual({engine: 'ollama', input: {kind: 'cmd', argv: ['docker', 'logs', '-f', 'my ollama']}});
+		expect(logInputOf("vllm=cmd:sh -c 'tail -f a | grep x'")).toEqual({engine: 'vllm', input: {kind: 'cmd', argv: ['sh', '-c', 'tail -f a | grep x']}});
+		expect(logInputOf('olama=/x')).toHaveProperty('error');
 	});
 	it('quotes and escapes', () => {
 		expect(splitArgs(`a "b c" 'd "e"' f\\ g "" h`)).toEqual(['a', 'b c', 'd "e"', 'f g', '', 'h']);
