@@ -174,6 +174,7 @@ export function deriveServer(state: MonitorState, serverId: string): ModelFigure
 			cachedTokens: agg.cachedTokens,
 			promptTokens: agg.promptTokens,
 			requestCount: agg.count,
+			lastRequestAt: reqs.at(-1)?.lastSeen,
 			basis: useInterval ? 'interval' : fromProbe ? (agg.count > 0 ? 'log + probe' : 'probe') : agg.count > 0 ? 'log' : undefined,
 		};
 	});

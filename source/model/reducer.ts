@@ -73,7 +73,7 @@ function withServer(state: MonitorState, id: string, update: (s: ServerState) =>
 function sampleOf(r: RequestRecord, t: number, contention: boolean): PassSample | undefined {
 	const f = requestFigures(r);
 	if (f.decodeTps === undefined && f.tokensPerPass === undefined) return undefined;
-	return {t, decodeTps: f.decodeTps, tokensPerPass: f.tokensPerPass, contention: contention || undefined};
+	return {t, decodeTps: f.decodeTps, tokensPerPass: f.tokensPerPass, contention: contention || undefined, model: r.model, runner: r.runner};
 }
 
 function applyRequest(server: ServerState, serverId: string, t: number, ev: Extract<EngineEvent, {type: 'request'}>, contention: boolean): ServerState {

@@ -189,6 +189,9 @@ export interface PassSample {
 	readonly tokensPerPass?: number;
 	/** Contention was noted at this moment (marked on the graph). */
 	readonly contention?: boolean;
+	/** The model / runner of the request the sample comes from (graphs follow one model). */
+	readonly model?: string;
+	readonly runner?: OllamaRunner;
 }
 
 export interface ServerState extends ServerInfo {
@@ -313,6 +316,8 @@ export interface ModelFigures {
 	readonly promptTokens?: number;
 	/** Requests the figures come from (finished, in this window). */
 	readonly requestCount: number;
+	/** When the newest of them finished (ms epoch): the model running right now is the newest. */
+	readonly lastRequestAt?: number;
 	/** Where the figures came from: `log`, `interval` (vLLM/SGLang windows), `probe`. */
 	readonly basis?: string;
 }

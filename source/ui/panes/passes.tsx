@@ -19,9 +19,21 @@ export interface PassesPaneProps {
 	readonly graphRows: number;
 }
 
-/** The model the pane is about: the one with figures, else the first. */
+/** The model the pane is about: the one running right now (newest finished request) with figures, else the first. */
 export function primaryFigures(figures: readonly ModelFigures[]): ModelFigures | undefined {
-	return figures.find(f => f.decodeTps !== undefined || f.tokensPerPass !== undefined) ?? figures[0];
+	const withFigures = figures.filter(f => f.decodeTps !== undefined || f.tokensPerPass !== undefined);
+	if (withFigures.length === 0) return figures[0];
+	return withFigures.reduce((a, b) => ((b.lastRequestAt ?? 0) > (a.lastRequestAt ?? 0) ? b : a));
+}
+
+/** History samples of the model the pane shows (a sample without model or runner belongs to every model). */
+export function samplesOf(history: readonly PassSample[], f: ModelFigures | undefined): readonly PassSample[] {
+	if (!f) return history;
+	return history.filter(s => {
+		if (f.runner !== undefined && s.runner !== undefined) return s.runner === f.runner;
+		if (f.model !== undefined && s.model !== undefined && !s.model.includes('/')) return s.model === f.model;
+		return true;
+	});
 }
 
 const isEstimate = (source: string | undefined) => source !== undefined && (source.startsWith('~') || /estimat/i.test(source));
@@ -100,7 +112,7 @@ export const PassesPane = memo(function PassesPane(props: PassesPaneProps) {
 				</Line>
 			))}
 			<VerdictLine verdict={verdict} />
-			{props.graphRows > 0 ? <Graphs history={props.history} figures={f} width={props.width} rows={props.graphRows} /> : null}
+			{props.graphRows > 0 ? <Graphs history={samplesOf(props.history, f)} figures={f} width={props.width} rows={props.graphRows} /> : null}
 		</Box>
 	);
 });
