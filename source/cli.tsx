@@ -90,6 +90,8 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 		},
 	});
 	const flags = cli.flags;
+	// meow reads an absent boolean as false: only a flag actually given may override the config file.
+	const given = (name: string) => args.some(a => a === `--${name}` || a === `--no-${name}` || a.startsWith(`--${name}=`));
 	const [command, ...rest] = cli.input;
 	const env = process.env;
 	const flagValues: FlagValues = {
@@ -99,12 +101,12 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 		theme: flags.theme,
 		refresh: flags.refresh,
 		history: flags.history,
-		demo: flags.demo,
+		demo: given('demo') ? flags.demo : undefined,
 		ollamaPs: flags.ollamaPs,
 		busyTimeout: flags.busyTimeout,
 		serveMetrics: flags.serveMetrics,
-		color: flags.color,
-		noColor: flags.color === false || (env.NO_COLOR !== undefined && env.NO_COLOR !== '') || env.TERM === 'dumb' ? true : undefined,
+		color: given('color') ? flags.color : undefined,
+		noColor: (given('color') && flags.color === false) || (env.NO_COLOR !== undefined && env.NO_COLOR !== '') || env.TERM === 'dumb' ? true : undefined,
 	};
 	const {config, problems} = resolveConfig({path: flags.config, env, platform: process.platform, homedir: os.homedir(), flags: flagValues});
 	for (const p of problems) process.stderr.write(`infertop: ${p}\n`);
