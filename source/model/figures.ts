@@ -2,6 +2,7 @@
  * The figures of DESIGN §1, each defined once. Pure functions; `undefined` = cannot be known (`--`).
  * No function here ever turns an unknown into 0.
  */
+import type {RequestPatch} from './types.js';
 
 const known = (x: number | undefined): x is number => x !== undefined && Number.isFinite(x);
 
@@ -169,19 +170,11 @@ export interface RequestFigures {
 	readonly engineMeanLen?: number;
 }
 
-export interface RequestCounts {
-	readonly promptTokens?: number;
-	readonly cachedTokens?: number;
-	readonly prefillTokens?: number;
-	readonly prefillMs?: number;
-	readonly generatedTokens?: number;
-	readonly decodedTokens?: number;
-	readonly decodeMs?: number;
-	readonly passes?: number;
-	readonly drafted?: number;
-	readonly accepted?: number;
-	readonly engineMeanLen?: number;
-}
+/** The raw counts of one request (see RequestPatch) that the figures are computed from. */
+export type RequestCounts = Pick<
+	RequestPatch,
+	'promptTokens' | 'cachedTokens' | 'prefillTokens' | 'prefillMs' | 'generatedTokens' | 'decodedTokens' | 'decodeMs' | 'passes' | 'drafted' | 'accepted' | 'engineMeanLen'
+>;
 
 export function requestFigures(r: RequestCounts): RequestFigures {
 	const decoded = r.decodedTokens ?? r.generatedTokens;

@@ -13,7 +13,7 @@ describe('engine processes by name and command line', () => {
 		['ollama', '/usr/local/bin/ollama serve', 'ollama'],
 		['ollama', '/usr/local/bin/ollama runner --model /x --port 41235', undefined],
 		['llama-server', '/opt/llama.cpp/build/bin/llama-server -m m.gguf --port 8081', 'llamacpp'],
-		['llama-server', '/usr/lib/ollama/llama-server --model /root/.ollama/models/blobs/sha256-x --port 40001', undefined],
+		['llama-server', '/usr/lib/ollama/llama-server --model /home/user/.ollama/models/blobs/sha256-x --port 40001', undefined],
 		['python3.12', 'python3 -m mlx_lm.server --model mlx-community/Qwen3-4B-4bit', 'mlxlm'],
 		['mlx_lm.server', '/opt/venv/bin/python /opt/venv/bin/mlx_lm.server --port 8081', 'mlxlm'],
 		['Python', '/opt/homebrew/bin/lithos-metal serve --model nvidia/Qwen3.8-27B-NVFP4', 'lithos'],

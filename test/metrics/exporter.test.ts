@@ -2,6 +2,7 @@ import net from 'node:net';
 import {afterEach, describe, expect, it} from 'vitest';
 import {RequestCounters, escapeLabelValue, renderMetrics, startMetricsServer, type MetricsServer} from '../../source/metrics/exporter.js';
 import {deriveModels} from '../../source/model/derive.js';
+import {newServer} from '../../source/model/reducer.js';
 import type {ModelFigures, MonitorState, RequestRecord, ServerState} from '../../source/model/types.js';
 import {emptySystem} from '../../source/system/types.js';
 import {emptyProbe, type ProbeResult} from '../../source/probe/types.js';
@@ -82,22 +83,7 @@ const find = (e: Exposition, name: string, labels: Record<string, string> = {}):
 // Hand-built state
 
 function server(id: string, over: Partial<ServerState> = {}): ServerState {
-	return {
-		id,
-		engine: 'llamacpp',
-		source: 'flag',
-		state: 'up',
-		models: [],
-		requests: [],
-		history: [],
-		buffers: {},
-		httpCount: 0,
-		linesParsed: 0,
-		linesUnparsed: 0,
-		log: [],
-		modelBytes: {},
-		...over,
-	};
+	return {...newServer({id, engine: 'llamacpp', source: 'flag'}), ...over};
 }
 
 function request(key: string, over: Partial<RequestRecord> = {}): RequestRecord {
