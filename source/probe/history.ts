@@ -4,9 +4,8 @@
  * only when the file is new. Unknown figures are empty cells, never 0.
  */
 import {link, mkdir, open, stat, unlink, writeFile} from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import envPaths from 'env-paths';
+import {historyFile} from '../config/paths.js';
 import type {ProbeResult} from './types.js';
 
 /** Stable header. Never reorder or rename; new columns go at the end. */
@@ -30,14 +29,9 @@ export const HISTORY_COLUMNS = [
 
 export const HISTORY_HEADER = HISTORY_COLUMNS.join(',');
 
-/** `$XDG_STATE_HOME/infertop/probes.csv` where set, else env-paths' data dir (`~/.local/share/infertop-nodejs` etc.). */
+/** The history file when none is given: probes.csv in the XDG state dir (one definition: config/paths.ts). */
 export function defaultHistoryPath(env: NodeJS.ProcessEnv = process.env): string {
-	const xdgState = env.XDG_STATE_HOME;
-	if (xdgState && path.isAbsolute(xdgState)) return path.join(xdgState, 'infertop', 'probes.csv');
-	if (process.platform === 'linux') {
-		return path.join(os.homedir(), '.local', 'state', 'infertop', 'probes.csv');
-	}
-	return path.join(envPaths('infertop', {suffix: ''}).data, 'probes.csv');
+	return historyFile({env});
 }
 
 export function csvField(v: string | number | undefined | null): string {
