@@ -13,13 +13,12 @@ import si from 'systeminformation';
 import {execa} from 'execa';
 import chokidar from 'chokidar';
 import {createParser} from 'eventsource-parser';
-import envPaths from 'env-paths';
 import {VERSION} from '../source/version.js';
 import {resolveConfig} from '../source/config/config.js';
 
 const cli = meow('smoke entry', {importMeta: import.meta, version: VERSION, flags: {demo: {type: 'boolean'}}});
 // Keep the imports live (tree shaking would drop them, and the point is to measure their load).
-const loaded = [si.version?.(), typeof execa, typeof chokidar.watch, typeof createParser, envPaths('infertop', {suffix: ''}).config].length;
+const loaded = [si.version?.(), typeof execa, typeof chokidar.watch, typeof createParser].length;
 const {config} = resolveConfig({env: process.env});
 
 function Frame(): React.JSX.Element {
