@@ -115,8 +115,9 @@ parentPort.on('message', (m) => {
 	const mod = u.protocol === 'https:' ? https : http;
 	const body = m.init.body === undefined ? undefined : Buffer.from(m.init.body);
 	const headers = Object.assign({}, m.init.headers, body ? {'content-length': String(body.length)} : {});
-	// One fresh connection per probe (agent: false): every run pays the same connection cost.
-	const tSent = now();
+	// One fresh connection per probe (agent: false). The clock starts when the request leaves, i.e.
+	// once the connection (and TLS) is up: TTFT is the server's answer time, not the network setup.
+	let tSent = now();
 	const req = mod.request(u, {method: m.init.method, headers, agent: false, signal: ac.signal}, (res) => {
 		const hs = [];
 		for (const [k, v] of Object.entries(res.headers)) hs.push([k, Array.isArray(v) ? v.join(', ') : String(v)]);
@@ -132,7 +133,10 @@ parentPort.on('message', (m) => {
 			if (!res.complete) finish({id: m.id, type: 'error', t: now(), error: {name: 'Error', message: 'other side closed', code: 'ECONNRESET'}});
 		});
 	});
-	req.on('socket', (sock) => sock.setNoDelay(true));
+	req.on('socket', (sock) => {
+		sock.setNoDelay(true);
+		if (sock.connecting) sock.once(u.protocol === 'https:' ? 'secureConnect' : 'connect', () => { tSent = now(); });
+	});
 	req.on('error', (e) => finish({id: m.id, type: 'error', t: now(), error: errInfo(e)}));
 	req.end(body);
 });
