@@ -42,6 +42,9 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 		patchConsole: false,
 		maxFps: 10,
 	});
+	// Node's warnings go to stderr, which would scribble over the screen: show them as notices.
+	process.removeAllListeners('warning');
+	process.on('warning', warning => store.dispatch({type: 'notice', t: Date.now(), level: 'warn', text: `${warning.name}: ${warning.message}`}));
 	// For start-up benchmarks: leave right after the first frame.
 	if (process.env.INFERTOP_EXIT_AFTER_FIRST_FRAME === '1') setImmediate(() => app.unmount());
 	let metrics: {close(): Promise<void>} | undefined;

@@ -5,6 +5,7 @@
  * connect per port; fingerprints only for ports not already answering). Never blocks: all network
  * work is async with deadlines and its results are dispatched.
  */
+import {sharedAbortController} from './http.js';
 import type {Collector, Dispatch, ServerInfo, ServerSource} from '../../model/types.js';
 import {fingerprint, type Identity} from './fingerprint.js';
 import {DEFAULT_PORTS, scanPorts} from './port-scan.js';
@@ -110,7 +111,7 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
 	let timer: ReturnType<typeof setTimeout> | undefined;
 	let inflight: Promise<void> | undefined;
 	let lookedForJson: string | undefined;
-	let controller = new AbortController();
+	let controller = sharedAbortController();
 
 	const notice = (key: string, text: string, level: 'info' | 'warn' | 'error' = 'warn') => {
 		if (noticed.get(key) === text) return;
@@ -270,7 +271,7 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
 		start() {
 			if (running) return;
 			running = true;
-			controller = new AbortController();
+			controller = sharedAbortController();
 			for (const e of entries.values()) e.poller.start();
 			lookedFor(scan ? scanPortList() : []);
 			const g = ++generation;

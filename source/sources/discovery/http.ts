@@ -2,6 +2,7 @@
  * A small GET with a hard deadline (connect + headers + body) for discovery and pollers.
  * Never throws: a dead, refusing or silent server gives `{error}` within `timeoutMs`.
  */
+import {setMaxListeners} from 'node:events';
 
 /** What one GET answered (status, lower-cased headers, body text capped). */
 export interface HttpAnswer {
@@ -43,6 +44,17 @@ function reason(error: unknown, timedOut: boolean, timeoutMs: number): string {
 	if (code) return code;
 	if (e?.name === 'AbortError') return 'aborted';
 	return (e?.cause?.message ?? e?.message ?? String(error)).slice(0, 120);
+}
+
+/**
+ * An AbortController whose signal many requests share (a discovery round, a poller): each request
+ * listens on it while in flight, so Node's default limit of 10 listeners would print a warning on
+ * stderr (over the screen) for a dozen parallel probes. Listeners are removed when requests end.
+ */
+export function sharedAbortController(): AbortController {
+	const controller = new AbortController();
+	setMaxListeners(1000, controller.signal);
+	return controller;
 }
 
 /** GET `url`; resolves within about `timeoutMs` whatever the server does. */

@@ -8,7 +8,7 @@
 import type {Dispatch, EngineKind, ModelInfo, OllamaRunner, ServerInfo} from '../../model/types.js';
 import {gpuResidency, ollamaProcessor} from '../../model/figures.js';
 import {sanitize} from '../../util/sanitize.js';
-import {httpGet, isAnswer, isRecord, parseJson, type HttpResult} from './http.js';
+import {httpGet, isAnswer, isRecord, parseJson, type HttpResult, sharedAbortController} from './http.js';
 
 /** Most models kept per server (mlx_lm lists the whole HF cache). */
 export const MAX_MODELS = 64;
@@ -369,7 +369,7 @@ export function createPoller(options: PollerOptions): ServerPoller {
 	let running = false;
 	let timer: ReturnType<typeof setTimeout> | undefined;
 	let inflight: Promise<void> | undefined;
-	let controller = new AbortController();
+	let controller = sharedAbortController();
 	let lastModelsJson: string | undefined;
 	let lastVersion = server.version;
 	// What discovery saw when it identified the server counts as the first marker.
@@ -426,7 +426,7 @@ export function createPoller(options: PollerOptions): ServerPoller {
 		start() {
 			if (running) return;
 			running = true;
-			controller = new AbortController();
+			controller = sharedAbortController();
 			tick(++generation);
 		},
 		async stop() {
