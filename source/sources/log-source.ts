@@ -48,10 +48,38 @@ export function feedLine(parser: LineParser, serverId: string, raw: string, t: n
 	if (events) for (const event of events) dispatch({type: 'engine-event', serverId, t, event});
 }
 
+const SLOG_TIME = /^(?:\w{3} +\d+ [\d:]+ \S+ [^\s[]+\[\d+\]: )?time=(\S+) /;
+const GIN_TIME = /^\[GIN\] (\d{4})\/(\d{2})\/(\d{2}) - (\d{2}):(\d{2}):(\d{2}) /;
+const ISO_SPACE_TIME = /^\[?(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:[,.](\d{3}))?/;
+const WEEK_MS = 7 * 24 * 3600 * 1000;
+
+/**
+ * The wall-clock time a log line says it was written, where it says so unambiguously (Ollama slog
+ * `time=` with its offset, gin's local `YYYY/MM/DD - hh:mm:ss`, Python's local `YYYY-MM-DD hh:mm:ss`),
+ * within the last week; else undefined (llama.cpp's timestamps count from process start).
+ */
+export function lineWallTime(line: string, now = Date.now()): number | undefined {
+	let t: number | undefined;
+	let m = SLOG_TIME.exec(line);
+	if (m) t = Date.parse(m[1]!);
+	else if ((m = GIN_TIME.exec(line))) t = new Date(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!).getTime();
+	else if ((m = ISO_SPACE_TIME.exec(line))) t = new Date(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!, m[7] ? +m[7] : 0).getTime();
+	if (t === undefined || !Number.isFinite(t) || t > now + 60_000 || t < now - WEEK_MS) return undefined;
+	return t;
+}
+
 export function createLogSource(options: LogSourceOptions): Collector {
 	const parser = createParser(options.engine ?? 'openai');
 	const {serverId, dispatch, input} = options;
-	const onLine = (line: string, t: number) => feedLine(parser, serverId, line, t, dispatch);
+	// Lines read at start-up (the last ~64 KB) happened earlier: they take the time the log gives
+	// them (the last timestamp seen, for lines that carry none), not the time they were read.
+	let backlog = true;
+	let logTime: number | undefined;
+	const onLine = (line: string, readAt: number) => {
+		if (!backlog) return feedLine(parser, serverId, line, readAt, dispatch);
+		logTime = lineWallTime(line, readAt) ?? logTime;
+		feedLine(parser, serverId, line, logTime ?? readAt, dispatch);
+	};
 	const onState = (text: string) => dispatch({type: 'log-state', serverId, text});
 	let inner: Collector;
 	switch (input.kind) {
@@ -68,5 +96,14 @@ export function createLogSource(options: LogSourceOptions): Collector {
 			}});
 			break;
 	}
-	return inner;
+	return {
+		async start() {
+			try {
+				await inner.start();
+			} finally {
+				backlog = false;
+			}
+		},
+		stop: () => inner.stop(),
+	};
 }

@@ -1,0 +1,59 @@
+import {appendFileSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import {afterEach, describe, expect, it} from 'vitest';
+import {createLogSource, lineWallTime} from '../../source/sources/log-source.js';
+import {initialState, reduce} from '../../source/model/reducer.js';
+import type {Action, MonitorState} from '../../source/model/types.js';
+import {waitUntil} from '../helpers/wait.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+	for (const d of dirs.splice(0)) rmSync(d, {recursive: true, force: true});
+});
+
+const pad = (n: number) => String(n).padStart(2, '0');
+const gin = (d: Date) => `[GIN] ${d.getFullYear()}/${pad(d.getMonth() + 1)}/${pad(d.getDate())} - ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())} | 200 |  2.5s |       127.0.0.1 | POST     "/api/chat"`;
+
+describe('lineWallTime', () => {
+	it('reads slog (with offset), gin (local) and Python (local) times; ignores relative and implausible ones', () => {
+		const now = Date.parse('2026-11-30T12:00:00Z');
+		expect(lineWallTime('time=2026-11-30T11:50:00.250Z level=INFO source=x.go:1 msg="cache hit"', now)).toBe(Date.parse('2026-11-30T11:50:00.250Z'));
+		const local = new Date(now - 600_000);
+		expect(lineWallTime(gin(local), now)).toBe(Math.floor(local.getTime() / 1000) * 1000);
+		expect(lineWallTime('0.04.868.422 I slot print_timing: id  0 | task 31 | prompt eval time = 1 ms', now)).toBeUndefined();
+		expect(lineWallTime('time=2020-01-01T00:00:00Z level=INFO source=x.go:1 msg=old', now)).toBeUndefined();
+	});
+});
+
+describe('createLogSource', () => {
+	it('start-up backlog keeps the log’s own times; lines after start get the time they were read', async () => {
+		const dir = mkdtempSync(path.join(tmpdir(), 'infertop-src-'));
+		dirs.push(dir);
+		const file = path.join(dir, 'server.log');
+		const then = new Date(Date.now() - 10 * 60_000);
+		writeFileSync(file, [
+			`time=${then.toISOString()} level=INFO source=prefix_cache.go:125 msg="cache hit" total=100 matched=90 cached=90 left=10`,
+			`time=${then.toISOString()} level=INFO source=speculate_stats.go:62 msg="speculative decode stats" iterations=225 drafted=458 accepted=287 acceptance=0.63 avg_draft=2.04 max_draft=4 avg_accepted=1.28`,
+			gin(then),
+			'',
+		].join('\n'));
+		let state: MonitorState = initialState();
+		const dispatch = (a: Action) => {
+			state = reduce(state, a);
+		};
+		const source = createLogSource({serverId: 'x', engine: 'ollama', input: {kind: 'file', path: file}, dispatch});
+		await source.start();
+		try {
+			const old = state.servers.x!.requests[0]!;
+			expect(old.passes).toBe(225);
+			expect(Math.abs(old.lastSeen - then.getTime())).toBeLessThan(1000);
+			const before = Date.now();
+			appendFileSync(file, `time=${then.toISOString()} level=INFO source=prefix_cache.go:125 msg="cache miss" total=50 matched=0 cached=0 left=50\ntime=${then.toISOString()} level=INFO source=speculate_stats.go:62 msg="speculative decode stats" iterations=10 drafted=20 accepted=5 acceptance=0.25 avg_draft=2 max_draft=4 avg_accepted=0.5\n`);
+			await waitUntil(() => state.servers.x!.requests.length === 2, {what: 'live request'});
+			expect(state.servers.x!.requests[1]!.lastSeen).toBeGreaterThanOrEqual(before);
+		} finally {
+			await source.stop();
+		}
+	});
+});
