@@ -78,13 +78,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 	let stopped = false;
 
 	const resolver = createModelBytesResolver({dispatch: a => store.dispatch(a)});
-	const servers = new Map<string, ServerInfo>();
 	const dispatch: Dispatch = (action: Action) => {
 		if (stopped) return;
 		store.dispatch(action);
-		if (action.type === 'server-seen') servers.set(action.server.id, action.server);
 		if (action.type === 'server-models') {
-			const info = servers.get(action.serverId) ?? store.getSnapshot().servers[action.serverId];
+			// The merged server (url, engine) as the store knows it after this action.
+			const info = store.getSnapshot().servers[action.serverId];
 			if (info) for (const m of action.models) resolver.request(action.serverId, {engine: info.engine, url: info.url, apiKey: apiKeyFor(info.url)}, m as ModelInfo);
 		}
 	};
@@ -102,7 +101,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 		if (!store.getSnapshot().servers[serverId]) {
 			dispatch({type: 'server-seen', t: Date.now(), server: {id: serverId, engine: engine ?? 'openai', source: 'log', logLabel: label, ...serverInfo}});
 		} else {
-			dispatch({type: 'server-seen', t: Date.now(), server: {...store.getSnapshot().servers[serverId]!, logLabel: label}});
+			const existing = store.getSnapshot().servers[serverId]!;
+			dispatch({type: 'server-seen', t: Date.now(), server: {id: serverId, engine: existing.engine, source: existing.source, logLabel: label}});
 		}
 		const source = createLogSource({serverId, engine, input, dispatch});
 		collectors.push(source);
@@ -195,12 +195,14 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 			else dispatch({type: 'server-models', t: Date.now(), serverId: ollamaId, models: r.models});
 			timer = setTimeout(() => void tick(), 2000);
 		};
-		collectors.push({start: () => void tick(), stop: async () => clearTimeout(timer)});
+		collectors.push({start: () => undefined, stop: async () => clearTimeout(timer)});
 		void tick();
 	}
 
 	const ready = (async () => {
-		await discovery.start();
+		discovery.start();
+		// start() returns at once; the demo decision needs the first round's answer.
+		await discovery.refresh();
 		await bandwidthReady;
 		const found = discovery.servers().length > 0 || config.logs.length > 0 || options.replay !== undefined;
 		if (config.demo === true || (config.demo === 'auto' && !found)) await startDemo();

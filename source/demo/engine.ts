@@ -306,8 +306,8 @@ export async function startDemoEngine(opts: DemoOptions): Promise<DemoEngine> {
 	// ---- one generation ---------------------------------------------------------------------
 	type Emit = (texts: readonly string[]) => void;
 
-	const generate = async (g: GenRequest, emit: Emit, isClosed: () => boolean, tReq: bigint): Promise<GenResult> => {
-		const m = g.model;
+	/** Requests to one model run one at a time, in arrival order (like `-np 1`). */
+	const inModelQueue = async <T>(m: ModelState, work: () => Promise<T>): Promise<T> => {
 		const prev = m.queue;
 		let release!: () => void;
 		m.queue = new Promise<void>((r) => {
@@ -315,6 +315,15 @@ export async function startDemoEngine(opts: DemoOptions): Promise<DemoEngine> {
 		});
 		await prev;
 		try {
+			return await work();
+		} finally {
+			release();
+		}
+	};
+
+	const generate = (g: GenRequest, emit: Emit, isClosed: () => boolean, tReq: bigint): Promise<GenResult> => {
+		const m = g.model;
+		return inModelQueue(m, async () => {
 			if (isClosed()) throw new StoppedError('client gone');
 			const tLoad = nowNs();
 			if (!m.loaded) await loadModel(m);
@@ -477,9 +486,7 @@ export async function startDemoEngine(opts: DemoOptions): Promise<DemoEngine> {
 				sim,
 				aborted,
 			};
-		} finally {
-			release();
-		}
+		});
 	};
 
 	// ---- HTTP -------------------------------------------------------------------------------
@@ -654,20 +661,11 @@ export async function startDemoEngine(opts: DemoOptions): Promise<DemoEngine> {
 		});
 	};
 
-	const withModelLoad = async (m: ModelState): Promise<void> => {
-		const prev = m.queue;
-		let release!: () => void;
-		m.queue = new Promise<void>((r) => {
-			release = r;
-		});
-		await prev;
-		try {
+	const withModelLoad = (m: ModelState): Promise<void> =>
+		inModelQueue(m, async () => {
 			if (!m.loaded) await loadModel(m);
 			m.expiresAt = new Date(Date.now() + KEEP_ALIVE_MS);
-		} finally {
-			release();
-		}
-	};
+		});
 
 	const runTask = <T>(fn: () => Promise<T>): Promise<T> => {
 		const p = fn();

@@ -171,7 +171,8 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 			return withServer(state, action.server.id, s => {
 				const merged = {...s, ...Object.fromEntries(Object.entries(action.server).filter(([, v]) => v !== undefined))} as ServerState;
 				// A log-only entry keeps its source when a poller later confirms the server.
-				const lifecycle = s.state === 'restarted' ? 'restarted' : 'up';
+				// A log's own news (engine detected, log attached) does not make a log-only entry a live server.
+				const lifecycle = action.server.source === 'log' && s.state === 'log-only' ? 'log-only' : s.state === 'restarted' ? 'restarted' : 'up';
 				// The demo engine answers like an Ollama; discovery must not relabel it (always DEMO on screen).
 				const demo = s.demo ? {engine: s.engine, demo: true, source: s.source} : {};
 				// A log attached first (engine detected from content) keeps its engine until a server confirms another.

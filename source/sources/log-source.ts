@@ -69,16 +69,25 @@ export function lineWallTime(line: string, now = Date.now()): number | undefined
 }
 
 export function createLogSource(options: LogSourceOptions): Collector {
-	const parser = createParser(options.engine ?? 'openai');
+	const parser = createParser(options.engine);
 	const {serverId, dispatch, input} = options;
+	// An engine detected from the content names the server (a log given without ENGINE=).
+	let named = options.engine;
+	const feed = (line: string, t: number) => {
+		feedLine(parser, serverId, line, t, dispatch);
+		if (named === undefined && parser.detected !== undefined) {
+			named = parser.detected;
+			dispatch({type: 'server-seen', t, server: {id: serverId, engine: named, source: 'log'}});
+		}
+	};
 	// Lines read at start-up (the last ~64 KB) happened earlier: they take the time the log gives
 	// them (the last timestamp seen, for lines that carry none), not the time they were read.
 	let backlog = true;
 	let logTime: number | undefined;
 	const onLine = (line: string, readAt: number) => {
-		if (!backlog) return feedLine(parser, serverId, line, readAt, dispatch);
+		if (!backlog) return feed(line, readAt);
 		logTime = lineWallTime(line, readAt) ?? logTime;
-		feedLine(parser, serverId, line, logTime ?? readAt, dispatch);
+		feed(line, logTime ?? readAt);
 	};
 	const onState = (text: string) => dispatch({type: 'log-state', serverId, text});
 	let inner: Collector;
