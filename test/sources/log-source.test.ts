@@ -1,4 +1,5 @@
-import {appendFileSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {fileURLToPath} from 'node:url';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
@@ -52,6 +53,27 @@ describe('createLogSource', () => {
 			appendFileSync(file, `time=${then.toISOString()} level=INFO source=prefix_cache.go:125 msg="cache miss" total=50 matched=0 cached=0 left=50\ntime=${then.toISOString()} level=INFO source=speculate_stats.go:62 msg="speculative decode stats" iterations=10 drafted=20 accepted=5 acceptance=0.25 avg_draft=2 max_draft=4 avg_accepted=0.5\n`);
 			await waitUntil(() => state.servers.x!.requests.length === 2, {what: 'live request'});
 			expect(state.servers.x!.requests[1]!.lastSeen).toBeGreaterThanOrEqual(before);
+		} finally {
+			await source.stop();
+		}
+	});
+
+	it('a log given without ENGINE= names its server by the engine detected from its content, and stays log-only', async () => {
+		const dir = mkdtempSync(path.join(tmpdir(), 'infertop-src-'));
+		dirs.push(dir);
+		const file = path.join(dir, 'llama.log');
+		writeFileSync(file, readFileSync(fileURLToPath(new URL('../../samples/llama-server.log', import.meta.url))));
+		let state: MonitorState = initialState();
+		const dispatch = (a: Action) => {
+			state = reduce(state, a);
+		};
+		dispatch({type: 'server-seen', t: 1, server: {id: 'log:x', engine: 'openai', source: 'log'}});
+		const source = createLogSource({serverId: 'log:x', input: {kind: 'file', path: file}, dispatch});
+		await source.start();
+		try {
+			expect(state.servers['log:x']!.engine).toBe('llamacpp');
+			expect(state.servers['log:x']!.state).toBe('log-only');
+			expect(state.servers['log:x']!.requests.some(r => r.done)).toBe(true);
 		} finally {
 			await source.stop();
 		}
