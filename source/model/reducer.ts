@@ -180,6 +180,13 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 				return {...merged, ...engine, source: s.source === 'log' ? action.server.source : s.source, ...demo, state: lifecycle, lastSeen: action.t, lastError: undefined};
 			});
 		}
+		case 'server-down': {
+			const existing = state.servers[action.server.id];
+			if (existing && existing.state !== 'down' && existing.state !== 'log-only' && existing.state !== 'up') return state;
+			return withServer(state, action.server.id, s =>
+				existing ? {...s, url: s.url ?? action.server.url, state: 'down', lastError: action.error} : {...newServer(action.server, undefined), state: 'down', lastError: action.error},
+			);
+		}
 		case 'server-lost':
 			return state.servers[action.serverId]
 				? withServer(state, action.serverId, s => (s.state === 'stale' && s.lastError === action.error ? s : {...s, state: 'stale', lastError: action.error}))

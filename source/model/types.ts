@@ -119,8 +119,11 @@ export interface LogLine {
 /** How a server came to be known. JSON key `source`. */
 export type ServerSource = 'port-scan' | 'process' | 'flag' | 'config' | 'demo' | 'log';
 
-/** up: answering. stale: stopped answering, last figures kept. restarted: came back with reset counters. */
-export type ServerLifecycle = 'up' | 'stale' | 'restarted' | 'log-only' | 'starting';
+/**
+ * up: answering. stale: stopped answering, last figures kept. restarted: came back with reset
+ * counters. down: a server the user named that has not answered as an engine (lastError says why).
+ */
+export type ServerLifecycle = 'up' | 'stale' | 'restarted' | 'log-only' | 'starting' | 'down';
 
 export interface ModelInfo {
 	readonly name: string;
@@ -250,6 +253,8 @@ export type Action =
 	| {readonly type: 'engine-event'; readonly serverId: string; readonly t: number; readonly event: EngineEvent}
 	| {readonly type: 'log-line'; readonly serverId: string; readonly t: number; readonly text: string; readonly parsed: boolean}
 	| {readonly type: 'log-state'; readonly serverId: string; readonly text: string}
+	/** A named server that does not answer as an engine: listed, never dropped. */
+	| {readonly type: 'server-down'; readonly t: number; readonly server: ServerInfo; readonly error: string}
 	| {readonly type: 'server-seen'; readonly t: number; readonly server: ServerInfo}
 	| {readonly type: 'server-lost'; readonly t: number; readonly serverId: string; readonly error: string}
 	| {readonly type: 'server-restarted'; readonly t: number; readonly serverId: string}

@@ -12,6 +12,7 @@ const STATE_GLYPH: Record<ServerLifecycle, {glyph: string; word: string; color: 
 	restarted: {glyph: '↻', word: 'restarted', color: 'warn'},
 	'log-only': {glyph: '≡', word: 'log', color: 'muted'},
 	starting: {glyph: '◐', word: 'starting', color: 'muted'},
+	down: {glyph: '✖', word: 'down', color: 'bad'},
 };
 
 export interface EngineRow {
@@ -67,16 +68,19 @@ export function engineRows(servers: Readonly<Record<string, ServerState>>, order
 				serverId: id,
 				first: i === 0,
 				state: s.state,
-				engine: s.engine,
+				// A named server that never answered as an engine: which engine it is is unknown.
+				engine: s.state === 'down' && s.engine === 'openai' ? DASH : s.engine,
 				url: s.url ? shortUrl(s.url) : (s.logLabel ?? DASH),
 				model: m?.name ?? DASH,
 				processor: res.text,
 				cpuShare: res.cpuShare,
 				context: contextOf(s, m),
 				until:
-					s.state === 'stale' && s.lastError
+					(s.state === 'stale' || s.state === 'down') && s.lastError
 						? s.lastError
-						: m?.expiresAt !== undefined
+						: s.state === 'log-only' && s.logState !== undefined && !s.logState.startsWith('following')
+							? s.logState
+							: m?.expiresAt !== undefined
 							? until(m.expiresAt, now)
 							: s.engine === 'ollama' || s.engine === 'demo-ollama'
 								? DASH
