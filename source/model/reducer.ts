@@ -200,6 +200,7 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 				state: s.state === 'stale' || s.state === 'log-only' || s.state === 'starting' ? 'up' : s.state,
 				lastError: undefined,
 				models: action.models,
+				modelsListed: action.listed,
 			}));
 		case 'model-bytes':
 			return withServer(state, action.serverId, s => ({...s, modelBytes: {...s.modelBytes, [action.model]: {bytesPerToken: action.bytesPerToken, source: action.source}}}));

@@ -125,6 +125,13 @@ export type ServerSource = 'port-scan' | 'process' | 'flag' | 'config' | 'demo' 
  */
 export type ServerLifecycle = 'up' | 'stale' | 'restarted' | 'log-only' | 'starting' | 'down';
 
+/** How many models a server listed when that is more than infertop keeps (MAX_MODELS). */
+export interface ModelsListed {
+	readonly total: number;
+	/** The answer was too large to read whole: at least `total`. */
+	readonly atLeast: boolean;
+}
+
 export interface ModelInfo {
 	readonly name: string;
 	/** Bytes resident (Ollama `size`). */
@@ -202,6 +209,8 @@ export interface ServerState extends ServerInfo {
 	readonly lastSeen?: number;
 	readonly lastError?: string;
 	readonly models: readonly ModelInfo[];
+	/** Set when the server listed more models than are kept: `models` are the first of `total`. */
+	readonly modelsListed?: ModelsListed;
 	/** Newest last; capped ring. */
 	readonly requests: readonly RequestRecord[];
 	readonly history: readonly PassSample[];
@@ -258,7 +267,7 @@ export type Action =
 	| {readonly type: 'server-seen'; readonly t: number; readonly server: ServerInfo}
 	| {readonly type: 'server-lost'; readonly t: number; readonly serverId: string; readonly error: string}
 	| {readonly type: 'server-restarted'; readonly t: number; readonly serverId: string}
-	| {readonly type: 'server-models'; readonly t: number; readonly serverId: string; readonly models: readonly ModelInfo[]}
+	| {readonly type: 'server-models'; readonly t: number; readonly serverId: string; readonly models: readonly ModelInfo[]; readonly listed?: ModelsListed}
 	| {readonly type: 'model-bytes'; readonly serverId: string; readonly model: string; readonly bytesPerToken: number; readonly source: string}
 	| {readonly type: 'bandwidth'; readonly bandwidth: BandwidthInfo}
 	| {readonly type: 'system'; readonly system: SystemState}

@@ -5,6 +5,7 @@
  */
 import {performance} from 'node:perf_hooks';
 import {sanitize} from '../util/sanitize.js';
+import {answerJson, httpGet, isAnswer} from '../sources/http-get.js';
 import {ProbeError, formatDuration, joinUrl, streamOnce, type StreamOutcome, type StreamTimeouts, DEFAULT_TIMEOUTS} from './client.js';
 import {protocolPlan, type ProtocolPlan} from './protocols.js';
 import type {ProbePrompt} from './prompts.js';
@@ -85,24 +86,13 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 	});
 }
 
-async function getJson(url: string, apiKey: string | undefined, signal: AbortSignal | undefined, timeoutMs = 5000): Promise<unknown> {
-	const ac = new AbortController();
-	const t = setTimeout(() => ac.abort(), timeoutMs);
-	const onAbort = (): void => ac.abort();
-	signal?.addEventListener('abort', onAbort, {once: true});
-	try {
-		const res = await fetch(url, {headers: apiKey ? {authorization: `Bearer ${apiKey}`} : {}, signal: ac.signal, redirect: 'manual'});
-		if (res.status !== 200) {
-			void res.body?.cancel().catch(() => undefined);
-			return undefined;
-		}
-		return (await res.json()) as unknown;
-	} catch {
-		return undefined;
-	} finally {
-		clearTimeout(t);
-		signal?.removeEventListener('abort', onAbort);
-	}
+/**
+ * A JSON GET for the model lookup: the shared any-port client, its list read streaming (a 100 MB
+ * `/api/tags` is never held whole: the first items are kept; only the first is used here).
+ */
+async function getJson(url: string, apiKey: string | undefined, signal: AbortSignal | undefined, listKey: string, timeoutMs = 5000): Promise<unknown> {
+	const r = await httpGet(url, {timeoutMs, apiKey, signal, list: {key: listKey, maxItems: 16}});
+	return isAnswer(r) && r.status === 200 ? answerJson(r) : undefined;
 }
 
 /** The model to probe when none is named: the loaded one first (Ollama /api/ps), else the first listed. */
@@ -113,14 +103,14 @@ export async function pickModel(url: string, engine: string | undefined, apiKey?
 		return typeof v === 'string' && v !== '' ? sanitize(v, 200) : undefined;
 	};
 	if (engine === 'ollama' || engine === 'demo-ollama') {
-		const ps = (await getJson(joinUrl(url, '/api/ps'), apiKey, signal)) as {models?: unknown} | undefined;
+		const ps = (await getJson(joinUrl(url, '/api/ps'), apiKey, signal, 'models')) as {models?: unknown} | undefined;
 		const loaded = first(ps?.models, 'name') ?? first(ps?.models, 'model');
 		if (loaded) return loaded;
-		const tags = (await getJson(joinUrl(url, '/api/tags'), apiKey, signal)) as {models?: unknown} | undefined;
+		const tags = (await getJson(joinUrl(url, '/api/tags'), apiKey, signal, 'models')) as {models?: unknown} | undefined;
 		const listed = first(tags?.models, 'name') ?? first(tags?.models, 'model');
 		if (listed) return listed;
 	}
-	const v1 = (await getJson(joinUrl(url, '/v1/models'), apiKey, signal)) as {data?: unknown} | undefined;
+	const v1 = (await getJson(joinUrl(url, '/v1/models'), apiKey, signal, 'data')) as {data?: unknown} | undefined;
 	return first(v1?.data, 'id');
 }
 
@@ -142,7 +132,7 @@ export async function detectEngine(url: string, signal?: AbortSignal): Promise<s
 		clearTimeout(t);
 		signal?.removeEventListener('abort', onAbort);
 	}
-	const models = (await getJson(joinUrl(url, '/v1/models'), undefined, signal)) as {data?: {owned_by?: unknown}[]} | undefined;
+	const models = (await getJson(joinUrl(url, '/v1/models'), undefined, signal, 'data')) as {data?: {owned_by?: unknown}[]} | undefined;
 	const owner = Array.isArray(models?.data) ? models.data[0]?.owned_by : undefined;
 	if (owner === 'lithos-metal') return 'lithos';
 	if (owner === 'llamacpp') return 'llamacpp';

@@ -5,7 +5,7 @@
  */
 import type {EngineKind} from '../../model/types.js';
 import {sanitize} from '../../util/sanitize.js';
-import {httpGet, isAnswer, isRecord, parseJson, type HttpAnswer, type HttpResult} from './http.js';
+import {answerJson, httpGet, isAnswer, isRecord, type HttpAnswer, type HttpResult, type ListRead} from './http.js';
 
 /** Paths asked of every candidate server (GET only, all side-effect free). */
 export const PROBE_PATHS = [
@@ -40,7 +40,7 @@ function ok(r: HttpAnswer | undefined): r is HttpAnswer {
 }
 
 function json(r: HttpAnswer | undefined): unknown {
-	return ok(r) ? parseJson(r.body) : undefined;
+	return ok(r) ? answerJson(r) : undefined;
 }
 
 function str(v: unknown): string | undefined {
@@ -198,11 +198,22 @@ export interface FingerprintResult {
 	readonly error?: string;
 }
 
+/**
+ * Paths whose answer can be a long list (a model hub's /v1/models of 1.4 MB): read streaming, the
+ * first items kept, so a big list still identifies its server.
+ */
+const LIST_PATHS: Partial<Record<ProbePath, ListRead>> = {
+	'/v1/models': {key: 'data', maxItems: 256},
+	'/api/v0/models': {key: 'data', maxItems: 256},
+	'/api/v1/models': {key: 'models', maxItems: 256},
+	'/running': {key: 'running', maxItems: 256},
+};
+
 /** Ask every probe path of `baseUrl` in parallel (one deadline for all) and identify the engine. */
 export async function fingerprint(baseUrl: string, options: FingerprintOptions = {}): Promise<FingerprintResult> {
 	const base = baseUrl.replace(/\/+$/, '');
 	const results = await Promise.all(
-		PROBE_PATHS.map(async (path) => [path, await httpGet(base + path, {timeoutMs: options.timeoutMs, apiKey: options.apiKey, signal: options.signal, maxBytes: 256 * 1024})] as const),
+		PROBE_PATHS.map(async (path) => [path, await httpGet(base + path, {timeoutMs: options.timeoutMs, apiKey: options.apiKey, signal: options.signal, ...(LIST_PATHS[path] ? {list: LIST_PATHS[path]} : {maxBytes: 256 * 1024})})] as const),
 	);
 	const responses: ProbeResponses = {};
 	let error: string | undefined;

@@ -8,7 +8,7 @@
 import type {Dispatch, EngineKind, ModelInfo, OllamaRunner, ServerInfo} from '../../model/types.js';
 import {gpuResidency, ollamaProcessor} from '../../model/figures.js';
 import {sanitize} from '../../util/sanitize.js';
-import {httpGet, isAnswer, isRecord, parseJson, type HttpResult, sharedAbortController} from './http.js';
+import {answerJson, httpGet, isAnswer, isRecord, type HttpResult, sharedAbortController} from './http.js';
 
 /** Most models kept per server (mlx_lm lists the whole HF cache). */
 export const MAX_MODELS = 64;
@@ -232,8 +232,15 @@ function mergeMarker(prev: RestartMarker | undefined, next: RestartMarker): Rest
 	return {...prev, ...clean(next)};
 }
 
+/** How many models the server listed, where its list was longer than what is kept. */
+export interface ListedCount {
+	readonly total: number;
+	/** The answer was cut (too large): at least this many. */
+	readonly atLeast: boolean;
+}
+
 export type PollResult =
-	| {readonly ok: true; readonly models?: readonly ModelInfo[]; readonly version?: string; readonly marker: RestartMarker}
+	| {readonly ok: true; readonly models?: readonly ModelInfo[]; readonly version?: string; readonly marker: RestartMarker; readonly listed?: ListedCount}
 	| {readonly ok: false; readonly error: string};
 
 export interface PollContext {
@@ -249,12 +256,25 @@ export interface PollContext {
 	readonly checkIdentity: boolean;
 }
 
+/** Answers that are lists of models, read streaming (first items kept, the rest counted). */
+const LIST_KEY: Readonly<Record<string, string>> = {'/api/ps': 'models', '/v1/models': 'data', '/api/v1/models': 'models', '/api/v0/models': 'data', '/running': 'running'};
+/** Items a list read keeps (the parsers keep MAX_MODELS of them, loaded ones first). */
+const LIST_ITEMS = MAX_MODELS * 4;
+
 function get(ctx: PollContext, path: string, maxBytes?: number): Promise<HttpResult> {
-	return httpGet(ctx.url.replace(/\/+$/, '') + path, {timeoutMs: ctx.timeoutMs, apiKey: ctx.apiKey, signal: ctx.signal, maxBytes});
+	const key = LIST_KEY[path];
+	return httpGet(ctx.url.replace(/\/+$/, '') + path, {timeoutMs: ctx.timeoutMs, apiKey: ctx.apiKey, signal: ctx.signal, maxBytes, ...(key ? {list: {key, maxItems: LIST_ITEMS}} : {})});
 }
 
 function okJson(r: HttpResult | undefined): unknown {
-	return isAnswer(r) && r.status >= 200 && r.status < 300 ? parseJson(r.body) : undefined;
+	return isAnswer(r) && r.status >= 200 && r.status < 300 ? answerJson(r) : undefined;
+}
+
+/** The count of a list answer when it holds more models than are kept. */
+function listedOf(r: HttpResult | undefined, kept: readonly ModelInfo[] | undefined): ListedCount | undefined {
+	if (!isAnswer(r) || r.listTotal === undefined || kept === undefined) return undefined;
+	if (r.listTotal <= kept.length && r.listTotalAtLeast !== true) return undefined;
+	return {total: r.listTotal, atLeast: r.listTotalAtLeast === true};
 }
 
 function versionOf(r: HttpResult | undefined): string | undefined {
@@ -278,7 +298,8 @@ export async function pollServer(engine: EngineKind, ctx: PollContext): Promise<
 			const lost = lostReason(version ? [ps, version] : [ps]);
 			if (lost) return {ok: false, error: lost};
 			const v = versionOf(version);
-			return {ok: true, models: ollamaPsModels(okJson(ps)), version: v, marker: {version: v}};
+			const models = ollamaPsModels(okJson(ps));
+			return {ok: true, models, version: v, marker: {version: v}, listed: listedOf(ps, models)};
 		}
 		case 'llamacpp': {
 			const [props, slots, models] = await Promise.all([get(ctx, '/props'), get(ctx, '/slots'), get(ctx, '/v1/models')]);
@@ -303,7 +324,9 @@ export async function pollServer(engine: EngineKind, ctx: PollContext): Promise<
 				if (!isAnswer(plain)) return {ok: false, error: lost};
 				return {ok: true, models: openAiModels(okJson(plain)), marker: {}};
 			}
-			return {ok: true, models: lmStudioV1Models(okJson(v1)) ?? lmStudioV0Models(okJson(v0)), marker: {}};
+			const fromV1 = lmStudioV1Models(okJson(v1));
+			const models = fromV1 ?? lmStudioV0Models(okJson(v0));
+			return {ok: true, models, marker: {}, listed: listedOf(fromV1 ? v1 : v0, models)};
 		}
 		case 'llamaswap': {
 			const [running, models] = await Promise.all([get(ctx, '/running'), get(ctx, '/v1/models')]);
@@ -322,12 +345,14 @@ export async function pollServer(engine: EngineKind, ctx: PollContext): Promise<
 			const lost = lostReason(version ? [models, version] : [models]);
 			if (lost) return {ok: false, error: lost};
 			const v = versionOf(version);
-			return {ok: true, models: openAiModels(okJson(models)), version: v, marker: {version: v}};
+			const list = openAiModels(okJson(models));
+			return {ok: true, models: list, version: v, marker: {version: v}, listed: listedOf(models, list)};
 		}
 		default: {
 			const models = await get(ctx, '/v1/models');
 			if (!isAnswer(models)) return {ok: false, error: models.error};
-			return {ok: true, models: openAiModels(okJson(models)), marker: {}};
+			const list = openAiModels(okJson(models));
+			return {ok: true, models: list, marker: {}, listed: listedOf(models, list)};
 		}
 	}
 }
@@ -403,10 +428,10 @@ export function createPoller(options: PollerOptions): ServerPoller {
 		if (restarted) dispatch({type: 'server-restarted', t, serverId: server.id});
 		if (wasLost) options.onBack?.();
 		if (result.models !== undefined) {
-			const json = JSON.stringify(result.models);
+			const json = JSON.stringify([result.models, result.listed]);
 			if (json !== lastModelsJson) {
 				lastModelsJson = json;
-				dispatch({type: 'server-models', t, serverId: server.id, models: result.models});
+				dispatch({type: 'server-models', t, serverId: server.id, models: result.models, ...(result.listed ? {listed: result.listed} : {})});
 			}
 		}
 	};

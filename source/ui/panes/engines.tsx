@@ -28,6 +28,8 @@ export interface EngineRow {
 	readonly context: string;
 	readonly until: string;
 	readonly demo: boolean;
+	/** A line about the server rather than a model (e.g. how many models it listed). */
+	readonly note?: string;
 }
 
 /** PROCESSOR text as `ollama ps` prints it, or layers offloaded, with the CPU share when partly on CPU. */
@@ -88,6 +90,12 @@ export function engineRows(servers: Readonly<Record<string, ServerState>>, order
 				demo: s.demo === true,
 			});
 		});
+		if (s.modelsListed && s.modelsListed.total > s.models.length) {
+			// Say what is shown when the server listed more than is kept.
+			const n = s.modelsListed.total.toLocaleString('en-US');
+			const note = `first ${s.models.length} of ${s.modelsListed.atLeast ? 'at least ' : ''}${n} models listed`;
+			rows.push({serverId: id, first: false, state: s.state, engine: '', url: '', model: note, processor: '', context: '', until: '', demo: s.demo === true, note});
+		}
 	}
 	return rows;
 }
@@ -123,6 +131,15 @@ export const EnginesPane = memo(function EnginesPane({rows, selectedId, width, h
 			{visible.rows.map(r => {
 				const selected = r.serverId === (selectedId ?? rows[0]?.serverId) && r.first;
 				const st = STATE_GLYPH[r.state];
+				if (r.note !== undefined) {
+					const indent = c.state + c.engine + c.url + 2;
+					return (
+						<Line key={`${r.serverId}/note`}>
+							{' '.repeat(indent)}
+							<Span color="muted">{fit(r.note, Math.max(0, width - indent - 1))}</Span>
+						</Line>
+					);
+				}
 				return (
 					<Line key={`${r.serverId}/${r.model}`} inverse={selected}>
 						{selected ? <Span color="selected">▸ </Span> : '  '}
