@@ -184,6 +184,26 @@ describe.runIf(HAVE || IN_CI)('Prometheus scrapes infertop watching the demo', (
 		const buckets = await query('infertop_request_tokens_per_pass_bucket{model="qwen3.8:27b-mlx"}');
 		expect(buckets.map((s) => s.metric.le).sort()).toEqual(['+Inf', '1', '1.25', '1.5', '2', '2.5', '3', '3.5', '4', '5', '6', '8'].sort());
 
+		// Every query of deploy/grafana-dashboard.json parses in Prometheus, and every infertop name it
+		// uses is a family of the exposition or a recording rule of deploy/alerts.yml.
+		const dashboard = JSON.parse(fs.readFileSync(path.join(root, 'deploy', 'grafana-dashboard.json'), 'utf8')) as {panels: {title: string; targets: {expr: string}[]}[]};
+		const families = new Set([...text.matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]!));
+		const recorded = new Set([...fs.readFileSync(RULES, 'utf8').matchAll(/record: (\S+)/g)].map((m) => m[1]!));
+		let exprs = 0;
+		for (const panel of dashboard.panels) {
+			for (const {expr} of panel.targets) {
+				exprs++;
+				const q = expr.replaceAll('$machine', '.*').replaceAll('$model', '.*');
+				const r = await httpGet(`${api}/api/v1/query?query=${encodeURIComponent(q)}`, {timeoutMs: 10_000});
+				expect(isAnswer(r) && r.status, `${panel.title}: ${expr}`).toBe(200);
+				for (const m of expr.matchAll(/\b(infertop[:_][a-z0-9_:]+)/g)) {
+					const name = m[1]!.replace(/_(bucket|sum|count)$/, '');
+					expect(families.has(name) || recorded.has(m[1]!), `${panel.title}: ${m[1]} is neither exported nor recorded`).toBe(true);
+				}
+			}
+		}
+		expect(exprs).toBeGreaterThan(10);
+
 		// The alert on a model partly on the CPU is pending (it fires after 5 minutes) for the split GGUF model only.
 		await waitUntil(async () => {
 			const r = await httpGet(`${api}/api/v1/alerts`, {timeoutMs: 10_000});
