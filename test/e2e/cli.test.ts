@@ -5,6 +5,7 @@
 import {fileURLToPath} from 'node:url';
 import {execa} from 'execa';
 import {describe, expect, it} from 'vitest';
+import {waitUntil} from '../helpers/wait.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
@@ -86,6 +87,38 @@ describe('infertop on the command line', () => {
 		expect(lines[0]).toMatch(/^infertop \d+\.\d+\.\d+ +DEMO/);
 		expect(lines.filter((l) => l.trim() === '')).toEqual([]);
 		expect(r.stdout).not.toMatch(/\bp probes\b|press [a-z]\b|Esc cancels/);
+	});
+
+	it('--serve-metrics ADDR --headless runs without a terminal, serves /metrics, and stops cleanly on SIGTERM', async () => {
+		const child = execa(tsx, ['source/cli.tsx', '--demo', '--no-scan', '--serve-metrics', '127.0.0.1:0', '--headless', '--history', '/dev/null'], {
+			cwd: root, reject: false, stdin: 'ignore', detached: true, env: {NO_COLOR: '1', XDG_CONFIG_HOME: '/nonexistent-infertop-test'},
+		});
+		try {
+			let err = '';
+			child.stderr!.on('data', (d: Buffer) => {
+				err += d.toString();
+			});
+			await waitUntil(() => /serving metrics at (\S+)/.test(err), {timeoutMs: 60_000, everyMs: 50, what: 'listening line'});
+			const url = /serving metrics at (\S+)/.exec(err)![1]!;
+			expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+			let body = '';
+			await waitUntil(async () => {
+				body = await fetch(url).then((r) => r.text(), () => '');
+				return /^infertop_server_up\{[^}]*engine="demo-ollama"[^}]*\} 1$/m.test(body);
+			}, {timeoutMs: 60_000, everyMs: 200, what: 'the demo server up in /metrics'});
+			process.kill(-child.pid!, 'SIGTERM');
+			const done = await child;
+			expect(done.exitCode).toBe(0);
+			expect(done.stdout).toBe('');
+		} finally {
+			if (child.exitCode === null) {
+				try {
+					process.kill(-child.pid!, 'SIGKILL');
+				} catch {
+					// already gone
+				}
+			}
+		}
 	});
 
 	it('bad input gets a clear message, not a crash', async () => {
