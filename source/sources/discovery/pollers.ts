@@ -274,6 +274,8 @@ function okJson(r: HttpResult | undefined): unknown {
 function listedOf(r: HttpResult | undefined, kept: readonly ModelInfo[] | undefined): ListedCount | undefined {
 	if (!isAnswer(r) || r.listTotal === undefined || kept === undefined) return undefined;
 	if (r.listTotal <= kept.length && r.listTotalAtLeast !== true) return undefined;
+	// Fewer kept than listed only because some entries were not models (no name): not a long list.
+	if (r.listTotalAtLeast !== true && kept.length < MAX_MODELS && r.listTotal <= LIST_ITEMS) return undefined;
 	return {total: r.listTotal, atLeast: r.listTotalAtLeast === true};
 }
 
