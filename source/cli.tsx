@@ -206,7 +206,8 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 	}
 	if (command === 'snapshot' || !process.stdout.isTTY) {
 		// A snapshot lasts seconds: a log that is not there now cannot appear in time (the monitor waits for it).
-		const missing = config.logs.map(missingLog).filter((m): m is string => m !== undefined);
+		// Only the command line's (the config file's logs are lists a user keeps for the monitor).
+		const missing = config.origin.logs === 'flag' ? config.logs.map(missingLog).filter((m): m is string => m !== undefined) : [];
 		if (missing.length > 0) return usageError(missing);
 		const {runSnapshot} = await import('./commands/snapshot.js');
 		return runSnapshot({...common, json: flags.json, seconds: numbers.seconds ?? 3});
