@@ -24,4 +24,14 @@ describe('ENGINES rows', () => {
 		const following = reduce(s, {type: 'log-state', serverId: id, text: 'following /var/log/x.log'});
 		expect(engineRows(following.servers, following.order, 2)[0]!.until).toBe('');
 	});
+
+	it('a named server down with a missing log: both reasons in its row', () => {
+		const id = 'http://127.0.0.1:9';
+		const s = run([
+			{type: 'server-seen', t: 1, server: {id, engine: 'openai', url: id, source: 'flag', logLabel: '/nope/x.log'}},
+			{type: 'log-state', serverId: id, text: 'no such file: /nope/x.log (waiting for it)'},
+			{type: 'server-down', t: 2, server: {id, engine: 'openai', url: id, source: 'flag'}, error: 'connection refused'},
+		]);
+		expect(engineRows(s.servers, s.order, 3)[0]!.until).toBe('connection refused · log: no such file: /nope/x.log (waiting for it)');
+	});
 });

@@ -57,6 +57,11 @@ function contextOf(server: ServerState, model: ModelInfo | undefined): string {
 	return ctx === undefined ? DASH : String(ctx);
 }
 
+/** What is wrong with the server's log, if anything (missing, unreadable); nothing while it is followed. */
+function logProblem(s: ServerState): string | undefined {
+	return s.logState !== undefined && !s.logState.startsWith('following') && !s.logState.startsWith('replay of') ? s.logState : undefined;
+}
+
 /** One row per model per server (a server with no model yet still gets its row). Pure. */
 export function engineRows(servers: Readonly<Record<string, ServerState>>, order: readonly string[], now: number): EngineRow[] {
 	const rows: EngineRow[] = [];
@@ -79,9 +84,9 @@ export function engineRows(servers: Readonly<Record<string, ServerState>>, order
 				context: contextOf(s, m),
 				until:
 					(s.state === 'stale' || s.state === 'down') && s.lastError
-						? s.lastError
-						: s.state === 'log-only' && s.logState !== undefined && !s.logState.startsWith('following')
-							? s.logState
+						? `${s.lastError}${logProblem(s) ? ` · log: ${logProblem(s)}` : ''}`
+						: s.state === 'log-only' && logProblem(s)
+							? logProblem(s)!
 							: m?.expiresAt !== undefined
 							? until(m.expiresAt, now)
 							: s.engine === 'ollama' || s.engine === 'demo-ollama'
