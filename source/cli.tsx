@@ -204,6 +204,10 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 		const {runHeadless} = await import('./commands/headless.js');
 		return runHeadless(common);
 	}
+	if (command === undefined && !process.stdout.isTTY && config.serveMetrics && config.origin.serveMetrics === 'flag') {
+		// Most likely a service started without --headless: say why it will not stay up.
+		process.stderr.write('infertop: stdout is not a terminal: printing one snapshot; add --headless to keep serving metrics\n');
+	}
 	if (command === 'snapshot' || !process.stdout.isTTY) {
 		// A snapshot lasts seconds: a log that is not there now cannot appear in time (the monitor waits for it).
 		// Only the command line's (the config file's logs are lists a user keeps for the monitor).
