@@ -33,9 +33,9 @@ import {streamOnce} from '../source/probe/client.js';
 import {runProbe} from '../source/probe/run.js';
 import {inThreadTransport, type Transport} from '../source/probe/transport.js';
 import type {ProbePrompt} from '../source/probe/prompts.js';
-import type {ProbeResult} from '../source/probe/types.js';
-import {emptyProbe} from '../source/probe/types.js';
-import type {MonitorState} from '../source/model/types.js';
+import type {ProbeResult} from '../source/types/probe.js';
+import {emptyProbe} from '../source/types/probe.js';
+import type {MonitorState} from '../source/types/monitor.js';
 
 const SERVER = String.raw`
 const http = require('node:http');

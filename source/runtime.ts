@@ -10,7 +10,7 @@ import type {EffectiveConfig} from './config/config.js';
 import {parseLogSpec, resolveApiKey, effectiveHistoryPath} from './config/config.js';
 import {createStore, type MonitorStore} from './model/store.js';
 import {logCountsInWindow} from './model/derive.js';
-import type {Action, Collector, Dispatch, EngineKind, ModelInfo, ServerInfo} from './model/types.js';
+import type {Action, Collector, Dispatch, EngineKind, ModelInfo, ServerInfo} from './types/monitor.js';
 import {createLogSource, labelOf, type LogInput} from './sources/log-source.js';
 import {splitArgs} from './sources/command-log.js';
 import {parseReplaySpec} from './sources/replay.js';
@@ -21,7 +21,7 @@ import {detectBandwidth} from './sources/bandwidth.js';
 import {createModelBytesResolver} from './sources/model-bytes.js';
 import {defaultLogLocations, findExistingLogs} from './sources/log-locations.js';
 import {createProbeController} from './probe/controller.js';
-import type {Controller} from './ui/controller.js';
+import type {Controller} from './types/controller.js';
 import {startDemoEngine, DEMO_OLLAMA_VERSION, type DemoEngine} from './demo/engine.js';
 import {createPoller} from './sources/discovery/pollers.js';
 import {readOllamaPs} from './sources/ollama-ps-cli.js';
@@ -45,7 +45,7 @@ export interface RuntimeOptions {
 	readonly store?: MonitorStore;
 }
 
-export type {Controller} from './ui/controller.js';
+export type {Controller} from './types/controller.js';
 
 export interface Runtime {
 	readonly store: MonitorStore;

@@ -2,7 +2,7 @@
  * Which engine wrote a log, from a few of its lines. Ollama logs that contain raw llama-server
  * lines (Ollama ≥ 0.30) are `ollama`: any Ollama marker wins over llama.cpp markers.
  */
-import type {EngineKind} from '../model/types.js';
+import type {EngineKind} from '../types/monitor.js';
 
 interface Rule {
 	readonly engine: EngineKind;

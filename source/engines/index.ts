@@ -2,7 +2,7 @@
  * One parser per engine; `createParser(engine)` is what the log collectors use.
  * Unknown engines get a detecting parser: it buffers the first lines, detects, then parses them all.
  */
-import type {EngineEvent, EngineKind, LineParser} from '../model/types.js';
+import type {EngineEvent, EngineKind, LineParser} from '../types/monitor.js';
 import {detectEngine} from './detect.js';
 import {createLithosParser} from './lithos.js';
 import {createLlamaCppParser} from './llamacpp.js';

@@ -3,7 +3,7 @@
  * → one finished request (passes = steps, cachedTokens), the `ready` line, uvicorn access lines,
  * and 429 `model_busy` → busy.
  */
-import type {EngineEvent, LineParser} from '../model/types.js';
+import type {EngineEvent, LineParser} from '../types/monitor.js';
 import {clean, parseUvicorn} from './common.js';
 import {MAX_PARSE_CHARS} from './llamacpp.js';
 

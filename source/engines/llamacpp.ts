@@ -3,7 +3,7 @@
  * multi-line timings block and per-request bookkeeping. Requests are keyed `s<slot>/t<task>`
  * (router children: `<port>:s<slot>/t<task>`), so interleaved slots never mix figures.
  */
-import type {EngineEvent, LineParser, OllamaRunner} from '../model/types.js';
+import type {EngineEvent, LineParser, OllamaRunner} from '../types/monitor.js';
 
 /** Lines longer than this are not log lines anyone wrote by hand: never run a regex over them. */
 export const MAX_PARSE_CHARS = 8192;

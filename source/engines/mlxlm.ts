@@ -3,7 +3,7 @@
  * progress, prompt cache size), stdlib access lines, `Starting httpd at …`.
  * mlx-lm logs no acceptance statistics and no per-request timings.
  */
-import type {EngineEvent, LineParser} from '../model/types.js';
+import type {EngineEvent, LineParser} from '../types/monitor.js';
 import {parseStdlibAccess} from './common.js';
 import {MAX_PARSE_CHARS} from './llamacpp.js';
 

@@ -3,7 +3,7 @@
  * runner start/ready/offload lines of every era, the MLX engine's per-request lines, and — since
  * Ollama 0.30 — raw llama-server lines, which are delegated to the llama.cpp parser (runner `gguf`).
  */
-import type {EngineEvent, LineParser, OllamaRunner} from '../model/types.js';
+import type {EngineEvent, LineParser, OllamaRunner} from '../types/monitor.js';
 import {bufferDevice, createLlamaCppParser, MAX_PARSE_CHARS} from './llamacpp.js';
 
 type Ev = EngineEvent;

@@ -2,7 +2,7 @@
  * SGLang log parser (engines.md §5): `Decode batch` (`.` and `,` separators, `accept len`),
  * `Prefill batch` (`#cached-token`) → interval-stats; uvicorn access lines.
  */
-import type {EngineEvent, LineParser} from '../model/types.js';
+import type {EngineEvent, LineParser} from '../types/monitor.js';
 import {clean, finite, parseUvicorn} from './common.js';
 import {MAX_PARSE_CHARS} from './llamacpp.js';
 

@@ -2,7 +2,7 @@
  * vLLM log parser (engines.md §4): periodic stats lines (V1 current/older, V0), `SpecDecoding metrics`
  * (all forms) and V0 `Speculative metrics`, uvicorn access lines, `(APIServer pid=N) ` prefixes.
  */
-import type {EngineEvent, LineParser} from '../model/types.js';
+import type {EngineEvent, LineParser} from '../types/monitor.js';
 import {clean, finite, parseUvicorn} from './common.js';
 import {MAX_PARSE_CHARS} from './llamacpp.js';
 

@@ -15,7 +15,7 @@
 import http from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {requestFigures} from '../model/figures.js';
-import type {ModelFigures, MonitorState, RequestRecord} from '../model/types.js';
+import type {ModelFigures, MonitorState, RequestRecord} from '../types/monitor.js';
 import {DEFAULT_METRICS_ADDR, parseListenAddress} from './address.js';
 
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';

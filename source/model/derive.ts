@@ -13,7 +13,7 @@ import {
 	rate,
 	residencyFromLayers,
 } from './figures.js';
-import type {ModelFigures, ModelInfo, MonitorState, RequestRecord, ServerState} from './types.js';
+import type {ModelFigures, ModelInfo, MonitorState, RequestRecord, ServerState} from '../types/monitor.js';
 
 /** Figures average the finished requests of the last minute (at most 10); older ones stay until replaced. */
 export const FIGURE_WINDOW_MS = 60_000;

@@ -2,10 +2,10 @@
  * The pure reducer: (state, action) → state. Immutable; only the slice that changed is replaced,
  * so selectors keep their references. Nothing grows without bound (capped rings).
  */
-import {emptySystem} from '../system/types.js';
-import {emptyProbe} from '../probe/types.js';
+import {emptySystem} from '../types/system.js';
+import {emptyProbe} from '../types/probe.js';
 import {requestFigures} from './figures.js';
-import type {Action, EngineEvent, MonitorState, RequestRecord, ServerState, ServerInfo, PassSample} from './types.js';
+import type {Action, EngineEvent, MonitorState, RequestRecord, ServerState, ServerInfo, PassSample} from '../types/monitor.js';
 
 export const MAX_REQUESTS = 200;
 export const MAX_HISTORY = 240;

@@ -4,7 +4,7 @@
  * end (kept in state), or `lastError` as one line. Esc → cancel() aborts the stream.
  */
 import {performance} from 'node:perf_hooks';
-import type {Action, MonitorState} from '../model/types.js';
+import type {Action, MonitorState} from '../types/monitor.js';
 import {ProbeError, type StreamTimeouts} from './client.js';
 import {VERSION} from '../version.js';
 import {appendHistory, defaultHistoryPath} from './history.js';
@@ -12,8 +12,8 @@ import {DEFAULT_MAX_TOKENS, loadPrompt} from './prompts.js';
 import {runProbe, type LiveProgress, type ProbeTarget} from './run.js';
 import type {LogFiguresFn} from './timing.js';
 import type {Transport} from './transport.js';
-import type {ProbePromptKind, ProbeProgress, ProbeResult, ProbeState} from './types.js';
-import {emptyProbe} from './types.js';
+import type {ProbePromptKind, ProbeProgress, ProbeResult, ProbeState} from '../types/probe.js';
+import {emptyProbe} from '../types/probe.js';
 
 /** Results kept in state (newest last). */
 export const MAX_PROBE_RESULTS = 20;

@@ -4,7 +4,7 @@
  * server's own counts. No I/O here; the reader in client.ts feeds text and timestamps.
  */
 import {createParser, type EventSourceMessage} from 'eventsource-parser';
-import type {ProbeProtocol} from './types.js';
+import type {ProbeProtocol} from '../types/probe.js';
 
 export interface ProbeRequestSpec {
 	readonly model?: string;

@@ -11,7 +11,7 @@ import type {ProbePrompt} from './prompts.js';
 import {PROBE_SEED} from './prompts.js';
 import {computeFigures, liveTps, type LogFigures, type LogFiguresFn, type StreamClock} from './timing.js';
 import type {Transport} from './transport.js';
-import type {ProbeResult} from './types.js';
+import type {ProbeResult} from '../types/probe.js';
 
 export interface ProbeTarget {
 	readonly serverId?: string;

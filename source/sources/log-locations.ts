@@ -5,7 +5,7 @@
 import {access} from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type {EngineKind} from '../model/types.js';
+import type {EngineKind} from '../types/monitor.js';
 
 export interface LogLocation {
 	readonly engine: EngineKind;

@@ -5,7 +5,7 @@
  */
 import {createParser} from '../engines/index.js';
 import {sanitize} from '../util/sanitize.js';
-import type {Collector, Dispatch, EngineKind, LineParser} from '../model/types.js';
+import type {Collector, Dispatch, EngineKind, LineParser} from '../types/monitor.js';
 import {createLogTail} from './log-tail.js';
 import {createCommandLog} from './command-log.js';
 import {createReplay} from './replay.js';

@@ -13,7 +13,7 @@ import {existsSync, statSync} from 'node:fs';
 import {open, readdir, readFile, stat} from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type {Dispatch, EngineKind, ModelInfo} from '../model/types.js';
+import type {Dispatch, EngineKind, ModelInfo} from '../types/monitor.js';
 import {bytesPerToken, tableRows, tensorBytes, type BytesMeta, type TensorEntry} from '../model/bytes-per-token.js';
 import {readGgufHeader, ggufBytesPerToken, type GgufHeader} from './gguf.js';
 

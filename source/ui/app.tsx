@@ -7,9 +7,10 @@ import {useCallback, useMemo, useReducer, useRef, useSyncExternalStore} from 're
 import stripAnsi from 'strip-ansi';
 import {deriveServer} from '../model/derive.js';
 import type {MonitorStore} from '../model/store.js';
-import type {MonitorState} from '../model/types.js';
+import type {MonitorState} from '../types/monitor.js';
 import {sanitize} from '../util/sanitize.js';
-import {stepRefresh, type Controller} from './controller.js';
+import {stepRefresh} from './controller.js';
+import type {Controller} from '../types/controller.js';
 import {KEYMAP, keyName, resolveKey, type ActionId, type KeyBinding, type KeyScope} from './keymap.js';
 import {planLayout} from './layout.js';
 import {ContentionPane} from './panes/contention.js';
@@ -27,7 +28,7 @@ import {ThemeContext, useTheme} from './theme-context.js';
 import {useTerminalSize} from './use-terminal-size.js';
 import {initialView, PROMPT_KINDS, viewReducer, type ViewAction, type ViewState} from './view-state.js';
 
-export type {Controller} from './controller.js';
+export type {Controller} from '../types/controller.js';
 
 export interface DashboardProps {
 	readonly state: MonitorState;

@@ -1,6 +1,6 @@
 import {afterEach, describe, expect, it, vi} from 'vitest';
 import {App, renderSnapshotText} from '../../source/ui/app.js';
-import type {Controller} from '../../source/ui/controller.js';
+import type {Controller} from '../../source/types/controller.js';
 import {KEYMAP, type KeyBinding} from '../../source/ui/keymap.js';
 import type {MonitorStore} from '../../source/model/store.js';
 import {emptyStore, LLAMA, OLLAMA, richState, richStore, T0} from './fixtures.js';

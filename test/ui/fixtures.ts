@@ -4,8 +4,8 @@
  */
 import {createStore, type MonitorStore} from '../../source/model/store.js';
 import {initialState, reduce} from '../../source/model/reducer.js';
-import type {Action, MonitorState} from '../../source/model/types.js';
-import {emptySystem, type SystemState} from '../../source/system/types.js';
+import type {Action, MonitorState} from '../../source/types/monitor.js';
+import {emptySystem, type SystemState} from '../../source/types/system.js';
 
 export const T0 = Date.parse('2026-03-01T12:00:00Z');
 export const OLLAMA = 'ollama@127.0.0.1:11434';

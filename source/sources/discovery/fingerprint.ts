@@ -3,7 +3,7 @@
  * from "the port answered". `identify()` is pure over the collected answers; `fingerprint()`
  * collects them with short deadlines.
  */
-import type {EngineKind} from '../../model/types.js';
+import type {EngineKind} from '../../types/monitor.js';
 import {sanitize} from '../../util/sanitize.js';
 import {httpGet, isAnswer, isRecord, parseJson, type HttpAnswer, type HttpResult} from './http.js';
 

@@ -5,7 +5,7 @@
  * (stopped answering; the reducer keeps the last figures, STALE), `server-seen` (back) and
  * `server-restarted` (back with reset counters).
  */
-import type {Dispatch, EngineKind, ModelInfo, OllamaRunner, ServerInfo} from '../../model/types.js';
+import type {Dispatch, EngineKind, ModelInfo, OllamaRunner, ServerInfo} from '../../types/monitor.js';
 import {gpuResidency, ollamaProcessor} from '../../model/figures.js';
 import {sanitize} from '../../util/sanitize.js';
 import {httpGet, isAnswer, isRecord, parseJson, type HttpResult, sharedAbortController} from './http.js';

@@ -3,7 +3,7 @@
  * and the log file a llama-server was told to write (`--log-file PATH`).
  * systeminformation's process list is expensive: `createProcessFinder` asks at most every 10 s.
  */
-import type {EngineKind} from '../../model/types.js';
+import type {EngineKind} from '../../types/monitor.js';
 import {engineProcessKind} from '../../system/contention.js';
 
 /** Names looked for (for the empty state). */

@@ -1,7 +1,7 @@
 import {Box} from 'ink';
 import {memo, useMemo} from 'react';
 import {ollamaProcessor} from '../../model/figures.js';
-import type {ModelInfo, ServerLifecycle, ServerState} from '../../model/types.js';
+import type {ModelInfo, ServerLifecycle, ServerState} from '../../types/monitor.js';
 import {DASH, fit, shortUrl, until} from '../format.js';
 import type {ThemeToken} from '../theme.js';
 import {Line, Span, Title} from './common.js';

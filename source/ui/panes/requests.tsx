@@ -2,7 +2,7 @@ import {Box} from 'ink';
 import {memo} from 'react';
 import {requestFigures} from '../../model/figures.js';
 import {modelLabel} from '../../model/derive.js';
-import type {RequestRecord, ServerState} from '../../model/types.js';
+import type {RequestRecord, ServerState} from '../../types/monitor.js';
 import {clock, fit, int, pct, right, tpp, tps} from '../format.js';
 import {Line, Span, Title} from './common.js';
 

@@ -4,8 +4,8 @@
  *
  * Every figure is optional: `undefined` means "not known" and is shown as `--` (never 0).
  */
-import type {SystemState} from '../system/types.js';
-import type {ProbeState} from '../probe/types.js';
+import type {SystemState} from './system.js';
+import type {ProbeState} from './probe.js';
 
 /** Which engine wrote a log or answers a server. JSON key `engine`. */
 export type EngineKind =
