@@ -84,7 +84,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 		if (action.type === 'server-models') {
 			// The merged server (url, engine) as the store knows it after this action.
 			const info = store.getSnapshot().servers[action.serverId];
-			if (info) for (const m of action.models) resolver.request(action.serverId, {engine: info.engine, url: info.url, apiKey: apiKeyFor(info.url)}, m as ModelInfo);
+			if (info) for (const m of action.models) resolver.request(action.serverId, {engine: info.engine, url: info.url, apiKey: apiKeyFor(info.url), demo: info.demo}, m as ModelInfo);
 		}
 	};
 
@@ -164,12 +164,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 			agent: options.demoAgent,
 		});
 		const id = normalizeServerUrl(demo.url)?.id ?? demo.url;
-		const info = {id, engine: 'demo-ollama' as const, url: demo.url, source: 'demo' as const, demo: true, version: DEMO_OLLAMA_VERSION};
+		const info = {id, engine: 'ollama' as const, url: demo.url, source: 'demo' as const, demo: true, version: DEMO_OLLAMA_VERSION};
 		dispatch({type: 'server-seen', t: Date.now(), server: info});
 		if (config.bandwidth === undefined) dispatch({type: 'bandwidth', bandwidth: {gbs: demo.bandwidthGBs, source: 'demo engine (simulated)', chip: 'DEMO'}});
 		await attachLog(id, {kind: 'file', path: demo.logPath}, 'ollama');
 		// The demo speaks Ollama's API: the same poller a real Ollama gets.
-		const poller = createPoller({server: {...info, engine: 'ollama'}, dispatch, intervalMs: options.pollMs});
+		const poller = createPoller({server: info, dispatch, intervalMs: options.pollMs});
 		collectors.push({start: () => poller.start(), stop: () => poller.stop()});
 		poller.start();
 		await poller.pollNow();

@@ -4,6 +4,7 @@
  * and 429 `model_busy` → busy.
  */
 import type {EngineEvent, LineParser} from '../types/monitor.js';
+import {OPENAI_MODEL_LIST, OPENAI_POLL, OPENAI_PROBE, type EngineDescriptor} from './descriptor.js';
 import {clean, parseUvicorn} from './common.js';
 import {MAX_PARSE_CHARS} from './llamacpp.js';
 
@@ -83,3 +84,17 @@ export function createLithosParser(): LineParser {
 	};
 	return {engine: 'lithos', push};
 }
+
+export const lithos: EngineDescriptor = {
+	kind: 'lithos',
+	label: 'lithos-metal',
+	logParser: createLithosParser,
+	logTimes: ['iso'],
+	poll: OPENAI_POLL,
+	probe: OPENAI_PROBE,
+	modelList: OPENAI_MODEL_LIST,
+	unifiedMemory: true,
+	defaultPorts: [8000],
+	process: {names: ['lithos-metal']},
+	modelBytes: {localDirs: true},
+};

@@ -4,6 +4,7 @@
  * mlx-lm logs no acceptance statistics and no per-request timings.
  */
 import type {EngineEvent, LineParser} from '../types/monitor.js';
+import {OPENAI_MODEL_LIST, OPENAI_POLL, OPENAI_PROBE, type EngineDescriptor} from './descriptor.js';
 import {parseStdlibAccess} from './common.js';
 import {MAX_PARSE_CHARS} from './llamacpp.js';
 
@@ -47,3 +48,17 @@ export function createMlxLmParser(): LineParser {
 	};
 	return {engine: 'mlxlm', push};
 }
+
+export const mlxlm: EngineDescriptor = {
+	kind: 'mlxlm',
+	label: 'mlx-lm',
+	logParser: createMlxLmParser,
+	logTimes: ['iso'],
+	poll: OPENAI_POLL,
+	probe: OPENAI_PROBE,
+	modelList: OPENAI_MODEL_LIST,
+	unifiedMemory: true,
+	defaultPorts: [8080],
+	process: {names: ['mlx_lm.server']},
+	modelBytes: {localDirs: true},
+};

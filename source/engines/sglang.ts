@@ -3,8 +3,10 @@
  * `Prefill batch` (`#cached-token`) → interval-stats; uvicorn access lines.
  */
 import type {EngineEvent, LineParser} from '../types/monitor.js';
+import {OPENAI_MODEL_LIST, OPENAI_PROBE, OPENAI_VERSIONED_POLL, type EngineDescriptor} from './descriptor.js';
 import {clean, finite, parseUvicorn} from './common.js';
 import {MAX_PARSE_CHARS} from './llamacpp.js';
+import {notPythonWorker} from './vllm.js';
 
 const PREFIX = /^\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})(?: ([^\]]+))?\] (.*)$/;
 const BATCH = /^(Decode|Prefill) batch(?: \[\d+\])?[.,] /;
@@ -87,3 +89,17 @@ export function createSglangParser(): LineParser {
 	};
 	return {engine: 'sglang', push};
 }
+
+export const sglang: EngineDescriptor = {
+	kind: 'sglang',
+	label: 'SGLang',
+	logParser: createSglangParser,
+	logTimes: ['iso'],
+	poll: OPENAI_VERSIONED_POLL,
+	probe: OPENAI_PROBE,
+	modelList: OPENAI_MODEL_LIST,
+	unifiedMemory: false,
+	defaultPorts: [30000],
+	process: {names: ['sglang'], isServer: notPythonWorker},
+	modelBytes: {localDirs: true},
+};

@@ -3,6 +3,7 @@
  * (all forms) and V0 `Speculative metrics`, uvicorn access lines, `(APIServer pid=N) ` prefixes.
  */
 import type {EngineEvent, LineParser} from '../types/monitor.js';
+import {OPENAI_MODEL_LIST, OPENAI_PROBE, OPENAI_VERSIONED_POLL, type EngineDescriptor} from './descriptor.js';
 import {clean, finite, parseUvicorn} from './common.js';
 import {MAX_PARSE_CHARS} from './llamacpp.js';
 
@@ -72,3 +73,20 @@ export function createVllmParser(): LineParser {
 	};
 	return {engine: 'vllm', push};
 }
+
+/** vLLM/SGLang worker processes (`VLLM::EngineCore`, `sglang::scheduler`) are not servers of their own. */
+export const notPythonWorker = (name: string, cmd: string): boolean => !(/^(?:VLLM|sglang)::/i.test(name) || /^(?:VLLM|sglang)::/i.test(cmd.trim()));
+
+export const vllm: EngineDescriptor = {
+	kind: 'vllm',
+	label: 'vLLM',
+	logParser: createVllmParser,
+	logTimes: ['iso'],
+	poll: OPENAI_VERSIONED_POLL,
+	probe: OPENAI_PROBE,
+	modelList: OPENAI_MODEL_LIST,
+	unifiedMemory: false,
+	defaultPorts: [8000],
+	process: {names: ['vllm'], isServer: notPythonWorker},
+	modelBytes: {localDirs: true},
+};

@@ -5,6 +5,7 @@
  */
 import {performance} from 'node:perf_hooks';
 import {sanitize} from '../util/sanitize.js';
+import {engineOf} from '../engines/index.js';
 import {ProbeError, formatDuration, joinUrl, streamOnce, type StreamOutcome, type StreamTimeouts, DEFAULT_TIMEOUTS} from './client.js';
 import {protocolPlan, type ProtocolPlan} from './protocols.js';
 import type {ProbePrompt} from './prompts.js';
@@ -112,16 +113,15 @@ export async function pickModel(url: string, engine: string | undefined, apiKey?
 		const v = (list[0] as Record<string, unknown> | undefined)?.[key];
 		return typeof v === 'string' && v !== '' ? sanitize(v, 200) : undefined;
 	};
-	if (engine === 'ollama' || engine === 'demo-ollama') {
-		const ps = (await getJson(joinUrl(url, '/api/ps'), apiKey, signal)) as {models?: unknown} | undefined;
-		const loaded = first(ps?.models, 'name') ?? first(ps?.models, 'model');
-		if (loaded) return loaded;
-		const tags = (await getJson(joinUrl(url, '/api/tags'), apiKey, signal)) as {models?: unknown} | undefined;
-		const listed = first(tags?.models, 'name') ?? first(tags?.models, 'model');
-		if (listed) return listed;
+	// The engine's descriptor says where its model list is (Ollama: loaded first, then installed).
+	for (const step of engineOf(engine).modelList) {
+		const body = (await getJson(joinUrl(url, step.path), apiKey, signal)) as Record<string, unknown> | undefined;
+		for (const key of step.keys) {
+			const name = first(body?.[step.list], key);
+			if (name) return name;
+		}
 	}
-	const v1 = (await getJson(joinUrl(url, '/v1/models'), apiKey, signal)) as {data?: unknown} | undefined;
-	return first(v1?.data, 'id');
+	return undefined;
 }
 
 /** Engine of a bare URL: `GET /` "Ollama is running" → ollama; `Server: llama.cpp` → llamacpp; else OpenAI-compatible. */

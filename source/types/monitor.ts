@@ -19,11 +19,10 @@ export type EngineKind =
 	| 'llamaswap'
 	| 'koboldcpp'
 	| 'localai'
-	| 'openai'
-	| 'demo-ollama';
+	| 'openai';
 
 export const ENGINE_KINDS: readonly EngineKind[] = [
-	'ollama', 'llamacpp', 'mlxlm', 'lithos', 'vllm', 'sglang', 'lmstudio', 'llamaswap', 'koboldcpp', 'localai', 'openai', 'demo-ollama',
+	'ollama', 'llamacpp', 'mlxlm', 'lithos', 'vllm', 'sglang', 'lmstudio', 'llamaswap', 'koboldcpp', 'localai', 'openai',
 ];
 
 /** Ollama runs each model on one of two engines: llama-server over GGUF, or its own MLX runner. */

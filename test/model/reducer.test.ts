@@ -55,10 +55,10 @@ describe('reducer', () => {
 	it('the demo keeps its label when discovery sees it as an Ollama', () => {
 		const id = 'http://127.0.0.1:5555';
 		const s = run([
-			{type: 'server-seen', t: 1, server: {id, engine: 'demo-ollama', url: id, source: 'demo', demo: true}},
+			{type: 'server-seen', t: 1, server: {id, engine: 'ollama', url: id, source: 'demo', demo: true}},
 			{type: 'server-seen', t: 2, server: {id, engine: 'ollama', url: id, source: 'port-scan'}},
 		]);
-		expect(s.servers[id]!.engine).toBe('demo-ollama');
+		expect(s.servers[id]!.engine).toBe('ollama');
 		expect(s.servers[id]!.demo).toBe(true);
 	});
 

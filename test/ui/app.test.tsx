@@ -313,7 +313,7 @@ describe('empty state and non-TTY', () => {
 
 	it('shows DEMO whenever a server is the demo', async () => {
 		const store = emptyStore();
-		store.dispatch({type: 'server-seen', t: T0, server: {id: 'demo', engine: 'demo-ollama', url: 'http://127.0.0.1:40001', source: 'demo', demo: true}});
+		store.dispatch({type: 'server-seen', t: T0, server: {id: 'demo', engine: 'ollama', url: 'http://127.0.0.1:40001', source: 'demo', demo: true}});
 		store.publish();
 		const {tui} = await mount({columns: 80, rows: 24, store});
 		expect(tui.frame()).toContain('infertop 0.1.0  DEMO');

@@ -1,0 +1,18 @@
+/**
+ * Any OpenAI-compatible server infertop does not know by name (Jan 1337, TabbyAPI 5000…): the
+ * model list and the probe, nothing engine-specific.
+ */
+import {OPENAI_MODEL_LIST, OPENAI_POLL, OPENAI_PROBE, type EngineDescriptor} from './descriptor.js';
+
+export const openai: EngineDescriptor = {
+	kind: 'openai',
+	label: 'OpenAI-compatible',
+	logTimes: [],
+	poll: OPENAI_POLL,
+	probe: OPENAI_PROBE,
+	modelList: OPENAI_MODEL_LIST,
+	unifiedMemory: false,
+	// Jan 1337, TabbyAPI 5000, llama-server's planned new default 9931.
+	defaultPorts: [1337, 5000, 9931],
+	modelBytes: {localDirs: true},
+};
