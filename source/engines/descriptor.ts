@@ -7,6 +7,7 @@
 import type {EngineKind, LineParser, ModelInfo} from '../types/monitor.js';
 import type {ProbeProtocol} from '../types/probe.js';
 import {sanitize} from '../util/sanitize.js';
+import type {FingerprintRule} from './fingerprint.js';
 
 /** How a log line says when it was written (see engines/log-time.ts). */
 export type LogTimeFormat = 'slog' | 'gin' | 'iso';
@@ -124,6 +125,8 @@ export interface EngineDescriptor {
 	readonly process?: ProcessRule;
 	readonly logLocations?: (ctx: LogLocationContext) => LogLocation[];
 	readonly modelBytes: ModelBytesHints;
+	/** How its HTTP answers tell it from every other engine; none: never identified by answers alone. */
+	readonly fingerprint?: FingerprintRule;
 }
 
 // ---- pure helpers for answers -----------------------------------------------------------------

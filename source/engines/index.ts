@@ -10,6 +10,7 @@
 import type {EngineEvent, EngineKind, LineParser} from '../types/monitor.js';
 import type {EngineDescriptor} from './descriptor.js';
 import {detectEngine} from './detect.js';
+import {fingerprintEvidence, type FingerprintAnswer, type Identity} from './fingerprint.js';
 import {koboldcpp} from './koboldcpp.js';
 import {lithos} from './lithos.js';
 import {createLlamaCppParser, llamacpp} from './llamacpp.js';
@@ -23,6 +24,7 @@ import {sglang} from './sglang.js';
 import {vllm} from './vllm.js';
 
 export type {EngineDescriptor} from './descriptor.js';
+export type {Identity} from './fingerprint.js';
 export {detectEngine} from './detect.js';
 export {createLlamaCppParser} from './llamacpp.js';
 export {createOllamaParser} from './ollama.js';
@@ -57,6 +59,27 @@ export const ENGINE_LABELS: Readonly<Record<EngineKind, string>> = Object.fromEn
 
 /** Ports discovery scans by default: every engine's, once each, in registry order. */
 export const DEFAULT_PORTS: readonly number[] = [...new Set(Object.values(ENGINES).flatMap(d => d.defaultPorts))];
+
+const RULES = Object.values(ENGINES)
+	.flatMap(d => (d.fingerprint ? [{kind: d.kind, rule: d.fingerprint}] : []))
+	.sort((a, b) => a.rule.rank - b.rule.rank);
+
+/** Paths discovery asks of every candidate server: every engine's fingerprint paths, once each. */
+export const FINGERPRINT_PATHS: readonly string[] = [...new Set(RULES.flatMap(r => r.rule.paths))];
+
+/**
+ * The engine that answers, from the answers to FINGERPRINT_PATHS: the first engine's rule (by rank)
+ * that says yes; undefined when a rule must wait for a path that did not answer, or none says yes.
+ */
+export function identifyEngine(responses: Readonly<Record<string, FingerprintAnswer | undefined>>): Identity | undefined {
+	const evidence = fingerprintEvidence(responses, FINGERPRINT_PATHS);
+	for (const {kind, rule} of RULES) {
+		const v = rule.identify(evidence);
+		if (v === 'wait') return undefined;
+		if (v !== undefined) return {engine: kind, ...v};
+	}
+	return undefined;
+}
 
 /** Process names discovery looks for (for the empty state). */
 export const ENGINE_PROCESS_NAMES: readonly string[] = Object.values(ENGINES).flatMap(d => d.process?.names ?? []);

@@ -1,5 +1,6 @@
 /** KoboldCpp: llama.cpp underneath (its log lines are llama.cpp's); OpenAI-style model list. */
-import {OPENAI_MODEL_LIST, OPENAI_POLL, OPENAI_PROBE, type EngineDescriptor} from './descriptor.js';
+import {str} from './fingerprint.js';
+import {isRecord, OPENAI_MODEL_LIST, OPENAI_POLL, OPENAI_PROBE, type EngineDescriptor} from './descriptor.js';
 import {createLlamaCppParser} from './llamacpp.js';
 
 export const koboldcpp: EngineDescriptor = {
@@ -14,4 +15,13 @@ export const koboldcpp: EngineDescriptor = {
 	defaultPorts: [5001],
 	process: {names: ['koboldcpp']},
 	modelBytes: {localDirs: true},
+	// /api/extra/version {"result":"KoboldCpp","version":…}.
+	fingerprint: {
+		rank: 20,
+		paths: ['/api/extra/version', '/v1/models'],
+		identify: (e) => {
+			const k = e.json('/api/extra/version');
+			return isRecord(k) && k.result === 'KoboldCpp' ? {version: str(k.version), models: e.modelIds} : undefined;
+		},
+	},
 };

@@ -97,4 +97,5 @@ export const lithos: EngineDescriptor = {
 	defaultPorts: [8000],
 	process: {names: ['lithos-metal']},
 	modelBytes: {localDirs: true},
+	fingerprint: {rank: 80, paths: ['/v1/models'], identify: (e) => (e.ownedBy('lithos-metal') ? {models: e.modelIds} : undefined)},
 };

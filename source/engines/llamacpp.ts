@@ -4,6 +4,7 @@
  * (router children: `<port>:s<slot>/t<task>`), so interleaved slots never mix figures.
  */
 import type {EngineEvent, LineParser, ModelInfo, OllamaRunner} from '../types/monitor.js';
+import {str} from './fingerprint.js';
 import {cleanModel, isRecord, OPENAI_MODEL_LIST, OPENAI_PROBE, posInt, text, type EngineDescriptor, type RestartMarker} from './descriptor.js';
 
 /** Lines longer than this are not log lines anyone wrote by hand: never run a regex over them. */
@@ -490,4 +491,13 @@ export const llamacpp: EngineDescriptor = {
 		logFileFlag: '--log-file',
 	},
 	modelBytes: {ggufFromProps: true, fileSizeFromModels: true},
+	// `Server: llama.cpp`, or /props with build_info b<N>-<sha> + default_generation_settings.
+	fingerprint: {
+		rank: 50,
+		paths: ['/props', '/v1/models'],
+		identify: (e) => {
+			if (!e.llamaHeader && e.llamaBuild === undefined && !e.ownedBy('llamacpp')) return undefined;
+			return {version: e.llamaBuild ?? (e.llamaProps ? str(e.llamaProps.build_info) : undefined), models: e.modelIds};
+		},
+	},
 };

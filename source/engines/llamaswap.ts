@@ -38,4 +38,13 @@ export const llamaswap: EngineDescriptor = {
 	defaultPorts: [8080],
 	process: {names: ['llama-swap']},
 	modelBytes: {localDirs: true, fileSizeFromModels: true},
+	// owned_by "llama-swap" or GET /running {"running":[…]}.
+	fingerprint: {
+		rank: 40,
+		paths: ['/running', '/v1/models'],
+		identify: (e) => {
+			const running = e.json('/running');
+			return e.ownedBy('llama-swap') || (isRecord(running) && Array.isArray(running.running)) ? {models: e.modelIds} : undefined;
+		},
+	},
 };

@@ -5,6 +5,19 @@
 import type {ModelInfo} from '../types/monitor.js';
 import {CHAT, cleanModel, COMPLETIONS, isRecord, MAX_MODELS, OPENAI_MODEL_LIST, OPENAI_POLL, posInt, text, type EngineDescriptor} from './descriptor.js';
 
+function lmStudioV0Items(j: unknown): Record<string, unknown>[] | undefined {
+	if (!isRecord(j) || !Array.isArray(j.data)) return undefined;
+	const items = (j.data as unknown[]).filter(isRecord);
+	if (items.length === 0) return j.object === 'list' && (j.data as unknown[]).length === 0 ? [] : undefined;
+	return items.some((m) => 'compatibility_type' in m || ('state' in m && 'max_context_length' in m)) ? items : undefined;
+}
+
+function lmStudioV1Items(j: unknown): Record<string, unknown>[] | undefined {
+	if (!isRecord(j) || !Array.isArray(j.models)) return undefined;
+	const items = (j.models as unknown[]).filter(isRecord);
+	return items.length > 0 && items.some((m) => 'loaded_instances' in m && 'key' in m) ? items : undefined;
+}
+
 function sortLoaded(models: ModelInfo[]): ModelInfo[] {
 	return [...models].sort((a, b) => Number(b.loaded === true) - Number(a.loaded === true)).slice(0, MAX_MODELS);
 }
@@ -71,4 +84,15 @@ export const lmstudio: EngineDescriptor = {
 	defaultPorts: [1234],
 	process: {names: ['LM Studio']},
 	modelBytes: {localDirs: true},
+	// REST v0 (compatibility_type/state) or v1 (loaded_instances).
+	fingerprint: {
+		rank: 60,
+		paths: ['/api/v0/models', '/api/v1/models', '/v1/models'],
+		identify: (e) => {
+			const v0 = lmStudioV0Items(e.json('/api/v0/models'));
+			const v1 = lmStudioV1Items(e.json('/api/v1/models'));
+			if (v0 === undefined && v1 === undefined) return undefined;
+			return {models: e.modelIds ?? v0?.map((m) => String(m.id))};
+		},
+	},
 };

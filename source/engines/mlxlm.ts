@@ -61,4 +61,16 @@ export const mlxlm: EngineDescriptor = {
 	defaultPorts: [8080],
 	process: {names: ['mlx_lm.server']},
 	modelBytes: {localDirs: true},
+	// Python's BaseHTTP server and model items without owned_by; only once every path answered
+	// (it rests on other markers being absent).
+	fingerprint: {
+		rank: 100,
+		paths: ['/v1/models'],
+		identify: (e) => {
+			if (e.models === undefined) return undefined;
+			if (!e.all) return 'wait';
+			const server = e.answer('/v1/models')?.headers.server ?? '';
+			return /^BaseHTTP\/[\d.]+ Python\/[\d.]+/.test(server) && e.models.every((m) => !('owned_by' in m)) ? {models: e.modelIds} : undefined;
+		},
+	},
 };

@@ -5,6 +5,7 @@
  */
 import type {EngineEvent, LineParser, ModelInfo, OllamaRunner} from '../types/monitor.js';
 import {gpuResidency, ollamaProcessor} from '../model/figures.js';
+import {ok} from './fingerprint.js';
 import {CHAT, cleanModel, isRecord, MAX_MODELS, num, OLLAMA_GENERATE, OPENAI_MODEL_LIST, posInt, text, versionOf, type EngineDescriptor, type LogLocation, type LogLocationContext} from './descriptor.js';
 import {bufferDevice, createLlamaCppParser, MAX_PARSE_CHARS} from './llamacpp.js';
 
@@ -340,4 +341,17 @@ export const ollama: EngineDescriptor = {
 	},
 	logLocations: ollamaLogLocations,
 	modelBytes: {ollamaBlobs: true, ollamaShow: true},
+	// The `/` body is the marker; /api/version gives the version. LocalAI (heartbeat flag on) and
+	// KoboldCpp answer Ollama routes too, so their paths must have answered (any status): a marker
+	// missing because its request timed out proves nothing.
+	fingerprint: {
+		rank: 30,
+		paths: ['/', '/api/version'],
+		identify: (e) => {
+			const root = e.answer('/');
+			if (!ok(root) || root.body.trim() !== 'Ollama is running') return undefined;
+			if (!e.answered(['/.well-known/localai.json', '/version', '/readyz', '/api/extra/version'])) return 'wait';
+			return {version: e.version('/api/version')};
+		},
+	},
 };

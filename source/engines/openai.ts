@@ -15,4 +15,6 @@ export const openai: EngineDescriptor = {
 	// Jan 1337, TabbyAPI 5000, llama-server's planned new default 9931.
 	defaultPorts: [1337, 5000, 9931],
 	modelBytes: {localDirs: true},
+	// Only "none of the above" with a valid `/v1/models` list, once every path answered.
+	fingerprint: {rank: 1000, paths: ['/v1/models'], identify: (e) => (e.models === undefined ? undefined : e.all ? {models: e.modelIds} : 'wait')},
 };

@@ -102,4 +102,6 @@ export const sglang: EngineDescriptor = {
 	defaultPorts: [30000],
 	process: {names: ['sglang'], isServer: notPythonWorker},
 	modelBytes: {localDirs: true},
+	// /get_model_info {"model_path": …} or owned_by "sglang".
+	fingerprint: {rank: 70, paths: ['/get_model_info', '/version', '/v1/models'], identify: (e) => (e.sglangInfo || e.ownedBy('sglang') ? {version: e.version('/version'), models: e.modelIds} : undefined)},
 };

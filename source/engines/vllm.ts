@@ -89,4 +89,5 @@ export const vllm: EngineDescriptor = {
 	defaultPorts: [8000],
 	process: {names: ['vllm'], isServer: notPythonWorker},
 	modelBytes: {localDirs: true},
+	fingerprint: {rank: 90, paths: ['/v1/models', '/version'], identify: (e) => (e.ownedBy('vllm') ? {version: e.version('/version'), models: e.modelIds} : undefined)},
 };
