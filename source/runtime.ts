@@ -25,6 +25,7 @@ import type {Controller} from './types/controller.js';
 import {startDemoEngine, DEMO_OLLAMA_VERSION, type DemoEngine} from './demo/engine.js';
 import {createPoller} from './sources/discovery/pollers.js';
 import {readOllamaPs} from './sources/ollama-ps-cli.js';
+import {engineOf} from './engines/index.js';
 
 export interface RuntimeOptions {
 	readonly config: EffectiveConfig;
@@ -65,6 +66,13 @@ export function logInputOf(spec: string): {input: LogInput; engine?: EngineKind}
 	const s = parsed.spec;
 	if (s.kind === 'file') return {input: {kind: 'file', path: s.path}, engine: s.engine};
 	return {input: {kind: 'cmd', argv: splitArgs(s.command)}, engine: s.engine};
+}
+
+/** The server id an engine's own environment names (`OLLAMA_HOST`, else its default). */
+function hostIdOf(engine: EngineKind): string | undefined {
+	const host = engineOf(engine).hostEnv;
+	if (!host) return undefined;
+	return normalizeServerUrl(process.env[host.name] ?? host.fallback)?.id ?? host.fallback;
 }
 
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
@@ -175,18 +183,18 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 		await poller.pollNow();
 	}
 
-	// 5. Default log locations (Ollama's), attached to the Ollama server they belong to.
+	// 5. Default log locations, attached to the server they belong to (the engine's `hostEnv`).
 	if (options.scan) {
-		const ollamaId = normalizeServerUrl(process.env.OLLAMA_HOST ?? 'http://127.0.0.1:11434')?.id ?? 'http://127.0.0.1:11434';
 		for (const loc of await findExistingLogs()) {
 			const input: LogInput = loc.kind === 'file' ? {kind: 'file', path: loc.path!} : {kind: 'cmd', argv: loc.argv!};
-			await attachLog(loc.engine === 'ollama' ? ollamaId : `log:${labelOf(input)}`, input, loc.engine, loc.engine === 'ollama' ? {url: ollamaId} : {});
+			const hostId = hostIdOf(loc.engine);
+			await attachLog(hostId ?? `log:${labelOf(input)}`, input, loc.engine, hostId ? {url: hostId} : {});
 		}
 	}
 
 	// 6. `--ollama-ps cli`: residency from the CLI table.
 	if (config.ollamaPs === 'cli') {
-		const ollamaId = normalizeServerUrl(process.env.OLLAMA_HOST ?? 'http://127.0.0.1:11434')?.id ?? 'http://127.0.0.1:11434';
+		const ollamaId = hostIdOf('ollama')!;
 		let timer: NodeJS.Timeout | undefined;
 		const tick = async () => {
 			const r = await readOllamaPs();

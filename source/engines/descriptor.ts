@@ -125,6 +125,10 @@ export interface EngineDescriptor {
 	readonly process?: ProcessRule;
 	readonly logLocations?: (ctx: LogLocationContext) => LogLocation[];
 	readonly modelBytes: ModelBytesHints;
+	/** Quick marks the probe command reads of a bare URL (`GET /`, `GET /v1/models`), before any full fingerprint. */
+	readonly quickMarks?: {readonly rootBody?: RegExp; readonly serverHeader?: RegExp; readonly modelOwner?: string};
+	/** The environment variable naming its own URL, and the default (Ollama `OLLAMA_HOST`): default logs belong to that server. */
+	readonly hostEnv?: {readonly name: string; readonly fallback: string};
 	/** How its HTTP answers tell it from every other engine; none: never identified by answers alone. */
 	readonly fingerprint?: FingerprintRule;
 }

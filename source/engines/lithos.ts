@@ -93,6 +93,7 @@ export const lithos: EngineDescriptor = {
 	poll: OPENAI_POLL,
 	probe: OPENAI_PROBE,
 	modelList: OPENAI_MODEL_LIST,
+	quickMarks: {modelOwner: 'lithos-metal'},
 	unifiedMemory: true,
 	defaultPorts: [8000],
 	process: {names: ['lithos-metal']},

@@ -478,6 +478,7 @@ export const llamacpp: EngineDescriptor = {
 	modelList: OPENAI_MODEL_LIST,
 	unifiedMemory: false,
 	slotContext: true,
+	quickMarks: {serverHeader: /llama\.cpp/i, modelOwner: 'llamacpp'},
 	defaultPorts: [8080],
 	process: {
 		names: ['llama-server'],

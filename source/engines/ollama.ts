@@ -330,6 +330,8 @@ export const ollama: EngineDescriptor = {
 	],
 	unifiedMemory: false,
 	keepAlive: true,
+	quickMarks: {rootBody: /Ollama is running/},
+	hostEnv: {name: 'OLLAMA_HOST', fallback: 'http://127.0.0.1:11434'},
 	defaultPorts: [11434],
 	process: {
 		names: ['ollama'],

@@ -98,6 +98,7 @@ export const sglang: EngineDescriptor = {
 	poll: OPENAI_VERSIONED_POLL,
 	probe: OPENAI_PROBE,
 	modelList: OPENAI_MODEL_LIST,
+	quickMarks: {modelOwner: 'sglang'},
 	unifiedMemory: false,
 	defaultPorts: [30000],
 	process: {names: ['sglang'], isServer: notPythonWorker},

@@ -85,6 +85,7 @@ export const vllm: EngineDescriptor = {
 	poll: OPENAI_VERSIONED_POLL,
 	probe: OPENAI_PROBE,
 	modelList: OPENAI_MODEL_LIST,
+	quickMarks: {modelOwner: 'vllm'},
 	unifiedMemory: false,
 	defaultPorts: [8000],
 	process: {names: ['vllm'], isServer: notPythonWorker},

@@ -3,7 +3,7 @@
  * so selectors keep their references. Nothing grows without bound (capped rings).
  */
 import {emptySystem} from '../types/system.js';
-import {emptyProbe} from '../types/probe.js';
+import {emptyProbe, MAX_PROBE_RESULTS} from '../types/probe.js';
 import {requestFigures} from './figures.js';
 import type {Action, EngineEvent, MonitorState, RequestRecord, ServerState, ServerInfo, PassSample} from '../types/monitor.js';
 
@@ -200,8 +200,16 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 			return {...state, bandwidth: action.bandwidth};
 		case 'system':
 			return {...state, system: action.system};
-		case 'probe':
-			return {...state, probe: action.probe};
+		case 'probe-started': {
+			const {lastError: _dropped, ...rest} = state.probe;
+			return {...state, probe: {...rest, running: action.running, prompt: action.prompt}};
+		}
+		case 'probe-progress':
+			return {...state, probe: {...state.probe, running: action.running}};
+		case 'probe-result':
+			return {...state, probe: {...state.probe, results: [...state.probe.results, action.result].slice(-MAX_PROBE_RESULTS), running: action.next}};
+		case 'probe-failed':
+			return {...state, probe: {...state.probe, running: undefined, lastError: action.error}};
 		case 'looked-for':
 			return {...state, lookedFor: action.lookedFor};
 		case 'refresh':

@@ -5,7 +5,7 @@
  */
 import {performance} from 'node:perf_hooks';
 import {sanitize} from '../util/sanitize.js';
-import {engineOf} from '../engines/index.js';
+import {ENGINES, engineOf} from '../engines/index.js';
 import {ProbeError, formatDuration, joinUrl, streamOnce, type StreamOutcome, type StreamTimeouts, DEFAULT_TIMEOUTS} from './client.js';
 import {protocolPlan, type ProtocolPlan} from './protocols.js';
 import type {ProbePrompt} from './prompts.js';
@@ -134,8 +134,8 @@ export async function detectEngine(url: string, signal?: AbortSignal): Promise<s
 		const res = await fetch(joinUrl(url, '/'), {signal: ac.signal, redirect: 'manual'});
 		const server = res.headers.get('server') ?? '';
 		const body = (await res.text()).slice(0, 200);
-		if (/Ollama is running/.test(body)) return 'ollama';
-		if (/llama\.cpp/i.test(server)) return 'llamacpp';
+		for (const d of Object.values(ENGINES)) if (d.quickMarks?.rootBody?.test(body)) return d.kind;
+		for (const d of Object.values(ENGINES)) if (d.quickMarks?.serverHeader?.test(server)) return d.kind;
 	} catch {
 		// Unreachable servers fail later with a precise reason from the probe itself.
 	} finally {
@@ -144,10 +144,7 @@ export async function detectEngine(url: string, signal?: AbortSignal): Promise<s
 	}
 	const models = (await getJson(joinUrl(url, '/v1/models'), undefined, signal)) as {data?: {owned_by?: unknown}[]} | undefined;
 	const owner = Array.isArray(models?.data) ? models.data[0]?.owned_by : undefined;
-	if (owner === 'lithos-metal') return 'lithos';
-	if (owner === 'llamacpp') return 'llamacpp';
-	if (owner === 'vllm') return 'vllm';
-	if (owner === 'sglang') return 'sglang';
+	for (const d of Object.values(ENGINES)) if (owner !== undefined && d.quickMarks?.modelOwner === owner) return d.kind;
 	return 'openai';
 }
 

@@ -227,8 +227,7 @@ describe('keys', () => {
 	it('Esc cancels a running probe and the probe pane shows live progress', async () => {
 		const controller = fakeController();
 		const store = richStore();
-		const probe = store.getSnapshot().probe;
-		store.dispatch({type: 'probe', probe: {...probe, running: {serverId: OLLAMA, startedAt: T0 + 60_000, prompt: 'code', tokens: 88, liveTps: 45.1, status: 'server busy (HTTP 429), retrying'}}});
+		store.dispatch({type: 'probe-progress', running: {serverId: OLLAMA, startedAt: T0 + 60_000, prompt: 'code', tokens: 88, liveTps: 45.1, status: 'server busy (HTTP 429), retrying'}});
 		store.publish();
 		const {tui} = await mount({columns: 120, rows: 40, controller, store});
 		expect(tui.frame()).toMatch(/▶ 88 tokens · 45\.1 tok\/s live · TTFT -- · 3\.0 s elapsed · server busy \(HTTP 429\), retrying/);
