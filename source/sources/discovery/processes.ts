@@ -41,11 +41,6 @@ export interface EngineProcess {
 	readonly logFile?: string;
 }
 
-function basename(p: string): string {
-	const parts = p.split(/[\\/]/);
-	return parts[parts.length - 1] ?? p;
-}
-
 /**
  * The engine SERVER a process runs, from its name and full command line; undefined when none.
  * Recognition is contention's `engineProcessKind` (one matcher for the whole app); discovery then
