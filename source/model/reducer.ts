@@ -166,6 +166,9 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 		case 'log-state':
 			return withServer(state, action.serverId, s => (s.logState === action.text ? s : {...s, logState: action.text}));
 		case 'server-seen': {
+			// One engine name per engine: the demo is an `ollama` with `demo: true`, and the whole
+			// state says demo once a demo server is seen (snapshot's top-level `demo` agrees with its servers).
+			if (action.server.demo === true && !state.demo) state = {...state, demo: true};
 			const existing = state.servers[action.server.id];
 			if (!existing) return withServer(state, action.server.id, () => newServer(action.server, action.t));
 			return withServer(state, action.server.id, s => {

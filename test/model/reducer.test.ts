@@ -70,3 +70,13 @@ describe('reducer', () => {
 		expect(snap.servers[0]).toMatchObject({engine: 'llamacpp', url: id, state: 'up', source: 'flag'});
 	});
 });
+
+describe('the demo is one engine name', () => {
+	it('a demo server is engine ollama with demo: true, and the state says demo once it is seen', () => {
+		let s = initialState({host: 'h', now: 1});
+		expect(s.demo).toBe(false);
+		s = reduce(s, {type: 'server-seen', t: 2, server: {id: 'http://127.0.0.1:1', engine: 'ollama', url: 'http://127.0.0.1:1', source: 'demo', demo: true}});
+		expect(s.demo).toBe(true);
+		expect(s.servers['http://127.0.0.1:1']).toMatchObject({engine: 'ollama', demo: true});
+	});
+});
