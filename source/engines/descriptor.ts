@@ -114,6 +114,8 @@ export interface EngineDescriptor {
 	readonly poll: PollPlan;
 	/** Per-request stats in answers: which probe protocols to try, in order. */
 	readonly probe: readonly ProbeStep[];
+	/** Environment variables holding the engine's own API key (sent only to its server), first wins. */
+	readonly apiKeyEnv?: readonly string[];
 	readonly modelList: readonly ModelListStep[];
 	/** Unified memory (Apple silicon only): every model is 100 % GPU. */
 	readonly unifiedMemory: boolean;

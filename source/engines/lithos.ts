@@ -92,6 +92,7 @@ export const lithos: EngineDescriptor = {
 	logTimes: ['iso'],
 	poll: OPENAI_POLL,
 	probe: OPENAI_PROBE,
+	apiKeyEnv: ['LITHOS_METAL_API_KEY', 'LMK_API_KEY', 'MONOLITH_API_KEY'],
 	modelList: OPENAI_MODEL_LIST,
 	quickMarks: {modelOwner: 'lithos-metal'},
 	unifiedMemory: true,

@@ -475,6 +475,7 @@ export const llamacpp: EngineDescriptor = {
 		},
 	},
 	probe: OPENAI_PROBE,
+	apiKeyEnv: ['LLAMA_API_KEY'],
 	modelList: OPENAI_MODEL_LIST,
 	unifiedMemory: false,
 	slotContext: true,

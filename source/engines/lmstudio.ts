@@ -79,6 +79,7 @@ export const lmstudio: EngineDescriptor = {
 		read: (a) => ({models: lmStudioV1Models(a.json['/api/v1/models']) ?? lmStudioV0Models(a.json['/api/v0/models']), marker: {}}),
 	},
 	probe: [{protocol: 'openai-chat', path: '/api/v0/chat/completions'}, CHAT, COMPLETIONS],
+	apiKeyEnv: ['LM_API_TOKEN'],
 	modelList: OPENAI_MODEL_LIST,
 	unifiedMemory: false,
 	defaultPorts: [1234],

@@ -84,6 +84,7 @@ export const vllm: EngineDescriptor = {
 	logTimes: ['iso'],
 	poll: OPENAI_VERSIONED_POLL,
 	probe: OPENAI_PROBE,
+	apiKeyEnv: ['VLLM_API_KEY'],
 	modelList: OPENAI_MODEL_LIST,
 	quickMarks: {modelOwner: 'vllm'},
 	unifiedMemory: false,

@@ -61,12 +61,9 @@ export interface RunProbeOutcome {
 export const DEFAULT_BUSY_TIMEOUT_MS = 30_000;
 
 /** Engine-specific API key variables (sent only to the server they belong to). */
-export const ENGINE_KEY_ENV: Readonly<Record<string, readonly string[]>> = {
-	lithos: ['LITHOS_METAL_API_KEY', 'LMK_API_KEY', 'MONOLITH_API_KEY'],
-	llamacpp: ['LLAMA_API_KEY'],
-	vllm: ['VLLM_API_KEY'],
-	lmstudio: ['LM_API_TOKEN'],
-};
+export const ENGINE_KEY_ENV: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
+	Object.values(ENGINES).flatMap((d) => (d.apiKeyEnv ? [[d.kind, d.apiKeyEnv]] : [])),
+);
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 	return new Promise((resolve, reject) => {
