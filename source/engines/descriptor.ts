@@ -144,6 +144,12 @@ export function isRecord(v: unknown): v is Record<string, unknown> {
 	return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** A process's executable name: last path part, lower case, without `.exe`. */
+export function processBase(p: string): string {
+	const parts = p.split(/[\\/]/);
+	return (parts[parts.length - 1] ?? p).toLowerCase().replace(/\.exe$/, '');
+}
+
 export function num(v: unknown): number | undefined {
 	return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined;
 }

@@ -5,7 +5,7 @@
  */
 import type {EngineEvent, LineParser, ModelInfo, OllamaRunner} from '../types/monitor.js';
 import {str} from './fingerprint.js';
-import {cleanModel, isRecord, OPENAI_MODEL_LIST, OPENAI_PROBE, posInt, text, type EngineDescriptor, type RestartMarker} from './descriptor.js';
+import {cleanModel, isRecord, OPENAI_MODEL_LIST, OPENAI_PROBE, posInt, text, processBase, type EngineDescriptor, type RestartMarker} from './descriptor.js';
 
 /** Lines longer than this are not log lines anyone wrote by hand: never run a regex over them. */
 export const MAX_PARSE_CHARS = 8192;
@@ -448,11 +448,6 @@ export function llamaMetricsCounters(body: string): Record<string, number> {
 		}
 	}
 	return out;
-}
-
-function processBase(p: string): string {
-	const parts = p.split(/[\\/]/);
-	return (parts[parts.length - 1] ?? p).toLowerCase().replace(/\.exe$/, '');
 }
 
 export const llamacpp: EngineDescriptor = {

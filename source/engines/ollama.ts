@@ -6,7 +6,7 @@
 import type {EngineEvent, LineParser, ModelInfo, OllamaRunner} from '../types/monitor.js';
 import {gpuResidency, ollamaProcessor} from '../model/figures.js';
 import {ok} from './fingerprint.js';
-import {CHAT, cleanModel, isRecord, MAX_MODELS, num, OLLAMA_GENERATE, OPENAI_MODEL_LIST, posInt, text, versionOf, type EngineDescriptor, type LogLocation, type LogLocationContext} from './descriptor.js';
+import {CHAT, cleanModel, isRecord, MAX_MODELS, num, OLLAMA_GENERATE, OPENAI_MODEL_LIST, posInt, text, versionOf, processBase, type EngineDescriptor, type LogLocation, type LogLocationContext} from './descriptor.js';
 import {bufferDevice, createLlamaCppParser, MAX_PARSE_CHARS} from './llamacpp.js';
 
 type Ev = EngineEvent;
@@ -302,11 +302,6 @@ export function ollamaLogLocations({platform, env, homedir, join}: LogLocationCo
 		out.push({engine: 'ollama', kind: 'file', path: join(local, 'Ollama', 'server.log'), why: 'Ollama for Windows'});
 	}
 	return out;
-}
-
-function processBase(p: string): string {
-	const parts = p.split(/[\\/]/);
-	return (parts[parts.length - 1] ?? p).toLowerCase().replace(/\.exe$/, '');
 }
 
 export const ollama: EngineDescriptor = {
