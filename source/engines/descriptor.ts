@@ -59,6 +59,20 @@ export interface ModelListStep {
 	readonly keys: readonly string[];
 }
 
+/** One piece of evidence that a line was written by this engine. */
+export interface LogRule {
+	readonly weight: number;
+	readonly test: (line: string) => boolean;
+}
+
+export interface LogSignature {
+	readonly rules: readonly LogRule[];
+	/** Evidence of this weight or more decides for this engine whatever else the log holds (lower `rank` is checked first). */
+	readonly decisive?: {readonly atLeast: number; readonly rank: number};
+	/** A journald prefix whose unit name matches counts `weight` for this engine. */
+	readonly journaldUnit?: {readonly test: RegExp; readonly weight: number};
+}
+
 /** A default place an engine writes its log (engines.md §1f). */
 export interface LogLocation {
 	readonly engine: EngineKind;
@@ -109,6 +123,8 @@ export interface EngineDescriptor {
 	readonly label: string;
 	/** The log parser: the engine's own, or the one of the engine whose lines it writes. */
 	readonly logParser?: () => LineParser;
+	/** How a log is recognised as this engine's from its first lines (engines/detect.ts adds up the evidence). */
+	readonly logSignature?: LogSignature;
 	/** How its log lines carry wall-clock time (none: process-relative or no stamps). */
 	readonly logTimes: readonly LogTimeFormat[];
 	readonly poll: PollPlan;

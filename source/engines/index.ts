@@ -9,7 +9,7 @@
  */
 import type {EngineEvent, EngineKind, LineParser} from '../types/monitor.js';
 import type {EngineDescriptor} from './descriptor.js';
-import {detectEngine} from './detect.js';
+import {detectWith} from './detect.js';
 import {fingerprintEvidence, type FingerprintAnswer, type Identity} from './fingerprint.js';
 import {koboldcpp} from './koboldcpp.js';
 import {lithos} from './lithos.js';
@@ -25,7 +25,6 @@ import {vllm} from './vllm.js';
 
 export type {EngineDescriptor} from './descriptor.js';
 export type {Identity} from './fingerprint.js';
-export {detectEngine} from './detect.js';
 export {createLlamaCppParser} from './llamacpp.js';
 export {createOllamaParser} from './ollama.js';
 export {createVllmParser} from './vllm.js';
@@ -47,6 +46,13 @@ export const ENGINES: Readonly<Record<EngineKind, EngineDescriptor>> = {
 	localai,
 	openai,
 };
+
+const SIGNATURES = Object.values(ENGINES).flatMap(d => (d.logSignature ? [{kind: d.kind, signature: d.logSignature}] : []));
+
+/** Which engine wrote a log, from its first lines (sanitized), by every engine's log signature; undefined when none. */
+export function detectEngine(lines: readonly string[]): EngineKind | undefined {
+	return detectWith(SIGNATURES, lines);
+}
 
 /** The descriptor of `kind`; an unknown string (an old config, a probe target) is OpenAI-compatible. */
 export function engineOf(kind: EngineKind | string | undefined): EngineDescriptor {

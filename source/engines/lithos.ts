@@ -89,6 +89,11 @@ export const lithos: EngineDescriptor = {
 	kind: 'lithos',
 	label: 'lithos-metal',
 	logParser: createLithosParser,
+	logSignature: {
+		rules: [{weight: 6, test: l => l.includes(':monolith.') || l.includes('lithos-metal')}],
+		// lithos-metal also writes uvicorn lines; its own logger lines decide it.
+		decisive: {atLeast: 1, rank: 2},
+	},
 	logTimes: ['iso'],
 	poll: OPENAI_POLL,
 	probe: OPENAI_PROBE,

@@ -455,6 +455,12 @@ export const llamacpp: EngineDescriptor = {
 	label: 'llama.cpp',
 	logParser: () => createLlamaCppParser(),
 	// Its timestamps count from process start: no wall-clock time in the line.
+	logSignature: {
+		rules: [
+			{weight: 4, test: l => /^(?:\[\s*\d+\] )?(?:\d+\.\d{2}\.\d{3}\.\d{3} )?(?:[IWED] )?(?:slot +\S+: id +\d+ \| task|srv +\S+: |que +\S+: |spec +\S+: |cmn +\S+: )/.test(l)},
+			{weight: 2, test: l => /^(?:llama_model_loader|load_tensors|llama_context|print_info|llama_kv_cache|sched_reserve|main): /.test(l)},
+		],
+	},
 	logTimes: [],
 	poll: {
 		paths: ['/props', '/slots', '/v1/models'],

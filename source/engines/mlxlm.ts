@@ -53,6 +53,12 @@ export const mlxlm: EngineDescriptor = {
 	kind: 'mlxlm',
 	label: 'mlx-lm',
 	logParser: createMlxLmParser,
+	logSignature: {
+		rules: [
+			{weight: 4, test: l => /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},\d{3} - [A-Z]+ - /.test(l)},
+			{weight: 2, test: l => l.startsWith('Starting httpd at ') || /^\S+ - - \[\d+\/\w+\/\d{4} [\d:]+\] "/.test(l)},
+		],
+	},
 	logTimes: ['iso'],
 	poll: OPENAI_POLL,
 	probe: OPENAI_PROBE,

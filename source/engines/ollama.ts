@@ -308,6 +308,16 @@ export const ollama: EngineDescriptor = {
 	kind: 'ollama',
 	label: 'Ollama',
 	logParser: createOllamaParser,
+	logSignature: {
+		rules: [
+			{weight: 5, test: l => l.startsWith('time=') && l.includes(' level=') && l.includes(' source=')},
+			{weight: 5, test: l => l.startsWith('[GIN]')},
+			{weight: 3, test: l => /llama runner started in|msg="?Listening on .*\(version /.test(l)},
+		],
+		// An Ollama log carries llama-server lines too (Ollama ≥ 0.30): any Ollama evidence decides it.
+		decisive: {atLeast: 3, rank: 1},
+		journaldUnit: {test: /ollama/i, weight: 2},
+	},
 	logTimes: ['slog', 'gin'],
 	poll: {
 		paths: ['/api/ps'],

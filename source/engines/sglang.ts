@@ -94,6 +94,12 @@ export const sglang: EngineDescriptor = {
 	kind: 'sglang',
 	label: 'SGLang',
 	logParser: createSglangParser,
+	logSignature: {
+		rules: [
+			{weight: 5, test: l => /^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?: [^\]]+)?\] /.test(l)},
+			{weight: 3, test: l => /(?:Decode|Prefill) batch[.,] /.test(l)},
+		],
+	},
 	logTimes: ['iso'],
 	poll: OPENAI_VERSIONED_POLL,
 	probe: OPENAI_PROBE,

@@ -81,6 +81,12 @@ export const vllm: EngineDescriptor = {
 	kind: 'vllm',
 	label: 'vLLM',
 	logParser: createVllmParser,
+	logSignature: {
+		rules: [
+			{weight: 5, test: l => /^(?:\([^)]*pid=\d+\) )?(?:INFO|WARNING|ERROR|DEBUG) \d{2}-\d{2} \d{2}:\d{2}:\d{2} \[/.test(l)},
+			{weight: 3, test: l => l.includes('SpecDecoding metrics') || /Avg prompt throughput: .* tokens\/s/.test(l)},
+		],
+	},
 	logTimes: ['iso'],
 	poll: OPENAI_VERSIONED_POLL,
 	probe: OPENAI_PROBE,
