@@ -75,7 +75,7 @@ function lostReason(results: readonly HttpResult[]): string | undefined {
 }
 
 /** Run one engine's poll plan (the descriptor says what to ask and how to read it). */
-async function runPlan(plan: PollPlan, ctx: PollContext): Promise<PollResult> {
+export async function runPlan(plan: PollPlan, ctx: PollContext): Promise<PollResult> {
 	const paths = [...plan.paths, ...(ctx.checkIdentity ? plan.identityPaths ?? [] : [])];
 	const results = await Promise.all(paths.map((p) => get(ctx, p)));
 	const lost = lostReason(results);
