@@ -6,7 +6,7 @@ import {statSync} from 'node:fs';
 import os from 'node:os';
 import meow from 'meow';
 import {resolveConfig, formatConfig, parseLogSpec, parseNumberFlag, type FlagValues, type NumberFlagRule} from './config/config.js';
-import {loadTheme} from './ui/theme.js';
+import {loadTheme} from './config/themes.js';
 import {resolveReplayArg} from './sources/replay.js';
 import {VERSION} from './version.js';
 

@@ -14,6 +14,11 @@ import {setMaxListeners} from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
 import {Tokenizer, TokenParser, type ParsedElementInfo} from '@streamparser/json';
+import {isRecord} from '../engines/descriptor.js';
+import {parseJsonText as parseJson} from '../engines/fingerprint.js';
+
+/** Parse a body as JSON (undefined when it is not JSON); is it a plain object: pure, one definition in engines/. */
+export {isRecord, parseJson};
 
 /** What one GET answered. */
 export interface HttpAnswer {
@@ -260,23 +265,8 @@ export function httpGet(url: string, options: GetOptions = {}): Promise<HttpResu
 	});
 }
 
-/** Parse a body as JSON; undefined when it is not JSON. */
-export function parseJson(text: string | undefined): unknown {
-	if (text === undefined) return undefined;
-	const s = text.trim();
-	if (!s.startsWith('{') && !s.startsWith('[')) return undefined;
-	try {
-		return JSON.parse(s) as unknown;
-	} catch {
-		return undefined;
-	}
-}
-
 /** The JSON of an answer: a list read's parsed document, else the body parsed. */
 export function answerJson(r: HttpAnswer): unknown {
 	return r.json !== undefined ? r.json : parseJson(r.body);
 }
 
-export function isRecord(v: unknown): v is Record<string, unknown> {
-	return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

@@ -17,7 +17,8 @@ describe('infertop on the command line', () => {
 		const r = await run(['--demo', '--no-scan', '--seconds', '1', '--history', '/dev/null']);
 		expect(r.exitCode).toBe(0);
 		expect(r.stdout).toContain('DEMO');
-		expect(r.stdout).toContain('demo-ollama');
+		expect(r.stdout).toContain('ollama demo');
+		expect(r.stdout).not.toContain('demo-ollama');
 		expect(r.stdout).not.toMatch(/\u001b\[/); // no escape codes in a pipe
 		expect(r.stdout.split('\n').length).toBeLessThan(60);
 	});
@@ -104,7 +105,7 @@ describe('infertop on the command line', () => {
 			let body = '';
 			await waitUntil(async () => {
 				body = await fetch(url).then((r) => r.text(), () => '');
-				return /^infertop_server_up\{[^}]*engine="demo-ollama"[^}]*\} 1$/m.test(body);
+				return /^infertop_server_up\{[^}]*engine="ollama"[^}]*demo="true"[^}]*\} 1$/m.test(body);
 			}, {timeoutMs: 60_000, everyMs: 200, what: 'the demo server up in /metrics'});
 			process.kill(-child.pid!, 'SIGTERM');
 			const done = await child;

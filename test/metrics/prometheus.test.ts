@@ -149,7 +149,7 @@ describe.runIf(HAVE || IN_CI)('Prometheus scrapes infertop watching the demo', (
 		// (Waiting for the value, not just the series: a poll that timed out on a loaded machine reads 0 for a moment.)
 		await waitUntil(async () => (await query('infertop_server_up')).some((x) => x.value[1] === '1'), {timeoutMs: 60_000, everyMs: 500, what: 'infertop_server_up scraped'});
 		const up = await query('infertop_server_up');
-		expect(up.map((s) => [s.metric.server, s.metric.engine, s.metric.job, s.metric.machine, s.value[1]])).toEqual([[demoUrl, 'demo-ollama', 'infertop', 'test-box', '1']]);
+		expect(up.map((s) => [s.metric.server, s.metric.engine, s.metric.demo, s.metric.job, s.metric.machine, s.value[1]])).toEqual([[demoUrl, 'ollama', 'true', 'infertop', 'test-box', '1']]);
 
 		// Recording rule: one server up on this machine.
 		await waitUntil(async () => (await query('infertop:servers_up:count')).some((x) => x.value[1] === '1'), {timeoutMs: 60_000, everyMs: 500, what: 'infertop:servers_up:count'});

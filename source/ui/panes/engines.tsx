@@ -1,7 +1,8 @@
 import {Box} from 'ink';
 import {memo, useMemo} from 'react';
 import {ollamaProcessor} from '../../model/figures.js';
-import type {ModelInfo, ServerLifecycle, ServerState} from '../../model/types.js';
+import {engineName, engineOf} from '../../engines/index.js';
+import type {ModelInfo, ServerLifecycle, ServerState} from '../../types/monitor.js';
 import {DASH, fit, shortUrl, until} from '../format.js';
 import type {ThemeToken} from '../theme.js';
 import {Line, Span, Title} from './common.js';
@@ -52,7 +53,7 @@ export function residencyOf(server: ServerState, model: ModelInfo | undefined): 
 function contextOf(server: ServerState, model: ModelInfo | undefined): string {
 	const slots = model?.slots ?? server.context?.slots;
 	const perSlot = model?.contextPerSlot ?? server.context?.nCtxPerSlot;
-	if (slots !== undefined && perSlot !== undefined && (server.engine === 'llamacpp' || slots > 1)) return `${slots}×${perSlot}`;
+	if (slots !== undefined && perSlot !== undefined && (engineOf(server.engine).slotContext === true || slots > 1)) return `${slots}×${perSlot}`;
 	const ctx = model?.contextLength ?? server.context?.nCtx;
 	return ctx === undefined ? DASH : String(ctx);
 }
@@ -76,7 +77,7 @@ export function engineRows(servers: Readonly<Record<string, ServerState>>, order
 				first: i === 0,
 				state: s.state,
 				// A named server that never answered as an engine: which engine it is is unknown.
-				engine: s.state === 'down' && s.engine === 'openai' ? DASH : s.engine,
+				engine: s.state === 'down' && s.engine === 'openai' ? DASH : engineName(s),
 				url: s.url ? shortUrl(s.url) : (s.logLabel ?? DASH),
 				model: m?.name ?? DASH,
 				processor: res.text,
@@ -89,7 +90,7 @@ export function engineRows(servers: Readonly<Record<string, ServerState>>, order
 							? logProblem(s)!
 							: m?.expiresAt !== undefined
 							? until(m.expiresAt, now)
-							: s.engine === 'ollama' || s.engine === 'demo-ollama'
+							: engineOf(s.engine).keepAlive === true
 								? DASH
 								: '',
 				demo: s.demo === true,
