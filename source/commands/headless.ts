@@ -42,19 +42,21 @@ export async function runHeadless(options: HeadlessOptions): Promise<number> {
 		return 1;
 	}
 	err.write(`infertop: serving metrics at ${metrics.url} (headless; stop with SIGTERM)\n`);
+	// The handlers stay until everything is stopped: a second signal (a wrapper such as tsx or npm
+	// forwarding the one its process group got) must not kill the process halfway through its cleanup.
 	const signals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
-	let onSignal: (() => void) | undefined;
+	let onSignal: () => void = () => undefined;
 	const stopSignal = new Promise<void>((resolve) => {
-		onSignal = resolve;
-		for (const s of signals) process.once(s, resolve);
+		onSignal = () => resolve();
 	});
+	for (const s of signals) process.on(s, onSignal);
 	try {
 		await (options.until ? Promise.race([options.until, stopSignal]) : stopSignal);
 	} finally {
-		for (const s of signals) if (onSignal) process.off(s, onSignal);
 		unsubscribe();
 		await metrics.close().catch(() => undefined);
 		await runtime.stop();
+		for (const s of signals) process.off(s, onSignal);
 	}
 	return 0;
 }

@@ -107,7 +107,8 @@ describe('infertop on the command line', () => {
 				body = await fetch(url).then((r) => r.text(), () => '');
 				return /^infertop_server_up\{[^}]*engine="ollama"[^}]*demo="true"[^}]*\} 1$/m.test(body);
 			}, {timeoutMs: 60_000, everyMs: 200, what: 'the demo server up in /metrics'});
-			process.kill(-child.pid!, 'SIGTERM');
+			// To tsx, which forwards it to the node process it runs (as systemd signals the service's main process).
+			process.kill(child.pid!, 'SIGTERM');
 			const done = await child;
 			expect(done.exitCode).toBe(0);
 			expect(done.stdout).toBe('');
