@@ -296,7 +296,7 @@ describe('failures: one line each, never a crash', () => {
 			},
 		});
 		const e = await failure({target: {url: s.url, engine: 'llamacpp', model: 'm'}, timeouts: {firstTokenMs: 1000, interTokenMs: 120}});
-		expect(e.message).toBe('stream stalled: no data for 120 ms after 3 tokens');
+		expect(e.message).toBe('stream stalled: no token for 120 ms after 3 tokens');
 	});
 
 	it('server killed mid-stream', async () => {
@@ -372,7 +372,7 @@ describe('in-thread transport (fallback when no worker starts): same behaviour',
 			},
 		});
 		expect((await failure({...t, target: {url: s.url, engine: 'ollama', model: 'm'}})).message).toMatch(/^server closed the stream after 4 tokens/);
-		expect((await failure({...t, target: {url: s.url, engine: 'llamacpp', model: 'm'}, timeouts: {firstTokenMs: 1000, interTokenMs: 100}})).message).toBe('stream stalled: no data for 100 ms after 1 tokens');
+		expect((await failure({...t, target: {url: s.url, engine: 'llamacpp', model: 'm'}, timeouts: {firstTokenMs: 1000, interTokenMs: 100}})).message).toBe('stream stalled: no token for 100 ms after 1 tokens');
 		const ac = new AbortController();
 		const p = probe({...t, target: {url: s.url, engine: 'llamacpp', model: 'm'}, signal: ac.signal, onProgress: (x) => x.tokens >= 1 && ac.abort()});
 		await expect(p).rejects.toMatchObject({kind: 'cancelled'});
