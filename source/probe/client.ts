@@ -4,7 +4,7 @@
  */
 import {performance} from 'node:perf_hooks';
 import {sanitize} from '../util/sanitize.js';
-import {createStreamParser, lithosDecodeSteps, requestBody, type ProbeRequestSpec, type ProtocolPlan, type ServerCounts} from './protocols.js';
+import {createStreamParser, crossCheck, lithosDecodeSteps, requestBody, type ProbeRequestSpec, type ProtocolPlan, type ServerCounts} from './protocols.js';
 import {markToken, newClock, type StreamClock} from './timing.js';
 import {defaultTransport, type OpenStream, type Transport} from './transport.js';
 
@@ -96,7 +96,9 @@ export function joinUrl(base: string, path: string): string {
 
 /** `120 ms`, `30 s`. */
 export function formatDuration(ms: number): string {
-	return ms < 1000 ? `${Math.round(ms)} ms` : `${Math.round(ms / 1000)} s`;
+	if (ms < 1000) return `${Math.round(ms)} ms`;
+	if (ms >= 120_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
+	return `${Math.round(ms / 1000)} s`;
 }
 
 const oneLine = (s: string, max = 160): string => sanitize(s.replace(/\s+/g, ' ').trim(), max);
@@ -321,6 +323,7 @@ export async function streamOnce(o: StreamOptions): Promise<StreamOutcome> {
 		if (!done) {
 			throw new ProbeError('failed', `server closed the stream after ${clock.chunks} tokens without finishing (killed mid-stream?)`);
 		}
+		crossCheck(parser.counts);
 		return {clock, counts: parser.counts, decodeSteps, wallStart, wallEnd: Date.now(), protocol: o.plan};
 	} finally {
 		if (timer) clearTimeout(timer);
