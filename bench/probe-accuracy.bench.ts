@@ -159,11 +159,12 @@ async function startUi(): Promise<{probe: Probe; stop: () => void; kind: string}
 		}, 250);
 		return {
 			probe: async (base, model, proto) => {
-				const before = store.getSnapshot().probe.results.length;
+				const before = store.getSnapshot().probe.results.at(-1);
 				await controller.probe({serverId: 'bench', engine: engineOf(proto), url: base, model}, 'code');
 				const s = store.getSnapshot().probe;
-				const r = s.results[before];
-				if (!r) throw new Error(s.lastError ?? 'no result');
+				// The state keeps the last 20 results: the new one is the last, if there is one.
+				const r = s.results.at(-1);
+				if (!r || r === before) throw new Error(s.lastError ?? 'no result');
 				return r;
 			},
 			stop: () => {
@@ -190,10 +191,10 @@ async function startUi(): Promise<{probe: Probe; stop: () => void; kind: string}
 		}, 250);
 		return {
 			probe: async (base, model, proto) => {
-				const before = state.probe.results.length;
+				const before = state.probe.results.at(-1);
 				await controller.probe({serverId: 'bench', engine: engineOf(proto), url: base, model}, 'code');
-				const r = state.probe.results[before];
-				if (!r) throw new Error(state.probe.lastError ?? 'no result');
+				const r = state.probe.results.at(-1);
+				if (!r || r === before) throw new Error(state.probe.lastError ?? 'no result');
 				return r;
 			},
 			stop: () => {

@@ -6,9 +6,10 @@
  * channel, then for each finished request sends
  *   {id, reqInMs, writesMs: [...], hrReqIn, hrFirst}
  * where reqInMs is its performance.now() when the last byte of the request was read (stamped in
- * the socket's data handler, before anything is parsed), writesMs the performance.now() right
- * after each token's bytes were handed to the kernel (socket.write on a no-delay socket writes
- * synchronously when the kernel buffer has room, which it always has here), and hr* the same
+ * the socket's data handler, before anything is parsed; it can only be late, which shortens the
+ * server's interval), writesMs the performance.now() just before each token's bytes were handed to
+ * the kernel (socket.write on a no-delay socket writes synchronously when the kernel buffer has
+ * room, which it always has here; a stamp before the write can only be early), and hr* the same
  * instants on CLOCK_MONOTONIC (process.hrtime, shared by every process on the machine) so the bench
  * can split the probe's error into the request's way in and the first token's way out.
  *
@@ -80,9 +81,12 @@ async function answer(socket, method, rawPath, body, reqInMs, hrReqIn) {
 		const text = ollama
 			? JSON.stringify({model: 'bench', created_at: new Date().toISOString(), response: `tok${i} `, done: false}) + '\n'
 			: sse({id: 'b', object: 'chat.completion.chunk', model: 'bench', choices: [{index: 0, delta: {content: `tok${i} `}, finish_reason: null}]});
-		socket.write(frame(text));
+		// Stamped just BEFORE the write: the bytes leave at or after this instant, so the server's own
+		// "request in → first token out" can only come out short, never long: any noise here (this
+		// process descheduled between the stamp and the write) counts against the probe, never for it.
 		writesMs.push(performance.now());
 		if (i === 0) hrFirst = hr();
+		socket.write(frame(text));
 		// Keep-alives between tokens where asked: they must not count as tokens.
 		if (spec.keepAlive && i < spec.n - 1) socket.write(frame(ollama ? JSON.stringify({model: 'bench', response: '', done: false}) + '\n' : ': keep-alive\n\n'));
 	}

@@ -158,7 +158,11 @@ export async function probeCommand(opts: ProbeCommandOptions): Promise<number> {
 	// The model first (the loaded one when none is named): the ceiling is the model's.
 	model ??= await pickModel(url, engine, apiKey, opts.signal);
 	type CeilingInputs = Awaited<ReturnType<NonNullable<ProbeCommandOptions['ceilingInputs']>>>;
-	const ceiling: CeilingInputs = opts.ceilingInputs ? await opts.ceilingInputs({url, engine, model, apiKey}).catch((): CeilingInputs => ({})) : {};
+	// Never held up by it: what is not known within 6 s leaves the ceiling --.
+	let capTimer: NodeJS.Timeout | undefined;
+	const cap = new Promise<CeilingInputs>((resolve) => (capTimer = setTimeout(() => resolve({}), 6000)));
+	const ceiling: CeilingInputs = opts.ceilingInputs ? await Promise.race([opts.ceilingInputs({url, engine, model, apiKey}).catch((): CeilingInputs => ({})), cap]) : {};
+	clearTimeout(capTimer);
 	const results: ProbeResult[] = [];
 	let plan: ProtocolPlan | undefined;
 	try {
