@@ -1,6 +1,7 @@
 /**
- * The probe's clock and its figures (DESIGN §1). Timestamps are taken by the stream reader
- * (performance.now() as each network chunk is parsed), never by React. Every figure comes from
+ * The probe's clock and its figures (DESIGN §1). Timestamps are taken by the transport (the reader
+ * worker's clock, as each network read comes off the socket, before any parsing: transport.ts),
+ * never by React or the parser. Every figure comes from
  * source/model/figures.ts; this file only decides which server counts feed which formula.
  */
 import {

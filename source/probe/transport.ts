@@ -1,8 +1,13 @@
 /**
  * Where the probe's bytes are read and timestamped. The default transport runs node:http in a
- * worker thread: its own event loop reads each network chunk the moment it arrives and stamps it there,
- * so a React/Ink render (or any other work) on the main thread cannot delay a timestamp. The
+ * worker thread that does nothing else: its own event loop reads each network chunk the moment it
+ * arrives and stamps it there, in a listener placed before http's own (so before the HTTP parser
+ * runs), and the request's clock starts in a connect listener placed before the one that writes the
+ * request. A React/Ink render (or any other work) on the main thread cannot delay a timestamp. The
  * worker is a tiny byte pump (plain JS, no imports of ours); parsing stays on the main thread.
+ * Before it says ready, the worker warms its own request path against a server of its own (a cold
+ * isolate runs its first request and first body chunk through uncompiled code), so the first probe
+ * of a fresh process is timed like the tenth.
  * Where a worker cannot start, the same interface runs global fetch (undici) in this thread.
  *
  * All times are this thread's performance.now() ms (worker times are converted through
