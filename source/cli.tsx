@@ -43,7 +43,7 @@ const HELP = `
     --max-tokens N        probe: tokens to generate (default 256)
     --model NAME          probe: model to use (default: the loaded one)
     --busy-timeout S      probe: keep retrying a busy (HTTP 429) server this long (default 30)
-    --timeout S           probe: give up on a run after S seconds, however the server trickles (default 300)
+    --timeout S           probe: give up on a run after S seconds, keep-alives or not (default 300)
 
   Files and exports
     --history PATH        probe history CSV (default: probes.csv in the XDG state dir)
