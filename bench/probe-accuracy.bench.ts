@@ -234,6 +234,11 @@ async function split(srv: TruthServer, proto: Proto, reps: number): Promise<{upM
 }
 
 const mean = (xs: number[]): number => xs.reduce((a, x) => a + x, 0) / xs.length;
+const median = (xs: number[]): number => {
+	const v = [...xs].sort((a, b) => a - b);
+	const m = Math.floor(v.length / 2);
+	return v.length % 2 === 1 ? v[m]! : (v[m - 1]! + v[m]!) / 2;
+};
 const maxAbs = (xs: number[]): number => xs.reduce((a, x) => (Math.abs(x) > Math.abs(a) ? x : a), 0);
 const f = (x: number, d: number, w: number): string => x.toFixed(d).padStart(w);
 
@@ -263,7 +268,7 @@ export async function run(): Promise<string> {
 		const load1 = os.loadavg()[0]!;
 		lines.push(`probe accuracy vs the server's own record (bench/probe-truth-server.mjs, its own process); ${reps} runs per case; TTFT ${TTFT_MS} ms`);
 		lines.push(`machine: ${os.cpus().length} cores, load average ${load0.toFixed(2)} → ${load1.toFixed(2)}${load1 > os.cpus().length / 4 ? ' (NOT quiet: the figures carry its scheduling noise)' : ''}; UI mode: ${uiKind}`);
-		lines.push('mode      proto   rate   TTFT err ms mean   max |.|   decode err % mean   max |.|   server slip ms max');
+		lines.push('mode      proto   rate   TTFT err ms: mean  median  max |.|   decode err %: mean  median  max |.|   server slip ms max');
 		const order: [Mode, Proto, number][] = [];
 		for (const mode of ['plain', 'with UI', 'CLI'] as const) for (const proto of ['sse', 'ndjson'] as const) for (const c of CASES) order.push([mode, proto, c.rate]);
 		let worstTtft = 0;
@@ -276,13 +281,13 @@ export async function run(): Promise<string> {
 			worstTtft = Math.max(worstTtft, Math.abs(maxAbs(tt)));
 			worstDecode = Math.max(worstDecode, Math.abs(maxAbs(dd)));
 			lines.push(
-				`${mode.padEnd(9)} ${proto.padEnd(6)} ${String(rate).padStart(5)}   ${f(mean(tt), 3, 16)}  ${f(maxAbs(tt), 3, 8)}   ${f(mean(dd), 4, 17)}  ${f(maxAbs(dd), 4, 8)}   ${f(maxAbs(s.map((x) => x.slipMs)), 3, 18)}`,
+				`${mode.padEnd(9)} ${proto.padEnd(6)} ${String(rate).padStart(5)}   ${f(mean(tt), 3, 18)} ${f(median(tt), 3, 7)} ${f(maxAbs(tt), 3, 8)}   ${f(mean(dd), 4, 19)} ${f(median(dd), 4, 7)} ${f(maxAbs(dd), 4, 8)}   ${f(maxAbs(s.map((x) => x.slipMs)), 3, 18)}`,
 			);
 		}
 		for (const proto of ['sse', 'ndjson'] as const) {
 			const {upMs, downMs} = sp[proto];
 			lines.push(
-				`TTFT error split (${proto}, plain, mean / max): request leaves → server has it ${mean(upMs).toFixed(3)} / ${maxAbs(upMs).toFixed(3)} ms; server writes the first token → probe stamps it ${mean(downMs).toFixed(3)} / ${maxAbs(downMs).toFixed(3)} ms`,
+				`TTFT error split (${proto}, plain, mean / median / max): request leaves → server has it ${mean(upMs).toFixed(3)} / ${median(upMs).toFixed(3)} / ${maxAbs(upMs).toFixed(3)} ms; server writes the first token → probe stamps it ${mean(downMs).toFixed(3)} / ${median(downMs).toFixed(3)} / ${maxAbs(downMs).toFixed(3)} ms`,
 			);
 		}
 		lines.push(

@@ -9,7 +9,7 @@ import {ProbeError, type StreamTimeouts} from './client.js';
 import {VERSION} from '../version.js';
 import {appendHistory, defaultHistoryPath} from './history.js';
 import {DEFAULT_MAX_TOKENS, loadPrompt} from './prompts.js';
-import {DEFAULT_TOTAL_TIMEOUT_MS, runProbe, type LiveProgress, type ProbeTarget} from './run.js';
+import {runProbe, totalTimeoutFor, type LiveProgress, type ProbeTarget} from './run.js';
 import type {LogFiguresFn} from './timing.js';
 import type {Transport} from './transport.js';
 import type {ProbePromptKind, ProbeProgress, ProbeResult, ProbeState} from './types.js';
@@ -32,7 +32,7 @@ export interface ProbeControllerOptions {
 	readonly apiKeyFor?: (url: string) => string | undefined;
 	readonly maxTokens?: number;
 	readonly timeouts?: StreamTimeouts;
-	/** Each run's overall limit (`--timeout`), ms; default DEFAULT_TOTAL_TIMEOUT_MS. */
+	/** Each run's overall limit (`--timeout`), ms; default totalTimeoutFor(prompt kind). */
 	readonly totalTimeoutMs?: number;
 	readonly logWaitMs?: number;
 	readonly version?: string;
@@ -76,7 +76,7 @@ export function createProbeController(opts: ProbeControllerOptions): ProbeContro
 			const label = typeof promptArg === 'object' ? `@${promptArg.file.split(/[\\/]/).pop() ?? ''}` : promptArg;
 			const url = target.url;
 			const apiKey = target.apiKey ?? opts.apiKeyFor?.(url);
-			const timeoutMs = opts.totalTimeoutMs ?? DEFAULT_TOTAL_TIMEOUT_MS;
+			const timeoutMs = totalTimeoutFor(kind, opts.totalTimeoutMs);
 			const base: ProbeProgress = {serverId: target.serverId, startedAt, prompt: label, tokens: 0, runs, run: 1, engine: target.engine, model: target.model, elapsedMs: 0, timeoutMs, status: 'starting'};
 			put({...remove(probeState(), 'lastError'), running: base, prompt: kind});
 			let lastDispatch = 0;

@@ -68,6 +68,13 @@ export interface RunProbeOutcome {
 export const DEFAULT_BUSY_TIMEOUT_MS = 30_000;
 /** A probe run never lasts longer than this unless `--timeout` says otherwise (5 minutes). */
 export const DEFAULT_TOTAL_TIMEOUT_MS = 300_000;
+/** The `long` prompt may take 5 minutes to its first token alone: its default overall limit is 10. */
+export const LONG_TOTAL_TIMEOUT_MS = 600_000;
+
+/** The overall limit of a run: `--timeout`, else the default for the prompt. */
+export function totalTimeoutFor(kind: ProbePrompt['kind'], given?: number): number {
+	return given ?? (kind === 'long' ? LONG_TOTAL_TIMEOUT_MS : DEFAULT_TOTAL_TIMEOUT_MS);
+}
 
 /** Engine-specific API key variables (sent only to the server they belong to). */
 export const ENGINE_KEY_ENV: Readonly<Record<string, readonly string[]>> = {
@@ -235,7 +242,7 @@ async function streamWithRetries(o: RunProbeOptions, model: string | undefined, 
 
 export async function runProbe(outer: RunProbeOptions): Promise<RunProbeOutcome> {
 	// The overall limit: one signal for the whole run, fired by the caller's cancel or by the clock.
-	const limit = outer.totalTimeoutMs ?? DEFAULT_TOTAL_TIMEOUT_MS;
+	const limit = totalTimeoutFor(outer.prompt.kind, outer.totalTimeoutMs);
 	const ac = new AbortController();
 	let timedOut = false;
 	const timer = setTimeout(() => {

@@ -4,7 +4,7 @@ import {performance} from 'node:perf_hooks';
 import {ProbeError} from '../../source/probe/client.js';
 import {inThreadTransport} from '../../source/probe/transport.js';
 import {loadPrompt} from '../../source/probe/prompts.js';
-import {runProbe, type RunProbeOptions} from '../../source/probe/run.js';
+import {runProbe, totalTimeoutFor, type RunProbeOptions} from '../../source/probe/run.js';
 import {fixture, ollamaStream, openaiStream, replay, sseEvents, startServer, until, wait, type TestServer} from './helpers.js';
 
 let servers: TestServer[] = [];
@@ -462,6 +462,12 @@ describe('stall and overall limits (issue 14: keep-alives never keep a probe ali
 		});
 		const e = await failure({target: {url: s.url, engine: 'lithos', model: 'm'}, totalTimeoutMs: 300, busyTimeoutMs: 60_000, busyRetryBaseMs: 50});
 		expect(e.message).toBe('probe timed out after 300 ms (the overall limit, --timeout)');
+	});
+
+	it('the default overall limit: 5 min, 10 min for the long prompt (its first token alone may take 5); --timeout wins', () => {
+		expect(totalTimeoutFor('code')).toBe(300_000);
+		expect(totalTimeoutFor('long')).toBe(600_000);
+		expect(totalTimeoutFor('long', 42_000)).toBe(42_000);
 	});
 
 	it('cancel still reads as cancelled, not as a timeout', async () => {
