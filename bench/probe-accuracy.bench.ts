@@ -38,9 +38,10 @@ import {createProbeController} from '../source/probe/controller.js';
 import type {ProbePrompt} from '../source/probe/prompts.js';
 import type {ProtocolPlan} from '../source/probe/protocols.js';
 import {runProbe} from '../source/probe/run.js';
-import type {ProbeResult} from '../source/probe/types.js';
-import {emptyProbe} from '../source/probe/types.js';
-import type {MonitorState} from '../source/model/types.js';
+import type {ProbeResult} from '../source/types/probe.js';
+import {emptyProbe} from '../source/types/probe.js';
+import type {MonitorState} from '../source/types/monitor.js';
+import {reduce} from '../source/model/reducer.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..');
@@ -176,7 +177,7 @@ async function startUi(): Promise<{probe: Probe; stop: () => void; kind: string}
 		};
 	} catch (e) {
 		let state = {probe: emptyProbe(), servers: {}, bandwidth: {}} as unknown as MonitorState;
-		const controller = createProbeController({dispatch: (a) => a.type === 'probe' && (state = {...state, probe: a.probe}), getState: () => state, historyPath: null, timeouts: TIMEOUTS});
+		const controller = createProbeController({dispatch: (a) => (state = reduce(state, a)), getState: () => state, historyPath: null, timeouts: TIMEOUTS});
 		let tick = 0;
 		const tree = (): React.ReactElement =>
 			React.createElement(

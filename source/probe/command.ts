@@ -8,7 +8,7 @@ import {VERSION} from '../version.js';
 import {appendHistory, checkHistoryWritable, defaultHistoryPath} from './history.js';
 import {loadPrompt, parsePromptArg} from './prompts.js';
 import {ENGINE_KEY_ENV, detectEngine, pickModel, runProbe} from './run.js';
-import type {ProbeResult} from './types.js';
+import type {ProbeResult} from '../types/probe.js';
 import type {ProtocolPlan} from './protocols.js';
 import type {LogFiguresFn} from './timing.js';
 import type {StreamTimeouts} from './client.js';

@@ -1,6 +1,6 @@
 import {Box} from 'ink';
 import {memo} from 'react';
-import type {ProbeProgress, ProbeResult, ProbeState} from '../../probe/types.js';
+import type {ProbeProgress, ProbeResult, ProbeState} from '../../types/probe.js';
 import {clock, duration, elapsed, int, ms, pct, tpp, tps} from '../format.js';
 import {Line, Span, Title} from './common.js';
 
