@@ -52,16 +52,17 @@ describe('infertop probe (the CLI)', () => {
 		server = await startServer({
 			'GET /': (_q, res) => res.end('Ollama is running'),
 			'POST /api/show': (_q, res) => res.end(JSON.stringify(show)),
-			'POST /api/generate': ollamaStream(10, {gapMs: 2, metrics: {eval_count: 10, eval_duration: 50_000_000}}),
+			'POST /api/generate': ollamaStream(5, {gapMs: 20, metrics: {eval_count: 5, eval_duration: 50_000_000}}),
 		});
 		const history = path.join(dir, 'h.csv');
 		const {code, stdout, stderr} = await cli(['probe', server.url, '--json', '--model', 'qwen3moe:test', '--bandwidth', '273', '--history', history, '--no-scan']);
 		expect(stderr).toBe('');
 		expect(code).toBe(0);
-		const j = JSON.parse(stdout) as Record<string, number>;
+		const j = JSON.parse(stdout) as Record<string, number | null>;
 		expect(j.bytesPerToken).toBe(BYTES);
 		expect(j.ceilingTps).toBe(273e9 / BYTES);
-		expect(j.pctOfCeiling).toBe(j.decodeTps! / (273e9 / BYTES));
+		// Unknown wall decode rate (every token in one read, on a loaded machine) → unknown %, never 0.
+		expect(j.pctOfCeiling).toBe(j.decodeTps === null ? null : j.decodeTps! / (273e9 / BYTES));
 		const [head, row] = (await readFile(history, 'utf8')).trim().split('\n').map((l) => l.split(','));
 		expect(row![head!.indexOf('ceiling_tps')]).toBe(String(Number((273e9 / BYTES).toFixed(2))));
 	}, 60_000);
