@@ -50,6 +50,7 @@ const HELP = `
     --max-tokens N        probe: tokens to generate (2..100000, default 256)
     --model NAME          probe: model to use (default: the loaded one)
     --busy-timeout S      probe: keep retrying a busy (HTTP 429) server this long (default 30)
+    --timeout S           probe: give up on a run after S seconds, keep-alives or not (default 300)
 
   Files and exports
     --history PATH        probe history CSV (default: probes.csv in the XDG state dir)
@@ -68,6 +69,7 @@ const NUMBER_FLAGS = {
 	runs: {flag: '--runs', rule: {min: 1, max: 20, integer: true}},
 	maxTokens: {flag: '--max-tokens', rule: {min: 2, max: 100_000, integer: true}},
 	demoSplit: {flag: '--demo-split', rule: {min: 0, max: 1, unit: '(share of the model on the CPU, e.g. 0.35)'}},
+	timeout: {flag: '--timeout', rule: {min: 1, max: 86_400, unit: 'seconds'}},
 } as const satisfies Record<string, {flag: string; rule: NumberFlagRule}>;
 
 /** An error the user made on the command line: one line on stderr, exit 2. */
@@ -124,6 +126,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 			maxTokens: {type: 'string'},
 			model: {type: 'string'},
 			busyTimeout: {type: 'string'},
+			timeout: {type: 'string'},
 			history: {type: 'string'},
 			config: {type: 'string'},
 			printConfig: {type: 'boolean', default: false},
@@ -194,7 +197,8 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 		if ('error' in r) return usageError([r.error]);
 		replay = r.spec;
 	}
-	const common = {config, scan: flags.scan, replay, demoSplit: numbers.demoSplit, apiKey};
+	const probeTimeoutMs = numbers.timeout === undefined ? undefined : numbers.timeout * 1000;
+	const common = {config, scan: flags.scan, replay, demoSplit: numbers.demoSplit, apiKey, probeTimeoutMs};
 
 	if (command === 'probe') {
 		const {runProbeCli} = await import('./commands/probe.js');
