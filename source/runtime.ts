@@ -75,6 +75,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 	const quitHandlers: (() => void)[] = [];
 	let demo: DemoEngine | undefined;
 	let demoDir: string | undefined;
+	let removeDemoDir: (() => void) | undefined;
 	let stopped = false;
 
 	const resolver = createModelBytesResolver({dispatch: a => store.dispatch(a)});
@@ -157,6 +158,21 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 	async function startDemo(): Promise<void> {
 		if (demo || stopped) return;
 		demoDir = mkdtempSync(path.join(os.tmpdir(), 'infertop-demo-'));
+		// Every exit path removes it: stop() below, and — when the process ends without it (the
+		// terminal closed, an uncaught error, process.exit from elsewhere) — the synchronous exit hook.
+		const dir = demoDir;
+		const removeDir = (): void => {
+			try {
+				rmSync(dir, {recursive: true, force: true});
+			} catch {
+				// Nothing more can be done while exiting.
+			}
+		};
+		process.once('exit', removeDir);
+		removeDemoDir = () => {
+			process.off('exit', removeDir);
+			removeDir();
+		};
 		demo = await startDemoEngine({
 			logPath: path.join(demoDir, 'server.log'),
 			split: options.demoSplit,
@@ -258,7 +274,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 			probe.cancel();
 			await Promise.all(collectors.map(c => c.stop().catch(() => undefined)));
 			await demo?.stop().catch(() => undefined);
-			if (demoDir) rmSync(demoDir, {recursive: true, force: true});
+			removeDemoDir?.();
 		},
 	};
 }

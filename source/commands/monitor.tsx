@@ -60,6 +60,10 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 		}
 	})().catch(error => store.dispatch({type: 'notice', t: Date.now(), level: 'error', text: String(error)}));
 	const onSignal = () => app.unmount();
+	// The terminal went away (tmux kill-session, a closed window): writes fail with EIO/EPIPE. That
+	// is a way to leave, not a crash: stop as on SIGHUP, so the collectors and the demo clean up.
+	const onOutputError = () => onSignal();
+	process.stdout.on('error', onOutputError);
 	process.once('SIGTERM', onSignal);
 	process.once('SIGHUP', onSignal);
 	process.once('SIGINT', onSignal);
@@ -73,6 +77,9 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 		await metrics?.close().catch(() => undefined);
 		await runtime?.stop();
 		restore();
+		process.stdout.off('error', onOutputError);
+		// Writes still queued for a terminal that is gone must not throw once the listener is off.
+		process.stdout.on('error', () => undefined);
 	}
 	return 0;
 }
