@@ -54,6 +54,7 @@ export function newServer(info: ServerInfo, t?: number): ServerState {
 		httpCount: 0,
 		linesParsed: 0,
 		linesUnparsed: 0,
+		linesInconsistent: 0,
 		log: [],
 		modelBytes: {},
 	};
@@ -147,6 +148,12 @@ export function applyEvent(server: ServerState, t: number, event: EngineEvent, c
 		}
 		case 'spec-init':
 			return {...server, spec: {kind: event.kind, detail: event.detail}};
+		case 'inconsistent':
+			return {
+				...server,
+				linesInconsistent: server.linesInconsistent + 1,
+				log: push(server.log, {t, text: `infertop: inconsistent line, not used as a figure: ${event.reason}`, parsed: true, note: true}, MAX_LOG_LINES),
+			};
 		case 'model-loaded':
 			return server;
 	}

@@ -98,7 +98,7 @@ export function toSnapshot(state: MonitorState, version: string) {
 			demo: s.demo === true,
 			models: s.models.map(m => m.name),
 			lastError: nul(s.lastError),
-			log: s.logLabel ? {path: s.logLabel, state: nul(s.logState), linesParsed: s.linesParsed, linesUnparsed: s.linesUnparsed} : null,
+			log: s.logLabel ? {path: s.logLabel, state: nul(s.logState), linesParsed: s.linesParsed, linesUnparsed: s.linesUnparsed, linesInconsistent: s.linesInconsistent} : null,
 		})),
 		models: figures.map(f => modelJson(f, state.servers[f.serverId])),
 		requests: servers.flatMap(s => s.requests.filter(r => r.done).map(r => requestJson(r, s))),

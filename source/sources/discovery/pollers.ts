@@ -8,17 +8,21 @@
 import type {Dispatch, EngineKind, ModelInfo, OllamaRunner, ServerInfo} from '../../model/types.js';
 import {gpuResidency, ollamaProcessor} from '../../model/figures.js';
 import {sanitize} from '../../util/sanitize.js';
+import {validNumber, type NumberKind} from '../../util/numbers.js';
 import {httpGet, isAnswer, isRecord, parseJson, type HttpResult, sharedAbortController} from './http.js';
 
 /** Most models kept per server (mlx_lm lists the whole HF cache). */
 export const MAX_MODELS = 64;
 
+/** Bytes in an answer (util/numbers.ts: not finite, negative or beyond a petabyte → unknown). */
 function num(v: unknown): number | undefined {
-	return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined;
+	return typeof v === 'number' ? validNumber(v, 'bytes') : undefined;
 }
 
-function posInt(v: unknown): number | undefined {
-	return typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined;
+/** A positive whole count in an answer (context sizes, slots: bounded like token counts). */
+function posInt(v: unknown, kind: NumberKind = 'tokens'): number | undefined {
+	const n = typeof v === 'number' ? validNumber(v, kind, {integer: true}) : undefined;
+	return n !== undefined && n > 0 ? n : undefined;
 }
 
 function text(v: unknown, max = 200): string | undefined {
@@ -86,7 +90,7 @@ export function llamaServerModels(props: unknown, slots: unknown, models: unknow
 	const slotList = Array.isArray(slots) ? slots.filter(isRecord) : [];
 	const dgs = p && isRecord(p.default_generation_settings) ? p.default_generation_settings : {};
 	const perSlot = posInt(slotList[0]?.n_ctx) ?? posInt(dgs.n_ctx) ?? posInt(meta.n_ctx);
-	const slotCount = posInt(p?.total_slots) ?? (slotList.length > 0 ? slotList.length : undefined);
+	const slotCount = posInt(p?.total_slots, 'count') ?? (slotList.length > 0 ? slotList.length : undefined);
 	const name = text(first?.id) ?? text(p?.model_alias) ?? text(p?.model_path);
 	if (!name) return [];
 	return [clean<ModelInfo>({
@@ -97,8 +101,8 @@ export function llamaServerModels(props: unknown, slots: unknown, models: unknow
 		slots: slotCount,
 		contextPerSlot: perSlot,
 		contextLength: perSlot,
-		modelBytes: posInt(meta.size),
-		parameterCount: posInt(meta.n_params),
+		modelBytes: posInt(meta.size, 'bytes'),
+		parameterCount: posInt(meta.n_params, 'params'),
 		loaded: true,
 	})];
 }
@@ -138,7 +142,7 @@ export function lmStudioV1Models(body: unknown): ModelInfo[] | undefined {
 			family: text(m.architecture, 64),
 			parameterSize: text(m.params_string, 32),
 			quantization: quant,
-			modelBytes: posInt(m.size_bytes),
+			modelBytes: posInt(m.size_bytes, 'bytes'),
 			contextLength: posInt(config.context_length),
 			loaded: instances.length > 0,
 		}));
