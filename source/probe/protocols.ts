@@ -5,6 +5,7 @@
  */
 import {createParser, type EventSourceMessage} from 'eventsource-parser';
 import type {ProbeProtocol} from './types.js';
+import {validNumber} from '../util/numbers.js';
 
 export interface ProbeRequestSpec {
 	readonly model?: string;
@@ -63,7 +64,8 @@ export interface StreamParser {
 	readonly garbage: number;
 }
 
-const num = (x: unknown): number | undefined => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
+// Not finite, negative or beyond 10^15 (ns durations fit) → unknown (util/numbers.ts; issue 14).
+const num = (x: unknown): number | undefined => (typeof x === 'number' ? validNumber(x, 'bytes') : undefined);
 const obj = (x: unknown): Record<string, unknown> | undefined =>
 	x !== null && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : undefined;
 const str = (x: unknown): string | undefined => (typeof x === 'string' ? x : undefined);
