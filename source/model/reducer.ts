@@ -152,7 +152,7 @@ export function applyEvent(server: ServerState, t: number, event: EngineEvent, c
 			return {
 				...server,
 				linesInconsistent: server.linesInconsistent + 1,
-				log: push(server.log, {t, text: `infertop: inconsistent line, not used as a figure: ${event.reason}`, parsed: true, note: true}, MAX_LOG_LINES),
+				log: push(server.log, {t, text: `inconsistent, not used: ${event.reason}`, parsed: true, note: true}, MAX_LOG_LINES),
 			};
 		case 'model-loaded':
 			return server;
