@@ -90,10 +90,11 @@ describe('the sanitizer itself', () => {
 });
 
 describe.skipIf(!hasPty)('to the screen (raw bytes on a pseudo-terminal)', {timeout: 120_000}, () => {
-	it('model name, version, log lines: shown without their control sequences', async () => {
+	it('model name, version, log lines, a probe: shown without their control sequences', async () => {
 		const r = await runOnPty(
 			infertopArgv(['--no-scan', '--no-demo', '--server', server.url, '--log', `ollama=${log}`, '--history', '/dev/null']),
-			['wait:evil-MODELlink-end', 'wait:evil-LOGLINElink-end', 'sleep:1.5', 'send:q'],
+			// p: a probe of the server, whose streamed text and model name carry the attacks too.
+			['wait:evil-MODELlink-end', 'wait:evil-LOGLINElink-end', 'send:p', 'wait:PROBE', 'sleep:3', 'send:q'],
 			{cols: 180, rows: 50, timeoutS: 60},
 		);
 		expect(r.stepFailed).toBeNull();
