@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {execa} from 'execa';
+import {execa, execaSync} from 'execa';
 import {afterEach, describe, expect, it} from 'vitest';
 import {hasPty, infertopArgv, processesWith, root, runOnPty} from '../helpers/pty.js';
 
@@ -78,5 +78,25 @@ describe('snapshot with a cmd: log that leaves a grandchild', {timeout: 90_000},
 		expect(r.exitCode).toBe(0);
 		expect(() => JSON.parse(r.stdout) as unknown).not.toThrow();
 		expect(await gone(n)).toEqual([]);
+	});
+});
+
+const hasSetsid = execaSync('sh', ['-c', 'command -v setsid'], {reject: false}).exitCode === 0;
+
+describe.skipIf(!hasSetsid)('createCommandLog.stop() never waits forever on a pipe', {timeout: 60_000}, () => {
+	it('a grandchild that left the process group (setsid) and holds the pipe: stop() still returns', async () => {
+		const {createCommandLog} = await import('../../source/sources/command-log.js');
+		const n = uniqueSleep();
+		const lines: string[] = [];
+		const log = createCommandLog({command: ['sh', '-c', `echo started; setsid sleep ${n} & sleep ${Number(n) + 1}`], onLine: l => lines.push(l), onState: () => undefined, stopGraceMs: 200});
+		log.start();
+		for (let i = 0; i < 200 && !lines.includes('started'); i++) await new Promise(r => setTimeout(r, 25));
+		expect(lines).toContain('started');
+		await log.stop();
+		// The group (sh and its sleep) is gone; the escaped one is still there, holding the pipe.
+		expect(await gone(String(Number(n) + 1))).toEqual([]);
+		const escaped = processesWith(`sleep ${n}`);
+		expect(escaped).toHaveLength(1);
+		process.kill(Number(escaped[0]!.trim().split(/\s+/)[0]), 'SIGKILL');
 	});
 });
