@@ -55,6 +55,7 @@ export function newServer(info: ServerInfo, t?: number): ServerState {
 		linesParsed: 0,
 		linesUnparsed: 0,
 		linesInconsistent: 0,
+		answersInconsistent: 0,
 		log: [],
 		modelBytes: {},
 	};
@@ -201,6 +202,10 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 				lastError: undefined,
 				models: action.models,
 			}));
+		case 'answer-inconsistent':
+			return state.servers[action.serverId]
+				? withServer(state, action.serverId, s => ({...s, answersInconsistent: s.answersInconsistent + 1, lastInconsistent: action.reason}))
+				: state;
 		case 'model-bytes':
 			return withServer(state, action.serverId, s => ({...s, modelBytes: {...s.modelBytes, [action.model]: {bytesPerToken: action.bytesPerToken, source: action.source}}}));
 		case 'bandwidth':

@@ -98,6 +98,8 @@ export function toSnapshot(state: MonitorState, version: string) {
 			demo: s.demo === true,
 			models: s.models.map(m => m.name),
 			lastError: nul(s.lastError),
+			answersInconsistent: s.answersInconsistent,
+			lastInconsistent: nul(s.lastInconsistent),
 			log: s.logLabel ? {path: s.logLabel, state: nul(s.logState), linesParsed: s.linesParsed, linesUnparsed: s.linesUnparsed, linesInconsistent: s.linesInconsistent} : null,
 		})),
 		models: figures.map(f => modelJson(f, state.servers[f.serverId])),

@@ -221,6 +221,9 @@ export interface ServerState extends ServerInfo {
 	readonly linesUnparsed: number;
 	/** Log lines whose numbers could not be true (negative, not finite, absurd): counted, never figures. */
 	readonly linesInconsistent: number;
+	/** Poll answers whose numbers could not be true, and the newest reason. */
+	readonly answersInconsistent: number;
+	readonly lastInconsistent?: string;
 	/** Newest last; capped ring of sanitized lines. */
 	readonly log: readonly LogLine[];
 	readonly logState?: string;
@@ -263,6 +266,8 @@ export type Action =
 	| {readonly type: 'server-lost'; readonly t: number; readonly serverId: string; readonly error: string}
 	| {readonly type: 'server-restarted'; readonly t: number; readonly serverId: string}
 	| {readonly type: 'server-models'; readonly t: number; readonly serverId: string; readonly models: readonly ModelInfo[]}
+	/** A poll's answer held numbers that cannot be true (util/numbers.ts): those fields were left unknown. */
+	| {readonly type: 'answer-inconsistent'; readonly t: number; readonly serverId: string; readonly reason: string}
 	| {readonly type: 'model-bytes'; readonly serverId: string; readonly model: string; readonly bytesPerToken: number; readonly source: string}
 	| {readonly type: 'bandwidth'; readonly bandwidth: BandwidthInfo}
 	| {readonly type: 'system'; readonly system: SystemState}

@@ -16,7 +16,10 @@ import {describe, expect, it} from 'vitest';
 import {createParser} from '../../source/engines/index.js';
 import type {EngineEvent, EngineKind} from '../../source/model/types.js';
 import {BOUNDS, checkNumber, numberCheck, validNumber} from '../../source/util/numbers.js';
-import {ollamaPsModels, llamaServerModels, openAiModels} from '../../source/sources/discovery/pollers.js';
+import {createPoller, llamaServerModels, ollamaPsModels, openAiModels, pollServer, readAnswer} from '../../source/sources/discovery/pollers.js';
+import {createStore} from '../../source/model/store.js';
+import {toSnapshot} from '../../source/model/snapshot.js';
+import {startServer} from '../probe/helpers.js';
 import {runSnapshot} from '../../source/commands/snapshot.js';
 import {DEFAULTS, mergeConfig} from '../../source/config/config.js';
 import {sanitize} from '../../source/util/sanitize.js';
@@ -173,6 +176,41 @@ describe('API readers (pollers): an absurd number is unknown', () => {
 		expect(m!.slots).toBeUndefined();
 		const [o] = openAiModels({data: [{id: 'x', max_model_len: 1e12}]})!;
 		expect(o!.contextLength).toBeUndefined();
+	});
+});
+
+describe('API answers with impossible numbers are counted per server', () => {
+	it('readAnswer collects the problems of one answer', () => {
+		const r = readAnswer(() => ollamaPsModels({models: [{name: 'a', size: -5, size_vram: 1e308}]}));
+		expect(r.problems).toEqual(['size=-5 is negative', 'size_vram=1e+308 is beyond 1e15']);
+		expect(r.value![0]!.sizeBytes).toBeUndefined();
+		expect(readAnswer(() => ollamaPsModels({models: [{name: 'a', size: 5, size_vram: 5}]})).problems).toEqual([]);
+	});
+
+	it('a scripted Ollama whose /api/ps says size -5: the poll says why, the store counts it, snapshot shows it', async () => {
+		const server = await startServer({
+			'GET /api/ps': (_q, res) => res.end(JSON.stringify({models: [{name: 'qwen3:8b', size: -5, size_vram: 4_000_000_000, details: {format: 'gguf'}}]})),
+			'GET /api/version': (_q, res) => res.end('{"version":"0.33.0"}'),
+		});
+		try {
+			const r = await pollServer('ollama', {url: server.url, timeoutMs: 5000, checkIdentity: true});
+			expect(r).toMatchObject({ok: true, inconsistent: 'size=-5 is negative'});
+			const store = createStore({host: 'h', demo: false});
+			const id = server.url;
+			store.dispatch({type: 'server-seen', t: 1, server: {id, engine: 'ollama', url: server.url, source: 'flag'}});
+			const poller = createPoller({server: {id, engine: 'ollama', url: server.url, source: 'flag'}, dispatch: a => store.dispatch(a), intervalMs: 3_600_000});
+			await poller.pollNow();
+			await poller.pollNow();
+			await poller.stop();
+			const s = store.getSnapshot().servers[id]!;
+			expect(s.answersInconsistent).toBe(2);
+			expect(s.models[0]!.sizeBytes).toBeUndefined();
+			expect(s.models[0]!.gpuResidency).toBeUndefined();
+			const snap = toSnapshot(store.getSnapshot(), 'test');
+			expect(snap.servers[0]).toMatchObject({answersInconsistent: 2, lastInconsistent: 'size=-5 is negative'});
+		} finally {
+			await server.close();
+		}
 	});
 });
 

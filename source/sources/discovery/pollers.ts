@@ -8,20 +8,47 @@
 import type {Dispatch, EngineKind, ModelInfo, OllamaRunner, ServerInfo} from '../../model/types.js';
 import {gpuResidency, ollamaProcessor} from '../../model/figures.js';
 import {sanitize} from '../../util/sanitize.js';
-import {validNumber, type NumberKind} from '../../util/numbers.js';
+import {checkNumber, type NumberKind} from '../../util/numbers.js';
 import {httpGet, isAnswer, isRecord, parseJson, type HttpResult, sharedAbortController} from './http.js';
 
 /** Most models kept per server (mlx_lm lists the whole HF cache). */
 export const MAX_MODELS = 64;
 
-/** Bytes in an answer (util/numbers.ts: not finite, negative or beyond a petabyte → unknown). */
-function num(v: unknown): number | undefined {
-	return typeof v === 'number' ? validNumber(v, 'bytes') : undefined;
+/**
+ * Problems found while one answer is read (util/numbers.ts). Set only around a synchronous read
+ * (readAnswer), so concurrent pollers never share it.
+ */
+let answerProblems: string[] | undefined;
+
+/** Read one answer, collecting the numbers in it that cannot be true (the answer is then inconsistent). */
+export function readAnswer<T>(read: () => T): {readonly value: T; readonly problems: readonly string[]} {
+	const outer = answerProblems;
+	const problems: string[] = [];
+	answerProblems = problems;
+	try {
+		return {value: read(), problems};
+	} finally {
+		answerProblems = outer;
+	}
+}
+
+function checked(v: unknown, field: string, kind: NumberKind, integer: boolean): number | undefined {
+	// Only numbers are judged: another type is another schema (a field we do not know), not a lie.
+	if (typeof v !== 'number') return undefined;
+	const c = checkNumber(field, v, kind, {integer});
+	if (c.ok) return c.value;
+	answerProblems?.push(c.problem);
+	return undefined;
+}
+
+/** Bytes in an answer: not finite, negative or beyond a petabyte → unknown, and counted. */
+function num(v: unknown, field = 'size'): number | undefined {
+	return checked(v, field, 'bytes', false);
 }
 
 /** A positive whole count in an answer (context sizes, slots: bounded like token counts). */
-function posInt(v: unknown, kind: NumberKind = 'tokens'): number | undefined {
-	const n = typeof v === 'number' ? validNumber(v, kind, {integer: true}) : undefined;
+function posInt(v: unknown, field: string, kind: NumberKind = 'tokens'): number | undefined {
+	const n = checked(v, field, kind, true);
 	return n !== undefined && n > 0 ? n : undefined;
 }
 
@@ -49,8 +76,8 @@ export function ollamaPsModels(body: unknown): ModelInfo[] | undefined {
 		const name = text(m.name) ?? text(m.model);
 		if (!name) continue;
 		const d = isRecord(m.details) ? m.details : {};
-		const size = num(m.size);
-		const sizeVram = num(m.size_vram);
+		const size = num(m.size, 'size');
+		const sizeVram = num(m.size_vram, 'size_vram');
 		const format = text(d.format, 40);
 		out.push(clean<ModelInfo>({
 			name,
@@ -58,7 +85,7 @@ export function ollamaPsModels(body: unknown): ModelInfo[] | undefined {
 			sizeVramBytes: sizeVram,
 			processor: ollamaProcessor(size, sizeVram),
 			gpuResidency: gpuResidency(size, sizeVram),
-			contextLength: posInt(m.context_length),
+			contextLength: posInt(m.context_length, 'context_length'),
 			expiresAt: text(m.expires_at, 64),
 			format,
 			runner: runnerOfFormat(format),
@@ -89,8 +116,8 @@ export function llamaServerModels(props: unknown, slots: unknown, models: unknow
 	const meta = first && isRecord(first.meta) ? first.meta : {};
 	const slotList = Array.isArray(slots) ? slots.filter(isRecord) : [];
 	const dgs = p && isRecord(p.default_generation_settings) ? p.default_generation_settings : {};
-	const perSlot = posInt(slotList[0]?.n_ctx) ?? posInt(dgs.n_ctx) ?? posInt(meta.n_ctx);
-	const slotCount = posInt(p?.total_slots, 'count') ?? (slotList.length > 0 ? slotList.length : undefined);
+	const perSlot = posInt(slotList[0]?.n_ctx, 'n_ctx') ?? posInt(dgs.n_ctx, 'n_ctx') ?? posInt(meta.n_ctx, 'n_ctx');
+	const slotCount = posInt(p?.total_slots, 'total_slots', 'count') ?? (slotList.length > 0 ? slotList.length : undefined);
 	const name = text(first?.id) ?? text(p?.model_alias) ?? text(p?.model_path);
 	if (!name) return [];
 	return [clean<ModelInfo>({
@@ -101,8 +128,8 @@ export function llamaServerModels(props: unknown, slots: unknown, models: unknow
 		slots: slotCount,
 		contextPerSlot: perSlot,
 		contextLength: perSlot,
-		modelBytes: posInt(meta.size, 'bytes'),
-		parameterCount: posInt(meta.n_params, 'params'),
+		modelBytes: posInt(meta.size, 'size', 'bytes'),
+		parameterCount: posInt(meta.n_params, 'n_params', 'params'),
 		loaded: true,
 	})];
 }
@@ -118,7 +145,7 @@ export function openAiModels(body: unknown): ModelInfo[] | undefined {
 		out.push(clean<ModelInfo>({
 			name,
 			// vLLM/SGLang max_model_len, lithos-metal context_window: the context one request may use.
-			contextLength: posInt(m.max_model_len) ?? posInt(m.context_window) ?? posInt(m.context_length),
+			contextLength: posInt(m.max_model_len, 'max_model_len') ?? posInt(m.context_window, 'context_window') ?? posInt(m.context_length, 'context_length'),
 			modelPath: text(m.root, 1024) !== name ? text(m.root, 1024) : undefined,
 		}));
 	}
@@ -142,8 +169,8 @@ export function lmStudioV1Models(body: unknown): ModelInfo[] | undefined {
 			family: text(m.architecture, 64),
 			parameterSize: text(m.params_string, 32),
 			quantization: quant,
-			modelBytes: posInt(m.size_bytes, 'bytes'),
-			contextLength: posInt(config.context_length),
+			modelBytes: posInt(m.size_bytes, 'size_bytes', 'bytes'),
+			contextLength: posInt(config.context_length, 'context_length'),
 			loaded: instances.length > 0,
 		}));
 	}
@@ -165,7 +192,7 @@ export function lmStudioV0Models(body: unknown): ModelInfo[] | undefined {
 			family: text(m.arch, 64),
 			quantization: text(m.quantization, 32),
 			// loaded_context_length where newer builds send it; max_context_length is the model's limit, not the loaded context.
-			contextLength: posInt(m.loaded_context_length),
+			contextLength: posInt(m.loaded_context_length, 'loaded_context_length'),
 			loaded: state === 'loaded' ? true : state === 'not-loaded' ? false : undefined,
 		}));
 	}
@@ -237,7 +264,7 @@ function mergeMarker(prev: RestartMarker | undefined, next: RestartMarker): Rest
 }
 
 export type PollResult =
-	| {readonly ok: true; readonly models?: readonly ModelInfo[]; readonly version?: string; readonly marker: RestartMarker}
+	| {readonly ok: true; readonly models?: readonly ModelInfo[]; readonly version?: string; readonly marker: RestartMarker; readonly inconsistent?: string}
 	| {readonly ok: false; readonly error: string};
 
 export interface PollContext {
@@ -273,8 +300,19 @@ function lostReason(results: readonly HttpResult[]): string | undefined {
 	return failure?.error ?? 'no answer';
 }
 
-/** One poll of one server, per engine. Never throws. */
+/** One poll of one server, per engine. Never throws. An answer with impossible numbers says so (`inconsistent`). */
 export async function pollServer(engine: EngineKind, ctx: PollContext): Promise<PollResult> {
+	const problems: string[] = [];
+	const read = <T>(f: () => T): T => {
+		const r = readAnswer(f);
+		problems.push(...r.problems);
+		return r.value;
+	};
+	const result = await pollAnswers(engine, ctx, read);
+	return result.ok && problems.length > 0 ? {...result, inconsistent: problems.join('; ')} : result;
+}
+
+async function pollAnswers(engine: EngineKind, ctx: PollContext, read: <T>(f: () => T) => T): Promise<PollResult> {
 	switch (engine) {
 		case 'ollama':
 		case 'demo-ollama': {
@@ -282,7 +320,7 @@ export async function pollServer(engine: EngineKind, ctx: PollContext): Promise<
 			const lost = lostReason(version ? [ps, version] : [ps]);
 			if (lost) return {ok: false, error: lost};
 			const v = versionOf(version);
-			return {ok: true, models: ollamaPsModels(okJson(ps)), version: v, marker: {version: v}};
+			return {ok: true, models: read(() => ollamaPsModels(okJson(ps))), version: v, marker: {version: v}};
 		}
 		case 'llamacpp': {
 			const [props, slots, models] = await Promise.all([get(ctx, '/props'), get(ctx, '/slots'), get(ctx, '/v1/models')]);
@@ -297,7 +335,7 @@ export async function pollServer(engine: EngineKind, ctx: PollContext): Promise<
 					marker = {...marker, startTime: metrics.headers['process-start-time-unix'], counters: llamaMetricsCounters(metrics.body)};
 				}
 			}
-			return {ok: true, models: llamaServerModels(p, s, okJson(models)), version: marker.version, marker};
+			return {ok: true, models: read(() => llamaServerModels(p, s, okJson(models))), version: marker.version, marker};
 		}
 		case 'lmstudio': {
 			const [v1, v0] = await Promise.all([get(ctx, '/api/v1/models'), get(ctx, '/api/v0/models')]);
@@ -305,16 +343,16 @@ export async function pollServer(engine: EngineKind, ctx: PollContext): Promise<
 			if (lost) {
 				const plain = await get(ctx, '/v1/models');
 				if (!isAnswer(plain)) return {ok: false, error: lost};
-				return {ok: true, models: openAiModels(okJson(plain)), marker: {}};
+				return {ok: true, models: read(() => openAiModels(okJson(plain))), marker: {}};
 			}
-			return {ok: true, models: lmStudioV1Models(okJson(v1)) ?? lmStudioV0Models(okJson(v0)), marker: {}};
+			return {ok: true, models: read(() => lmStudioV1Models(okJson(v1)) ?? lmStudioV0Models(okJson(v0))), marker: {}};
 		}
 		case 'llamaswap': {
 			const [running, models] = await Promise.all([get(ctx, '/running'), get(ctx, '/v1/models')]);
 			const lost = lostReason([running, models]);
 			if (lost) return {ok: false, error: lost};
-			const run = llamaSwapRunning(okJson(running));
-			const listed = openAiModels(okJson(models));
+			const run = read(() => llamaSwapRunning(okJson(running)));
+			const listed = read(() => openAiModels(okJson(models)));
 			// Configured models not running are listed as not loaded.
 			const merged = run && listed ? [...run, ...listed.filter((m) => !run.some((r) => r.name === m.name)).map((m) => ({...m, loaded: false}))] : run ?? listed;
 			return {ok: true, models: merged?.slice(0, MAX_MODELS), marker: {}};
@@ -326,12 +364,12 @@ export async function pollServer(engine: EngineKind, ctx: PollContext): Promise<
 			const lost = lostReason(version ? [models, version] : [models]);
 			if (lost) return {ok: false, error: lost};
 			const v = versionOf(version);
-			return {ok: true, models: openAiModels(okJson(models)), version: v, marker: {version: v}};
+			return {ok: true, models: read(() => openAiModels(okJson(models))), version: v, marker: {version: v}};
 		}
 		default: {
 			const models = await get(ctx, '/v1/models');
 			if (!isAnswer(models)) return {ok: false, error: models.error};
-			return {ok: true, models: openAiModels(okJson(models)), marker: {}};
+			return {ok: true, models: read(() => openAiModels(okJson(models))), marker: {}};
 		}
 	}
 }
@@ -405,6 +443,7 @@ export function createPoller(options: PollerOptions): ServerPoller {
 			dispatch({type: 'server-seen', t, server: {...server, version: lastVersion, ...(pid !== undefined ? {pid} : {})}});
 		}
 		if (restarted) dispatch({type: 'server-restarted', t, serverId: server.id});
+		if (result.inconsistent !== undefined) dispatch({type: 'answer-inconsistent', t, serverId: server.id, reason: result.inconsistent});
 		if (wasLost) options.onBack?.();
 		if (result.models !== undefined) {
 			const json = JSON.stringify(result.models);
