@@ -5,7 +5,7 @@
  */
 import {execa} from 'execa';
 import si from 'systeminformation';
-import type {BandwidthInfo} from '../model/types.js';
+import type {BandwidthInfo} from '../types/monitor.js';
 import {appleChip, lookupBandwidth, unknownChipHint, type ChipInput} from '../model/chips.js';
 import {sanitize} from '../util/sanitize.js';
 

@@ -50,7 +50,7 @@ describe.skipIf(!hasPty)('exit paths (on a pseudo-terminal)', {timeout: 90_000},
 
 	it('closing the terminal (SIGHUP) removes the demo temp folder', async () => {
 		const tmp = tempDir();
-		const r = await runOnPty(infertopArgv(['--no-scan', '--demo', '--history', '/dev/null']), ['wait:demo-ollama', 'sleep:1', 'hup'], {timeoutS: 40, env: {TMPDIR: tmp}});
+		const r = await runOnPty(infertopArgv(['--no-scan', '--demo', '--history', '/dev/null']), ['wait:qwen3.8', 'sleep:1', 'hup'], {timeoutS: 40, env: {TMPDIR: tmp}});
 		expect(r.stepFailed).toBeNull();
 		expect(r.timedOut).toBe(false);
 		expect(fs.readdirSync(tmp).filter(f => f.startsWith('infertop-demo-'))).toEqual([]);
@@ -58,7 +58,7 @@ describe.skipIf(!hasPty)('exit paths (on a pseudo-terminal)', {timeout: 90_000},
 
 	it('SIGTERM removes the demo temp folder too', async () => {
 		const tmp = tempDir();
-		const r = await runOnPty(infertopArgv(['--no-scan', '--demo', '--history', '/dev/null']), ['wait:demo-ollama', 'sleep:1', 'term'], {timeoutS: 40, env: {TMPDIR: tmp}});
+		const r = await runOnPty(infertopArgv(['--no-scan', '--demo', '--history', '/dev/null']), ['wait:qwen3.8', 'sleep:1', 'term'], {timeoutS: 40, env: {TMPDIR: tmp}});
 		expect(r.timedOut).toBe(false);
 		expect(r.exit).toBe(0);
 		expect(fs.readdirSync(tmp).filter(f => f.startsWith('infertop-demo-'))).toEqual([]);

@@ -12,7 +12,7 @@ import {fileURLToPath} from 'node:url';
 import {createParser} from '../../source/engines/index.js';
 import {initialState, reduce} from '../../source/model/reducer.js';
 import {toSnapshot} from '../../source/model/snapshot.js';
-import type {EngineKind, MonitorState} from '../../source/model/types.js';
+import type {EngineKind, MonitorState} from '../../source/types/monitor.js';
 import {createStreamParser} from '../../source/probe/protocols.js';
 import {sanitize} from '../../source/util/sanitize.js';
 

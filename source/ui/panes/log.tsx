@@ -1,6 +1,6 @@
 import {Box} from 'ink';
 import {memo, useMemo} from 'react';
-import type {LogLine} from '../../model/types.js';
+import type {LogLine} from '../../types/monitor.js';
 import {sanitize} from '../../util/sanitize.js';
 import {clock, fit} from '../format.js';
 import {compileFilter} from '../view-state.js';
