@@ -94,7 +94,7 @@ describe.skipIf(!hasPty)('to the screen (raw bytes on a pseudo-terminal)', {time
 		const r = await runOnPty(
 			infertopArgv(['--no-scan', '--no-demo', '--server', server.url, '--log', `ollama=${log}`, '--history', '/dev/null']),
 			// p: a probe of the server, whose streamed text and model name carry the attacks too.
-			['wait:evil-MODELlink-end', 'wait:evil-LOGLINElink-end', 'send:p', 'wait:PROBE', 'sleep:3', 'send:q'],
+			['wait:evil-MODELlink-end', 'wait:evil-LOGLINElink-end', 'send:p', 'wait:reported', 'sleep:1', 'send:q'],
 			{cols: 180, rows: 50, timeoutS: 60},
 		);
 		expect(r.stepFailed).toBeNull();
