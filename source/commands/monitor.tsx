@@ -62,16 +62,21 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 	const onSignal = () => app.unmount();
 	// The terminal went away (tmux kill-session, a closed window): writes fail with EIO/EPIPE. That
 	// is a way to leave, not a crash: stop as on SIGHUP, so the collectors and the demo clean up.
-	const onOutputError = () => onSignal();
+	let hungUp = false;
+	const onHangup = () => {
+		hungUp = true;
+		onSignal();
+	};
+	const onOutputError = () => onHangup();
 	process.stdout.on('error', onOutputError);
 	process.once('SIGTERM', onSignal);
-	process.once('SIGHUP', onSignal);
+	process.once('SIGHUP', onHangup);
 	process.once('SIGINT', onSignal);
 	try {
 		await app.waitUntilExit();
 	} finally {
 		process.off('SIGTERM', onSignal);
-		process.off('SIGHUP', onSignal);
+		process.off('SIGHUP', onHangup);
 		process.off('SIGINT', onSignal);
 		await starting;
 		await metrics?.close().catch(() => undefined);
@@ -80,6 +85,14 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 		process.stdout.off('error', onOutputError);
 		// Writes still queued for a terminal that is gone must not throw once the listener is off.
 		process.stdout.on('error', () => undefined);
+		// Everything is cleaned up. A normal exit would now restore the terminal's modes, and Node
+		// aborts when the terminal is gone (nodejs/node#51519: tcsetattr fails with EIO): end the
+		// way a hangup ends a program instead, by SIGHUP with its default action.
+		// (Other SIGHUP listeners — Ink's exit hook, a loader's relay — have nothing left to do.)
+		if (hungUp) {
+			process.removeAllListeners('SIGHUP');
+			process.kill(process.pid, 'SIGHUP');
+		}
 	}
 	return 0;
 }

@@ -53,6 +53,8 @@ describe.skipIf(!hasPty)('exit paths (on a pseudo-terminal)', {timeout: 90_000},
 		const r = await runOnPty(infertopArgv(['--no-scan', '--demo', '--history', '/dev/null']), ['wait:qwen3.8', 'sleep:1', 'hup'], {timeoutS: 40, env: {TMPDIR: tmp}});
 		expect(r.stepFailed).toBeNull();
 		expect(r.timedOut).toBe(false);
+		// Ended as a hangup ends a program (SIGHUP), not by Node's abort restoring a terminal that is gone (SIGABRT).
+		expect(r.signal).toBe(1);
 		expect(fs.readdirSync(tmp).filter(f => f.startsWith('infertop-demo-'))).toEqual([]);
 	});
 
