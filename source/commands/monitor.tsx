@@ -69,19 +69,29 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 	};
 	const onOutputError = () => onHangup();
 	process.stdout.on('error', onOutputError);
-	process.once('SIGTERM', onSignal);
-	process.once('SIGHUP', onHangup);
-	process.once('SIGINT', onSignal);
+	// `on`, not `once`: a listener stays while the collectors stop, so a second signal (a hangup
+	// comes with more) cannot end the process half-way through the cleanup (and Ink's exit hook,
+	// seeing no other listener, would re-raise it). A second Ctrl+C still leaves at once.
+	let interrupts = 0;
+	const onInterrupt = () => {
+		interrupts += 1;
+		if (interrupts > 1) process.exit(130);
+		onSignal();
+	};
+	process.on('SIGTERM', onSignal);
+	process.on('SIGHUP', onHangup);
+	process.on('SIGINT', onInterrupt);
 	try {
 		await app.waitUntilExit();
 	} finally {
-		process.off('SIGTERM', onSignal);
-		process.off('SIGHUP', onHangup);
-		process.off('SIGINT', onSignal);
 		await starting;
 		await metrics?.close().catch(() => undefined);
 		await runtime?.stop();
 		restore();
+		// Only now: until here a signal must find us listening (see above).
+		process.off('SIGTERM', onSignal);
+		process.off('SIGHUP', onHangup);
+		process.off('SIGINT', onInterrupt);
 		process.stdout.off('error', onOutputError);
 		// Writes still queued for a terminal that is gone must not throw once the listener is off.
 		process.stdout.on('error', () => undefined);
