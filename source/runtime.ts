@@ -16,7 +16,7 @@ import {splitArgs} from './sources/command-log.js';
 import {parseReplaySpec} from './sources/replay.js';
 import {createDiscovery} from './sources/discovery/discovery.js';
 import {normalizeServerUrl} from './sources/discovery/server-id.js';
-import {createSystemCollector} from './sources/system-collector.js';
+import {createSystemCollector, type SystemCollector} from './sources/system-collector.js';
 import {detectBandwidth} from './sources/bandwidth.js';
 import {createModelBytesResolver} from './sources/model-bytes.js';
 import {defaultLogLocations, findExistingLogs} from './sources/log-locations.js';
@@ -78,9 +78,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 	let stopped = false;
 
 	const resolver = createModelBytesResolver({dispatch: a => store.dispatch(a)});
+	let system: SystemCollector | undefined;
 	const dispatch: Dispatch = (action: Action) => {
 		if (stopped) return;
 		store.dispatch(action);
+		// An engine got work: the system scan leaves its quiet pace at once.
+		if (action.type === 'engine-event' || action.type === 'log-line') system?.wake();
 		if (action.type === 'server-models') {
 			// The merged server (url, engine) as the store knows it after this action.
 			const info = store.getSnapshot().servers[action.serverId];
@@ -135,7 +138,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 
 	// 3. The system scan.
 	if (options.system !== false) {
-		const system = createSystemCollector({dispatch, intervalMs: config.refresh});
+		system = createSystemCollector({dispatch, intervalMs: config.refresh});
 		collectors.push(system);
 		await system.start();
 	}
