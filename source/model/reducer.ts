@@ -5,6 +5,7 @@
 import {emptySystem} from '../system/types.js';
 import {emptyProbe} from '../probe/types.js';
 import {requestFigures} from './figures.js';
+import {appendLog, emptyLog} from './log-ring.js';
 import type {Action, EngineEvent, MonitorState, RequestRecord, ServerState, ServerInfo, PassSample} from './types.js';
 
 export const MAX_REQUESTS = 200;
@@ -54,7 +55,7 @@ export function newServer(info: ServerInfo, t?: number): ServerState {
 		httpCount: 0,
 		linesParsed: 0,
 		linesUnparsed: 0,
-		log: [],
+		log: emptyLog(),
 		modelBytes: {},
 	};
 }
@@ -159,7 +160,7 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 		case 'log-line':
 			return withServer(state, action.serverId, s => ({
 				...s,
-				log: push(s.log, {t: action.t, text: action.text, parsed: action.parsed}, MAX_LOG_LINES),
+				log: appendLog(s.log, {t: action.t, text: action.text, parsed: action.parsed}, MAX_LOG_LINES),
 				linesParsed: s.linesParsed + (action.parsed ? 1 : 0),
 				linesUnparsed: s.linesUnparsed + (action.parsed ? 0 : 1),
 			}));

@@ -6,6 +6,7 @@
  */
 import type {SystemState} from '../system/types.js';
 import type {ProbeState} from '../probe/types.js';
+import type {LogRing} from './log-ring.js';
 
 /** Which engine wrote a log or answers a server. JSON key `engine`. */
 export type EngineKind =
@@ -213,7 +214,8 @@ export interface ServerState extends ServerInfo {
 	readonly linesParsed: number;
 	readonly linesUnparsed: number;
 	/** Newest last; capped ring of sanitized lines. */
-	readonly log: readonly LogLine[];
+	/** The newest MAX_LOG_LINES lines (model/log-ring.ts: appended in O(1), read with logLines/logTail). */
+	readonly log: LogRing;
 	readonly logState?: string;
 	/** Bytes per token resolved for each model by name (survives /api/ps refreshes). */
 	readonly modelBytes: Readonly<Record<string, {readonly bytesPerToken: number; readonly source: string}>>;
