@@ -20,8 +20,10 @@
  *   start, so that module is replaced by an empty one, and Ink's isDev() is replaced by `false`:
  *   DEV=true does nothing in the built CLI (it cannot hang Ink 6.8 waiting for a DevTools server,
  *   nor make it read a package.json beside the bundle).
- * - Ink 6.8's incremental renderer is fixed (ink#910, scripts/ink-incremental-fix.mjs) and turned
- *   on through `__INK_910_FIXED__`: a changed figure rewrites its line, not the screen.
+ * - Ink 6.8 is patched as it is bundled (scripts/ink-incremental-fix.mjs): the incremental renderer
+ *   fixed (ink#910) and turned on through `__INK_910_FIXED__` (a changed figure rewrites its line,
+ *   not the screen); its per-frame output caches shared across frames (an unchanged line is not
+ *   measured again); its two never-emptied text caches bounded (they grew for as long as it ran).
  */
 import {build} from 'esbuild';
 import fs from 'node:fs';
@@ -61,7 +63,7 @@ const banner = [
 	'const __dirname = __infertopDirname(__filename);',
 ].join('\n');
 
-const inkFixState = {applied: false};
+const inkFixState = {applied: false, outputShared: false, textCaches: 0, widths: false};
 const inkFix = inkIncrementalFix(inkFixState);
 const started = performance.now();
 const outdir = path.dirname(outfile);
@@ -108,8 +110,8 @@ if (out.includes('node_modules/ink/build/') && !out.includes('isDev = () => fals
 	console.error("build: Ink's isDev() was not replaced (did ink/build/utils.js move?)");
 	process.exit(1);
 }
-if (out.includes('node_modules/ink/build/') && !inkFixState.applied) {
-	console.error('build: the ink#910 fix is not in the bundle');
+if (out.includes('node_modules/ink/build/') && (!inkFixState.applied || !inkFixState.outputShared || inkFixState.textCaches !== 2 || !inkFixState.widths)) {
+	console.error('build: the Ink patches (ink#910, shared output caches, bounded text caches) are not all in the bundle');
 	process.exit(1);
 }
 if (/process\.env\.NODE_ENV\s*[!=]==?\s*["']development["']/.test(out)) {

@@ -40,11 +40,17 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 		restored = true;
 	};
 	process.once('exit', restore);
+	// Frames Ink drew (for the overhead bench: INFERTOP_RENDER_STATS=FILE gets them as JSON at exit).
+	let frames = 0;
+	const startedAt = performance.now();
 	const app = render(<App store={store} controller={controller} theme={config.theme} noColor={config.noColor} version={VERSION} />, {
 		exitOnCtrlC: false,
 		patchConsole: false,
 		maxFps: 10,
 		incrementalRendering: INCREMENTAL,
+		onRender: () => {
+			frames++;
+		},
 	});
 	// Node's warnings go to stderr, which would scribble over the screen: show them as notices.
 	process.removeAllListeners('warning');
@@ -80,6 +86,11 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 		await metrics?.close().catch(() => undefined);
 		await runtime?.stop();
 		restore();
+		const statsFile = process.env.INFERTOP_RENDER_STATS;
+		if (statsFile) {
+			const {writeFileSync} = await import('node:fs');
+			writeFileSync(statsFile, JSON.stringify({frames, publishes: store.publishes(), seconds: (performance.now() - startedAt) / 1000}));
+		}
 	}
 	return 0;
 }
