@@ -33,9 +33,10 @@ import {streamOnce} from '../source/probe/client.js';
 import {runProbe} from '../source/probe/run.js';
 import {inThreadTransport, type Transport} from '../source/probe/transport.js';
 import type {ProbePrompt} from '../source/probe/prompts.js';
-import type {ProbeResult} from '../source/probe/types.js';
-import {emptyProbe} from '../source/probe/types.js';
-import type {MonitorState} from '../source/model/types.js';
+import type {ProbeResult} from '../source/types/probe.js';
+import {emptyProbe} from '../source/types/probe.js';
+import type {MonitorState} from '../source/types/monitor.js';
+import {reduce} from '../source/model/reducer.js';
 
 const SERVER = String.raw`
 const http = require('node:http');
@@ -184,7 +185,7 @@ async function startUi(transport?: Transport): Promise<{probe: (url: string, m: 
 	} catch (e) {
 		// Stand-in: a dashboard-sized tree (header, 3 engines, 20 requests, graph, probe pane) at 4 Hz.
 		let state = {probe: emptyProbe(), servers: {}, bandwidth: {}} as unknown as MonitorState;
-		const controller = createProbeController({dispatch: (a) => a.type === 'probe' && (state = {...state, probe: a.probe}), getState: () => state, historyPath: null, transport});
+		const controller = createProbeController({dispatch: (a) => (state = reduce(state, a)), getState: () => state, historyPath: null, transport});
 		let tick = 0;
 		const tree = (): React.ReactElement => {
 			const rows = Array.from({length: 20}, (_, i) =>

@@ -10,7 +10,7 @@ import {readFileSync} from 'node:fs';
 import os from 'node:os';
 import {pathToFileURL} from 'node:url';
 import {createSystemCollector} from '../source/sources/system-collector.js';
-import type {SystemState} from '../source/system/types.js';
+import type {SystemState} from '../source/types/system.js';
 
 const CLK_TCK = 100;
 

@@ -1,7 +1,9 @@
 /**
- * The running pipeline of DESIGN §2: starts every collector (discovery and pollers, log sources,
- * the system scan, bandwidth detection, bytes-per-token resolution, the demo engine when asked)
- * against one store, and stops them all. The monitor, `snapshot` and the tests use the same code.
+ * The composition root of DESIGN §2: one store, a list of collectors (one small factory each: the
+ * named logs, bandwidth, the system scan, discovery and its pollers, default logs, `ollama ps`, the
+ * demo engine when asked) and a list of reactions (`server-models` → resolve bytes per token). The
+ * monitor, `snapshot` and the tests use the same code. Nothing here knows an engine by name: the
+ * registry (engines/index.ts) says what each one needs.
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +12,7 @@ import type {EffectiveConfig} from './config/config.js';
 import {parseLogSpec, resolveApiKey, effectiveHistoryPath} from './config/config.js';
 import {createStore, type MonitorStore} from './model/store.js';
 import {logCountsInWindow} from './model/derive.js';
-import type {Action, Collector, Dispatch, EngineKind, ModelInfo, ServerInfo} from './model/types.js';
+import type {Action, Collector, Dispatch, EngineKind, ModelInfo, ServerInfo} from './types/monitor.js';
 import {createLogSource, labelOf, type LogInput} from './sources/log-source.js';
 import {splitArgs} from './sources/command-log.js';
 import {parseReplaySpec} from './sources/replay.js';
@@ -21,10 +23,11 @@ import {detectBandwidth} from './sources/bandwidth.js';
 import {createModelBytesResolver} from './sources/model-bytes.js';
 import {defaultLogLocations, findExistingLogs} from './sources/log-locations.js';
 import {createProbeController} from './probe/controller.js';
-import type {Controller} from './ui/controller.js';
+import type {Controller} from './types/controller.js';
 import {startDemoEngine, DEMO_OLLAMA_VERSION, type DemoEngine} from './demo/engine.js';
 import {createPoller} from './sources/discovery/pollers.js';
-import {readOllamaPs} from './sources/ollama-ps-cli.js';
+import {createOllamaPsCollector} from './sources/ollama-ps-cli.js';
+import {engineOf} from './engines/index.js';
 
 export interface RuntimeOptions {
 	readonly config: EffectiveConfig;
@@ -45,7 +48,7 @@ export interface RuntimeOptions {
 	readonly store?: MonitorStore;
 }
 
-export type {Controller} from './ui/controller.js';
+export type {Controller} from './types/controller.js';
 
 export interface Runtime {
 	readonly store: MonitorStore;
@@ -67,147 +70,196 @@ export function logInputOf(spec: string): {input: LogInput; engine?: EngineKind}
 	return {input: {kind: 'cmd', argv: splitArgs(s.command)}, engine: s.engine};
 }
 
+/** The server id an engine's own environment names (`OLLAMA_HOST`, else its default). */
+function hostIdOf(engine: EngineKind): string | undefined {
+	const host = engineOf(engine).hostEnv;
+	if (!host) return undefined;
+	return normalizeServerUrl(process.env[host.name] ?? host.fallback)?.id ?? host.fallback;
+}
+
+/** What every collector factory and reaction is given. */
+interface RuntimeContext {
+	readonly options: RuntimeOptions;
+	readonly config: EffectiveConfig;
+	readonly store: MonitorStore;
+	readonly dispatch: Dispatch;
+	readonly apiKeyFor: (url: string | undefined) => string | undefined;
+	readonly namedServers: readonly {readonly url: string; readonly apiKey?: string; readonly source: 'flag'}[];
+	/** Attach a log to a server (once per server and log). */
+	readonly attachLog: (serverId: string, input: LogInput, engine: EngineKind | undefined, serverInfo?: Partial<ServerInfo>) => Promise<void>;
+}
+
+/** A reaction: something the runtime does when the store hears an action (after the reducer ran). */
+type Reaction = (action: Action, ctx: RuntimeContext) => void;
+
+// ---- reactions ----------------------------------------------------------------------------------
+
+/** server-models → resolve bytes per token for each model (of the merged server as the store knows it). */
+function resolveBytesPerToken(resolver: ReturnType<typeof createModelBytesResolver>): Reaction {
+	return (action, ctx) => {
+		if (action.type !== 'server-models') return;
+		const info = ctx.store.getSnapshot().servers[action.serverId];
+		if (info) for (const m of action.models) resolver.request(action.serverId, {engine: info.engine, url: info.url, apiKey: ctx.apiKeyFor(info.url), demo: info.demo}, m as ModelInfo);
+	};
+}
+
+// ---- collectors (one small factory each) ----------------------------------------------------------
+
+/** The logs the user named (`--log`, `--replay`). */
+async function namedLogs(ctx: RuntimeContext): Promise<void> {
+	const {config, options} = ctx;
+	for (const spec of config.logs) {
+		const parsed = logInputOf(spec);
+		if ('error' in parsed) {
+			ctx.dispatch({type: 'notice', t: Date.now(), level: 'error', text: `--log ${parsed.error}`});
+			continue;
+		}
+		// With exactly one server named, its logs are its own (`--server URL --log PATH`).
+		const only = config.servers.length === 1 ? normalizeServerUrl(config.servers[0]!.url)?.id : undefined;
+		await ctx.attachLog(only ?? `log:${labelOf(parsed.input)}`, parsed.input, parsed.engine, only ? {url: only, source: 'flag'} : {});
+	}
+	if (options.replay) {
+		const r = parseReplaySpec(options.replay);
+		await ctx.attachLog(`replay:${r.file}`, {kind: 'replay', path: r.file, speed: r.speed}, undefined);
+	}
+}
+
+/** Bandwidth (override, else the chip table); the demo's own figure wins unless overridden. */
+function bandwidth(ctx: RuntimeContext, demoRunning: () => boolean): Promise<void> {
+	return detectBandwidth({override: ctx.config.bandwidth}).then(
+		bw => {
+			if (!demoRunning() || ctx.config.bandwidth !== undefined) ctx.dispatch({type: 'bandwidth', bandwidth: bw});
+		},
+		() => undefined,
+	);
+}
+
+/** The system scan (process table, GPU). */
+function system(ctx: RuntimeContext): SystemCollector | undefined {
+	return ctx.options.system === false ? undefined : createSystemCollector({dispatch: ctx.dispatch, intervalMs: ctx.config.refresh});
+}
+
+/** Discovery: named servers, default ports and processes; a log a process names is attached to its server. */
+function discovery(ctx: RuntimeContext) {
+	return createDiscovery({
+		dispatch: ctx.dispatch,
+		servers: ctx.namedServers,
+		scan: ctx.options.scan,
+		intervalMs: ctx.options.pollMs,
+		pollIntervalMs: ctx.options.pollMs,
+		lookedForLogs: defaultLogLocations(process.platform, process.env, os.homedir()).map(l => (l.kind === 'file' ? l.path! : l.argv!.join(' '))),
+		onLogFound: (serverId, logPath) => {
+			void ctx.attachLog(serverId, {kind: 'file', path: logPath}, undefined);
+		},
+	});
+}
+
+/** Default log locations of every engine, attached to the server they belong to (the engine's `hostEnv`). */
+async function defaultLogs(ctx: RuntimeContext): Promise<void> {
+	if (!ctx.options.scan) return;
+	for (const loc of await findExistingLogs()) {
+		const input: LogInput = loc.kind === 'file' ? {kind: 'file', path: loc.path!} : {kind: 'cmd', argv: loc.argv!};
+		const hostId = hostIdOf(loc.engine);
+		await ctx.attachLog(hostId ?? `log:${labelOf(input)}`, input, loc.engine, hostId ? {url: hostId} : {});
+	}
+}
+
+/** `--ollama-ps cli`: residency from the CLI table. */
+function ollamaPsCli(ctx: RuntimeContext): Collector | undefined {
+	return ctx.config.ollamaPs === 'cli' ? createOllamaPsCollector({serverId: hostIdOf('ollama')!, dispatch: ctx.dispatch}) : undefined;
+}
+
+/** The built-in demo engine: an Ollama (engine `ollama`, `demo: true`) with its log and the same poller a real Ollama gets. */
+async function demoEngine(ctx: RuntimeContext, collectors: Collector[]): Promise<{engine: DemoEngine; dir: string}> {
+	const {options, config} = ctx;
+	const dir = mkdtempSync(path.join(os.tmpdir(), 'infertop-demo-'));
+	const engine = await startDemoEngine({logPath: path.join(dir, 'server.log'), split: options.demoSplit, speed: options.demoSpeed, agent: options.demoAgent});
+	const id = normalizeServerUrl(engine.url)?.id ?? engine.url;
+	const info = {id, engine: 'ollama' as const, url: engine.url, source: 'demo' as const, demo: true, version: DEMO_OLLAMA_VERSION};
+	ctx.dispatch({type: 'server-seen', t: Date.now(), server: info});
+	if (config.bandwidth === undefined) ctx.dispatch({type: 'bandwidth', bandwidth: {gbs: engine.bandwidthGBs, source: 'demo engine (simulated)', chip: 'DEMO'}});
+	await ctx.attachLog(id, {kind: 'file', path: engine.logPath}, 'ollama');
+	const poller = createPoller({server: info, dispatch: ctx.dispatch, intervalMs: options.pollMs});
+	collectors.push({start: () => poller.start(), stop: () => poller.stop()});
+	poller.start();
+	await poller.pollNow();
+	return {engine, dir};
+}
+
+// ---- the composition root -------------------------------------------------------------------------
+
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 	const {config} = options;
 	const store = options.store ?? createStore({host: os.hostname(), demo: config.demo === true, refreshMs: config.refresh});
 	const collectors: Collector[] = [];
 	const logsAttached = new Set<string>();
 	const quitHandlers: (() => void)[] = [];
-	let demo: DemoEngine | undefined;
-	let demoDir: string | undefined;
+	let demo: {engine: DemoEngine; dir: string} | undefined;
+	let demoStarting: Promise<void> | undefined;
 	let stopped = false;
 
-	const resolver = createModelBytesResolver({dispatch: a => store.dispatch(a)});
-	let system: SystemCollector | undefined;
+	const namedServers = config.servers.map(s => ({url: s.url, apiKey: resolveApiKey(s) ?? (config.servers.length === 1 ? options.apiKey : undefined), source: 'flag' as const}));
+	const apiKeyFor = (url: string | undefined): string | undefined => (url ? namedServers.find(s => s.url === url)?.apiKey : undefined);
+
+	const reactions: Reaction[] = [resolveBytesPerToken(createModelBytesResolver({dispatch: a => store.dispatch(a)}))];
 	const dispatch: Dispatch = (action: Action) => {
 		if (stopped) return;
 		store.dispatch(action);
-		// An engine got work: the system scan leaves its quiet pace at once.
-		if (action.type === 'engine-event' || action.type === 'log-line') system?.wake();
-		if (action.type === 'server-models') {
-			// The merged server (url, engine) as the store knows it after this action.
-			const info = store.getSnapshot().servers[action.serverId];
-			if (info) for (const m of action.models) resolver.request(action.serverId, {engine: info.engine, url: info.url, apiKey: apiKeyFor(info.url)}, m as ModelInfo);
-		}
+		for (const react of reactions) react(action, ctx);
 	};
 
-	const namedServers = config.servers.map(s => ({url: s.url, apiKey: resolveApiKey(s) ?? (config.servers.length === 1 ? options.apiKey : undefined), source: 'flag' as const}));
-	function apiKeyFor(url: string | undefined): string | undefined {
-		if (!url) return undefined;
-		return namedServers.find(s => s.url === url)?.apiKey;
-	}
-
-	async function attachLog(serverId: string, input: LogInput, engine: EngineKind | undefined, serverInfo?: Partial<ServerInfo>): Promise<void> {
-		const label = labelOf(input);
-		if (logsAttached.has(`${serverId}\u0000${label}`)) return;
-		logsAttached.add(`${serverId}\u0000${label}`);
-		if (!store.getSnapshot().servers[serverId]) {
-			dispatch({type: 'server-seen', t: Date.now(), server: {id: serverId, engine: engine ?? 'openai', source: 'log', logLabel: label, ...serverInfo}});
-		} else {
-			const existing = store.getSnapshot().servers[serverId]!;
-			dispatch({type: 'server-seen', t: Date.now(), server: {id: serverId, engine: existing.engine, source: existing.source, logLabel: label}});
-		}
-		const source = createLogSource({serverId, engine, input, dispatch});
-		collectors.push(source);
-		await source.start();
-	}
-
-	// 1. Logs the user named.
-	for (const spec of config.logs) {
-		const parsed = logInputOf(spec);
-		if ('error' in parsed) {
-			dispatch({type: 'notice', t: Date.now(), level: 'error', text: `--log ${parsed.error}`});
-			continue;
-		}
-		// With exactly one server named, its logs are its own (`--server URL --log PATH`).
-		const only = config.servers.length === 1 ? normalizeServerUrl(config.servers[0]!.url)?.id : undefined;
-		await attachLog(only ?? `log:${labelOf(parsed.input)}`, parsed.input, parsed.engine, only ? {url: only, source: 'flag'} : {});
-	}
-	if (options.replay) {
-		const r = parseReplaySpec(options.replay);
-		await attachLog(`replay:${r.file}`, {kind: 'replay', path: r.file, speed: r.speed}, undefined);
-	}
-
-	// 2. Bandwidth (override, else the chip table).
-	const bandwidthReady = detectBandwidth({override: config.bandwidth}).then(
-		bandwidth => {
-			if (!demo || config.bandwidth !== undefined) dispatch({type: 'bandwidth', bandwidth});
-		},
-		() => undefined,
-	);
-
-	// 3. The system scan.
-	if (options.system !== false) {
-		system = createSystemCollector({dispatch, intervalMs: config.refresh});
-		collectors.push(system);
-		await system.start();
-	}
-
-	// 4. Discovery: named servers, default ports and processes.
-	const discovery = createDiscovery({
+	const ctx: RuntimeContext = {
+		options,
+		config,
+		store,
 		dispatch,
-		servers: namedServers,
-		scan: options.scan,
-		intervalMs: options.pollMs,
-		pollIntervalMs: options.pollMs,
-		lookedForLogs: defaultLogLocations(process.platform, process.env, os.homedir()).map(l => (l.kind === 'file' ? l.path! : l.argv!.join(' '))),
-		onLogFound: (serverId, logPath) => {
-			void attachLog(serverId, {kind: 'file', path: logPath}, undefined);
+		apiKeyFor,
+		namedServers,
+		async attachLog(serverId, input, engine, serverInfo) {
+			const label = labelOf(input);
+			if (logsAttached.has(`${serverId}\u0000${label}`)) return;
+			logsAttached.add(`${serverId}\u0000${label}`);
+			const existing = store.getSnapshot().servers[serverId];
+			dispatch({type: 'server-seen', t: Date.now(), server: existing
+				? {id: serverId, engine: existing.engine, source: existing.source, logLabel: label}
+				: {id: serverId, engine: engine ?? 'openai', source: 'log', logLabel: label, ...serverInfo}});
+			const source = createLogSource({serverId, engine, input, dispatch});
+			collectors.push(source);
+			await source.start();
 		},
-	});
-	collectors.push(discovery);
+	};
+	const start = async (c: Collector | undefined): Promise<void> => {
+		if (!c) return;
+		collectors.push(c);
+		await c.start();
+	};
 
-	async function startDemo(): Promise<void> {
-		if (demo || stopped) return;
-		demoDir = mkdtempSync(path.join(os.tmpdir(), 'infertop-demo-'));
-		demo = await startDemoEngine({
-			logPath: path.join(demoDir, 'server.log'),
-			split: options.demoSplit,
-			speed: options.demoSpeed,
-			agent: options.demoAgent,
+	// The collectors, in start order.
+	await namedLogs(ctx);
+	const bandwidthReady = bandwidth(ctx, () => demoStarting !== undefined);
+	const sys = system(ctx);
+	// An engine got work: the system scan leaves its quiet pace at once.
+	if (sys) reactions.push(action => (action.type === 'engine-event' || action.type === 'log-line' ? sys.wake() : undefined));
+	await start(sys);
+	const disc = discovery(ctx);
+	collectors.push(disc);
+	await defaultLogs(ctx);
+	await start(ollamaPsCli(ctx));
+
+	const startDemo = (): Promise<void> => {
+		if (demo || stopped) return Promise.resolve();
+		demoStarting ??= demoEngine(ctx, collectors).then(d => {
+			demo = d;
 		});
-		const id = normalizeServerUrl(demo.url)?.id ?? demo.url;
-		const info = {id, engine: 'demo-ollama' as const, url: demo.url, source: 'demo' as const, demo: true, version: DEMO_OLLAMA_VERSION};
-		dispatch({type: 'server-seen', t: Date.now(), server: info});
-		if (config.bandwidth === undefined) dispatch({type: 'bandwidth', bandwidth: {gbs: demo.bandwidthGBs, source: 'demo engine (simulated)', chip: 'DEMO'}});
-		await attachLog(id, {kind: 'file', path: demo.logPath}, 'ollama');
-		// The demo speaks Ollama's API: the same poller a real Ollama gets.
-		const poller = createPoller({server: {...info, engine: 'ollama'}, dispatch, intervalMs: options.pollMs});
-		collectors.push({start: () => poller.start(), stop: () => poller.stop()});
-		poller.start();
-		await poller.pollNow();
-	}
-
-	// 5. Default log locations (Ollama's), attached to the Ollama server they belong to.
-	if (options.scan) {
-		const ollamaId = normalizeServerUrl(process.env.OLLAMA_HOST ?? 'http://127.0.0.1:11434')?.id ?? 'http://127.0.0.1:11434';
-		for (const loc of await findExistingLogs()) {
-			const input: LogInput = loc.kind === 'file' ? {kind: 'file', path: loc.path!} : {kind: 'cmd', argv: loc.argv!};
-			await attachLog(loc.engine === 'ollama' ? ollamaId : `log:${labelOf(input)}`, input, loc.engine, loc.engine === 'ollama' ? {url: ollamaId} : {});
-		}
-	}
-
-	// 6. `--ollama-ps cli`: residency from the CLI table.
-	if (config.ollamaPs === 'cli') {
-		const ollamaId = normalizeServerUrl(process.env.OLLAMA_HOST ?? 'http://127.0.0.1:11434')?.id ?? 'http://127.0.0.1:11434';
-		let timer: NodeJS.Timeout | undefined;
-		const tick = async () => {
-			const r = await readOllamaPs();
-			if (stopped) return;
-			if (r.reason) dispatch({type: 'log-state', serverId: ollamaId, text: r.reason});
-			else dispatch({type: 'server-models', t: Date.now(), serverId: ollamaId, models: r.models});
-			timer = setTimeout(() => void tick(), 2000);
-		};
-		collectors.push({start: () => undefined, stop: async () => clearTimeout(timer)});
-		void tick();
-	}
+		return demoStarting;
+	};
 
 	const ready = (async () => {
-		discovery.start();
+		disc.start();
 		// start() returns at once; the demo decision needs the first round's answer.
-		await discovery.refresh();
+		await disc.refresh();
 		await bandwidthReady;
-		const found = discovery.servers().length > 0 || config.logs.length > 0 || options.replay !== undefined;
+		const found = disc.servers().length > 0 || config.logs.length > 0 || options.replay !== undefined;
 		if (config.demo === true || (config.demo === 'auto' && !found)) await startDemo();
 	})();
 
@@ -251,17 +303,18 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 		dispatch,
 		controller,
 		ready,
-		demo: () => demo,
+		demo: () => demo?.engine,
 		onQuit: h => quitHandlers.push(h),
 		async stop() {
 			if (stopped) return;
 			await ready.catch(() => undefined);
+			await demoStarting?.catch(() => undefined);
 			stopped = true;
 			stopTicker();
 			probe.cancel();
 			await Promise.all(collectors.map(c => c.stop().catch(() => undefined)));
-			await demo?.stop().catch(() => undefined);
-			if (demoDir) rmSync(demoDir, {recursive: true, force: true});
+			await demo?.engine.stop().catch(() => undefined);
+			if (demo) rmSync(demo.dir, {recursive: true, force: true});
 		},
 	};
 }

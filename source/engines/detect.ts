@@ -1,49 +1,30 @@
 /**
- * Which engine wrote a log, from a few of its lines. Ollama logs that contain raw llama-server
- * lines (Ollama ≥ 0.30) are `ollama`: any Ollama marker wins over llama.cpp markers.
+ * Which engine wrote a log, from a few of its lines: each engine's descriptor holds its
+ * `logSignature` (weighted line tests); the evidence is added up over the lines. An engine whose
+ * signature is `decisive` wins at that weight whatever else the log holds (an Ollama log carries
+ * raw llama-server lines since Ollama 0.30; lithos-metal writes uvicorn lines too).
  */
-import type {EngineKind} from '../model/types.js';
-
-interface Rule {
-	readonly engine: EngineKind;
-	readonly test: (line: string) => boolean;
-	readonly weight: number;
-}
+import type {EngineKind} from '../types/monitor.js';
+import type {LogSignature} from './descriptor.js';
 
 const JOURNALD = /^\w{3} +\d+ \d{2}:\d{2}:\d{2} \S+ ([^[\s]+)\[\d+\]: /;
 
-const RULES: readonly Rule[] = [
-	{engine: 'ollama', weight: 5, test: l => l.startsWith('time=') && l.includes(' level=') && l.includes(' source=')},
-	{engine: 'ollama', weight: 5, test: l => l.startsWith('[GIN]')},
-	{engine: 'ollama', weight: 3, test: l => /llama runner started in|msg="?Listening on .*\(version /.test(l)},
-	{engine: 'lithos', weight: 6, test: l => l.includes(':monolith.') || l.includes('lithos-metal')},
-	{engine: 'vllm', weight: 5, test: l => /^(?:\([^)]*pid=\d+\) )?(?:INFO|WARNING|ERROR|DEBUG) \d{2}-\d{2} \d{2}:\d{2}:\d{2} \[/.test(l)},
-	{engine: 'vllm', weight: 3, test: l => l.includes('SpecDecoding metrics') || /Avg prompt throughput: .* tokens\/s/.test(l)},
-	{engine: 'sglang', weight: 5, test: l => /^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?: [^\]]+)?\] /.test(l)},
-	{engine: 'sglang', weight: 3, test: l => /(?:Decode|Prefill) batch[.,] /.test(l)},
-	{engine: 'mlxlm', weight: 4, test: l => /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},\d{3} - [A-Z]+ - /.test(l)},
-	{engine: 'mlxlm', weight: 2, test: l => l.startsWith('Starting httpd at ') || /^\S+ - - \[\d+\/\w+\/\d{4} [\d:]+\] "/.test(l)},
-	{engine: 'llamacpp', weight: 4, test: l => /^(?:\[\s*\d+\] )?(?:\d+\.\d{2}\.\d{3}\.\d{3} )?(?:[IWED] )?(?:slot +\S+: id +\d+ \| task|srv +\S+: |que +\S+: |spec +\S+: |cmn +\S+: )/.test(l)},
-	{engine: 'llamacpp', weight: 2, test: l => /^(?:llama_model_loader|load_tensors|llama_context|print_info|llama_kv_cache|sched_reserve|main): /.test(l)},
-];
-
-/** Given the first lines of an unknown log (sanitized), say which engine wrote it, or undefined. */
-export function detectEngine(lines: readonly string[]): EngineKind | undefined {
+/** Given the first lines of an unknown log (sanitized) and every engine's signature, say which engine wrote it, or undefined. */
+export function detectWith(signatures: readonly {readonly kind: EngineKind; readonly signature: LogSignature}[], lines: readonly string[]): EngineKind | undefined {
 	const score = new Map<EngineKind, number>();
+	const add = (k: EngineKind, w: number) => score.set(k, (score.get(k) ?? 0) + w);
 	for (const raw of lines) {
 		if (raw.length === 0 || raw.length > 8192) continue;
 		let line = raw;
 		const j = JOURNALD.exec(line);
 		if (j) {
-			if (/ollama/i.test(j[1]!)) score.set('ollama', (score.get('ollama') ?? 0) + 2);
+			for (const {kind, signature} of signatures) if (signature.journaldUnit?.test.test(j[1]!)) add(kind, signature.journaldUnit.weight);
 			line = line.slice(j[0].length);
 		}
-		for (const r of RULES) if (r.test(line)) score.set(r.engine, (score.get(r.engine) ?? 0) + r.weight);
+		for (const {kind, signature} of signatures) for (const r of signature.rules) if (r.test(line)) add(kind, r.weight);
 	}
-	// An Ollama log carries llama-server lines too: any Ollama evidence decides it.
-	if ((score.get('ollama') ?? 0) >= 3) return 'ollama';
-	// lithos-metal also writes uvicorn lines; its own logger lines decide it.
-	if ((score.get('lithos') ?? 0) > 0) return 'lithos';
+	const decisive = signatures.filter(s => s.signature.decisive).sort((a, b) => a.signature.decisive!.rank - b.signature.decisive!.rank);
+	for (const {kind, signature} of decisive) if ((score.get(kind) ?? 0) >= signature.decisive!.atLeast) return kind;
 	let best: EngineKind | undefined;
 	let bestScore = 0;
 	for (const [k, v] of score) {

@@ -1,17 +1,30 @@
 /**
- * One parser per engine; `createParser(engine)` is what the log collectors use.
- * Unknown engines get a detecting parser: it buffers the first lines, detects, then parses them all.
+ * The one registry of engines: every `source/engines/<engine>.ts` exports one descriptor
+ * (engines/descriptor.ts) and is listed here. Discovery, pollers, the probe, derive and the UI read
+ * the registry; none of them switches on an engine name. Adding an engine = one file + its tests,
+ * plus its line in ENGINES (and its kind in types/monitor.ts `EngineKind`).
+ *
+ * `createParser(engine)` is what the log collectors use. Unknown engines get a detecting parser:
+ * it buffers the first lines, detects, then parses them all.
  */
-import type {EngineEvent, EngineKind, LineParser} from '../model/types.js';
-import {detectEngine} from './detect.js';
-import {createLithosParser} from './lithos.js';
-import {createLlamaCppParser} from './llamacpp.js';
-import {createMlxLmParser} from './mlxlm.js';
-import {createOllamaParser} from './ollama.js';
-import {createSglangParser} from './sglang.js';
-import {createVllmParser} from './vllm.js';
+import type {EngineEvent, EngineKind, LineParser} from '../types/monitor.js';
+import type {EngineDescriptor} from './descriptor.js';
+import {detectWith} from './detect.js';
+import {fingerprintEvidence, type FingerprintAnswer, type Identity} from './fingerprint.js';
+import {koboldcpp} from './koboldcpp.js';
+import {lithos} from './lithos.js';
+import {createLlamaCppParser, llamacpp} from './llamacpp.js';
+import {llamaswap} from './llamaswap.js';
+import {lmstudio} from './lmstudio.js';
+import {localai} from './localai.js';
+import {mlxlm} from './mlxlm.js';
+import {ollama} from './ollama.js';
+import {openai} from './openai.js';
+import {sglang} from './sglang.js';
+import {vllm} from './vllm.js';
 
-export {detectEngine} from './detect.js';
+export type {EngineDescriptor} from './descriptor.js';
+export type {Identity} from './fingerprint.js';
 export {createLlamaCppParser} from './llamacpp.js';
 export {createOllamaParser} from './ollama.js';
 export {createVllmParser} from './vllm.js';
@@ -19,52 +32,77 @@ export {createSglangParser} from './sglang.js';
 export {createMlxLmParser} from './mlxlm.js';
 export {createLithosParser} from './lithos.js';
 
-export const ENGINE_LABELS: Readonly<Record<EngineKind, string>> = {
-	ollama: 'Ollama',
-	llamacpp: 'llama.cpp',
-	mlxlm: 'mlx-lm',
-	lithos: 'lithos-metal',
-	vllm: 'vLLM',
-	sglang: 'SGLang',
-	lmstudio: 'LM Studio',
-	llamaswap: 'llama-swap',
-	koboldcpp: 'KoboldCpp',
-	localai: 'LocalAI',
-	openai: 'OpenAI-compatible',
-	'demo-ollama': 'Ollama (demo)',
+/** Every engine, in the order discovery lists them. */
+export const ENGINES: Readonly<Record<EngineKind, EngineDescriptor>> = {
+	ollama,
+	llamacpp,
+	mlxlm,
+	lithos,
+	vllm,
+	sglang,
+	lmstudio,
+	llamaswap,
+	koboldcpp,
+	localai,
+	openai,
 };
 
-/** Engines whose logs we can parse. */
-export function parserEngine(engine: EngineKind): EngineKind | undefined {
-	switch (engine) {
-		case 'ollama':
-		case 'demo-ollama':
-			return 'ollama';
-		case 'llamacpp':
-		case 'llamaswap':
-		case 'koboldcpp':
-			// llama-swap passes llama-server output through; KoboldCpp is llama.cpp underneath.
-			return 'llamacpp';
-		case 'mlxlm':
-		case 'vllm':
-		case 'sglang':
-		case 'lithos':
-			return engine;
-		default:
-			return undefined;
+const SIGNATURES = Object.values(ENGINES).flatMap(d => (d.logSignature ? [{kind: d.kind, signature: d.logSignature}] : []));
+
+/** Which engine wrote a log, from its first lines (sanitized), by every engine's log signature; undefined when none. */
+export function detectEngine(lines: readonly string[]): EngineKind | undefined {
+	return detectWith(SIGNATURES, lines);
+}
+
+/** The descriptor of `kind`; an unknown string (an old config, a probe target) is OpenAI-compatible. */
+export function engineOf(kind: EngineKind | string | undefined): EngineDescriptor {
+	return (kind !== undefined && Object.hasOwn(ENGINES, kind) ? ENGINES[kind as EngineKind] : undefined) ?? ENGINES.openai;
+}
+
+export const ENGINE_LABELS: Readonly<Record<EngineKind, string>> = Object.fromEntries(
+	Object.values(ENGINES).map(d => [d.kind, d.label]),
+) as Record<EngineKind, string>;
+
+/** Ports discovery scans by default: every engine's, once each, in registry order. */
+export const DEFAULT_PORTS: readonly number[] = [...new Set(Object.values(ENGINES).flatMap(d => d.defaultPorts))];
+
+const RULES = Object.values(ENGINES)
+	.flatMap(d => (d.fingerprint ? [{kind: d.kind, rule: d.fingerprint}] : []))
+	.sort((a, b) => a.rule.rank - b.rule.rank);
+
+/** Paths discovery asks of every candidate server: every engine's fingerprint paths, once each. */
+export const FINGERPRINT_PATHS: readonly string[] = [...new Set(RULES.flatMap(r => r.rule.paths))];
+
+/**
+ * The engine that answers, from the answers to FINGERPRINT_PATHS: the first engine's rule (by rank)
+ * that says yes; undefined when a rule must wait for a path that did not answer, or none says yes.
+ */
+export function identifyEngine(responses: Readonly<Record<string, FingerprintAnswer | undefined>>): Identity | undefined {
+	const evidence = fingerprintEvidence(responses, FINGERPRINT_PATHS);
+	for (const {kind, rule} of RULES) {
+		const v = rule.identify(evidence);
+		if (v === 'wait') return undefined;
+		if (v !== undefined) return {engine: kind, ...v};
 	}
+	return undefined;
+}
+
+/** Process names discovery looks for (for the empty state). */
+export const ENGINE_PROCESS_NAMES: readonly string[] = Object.values(ENGINES).flatMap(d => d.process?.names ?? []);
+
+/** The engine whose log format `engine`'s logs use (llama-swap, KoboldCpp → llama.cpp), or undefined when none is parsed. */
+export function parserEngine(engine: EngineKind): EngineKind | undefined {
+	const make = ENGINES[engine]?.logParser;
+	return make ? make().engine : undefined;
 }
 
 function createKnown(engine: EngineKind): LineParser | undefined {
-	switch (parserEngine(engine)) {
-		case 'ollama': return createOllamaParser();
-		case 'llamacpp': return createLlamaCppParser();
-		case 'mlxlm': return createMlxLmParser();
-		case 'vllm': return createVllmParser();
-		case 'sglang': return createSglangParser();
-		case 'lithos': return createLithosParser();
-		default: return undefined;
-	}
+	return ENGINES[engine]?.logParser?.();
+}
+
+/** The name shown for a server: its kind, marked when it is the built-in demo engine. */
+export function engineName(server: {readonly engine: EngineKind; readonly demo?: boolean}): string {
+	return server.demo === true ? `${server.engine} demo` : server.engine;
 }
 
 /** Lines a detecting parser waits for before it decides (it decides earlier on strong evidence). */

@@ -3,7 +3,8 @@
  * → one finished request (passes = steps, cachedTokens), the `ready` line, uvicorn access lines,
  * and 429 `model_busy` → busy.
  */
-import type {EngineEvent, LineParser} from '../model/types.js';
+import type {EngineEvent, LineParser} from '../types/monitor.js';
+import {OPENAI_MODEL_LIST, OPENAI_POLL, OPENAI_PROBE, type EngineDescriptor} from './descriptor.js';
 import {clean, parseUvicorn} from './common.js';
 import {MAX_PARSE_CHARS} from './llamacpp.js';
 
@@ -83,3 +84,25 @@ export function createLithosParser(): LineParser {
 	};
 	return {engine: 'lithos', push};
 }
+
+export const lithos: EngineDescriptor = {
+	kind: 'lithos',
+	label: 'lithos-metal',
+	logParser: createLithosParser,
+	logSignature: {
+		rules: [{weight: 6, test: l => l.includes(':monolith.') || l.includes('lithos-metal')}],
+		// lithos-metal also writes uvicorn lines; its own logger lines decide it.
+		decisive: {atLeast: 1, rank: 2},
+	},
+	logTimes: ['iso'],
+	poll: OPENAI_POLL,
+	probe: OPENAI_PROBE,
+	apiKeyEnv: ['LITHOS_METAL_API_KEY', 'LMK_API_KEY', 'MONOLITH_API_KEY'],
+	modelList: OPENAI_MODEL_LIST,
+	quickMarks: {modelOwner: 'lithos-metal'},
+	unifiedMemory: true,
+	defaultPorts: [8000],
+	process: {names: ['lithos-metal']},
+	modelBytes: {localDirs: true},
+	fingerprint: {rank: 80, paths: ['/v1/models'], identify: (e) => (e.ownedBy('lithos-metal') ? {models: e.modelIds} : undefined)},
+};

@@ -3,7 +3,9 @@
  * multi-line timings block and per-request bookkeeping. Requests are keyed `s<slot>/t<task>`
  * (router children: `<port>:s<slot>/t<task>`), so interleaved slots never mix figures.
  */
-import type {EngineEvent, LineParser, OllamaRunner} from '../model/types.js';
+import type {EngineEvent, LineParser, ModelInfo, OllamaRunner} from '../types/monitor.js';
+import {str} from './fingerprint.js';
+import {cleanModel, isRecord, OPENAI_MODEL_LIST, OPENAI_PROBE, posInt, text, processBase, type EngineDescriptor, type RestartMarker} from './descriptor.js';
 
 /** Lines longer than this are not log lines anyone wrote by hand: never run a regex over them. */
 export const MAX_PARSE_CHARS = 8192;
@@ -397,3 +399,108 @@ function specKind(type: string): string {
 	if (type.startsWith('ngram')) return 'ngram';
 	return type;
 }
+
+// ---- the engine unit ----------------------------------------------------------------------------
+
+/** Largest `id_task` in `/slots`: it only grows within one llama-server process. */
+export function maxSlotTask(slots: unknown): number | undefined {
+	if (!Array.isArray(slots)) return undefined;
+	let max: number | undefined;
+	for (const s of slots) if (isRecord(s) && typeof s.id_task === 'number' && s.id_task >= 0) max = Math.max(max ?? -1, s.id_task);
+	return max;
+}
+
+/** llama-server `/props` + `/slots` + `/v1/models` → the one model it serves. */
+export function llamaServerModels(props: unknown, slots: unknown, models: unknown): ModelInfo[] | undefined {
+	const p = isRecord(props) ? props : undefined;
+	const list = isRecord(models) && Array.isArray(models.data) ? (models.data as unknown[]).filter(isRecord) : [];
+	if (!p && list.length === 0) return undefined;
+	const first = list[0];
+	const meta = first && isRecord(first.meta) ? first.meta : {};
+	const slotList = Array.isArray(slots) ? slots.filter(isRecord) : [];
+	const dgs = p && isRecord(p.default_generation_settings) ? p.default_generation_settings : {};
+	const perSlot = posInt(slotList[0]?.n_ctx) ?? posInt(dgs.n_ctx) ?? posInt(meta.n_ctx);
+	const slotCount = posInt(p?.total_slots) ?? (slotList.length > 0 ? slotList.length : undefined);
+	const name = text(first?.id) ?? text(p?.model_alias) ?? text(p?.model_path);
+	if (!name) return [];
+	return [cleanModel<ModelInfo>({
+		name,
+		modelPath: text(p?.model_path, 1024),
+		format: 'gguf',
+		quantization: text(p?.model_ftype, 32) ?? text(meta.ftype, 32),
+		slots: slotCount,
+		contextPerSlot: perSlot,
+		contextLength: perSlot,
+		modelBytes: posInt(meta.size),
+		parameterCount: posInt(meta.n_params),
+		loaded: true,
+	})];
+}
+
+/** Parse `llamacpp:<name> <value>` counters out of Prometheus text. */
+export function llamaMetricsCounters(body: string): Record<string, number> {
+	const out: Record<string, number> = {};
+	for (const line of body.split('\n')) {
+		const m = /^llamacpp:([a-z_]+_total) ([0-9.eE+-]+)\s*$/.exec(line);
+		if (m && m[1] !== undefined) {
+			const v = Number(m[2]);
+			if (Number.isFinite(v)) out[m[1]] = v;
+		}
+	}
+	return out;
+}
+
+export const llamacpp: EngineDescriptor = {
+	kind: 'llamacpp',
+	label: 'llama.cpp',
+	logParser: () => createLlamaCppParser(),
+	// Its timestamps count from process start: no wall-clock time in the line.
+	logSignature: {
+		rules: [
+			{weight: 4, test: l => /^(?:\[\s*\d+\] )?(?:\d+\.\d{2}\.\d{3}\.\d{3} )?(?:[IWED] )?(?:slot +\S+: id +\d+ \| task|srv +\S+: |que +\S+: |spec +\S+: |cmn +\S+: )/.test(l)},
+			{weight: 2, test: l => /^(?:llama_model_loader|load_tensors|llama_context|print_info|llama_kv_cache|sched_reserve|main): /.test(l)},
+		],
+	},
+	logTimes: [],
+	poll: {
+		paths: ['/props', '/slots', '/v1/models'],
+		identityRaw: {path: '/metrics', maxBytes: 64 * 1024},
+		read: ({json, raw}) => {
+			const p = json['/props'];
+			const s = json['/slots'];
+			const version = isRecord(p) ? text(p.build_info, 64) : undefined;
+			const marker: RestartMarker = raw
+				? {taskId: maxSlotTask(s), version, startTime: raw.headers['process-start-time-unix'], counters: llamaMetricsCounters(raw.body)}
+				: {taskId: maxSlotTask(s), version};
+			return {models: llamaServerModels(p, s, json['/v1/models']), version, marker};
+		},
+	},
+	probe: OPENAI_PROBE,
+	apiKeyEnv: ['LLAMA_API_KEY'],
+	modelList: OPENAI_MODEL_LIST,
+	unifiedMemory: false,
+	slotContext: true,
+	quickMarks: {serverHeader: /llama\.cpp/i, modelOwner: 'llamacpp'},
+	defaultPorts: [8080],
+	process: {
+		names: ['llama-server'],
+		// llama.cpp tools other than llama-server, and the llama-server Ollama ≥ 0.30 runs from its install folder, are not servers.
+		isServer: (name, cmd) => {
+			const first = processBase(cmd.trim().split(/\s+/)[0] ?? '');
+			if (processBase(name.trim()) !== 'llama-server' && first !== 'llama-server') return false;
+			return !/[\\/](?:\.?ollama|Ollama\.app)[\\/]/i.test(cmd.trim());
+		},
+		childOf: 'ollama',
+		logFileFlag: '--log-file',
+	},
+	modelBytes: {ggufFromProps: true, fileSizeFromModels: true},
+	// `Server: llama.cpp`, or /props with build_info b<N>-<sha> + default_generation_settings.
+	fingerprint: {
+		rank: 50,
+		paths: ['/props', '/v1/models'],
+		identify: (e) => {
+			if (!e.llamaHeader && e.llamaBuild === undefined && !e.ownedBy('llamacpp')) return undefined;
+			return {version: e.llamaBuild ?? (e.llamaProps ? str(e.llamaProps.build_info) : undefined), models: e.modelIds};
+		},
+	},
+};

@@ -3,7 +3,8 @@
  * progress, prompt cache size), stdlib access lines, `Starting httpd at …`.
  * mlx-lm logs no acceptance statistics and no per-request timings.
  */
-import type {EngineEvent, LineParser} from '../model/types.js';
+import type {EngineEvent, LineParser} from '../types/monitor.js';
+import {OPENAI_MODEL_LIST, OPENAI_POLL, OPENAI_PROBE, type EngineDescriptor} from './descriptor.js';
 import {parseStdlibAccess} from './common.js';
 import {MAX_PARSE_CHARS} from './llamacpp.js';
 
@@ -47,3 +48,35 @@ export function createMlxLmParser(): LineParser {
 	};
 	return {engine: 'mlxlm', push};
 }
+
+export const mlxlm: EngineDescriptor = {
+	kind: 'mlxlm',
+	label: 'mlx-lm',
+	logParser: createMlxLmParser,
+	logSignature: {
+		rules: [
+			{weight: 4, test: l => /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},\d{3} - [A-Z]+ - /.test(l)},
+			{weight: 2, test: l => l.startsWith('Starting httpd at ') || /^\S+ - - \[\d+\/\w+\/\d{4} [\d:]+\] "/.test(l)},
+		],
+	},
+	logTimes: ['iso'],
+	poll: OPENAI_POLL,
+	probe: OPENAI_PROBE,
+	modelList: OPENAI_MODEL_LIST,
+	unifiedMemory: true,
+	defaultPorts: [8080],
+	process: {names: ['mlx_lm.server']},
+	modelBytes: {localDirs: true},
+	// Python's BaseHTTP server and model items without owned_by; only once every path answered
+	// (it rests on other markers being absent).
+	fingerprint: {
+		rank: 100,
+		paths: ['/v1/models'],
+		identify: (e) => {
+			if (e.models === undefined) return undefined;
+			if (!e.all) return 'wait';
+			const server = e.answer('/v1/models')?.headers.server ?? '';
+			return /^BaseHTTP\/[\d.]+ Python\/[\d.]+/.test(server) && e.models.every((m) => !('owned_by' in m)) ? {models: e.modelIds} : undefined;
+		},
+	},
+};

@@ -3,7 +3,10 @@
  * runner start/ready/offload lines of every era, the MLX engine's per-request lines, and — since
  * Ollama 0.30 — raw llama-server lines, which are delegated to the llama.cpp parser (runner `gguf`).
  */
-import type {EngineEvent, LineParser, OllamaRunner} from '../model/types.js';
+import type {EngineEvent, LineParser, ModelInfo, OllamaRunner} from '../types/monitor.js';
+import {gpuResidency, ollamaProcessor} from '../model/figures.js';
+import {ok} from './fingerprint.js';
+import {CHAT, cleanModel, isRecord, MAX_MODELS, num, OLLAMA_GENERATE, OPENAI_MODEL_LIST, posInt, text, versionOf, processBase, type EngineDescriptor, type LogLocation, type LogLocationContext} from './descriptor.js';
 import {bufferDevice, createLlamaCppParser, MAX_PARSE_CHARS} from './llamacpp.js';
 
 type Ev = EngineEvent;
@@ -229,3 +232,133 @@ export function createOllamaParser(): LineParser {
 }
 
 export type {OllamaRunner};
+
+// ---- the engine unit ----------------------------------------------------------------------------
+
+export function runnerOfFormat(format: string | undefined): OllamaRunner | undefined {
+	if (format === 'gguf') return 'gguf';
+	if (format === 'safetensors') return 'mlx';
+	return undefined;
+}
+
+/** Ollama `GET /api/ps` → models, PROCESSOR exactly as `ollama ps` prints it. */
+export function ollamaPsModels(body: unknown): ModelInfo[] | undefined {
+	if (!isRecord(body) || !Array.isArray(body.models)) return undefined;
+	const out: ModelInfo[] = [];
+	for (const m of body.models as unknown[]) {
+		if (!isRecord(m)) continue;
+		const name = text(m.name) ?? text(m.model);
+		if (!name) continue;
+		const d = isRecord(m.details) ? m.details : {};
+		const size = num(m.size);
+		const sizeVram = num(m.size_vram);
+		const format = text(d.format, 40);
+		out.push(cleanModel<ModelInfo>({
+			name,
+			sizeBytes: size,
+			sizeVramBytes: sizeVram,
+			processor: ollamaProcessor(size, sizeVram),
+			gpuResidency: gpuResidency(size, sizeVram),
+			contextLength: posInt(m.context_length),
+			expiresAt: text(m.expires_at, 64),
+			format,
+			runner: runnerOfFormat(format),
+			family: text(d.family, 64),
+			parameterSize: text(d.parameter_size, 32),
+			quantization: text(d.quantization_level, 32),
+			digest: text(m.digest, 128),
+			loaded: true,
+		}));
+	}
+	return out.slice(0, MAX_MODELS);
+}
+
+const SYSTEMD_DIRS = ['/etc/systemd/system', '/usr/lib/systemd/system', '/lib/systemd/system', '/usr/local/lib/systemd/system'];
+
+/** Where Ollama writes its server log by default (engines.md §1f). */
+export function ollamaLogLocations({platform, env, homedir, join}: LogLocationContext): LogLocation[] {
+	const out: LogLocation[] = [];
+	if (platform === 'darwin') {
+		out.push({engine: 'ollama', kind: 'file', path: join(homedir, '.ollama', 'logs', 'server.log'), why: 'Ollama macOS app'});
+	}
+	if (platform === 'darwin' || platform === 'linux') {
+		const prefixes = [env.HOMEBREW_PREFIX, '/opt/homebrew', '/usr/local', platform === 'linux' ? '/home/linuxbrew/.linuxbrew' : undefined]
+			.filter((x): x is string => typeof x === 'string' && x.length > 0);
+		for (const prefix of [...new Set(prefixes)]) {
+			out.push({engine: 'ollama', kind: 'file', path: join(prefix, 'var', 'log', 'ollama.log'), why: `Homebrew service (${prefix})`});
+		}
+	}
+	if (platform === 'linux') {
+		out.push({
+			engine: 'ollama',
+			kind: 'cmd',
+			argv: ['journalctl', '-u', 'ollama', '-f', '-o', 'cat'],
+			why: 'systemd unit ollama.service',
+			unitFiles: SYSTEMD_DIRS.map(d => `${d}/ollama.service`),
+		});
+	}
+	if (platform === 'win32') {
+		const local = env.LOCALAPPDATA ?? join(homedir, 'AppData', 'Local');
+		out.push({engine: 'ollama', kind: 'file', path: join(local, 'Ollama', 'server.log'), why: 'Ollama for Windows'});
+	}
+	return out;
+}
+
+export const ollama: EngineDescriptor = {
+	kind: 'ollama',
+	label: 'Ollama',
+	logParser: createOllamaParser,
+	logSignature: {
+		rules: [
+			{weight: 5, test: l => l.startsWith('time=') && l.includes(' level=') && l.includes(' source=')},
+			{weight: 5, test: l => l.startsWith('[GIN]')},
+			{weight: 3, test: l => /llama runner started in|msg="?Listening on .*\(version /.test(l)},
+		],
+		// An Ollama log carries llama-server lines too (Ollama ≥ 0.30): any Ollama evidence decides it.
+		decisive: {atLeast: 3, rank: 1},
+		journaldUnit: {test: /ollama/i, weight: 2},
+	},
+	logTimes: ['slog', 'gin'],
+	poll: {
+		paths: ['/api/ps'],
+		identityPaths: ['/api/version'],
+		read: (a) => {
+			const version = versionOf(a.json['/api/version']);
+			return {models: ollamaPsModels(a.json['/api/ps']), version, marker: {version}};
+		},
+	},
+	probe: [OLLAMA_GENERATE, CHAT],
+	modelList: [
+		{path: '/api/ps', list: 'models', keys: ['name', 'model']},
+		{path: '/api/tags', list: 'models', keys: ['name', 'model']},
+		...OPENAI_MODEL_LIST,
+	],
+	unifiedMemory: false,
+	keepAlive: true,
+	quickMarks: {rootBody: /Ollama is running/},
+	hostEnv: {name: 'OLLAMA_HOST', fallback: 'http://127.0.0.1:11434'},
+	defaultPorts: [11434],
+	process: {
+		names: ['ollama'],
+		// Ollama's runners (`ollama runner`, `ollama_llama_server`) are not servers of their own.
+		isServer: (name, cmd) => {
+			const first = processBase(cmd.trim().split(/\s+/)[0] ?? '');
+			return !(processBase(name.trim()) === 'ollama_llama_server' || first === 'ollama_llama_server' || /\srunner\b/.test(cmd.trim()));
+		},
+	},
+	logLocations: ollamaLogLocations,
+	modelBytes: {ollamaBlobs: true, ollamaShow: true},
+	// The `/` body is the marker; /api/version gives the version. LocalAI (heartbeat flag on) and
+	// KoboldCpp answer Ollama routes too, so their paths must have answered (any status): a marker
+	// missing because its request timed out proves nothing.
+	fingerprint: {
+		rank: 30,
+		paths: ['/', '/api/version'],
+		identify: (e) => {
+			const root = e.answer('/');
+			if (!ok(root) || root.body.trim() !== 'Ollama is running') return undefined;
+			if (!e.answered(['/.well-known/localai.json', '/version', '/readyz', '/api/extra/version'])) return 'wait';
+			return {version: e.version('/api/version')};
+		},
+	},
+};

@@ -2,9 +2,11 @@
  * SGLang log parser (engines.md §5): `Decode batch` (`.` and `,` separators, `accept len`),
  * `Prefill batch` (`#cached-token`) → interval-stats; uvicorn access lines.
  */
-import type {EngineEvent, LineParser} from '../model/types.js';
+import type {EngineEvent, LineParser} from '../types/monitor.js';
+import {OPENAI_MODEL_LIST, OPENAI_PROBE, OPENAI_VERSIONED_POLL, type EngineDescriptor} from './descriptor.js';
 import {clean, finite, parseUvicorn} from './common.js';
 import {MAX_PARSE_CHARS} from './llamacpp.js';
+import {notPythonWorker} from './vllm.js';
 
 const PREFIX = /^\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})(?: ([^\]]+))?\] (.*)$/;
 const BATCH = /^(Decode|Prefill) batch(?: \[\d+\])?[.,] /;
@@ -87,3 +89,26 @@ export function createSglangParser(): LineParser {
 	};
 	return {engine: 'sglang', push};
 }
+
+export const sglang: EngineDescriptor = {
+	kind: 'sglang',
+	label: 'SGLang',
+	logParser: createSglangParser,
+	logSignature: {
+		rules: [
+			{weight: 5, test: l => /^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?: [^\]]+)?\] /.test(l)},
+			{weight: 3, test: l => /(?:Decode|Prefill) batch[.,] /.test(l)},
+		],
+	},
+	logTimes: ['iso'],
+	poll: OPENAI_VERSIONED_POLL,
+	probe: OPENAI_PROBE,
+	modelList: OPENAI_MODEL_LIST,
+	quickMarks: {modelOwner: 'sglang'},
+	unifiedMemory: false,
+	defaultPorts: [30000],
+	process: {names: ['sglang'], isServer: notPythonWorker},
+	modelBytes: {localDirs: true},
+	// /get_model_info {"model_path": …} or owned_by "sglang".
+	fingerprint: {rank: 70, paths: ['/get_model_info', '/version', '/v1/models'], identify: (e) => (e.sglangInfo || e.ownedBy('sglang') ? {version: e.version('/version'), models: e.modelIds} : undefined)},
+};

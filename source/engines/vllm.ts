@@ -2,7 +2,8 @@
  * vLLM log parser (engines.md §4): periodic stats lines (V1 current/older, V0), `SpecDecoding metrics`
  * (all forms) and V0 `Speculative metrics`, uvicorn access lines, `(APIServer pid=N) ` prefixes.
  */
-import type {EngineEvent, LineParser} from '../model/types.js';
+import type {EngineEvent, LineParser} from '../types/monitor.js';
+import {OPENAI_MODEL_LIST, OPENAI_PROBE, OPENAI_VERSIONED_POLL, type EngineDescriptor} from './descriptor.js';
 import {clean, finite, parseUvicorn} from './common.js';
 import {MAX_PARSE_CHARS} from './llamacpp.js';
 
@@ -72,3 +73,29 @@ export function createVllmParser(): LineParser {
 	};
 	return {engine: 'vllm', push};
 }
+
+/** vLLM/SGLang worker processes (`VLLM::EngineCore`, `sglang::scheduler`) are not servers of their own. */
+export const notPythonWorker = (name: string, cmd: string): boolean => !(/^(?:VLLM|sglang)::/i.test(name) || /^(?:VLLM|sglang)::/i.test(cmd.trim()));
+
+export const vllm: EngineDescriptor = {
+	kind: 'vllm',
+	label: 'vLLM',
+	logParser: createVllmParser,
+	logSignature: {
+		rules: [
+			{weight: 5, test: l => /^(?:\([^)]*pid=\d+\) )?(?:INFO|WARNING|ERROR|DEBUG) \d{2}-\d{2} \d{2}:\d{2}:\d{2} \[/.test(l)},
+			{weight: 3, test: l => l.includes('SpecDecoding metrics') || /Avg prompt throughput: .* tokens\/s/.test(l)},
+		],
+	},
+	logTimes: ['iso'],
+	poll: OPENAI_VERSIONED_POLL,
+	probe: OPENAI_PROBE,
+	apiKeyEnv: ['VLLM_API_KEY'],
+	modelList: OPENAI_MODEL_LIST,
+	quickMarks: {modelOwner: 'vllm'},
+	unifiedMemory: false,
+	defaultPorts: [8000],
+	process: {names: ['vllm'], isServer: notPythonWorker},
+	modelBytes: {localDirs: true},
+	fingerprint: {rank: 90, paths: ['/v1/models', '/version'], identify: (e) => (e.ownedBy('vllm') ? {version: e.version('/version'), models: e.modelIds} : undefined)},
+};

@@ -15,7 +15,7 @@
 import http from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {requestFigures} from '../model/figures.js';
-import type {ModelFigures, MonitorState, RequestRecord} from '../model/types.js';
+import type {ModelFigures, MonitorState, RequestRecord} from '../types/monitor.js';
 import {DEFAULT_METRICS_ADDR, parseListenAddress} from './address.js';
 
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -184,7 +184,7 @@ export function renderMetrics(state: MonitorState, figures: readonly ModelFigure
 	for (const id of state.order) {
 		const s = state.servers[id];
 		if (!s || s.state === 'log-only') continue;
-		up.samples.push({labels: {server: s.url ?? id, engine: s.engine}, value: s.state === 'up' || s.state === 'restarted' ? 1 : 0});
+		up.samples.push({labels: {server: s.url ?? id, engine: s.engine, ...(s.demo === true ? {demo: 'true'} : {})}, value: s.state === 'up' || s.state === 'restarted' ? 1 : 0});
 	}
 
 	const sys = state.system;

@@ -13,13 +13,13 @@ import {
 	rate,
 	residencyFromLayers,
 } from './figures.js';
-import type {ModelFigures, ModelInfo, MonitorState, RequestRecord, ServerState} from './types.js';
+import type {ModelFigures, ModelInfo, MonitorState, RequestRecord, ServerState} from '../types/monitor.js';
+import {engineOf} from '../engines/index.js';
 
 /** Figures average the finished requests of the last minute (at most 10); older ones stay until replaced. */
 export const FIGURE_WINDOW_MS = 60_000;
 export const FIGURE_WINDOW_REQUESTS = 10;
 
-const UNIFIED_MEMORY_ENGINES = new Set(['mlxlm', 'lithos']);
 
 const sameModel = (requestModel: string, name: string) => requestModel === name || name.startsWith(`${requestModel}:`) || requestModel.endsWith(`/${name}`);
 
@@ -105,7 +105,7 @@ function residency(server: ServerState, model: ModelInfo | undefined): {gpuResid
 		const r = residencyFromLayers(server.offload.layersOnGpu, server.offload.layersTotal);
 		return {gpuResidency: r, processor: `${server.offload.layersOnGpu}/${server.offload.layersTotal} layers GPU`};
 	}
-	if (model?.runner === 'mlx' || UNIFIED_MEMORY_ENGINES.has(server.engine)) return {gpuResidency: 1, processor: '100% GPU (unified)'};
+	if (model?.runner === 'mlx' || engineOf(server.engine).unifiedMemory) return {gpuResidency: 1, processor: '100% GPU (unified)'};
 	if (model?.sizeBytes !== undefined && model.sizeVramBytes !== undefined) return {processor: ollamaProcessor(model.sizeBytes, model.sizeVramBytes)};
 	return {};
 }

@@ -7,16 +7,9 @@
  * the newest `cap` lines move to a fresh one (one copy per `cap` lines). A state that is appended to
  * twice (a branch, never done by the store) gets its own copy, so windows never overlap writes.
  */
-import type {LogLine} from './types.js';
+import type {LogLine, LogRing} from '../types/monitor.js';
 
-export interface LogRing {
-	/** Shared, append-only backing store: read only [start, end). */
-	readonly buffer: readonly LogLine[];
-	readonly start: number;
-	readonly end: number;
-	/** Lines in the ring (end − start). */
-	readonly length: number;
-}
+export type {LogRing} from '../types/monitor.js';
 
 const EMPTY: LogRing = {buffer: [], start: 0, end: 0, length: 0};
 

@@ -2,11 +2,11 @@
  * The pure reducer: (state, action) → state. Immutable; only the slice that changed is replaced,
  * so selectors keep their references. Nothing grows without bound (capped rings).
  */
-import {emptySystem} from '../system/types.js';
-import {emptyProbe} from '../probe/types.js';
+import {emptySystem} from '../types/system.js';
+import {emptyProbe, MAX_PROBE_RESULTS} from '../types/probe.js';
 import {requestFigures} from './figures.js';
 import {appendLog, emptyLog} from './log-ring.js';
-import type {Action, EngineEvent, MonitorState, RequestRecord, ServerState, ServerInfo, PassSample} from './types.js';
+import type {Action, EngineEvent, MonitorState, RequestRecord, ServerState, ServerInfo, PassSample} from '../types/monitor.js';
 
 export const MAX_REQUESTS = 200;
 export const MAX_HISTORY = 240;
@@ -167,6 +167,9 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 		case 'log-state':
 			return withServer(state, action.serverId, s => (s.logState === action.text ? s : {...s, logState: action.text}));
 		case 'server-seen': {
+			// One engine name per engine: the demo is an `ollama` with `demo: true`, and the whole
+			// state says demo once a demo server is seen (snapshot's top-level `demo` agrees with its servers).
+			if (action.server.demo === true && !state.demo) state = {...state, demo: true};
 			const existing = state.servers[action.server.id];
 			if (!existing) return withServer(state, action.server.id, () => newServer(action.server, action.t));
 			return withServer(state, action.server.id, s => {
@@ -201,8 +204,16 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 			return {...state, bandwidth: action.bandwidth};
 		case 'system':
 			return {...state, system: action.system};
-		case 'probe':
-			return {...state, probe: action.probe};
+		case 'probe-started': {
+			const {lastError: _dropped, ...rest} = state.probe;
+			return {...state, probe: {...rest, running: action.running, prompt: action.prompt}};
+		}
+		case 'probe-progress':
+			return {...state, probe: {...state.probe, running: action.running}};
+		case 'probe-result':
+			return {...state, probe: {...state.probe, results: [...state.probe.results, action.result].slice(-MAX_PROBE_RESULTS), running: action.next}};
+		case 'probe-failed':
+			return {...state, probe: {...state.probe, running: undefined, lastError: action.error}};
 		case 'looked-for':
 			return {...state, lookedFor: action.lookedFor};
 		case 'refresh':

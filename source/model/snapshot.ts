@@ -4,7 +4,7 @@
  */
 import {deriveModels, modelLabel} from './derive.js';
 import {requestFigures} from './figures.js';
-import type {ModelFigures, MonitorState, RequestRecord, ServerState} from './types.js';
+import type {ModelFigures, MonitorState, RequestRecord, ServerState} from '../types/monitor.js';
 
 export const SNAPSHOT_SCHEMA_VERSION = 1;
 

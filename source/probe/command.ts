@@ -7,7 +7,7 @@ import {VERSION} from '../version.js';
 import {appendHistory, defaultHistoryPath} from './history.js';
 import {loadPrompt, parsePromptArg} from './prompts.js';
 import {ENGINE_KEY_ENV, detectEngine, runProbe} from './run.js';
-import type {ProbeResult} from './types.js';
+import type {ProbeResult} from '../types/probe.js';
 import type {ProtocolPlan} from './protocols.js';
 import type {LogFiguresFn} from './timing.js';
 import type {StreamTimeouts} from './client.js';

@@ -1,10 +1,10 @@
 /**
  * The interactive probe: runs one probe (or the two-run cache-reuse probe) against a server and
- * dispatches `{type: 'probe'}` actions: live progress at most ~4 times a second, the result at the
+ * dispatches probe events (`probe-started`, `probe-progress`, `probe-result`, `probe-failed`): live progress at most ~4 times a second, the result at the
  * end (kept in state), or `lastError` as one line. Esc → cancel() aborts the stream.
  */
 import {performance} from 'node:perf_hooks';
-import type {Action, MonitorState} from '../model/types.js';
+import type {Action, MonitorState} from '../types/monitor.js';
 import {ProbeError, type StreamTimeouts} from './client.js';
 import {VERSION} from '../version.js';
 import {appendHistory, defaultHistoryPath} from './history.js';
@@ -12,11 +12,10 @@ import {DEFAULT_MAX_TOKENS, loadPrompt} from './prompts.js';
 import {runProbe, type LiveProgress, type ProbeTarget} from './run.js';
 import type {LogFiguresFn} from './timing.js';
 import type {Transport} from './transport.js';
-import type {ProbePromptKind, ProbeProgress, ProbeResult, ProbeState} from './types.js';
-import {emptyProbe} from './types.js';
+import type {ProbePromptKind, ProbeProgress, ProbeResult} from '../types/probe.js';
 
-/** Results kept in state (newest last). */
-export const MAX_PROBE_RESULTS = 20;
+/** Results kept in state (newest last); the reducer caps them. */
+export {MAX_PROBE_RESULTS} from '../types/probe.js';
 /** Live progress dispatches at most this often. */
 export const PROGRESS_INTERVAL_MS = 250;
 
@@ -48,15 +47,6 @@ export interface ProbeController {
 
 export function createProbeController(opts: ProbeControllerOptions): ProbeController {
 	let current: AbortController | undefined;
-	const probeState = (): ProbeState => opts.getState().probe ?? emptyProbe();
-	const put = (patch: Partial<ProbeState>): void => {
-		const prev = probeState();
-		opts.dispatch({type: 'probe', probe: {...prev, ...patch}});
-	};
-	const remove = <T extends object, K extends keyof T>(o: T, k: K): Omit<T, K> => {
-		const {[k]: _drop, ...rest} = o;
-		return rest;
-	};
 
 	const controller: ProbeController = {
 		get running() {
@@ -75,7 +65,7 @@ export function createProbeController(opts: ProbeControllerOptions): ProbeContro
 			const url = target.url;
 			const apiKey = target.apiKey ?? opts.apiKeyFor?.(url);
 			const base: ProbeProgress = {serverId: target.serverId, startedAt, prompt: label, tokens: 0, runs, run: 1, engine: target.engine, model: target.model, elapsedMs: 0, status: 'starting'};
-			put({...remove(probeState(), 'lastError'), running: base, prompt: kind});
+			opts.dispatch({type: 'probe-started', running: base, prompt: kind});
 			let lastDispatch = 0;
 			let pending: ProbeProgress | undefined;
 			let flushTimer: NodeJS.Timeout | undefined;
@@ -83,7 +73,7 @@ export function createProbeController(opts: ProbeControllerOptions): ProbeContro
 				flushTimer = undefined;
 				if (!pending || current !== ac) return;
 				lastDispatch = performance.now();
-				put({running: pending});
+				opts.dispatch({type: 'probe-progress', running: pending});
 				pending = undefined;
 			};
 			const dropPending = (): void => {
@@ -136,8 +126,7 @@ export function createProbeController(opts: ProbeControllerOptions): ProbeContro
 					const result: ProbeResult = {...out.result, serverId: target.serverId};
 					if (current !== ac) return;
 					dropPending();
-					const results = [...probeState().results, result].slice(-MAX_PROBE_RESULTS);
-					put({results, running: run < runs ? {...base, run: run + 1, tokens: 0, elapsedMs: Date.now() - startedAt, status: 'second run (cache reuse)'} : undefined});
+					opts.dispatch({type: 'probe-result', result, next: run < runs ? {...base, run: run + 1, tokens: 0, elapsedMs: Date.now() - startedAt, status: 'second run (cache reuse)'} : undefined});
 					if (opts.historyPath !== null) {
 						try {
 							await appendHistory(opts.historyPath ?? defaultHistoryPath(), result, opts.version ?? VERSION);
@@ -150,7 +139,7 @@ export function createProbeController(opts: ProbeControllerOptions): ProbeContro
 				if (current !== ac) return;
 				dropPending();
 				const message = e instanceof ProbeError ? e.message : e instanceof Error ? e.message : String(e);
-				put({running: undefined, lastError: e instanceof ProbeError && e.kind === 'cancelled' ? 'probe cancelled' : message});
+				opts.dispatch({type: 'probe-failed', error: e instanceof ProbeError && e.kind === 'cancelled' ? 'probe cancelled' : message});
 			} finally {
 				if (flushTimer) clearTimeout(flushTimer);
 				if (current === ac) current = undefined;

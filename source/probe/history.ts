@@ -6,7 +6,7 @@
 import {link, mkdir, open, stat, unlink, writeFile} from 'node:fs/promises';
 import path from 'node:path';
 import {historyFile} from '../config/paths.js';
-import type {ProbeResult} from './types.js';
+import type {ProbeResult} from '../types/probe.js';
 
 /** Stable header. Never reorder or rename; new columns go at the end. */
 export const HISTORY_COLUMNS = [

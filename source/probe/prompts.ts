@@ -6,7 +6,7 @@ import {existsSync} from 'node:fs';
 import {readFile, stat} from 'node:fs/promises';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
-import type {ProbePromptKind} from './types.js';
+import type {ProbePromptKind} from '../types/probe.js';
 
 export const PROBE_SEED = 42;
 export const DEFAULT_MAX_TOKENS = 256;

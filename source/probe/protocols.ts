@@ -4,7 +4,8 @@
  * server's own counts. No I/O here; the reader in client.ts feeds text and timestamps.
  */
 import {createParser, type EventSourceMessage} from 'eventsource-parser';
-import type {ProbeProtocol} from './types.js';
+import type {ProbeProtocol} from '../types/probe.js';
+import {engineOf} from '../engines/index.js';
 
 export interface ProbeRequestSpec {
 	readonly model?: string;
@@ -98,10 +99,7 @@ export function defaultPath(protocol: ProbeProtocol): string {
 
 /** Attempts in order; a 404 moves to the next (wrong protocol). */
 export function protocolPlan(engine: string | undefined): ProtocolPlan[] {
-	const p = (protocol: ProbeProtocol, path = defaultPath(protocol)): ProtocolPlan => ({protocol, path});
-	if (engine === 'ollama' || engine === 'demo-ollama') return [p('ollama'), p('openai-chat')];
-	if (engine === 'lmstudio') return [p('openai-chat', '/api/v0/chat/completions'), p('openai-chat'), p('openai-completions')];
-	return [p('openai-chat'), p('openai-completions'), p('ollama')];
+	return engineOf(engine).probe.map(({protocol, path}) => ({protocol, path}));
 }
 
 /** `b10587-3f545be` → 10587. */

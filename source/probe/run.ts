@@ -5,13 +5,14 @@
  */
 import {performance} from 'node:perf_hooks';
 import {sanitize} from '../util/sanitize.js';
+import {ENGINES, engineOf} from '../engines/index.js';
 import {ProbeError, formatDuration, joinUrl, streamOnce, type StreamOutcome, type StreamTimeouts, DEFAULT_TIMEOUTS} from './client.js';
 import {protocolPlan, type ProtocolPlan} from './protocols.js';
 import type {ProbePrompt} from './prompts.js';
 import {PROBE_SEED} from './prompts.js';
 import {computeFigures, liveTps, type LogFigures, type LogFiguresFn, type StreamClock} from './timing.js';
 import type {Transport} from './transport.js';
-import type {ProbeResult} from './types.js';
+import type {ProbeResult} from '../types/probe.js';
 
 export interface ProbeTarget {
 	readonly serverId?: string;
@@ -60,12 +61,9 @@ export interface RunProbeOutcome {
 export const DEFAULT_BUSY_TIMEOUT_MS = 30_000;
 
 /** Engine-specific API key variables (sent only to the server they belong to). */
-export const ENGINE_KEY_ENV: Readonly<Record<string, readonly string[]>> = {
-	lithos: ['LITHOS_METAL_API_KEY', 'LMK_API_KEY', 'MONOLITH_API_KEY'],
-	llamacpp: ['LLAMA_API_KEY'],
-	vllm: ['VLLM_API_KEY'],
-	lmstudio: ['LM_API_TOKEN'],
-};
+export const ENGINE_KEY_ENV: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
+	Object.values(ENGINES).flatMap((d) => (d.apiKeyEnv ? [[d.kind, d.apiKeyEnv]] : [])),
+);
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 	return new Promise((resolve, reject) => {
@@ -112,16 +110,15 @@ export async function pickModel(url: string, engine: string | undefined, apiKey?
 		const v = (list[0] as Record<string, unknown> | undefined)?.[key];
 		return typeof v === 'string' && v !== '' ? sanitize(v, 200) : undefined;
 	};
-	if (engine === 'ollama' || engine === 'demo-ollama') {
-		const ps = (await getJson(joinUrl(url, '/api/ps'), apiKey, signal)) as {models?: unknown} | undefined;
-		const loaded = first(ps?.models, 'name') ?? first(ps?.models, 'model');
-		if (loaded) return loaded;
-		const tags = (await getJson(joinUrl(url, '/api/tags'), apiKey, signal)) as {models?: unknown} | undefined;
-		const listed = first(tags?.models, 'name') ?? first(tags?.models, 'model');
-		if (listed) return listed;
+	// The engine's descriptor says where its model list is (Ollama: loaded first, then installed).
+	for (const step of engineOf(engine).modelList) {
+		const body = (await getJson(joinUrl(url, step.path), apiKey, signal)) as Record<string, unknown> | undefined;
+		for (const key of step.keys) {
+			const name = first(body?.[step.list], key);
+			if (name) return name;
+		}
 	}
-	const v1 = (await getJson(joinUrl(url, '/v1/models'), apiKey, signal)) as {data?: unknown} | undefined;
-	return first(v1?.data, 'id');
+	return undefined;
 }
 
 /** Engine of a bare URL: `GET /` "Ollama is running" → ollama; `Server: llama.cpp` → llamacpp; else OpenAI-compatible. */
@@ -134,8 +131,8 @@ export async function detectEngine(url: string, signal?: AbortSignal): Promise<s
 		const res = await fetch(joinUrl(url, '/'), {signal: ac.signal, redirect: 'manual'});
 		const server = res.headers.get('server') ?? '';
 		const body = (await res.text()).slice(0, 200);
-		if (/Ollama is running/.test(body)) return 'ollama';
-		if (/llama\.cpp/i.test(server)) return 'llamacpp';
+		for (const d of Object.values(ENGINES)) if (d.quickMarks?.rootBody?.test(body)) return d.kind;
+		for (const d of Object.values(ENGINES)) if (d.quickMarks?.serverHeader?.test(server)) return d.kind;
 	} catch {
 		// Unreachable servers fail later with a precise reason from the probe itself.
 	} finally {
@@ -144,10 +141,7 @@ export async function detectEngine(url: string, signal?: AbortSignal): Promise<s
 	}
 	const models = (await getJson(joinUrl(url, '/v1/models'), undefined, signal)) as {data?: {owned_by?: unknown}[]} | undefined;
 	const owner = Array.isArray(models?.data) ? models.data[0]?.owned_by : undefined;
-	if (owner === 'lithos-metal') return 'lithos';
-	if (owner === 'llamacpp') return 'llamacpp';
-	if (owner === 'vllm') return 'vllm';
-	if (owner === 'sglang') return 'sglang';
+	for (const d of Object.values(ENGINES)) if (owner !== undefined && d.quickMarks?.modelOwner === owner) return d.kind;
 	return 'openai';
 }
 

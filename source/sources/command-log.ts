@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import {execa, type ResultPromise} from 'execa';
-import type {Collector} from '../model/types.js';
+import type {Collector} from '../types/monitor.js';
 import {LineSplitter} from './log-tail.js';
 
 export interface CommandLogOptions {

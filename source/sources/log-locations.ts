@@ -5,47 +5,16 @@
 import {access} from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type {EngineKind} from '../model/types.js';
+import {ENGINES} from '../engines/index.js';
+import type {LogLocation} from '../engines/descriptor.js';
 
-export interface LogLocation {
-	readonly engine: EngineKind;
-	readonly kind: 'file' | 'cmd';
-	readonly path?: string;
-	readonly argv?: string[];
-	readonly why: string;
-	/** For `cmd` entries: the systemd unit files whose existence makes the command worth running. */
-	readonly unitFiles?: string[];
-}
+export type {LogLocation} from '../engines/descriptor.js';
 
-const SYSTEMD_DIRS = ['/etc/systemd/system', '/usr/lib/systemd/system', '/lib/systemd/system', '/usr/local/lib/systemd/system'];
-
+/** Every engine descriptor's default log locations on this platform (pure). */
 export function defaultLogLocations(platform: NodeJS.Platform, env: Readonly<Record<string, string | undefined>>, homedir: string): LogLocation[] {
-	const out: LogLocation[] = [];
 	const p = platform === 'win32' ? path.win32 : path.posix;
-	if (platform === 'darwin') {
-		out.push({engine: 'ollama', kind: 'file', path: p.join(homedir, '.ollama', 'logs', 'server.log'), why: 'Ollama macOS app'});
-	}
-	if (platform === 'darwin' || platform === 'linux') {
-		const prefixes = [env.HOMEBREW_PREFIX, '/opt/homebrew', '/usr/local', platform === 'linux' ? '/home/linuxbrew/.linuxbrew' : undefined]
-			.filter((x): x is string => typeof x === 'string' && x.length > 0);
-		for (const prefix of [...new Set(prefixes)]) {
-			out.push({engine: 'ollama', kind: 'file', path: p.join(prefix, 'var', 'log', 'ollama.log'), why: `Homebrew service (${prefix})`});
-		}
-	}
-	if (platform === 'linux') {
-		out.push({
-			engine: 'ollama',
-			kind: 'cmd',
-			argv: ['journalctl', '-u', 'ollama', '-f', '-o', 'cat'],
-			why: 'systemd unit ollama.service',
-			unitFiles: SYSTEMD_DIRS.map(d => `${d}/ollama.service`),
-		});
-	}
-	if (platform === 'win32') {
-		const local = env.LOCALAPPDATA ?? p.join(homedir, 'AppData', 'Local');
-		out.push({engine: 'ollama', kind: 'file', path: p.join(local, 'Ollama', 'server.log'), why: 'Ollama for Windows'});
-	}
-	return out;
+	const ctx = {platform, env, homedir, join: (...parts: string[]) => p.join(...parts)};
+	return Object.values(ENGINES).flatMap(d => d.logLocations?.(ctx) ?? []);
 }
 
 export interface LogLocationFs {

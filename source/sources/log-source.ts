@@ -3,9 +3,11 @@
  * the sanitizer and the engine's parser into the store. Each line is kept for the log pane
  * (parsed or not) and its events are dispatched; nothing here computes a figure.
  */
-import {createParser} from '../engines/index.js';
+import {createParser, engineOf} from '../engines/index.js';
+import {LOG_TIME_FORMATS, readLogTime} from '../engines/log-time.js';
+import type {LogTimeFormat} from '../engines/descriptor.js';
 import {sanitize} from '../util/sanitize.js';
-import type {Collector, Dispatch, EngineKind, LineParser} from '../model/types.js';
+import type {Collector, Dispatch, EngineKind, LineParser} from '../types/monitor.js';
 import {createLogTail} from './log-tail.js';
 import {createCommandLog} from './command-log.js';
 import {createReplay} from './replay.js';
@@ -48,22 +50,19 @@ export function feedLine(parser: LineParser, serverId: string, raw: string, t: n
 	if (events) for (const event of events) dispatch({type: 'engine-event', serverId, t, event});
 }
 
-const SLOG_TIME = /^(?:\w{3} +\d+ [\d:]+ \S+ [^\s[]+\[\d+\]: )?time=(\S+) /;
-const GIN_TIME = /^\[GIN\] (\d{4})\/(\d{2})\/(\d{2}) - (\d{2}):(\d{2}):(\d{2}) /;
-const ISO_SPACE_TIME = /^\[?(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:[,.](\d{3}))?/;
 const WEEK_MS = 7 * 24 * 3600 * 1000;
 
 /**
- * The wall-clock time a log line says it was written, where it says so unambiguously (Ollama slog
- * `time=` with its offset, gin's local `YYYY/MM/DD - hh:mm:ss`, Python's local `YYYY-MM-DD hh:mm:ss`),
- * within the last week; else undefined (llama.cpp's timestamps count from process start).
+ * The wall-clock time a log line says it was written, where it says so unambiguously, in one of
+ * `formats` (the engine's `logTimes`; all known formats when the engine is not known yet), within
+ * the last week; else undefined (llama.cpp's timestamps count from process start).
  */
-export function lineWallTime(line: string, now = Date.now()): number | undefined {
+export function lineWallTime(line: string, now = Date.now(), formats: readonly LogTimeFormat[] = LOG_TIME_FORMATS): number | undefined {
 	let t: number | undefined;
-	let m = SLOG_TIME.exec(line);
-	if (m) t = Date.parse(m[1]!);
-	else if ((m = GIN_TIME.exec(line))) t = new Date(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!).getTime();
-	else if ((m = ISO_SPACE_TIME.exec(line))) t = new Date(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!, m[7] ? +m[7] : 0).getTime();
+	for (const f of formats) {
+		t = readLogTime(line, f);
+		if (t !== undefined) break;
+	}
 	if (t === undefined || !Number.isFinite(t) || t > now + 60_000 || t < now - WEEK_MS) return undefined;
 	return t;
 }
@@ -86,7 +85,8 @@ export function createLogSource(options: LogSourceOptions): Collector {
 	let logTime: number | undefined;
 	const onLine = (line: string, readAt: number) => {
 		if (!backlog) return feed(line, readAt);
-		logTime = lineWallTime(line, readAt) ?? logTime;
+		const kind = parser.detected ?? named;
+		logTime = lineWallTime(line, readAt, kind === undefined ? LOG_TIME_FORMATS : engineOf(kind).logTimes) ?? logTime;
 		feed(line, logTime ?? readAt);
 	};
 	const onState = (text: string) => dispatch({type: 'log-state', serverId, text});

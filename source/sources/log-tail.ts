@@ -9,7 +9,7 @@ import {open, stat} from 'node:fs/promises';
 import path from 'node:path';
 import {StringDecoder} from 'node:string_decoder';
 import {watch, type FSWatcher} from 'chokidar';
-import type {Collector} from '../model/types.js';
+import type {Collector} from '../types/monitor.js';
 
 /** How much of an existing file is read at start. */
 export const TAIL_START_BYTES = 64 * 1024;

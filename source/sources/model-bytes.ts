@@ -13,7 +13,8 @@ import {existsSync, statSync} from 'node:fs';
 import {open, readdir, readFile, stat} from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type {Dispatch, EngineKind, ModelInfo} from '../model/types.js';
+import type {Dispatch, EngineKind, ModelInfo} from '../types/monitor.js';
+import {engineOf} from '../engines/index.js';
 import {bytesPerToken, tableRows, tensorBytes, type BytesMeta, type TensorEntry} from '../model/bytes-per-token.js';
 import {readGgufHeader, ggufBytesPerToken, type GgufHeader} from './gguf.js';
 
@@ -21,6 +22,8 @@ export interface ModelBytesServer {
 	readonly engine: EngineKind;
 	readonly url?: string;
 	readonly apiKey?: string;
+	/** The built-in demo engine: its models are not on disk. */
+	readonly demo?: boolean;
 }
 
 export type ModelBytesResult = {readonly bytesPerToken: number; readonly source: string} | {readonly reason: string};
@@ -343,14 +346,14 @@ async function resolveUncached(server: ModelBytesServer, model: ModelInfo, opts:
 		return undefined;
 	};
 	const local = isLocalServer(server.url);
-	const ollama = server.engine === 'ollama' || server.engine === 'demo-ollama';
+	const hints = engineOf(server.engine).modelBytes;
 
 	// 1. A local GGUF file named by the server or found where the engine keeps it.
 	if (local && model.modelPath && existsSync(model.modelPath)) {
 		const r = await attempt('gguf header', () => ggufFileBytes(model.modelPath as string));
 		if (r) return r;
 	}
-	if (local && server.engine === 'llamacpp' && server.url && !model.modelPath) {
+	if (local && hints.ggufFromProps && server.url && !model.modelPath) {
 		const r = await attempt('gguf header', async () => {
 			const props = await getJson(endpoint(server.url as string, '/props'), server, opts);
 			const p = isObj(props) && typeof props.model_path === 'string' ? props.model_path : undefined;
@@ -360,17 +363,17 @@ async function resolveUncached(server: ModelBytesServer, model: ModelInfo, opts:
 		if (r) return r;
 	}
 	// The demo engine's models are not on disk: never look up a real Ollama's blobs for them.
-	if (local && server.engine === 'ollama') {
+	if (local && hints.ollamaBlobs && server.demo !== true) {
 		const r = await attempt('ollama blobs', () => ollamaLocalBytes(model.name, opts));
 		if (r) return r;
 	}
 	// 2. Ollama's own tensor list.
-	if (ollama && server.url) {
+	if (hints.ollamaShow && server.url) {
 		const r = await attempt('ollama /api/show', async () => bytesFromOllamaShow(await getJson(endpoint(server.url as string, '/api/show'), server, opts, {model: model.name, verbose: true})));
 		if (r) return r;
 	}
 	// 3. Local safetensors (or GGUF) directories for the engines that load by model id or path.
-	if (local && !ollama && server.engine !== 'llamacpp') {
+	if (local && hints.localDirs) {
 		const r = await attempt('safetensors headers', async () => {
 			const dir = await localModelDir(model.modelPath ?? model.name, opts);
 			return dir ? localDirBytes(dir) : undefined;
@@ -378,7 +381,7 @@ async function resolveUncached(server: ModelBytesServer, model: ModelInfo, opts:
 		if (r) return r;
 	}
 	// 4. llama-server's file size: an estimate (it counts the embedding table and any draft/vision tensors).
-	if (server.url && (server.engine === 'llamacpp' || server.engine === 'llamaswap')) {
+	if (server.url && hints.fileSizeFromModels) {
 		const r = await attempt('~ /v1/models meta.size', async () => {
 			const list = await getJson(endpoint(server.url as string, '/v1/models'), server, opts);
 			const data = isObj(list) && Array.isArray(list.data) ? list.data.filter(isObj) : [];

@@ -5,6 +5,7 @@
 import {execa} from 'execa';
 import {parseOllamaPsTable, type PsModelInfo} from '../system/ollama-ps.js';
 import {sanitize} from '../util/sanitize.js';
+import type {Collector, Dispatch} from '../types/monitor.js';
 
 export interface OllamaPsResult {
 	readonly models: PsModelInfo[];
@@ -57,4 +58,36 @@ export async function readOllamaPs(opts: ReadOllamaPsOptions = {}): Promise<Olla
 		if (e.code === 'ENOENT') return {models: [], reason: 'ollama: not installed'};
 		return {models: [], reason: `ollama ps: ${firstLine(e.message) ?? 'failed'}`};
 	}
+}
+
+export interface OllamaPsCollectorOptions {
+	readonly serverId: string;
+	readonly dispatch: Dispatch;
+	/** Between the end of one read and the start of the next (default 2000 ms). */
+	readonly intervalMs?: number;
+	readonly read?: () => Promise<OllamaPsResult>;
+}
+
+/** `--ollama-ps cli`: residency from the `ollama ps` table, read every 2 s (a setTimeout chain, never overlapping). */
+export function createOllamaPsCollector(options: OllamaPsCollectorOptions): Collector {
+	const {serverId, dispatch} = options;
+	const read = options.read ?? (() => readOllamaPs());
+	let timer: NodeJS.Timeout | undefined;
+	let stopped = false;
+	const tick = async () => {
+		const r = await read();
+		if (stopped) return;
+		if (r.reason) dispatch({type: 'log-state', serverId, text: r.reason});
+		else dispatch({type: 'server-models', t: Date.now(), serverId, models: r.models});
+		timer = setTimeout(() => void tick(), options.intervalMs ?? 2000);
+	};
+	return {
+		start() {
+			void tick();
+		},
+		async stop() {
+			stopped = true;
+			clearTimeout(timer);
+		},
+	};
 }

@@ -5,7 +5,7 @@
  * log with no timestamps at all plays at a fixed small gap. Long idle gaps are capped.
  */
 import {readFile} from 'node:fs/promises';
-import type {Collector} from '../model/types.js';
+import type {Collector} from '../types/monitor.js';
 
 export interface ReplayOptions {
 	readonly file: string;

@@ -6,8 +6,8 @@
  * its children are NEVER counted as contention; engines are listed separately, because two engine
  * servers on one machine at once is the classic mistake (seed 004).
  */
-import type {EngineKind} from '../model/types.js';
-import type {ContentionState, EngineProcess, GpuProcess, HotProcess} from './types.js';
+import type {EngineKind} from '../types/monitor.js';
+import type {ContentionState, EngineProcess, GpuProcess, HotProcess} from '../types/system.js';
 import {sanitize} from '../util/sanitize.js';
 
 /** One row of a process table. cpuPct as top shows it: 100 = one core. */

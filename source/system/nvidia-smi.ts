@@ -6,7 +6,7 @@
  * such as `1234 MiB`, `3 %`, `30.12 W`). `[N/A]`, `[Not Supported]`, `N/A` → undefined.
  * Header-driven when a header is present; otherwise the default column order of the query.
  */
-import type {GpuInfo, GpuProcess} from './types.js';
+import type {GpuInfo, GpuProcess} from '../types/system.js';
 import {sanitize} from '../util/sanitize.js';
 
 export const GPU_QUERY_FIELDS = ['index', 'name', 'memory.used', 'memory.total', 'utilization.gpu', 'temperature.gpu', 'power.draw', 'uuid'] as const;

@@ -7,9 +7,10 @@ import {useCallback, useEffect, useMemo, useReducer, useRef, useSyncExternalStor
 import stripAnsi from 'strip-ansi';
 import {deriveServer, FIGURE_WINDOW_MS} from '../model/derive.js';
 import type {MonitorStore} from '../model/store.js';
-import type {MonitorState, PassSample, ServerState} from '../model/types.js';
+import type {MonitorState, PassSample, ServerState} from '../types/monitor.js';
 import {sanitize} from '../util/sanitize.js';
-import {stepRefresh, type Controller} from './controller.js';
+import {stepRefresh} from './controller.js';
+import type {Controller} from '../types/controller.js';
 import {KEYMAP, keyName, resolveKey, type ActionId, type KeyBinding, type KeyScope} from './keymap.js';
 import {planLayout} from './layout.js';
 import {ContentionPane} from './panes/contention.js';
@@ -22,12 +23,13 @@ import {HelpOverlay, PromptOverlay, TooSmall} from './panes/overlays.js';
 import {PassesPane} from './panes/passes.js';
 import {ProbePane} from './panes/probe.js';
 import {RequestsPane, requestRows} from './panes/requests.js';
-import {BUILTIN_THEMES, loadTheme, noColorTheme, resolveTheme, type Theme} from './theme.js';
+import {BUILTIN_THEMES, noColorTheme, type Theme} from './theme.js';
+import {loadTheme, resolveTheme} from '../config/themes.js';
 import {ThemeContext, useTheme} from './theme-context.js';
 import {useTerminalSize} from './use-terminal-size.js';
 import {initialView, PROMPT_KINDS, viewReducer, type ViewAction, type ViewState} from './view-state.js';
 
-export type {Controller} from './controller.js';
+export type {Controller} from '../types/controller.js';
 
 export interface DashboardProps {
 	readonly state: MonitorState;

@@ -2,7 +2,7 @@
  * View state only (selection, overlays, log scroll and filter, theme, pause badge), as a reducer:
  * key handlers dispatch actions and never read captured state (ink-practices §4.3, stale closures).
  */
-import type {ProbePromptKind} from '../probe/types.js';
+import type {ProbePromptKind} from '../types/probe.js';
 
 export const PROMPT_KINDS: readonly Exclude<ProbePromptKind, 'file'>[] = ['code', 'prose', 'repeat', 'hex', 'long'];
 

@@ -5,7 +5,7 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest';
 import {bytesFromOllamaShow, clearModelBytesCache, createModelBytesResolver, ollamaManifestPath, resolveModelBytes} from '../../source/sources/model-bytes.js';
-import type {Action} from '../../source/model/types.js';
+import type {Action} from '../../source/types/monitor.js';
 import {writeGguf} from './helpers/gguf-writer.js';
 import {writeSafetensors} from './helpers/safetensors-writer.js';
 import {DEMO_SPECS} from '../../source/demo/models.js';
@@ -84,7 +84,7 @@ describe('Ollama /api/show tensors', () => {
 			if (req.url === '/api/show' && JSON.parse(body).verbose === true) json(res, {model_info: {'general.architecture': 'llama'}, tensors: TENSORS.map(({name, type, shape}) => ({name, type: type === 12 ? 'Q4_K' : 'Q8_0', shape}))});
 			else json(res, {error: 'no'}, 404);
 		});
-		const r = await resolveModelBytes({engine: 'demo-ollama', url}, {name: 'demo:27b'}, opts());
+		const r = await resolveModelBytes({engine: 'ollama', url, demo: true}, {name: 'demo:27b'}, opts());
 		expect(r).toEqual({bytesPerToken: EXPECTED, source: 'ollama /api/show'});
 		expect(calls[0]).toContain('"model":"demo:27b"');
 	});
@@ -227,8 +227,8 @@ describe('never throws', () => {
 		const url = await serve((_req, _body, res) => json(res, {tensors: TENSORS.map(({name, type, shape}) => ({name, type, shape}))}));
 		const actions: Action[] = [];
 		const resolver = createModelBytesResolver({dispatch: (a) => actions.push(a), options: opts()});
-		resolver.request('s1', {engine: 'demo-ollama', url}, {name: 'demo:mlx'});
-		resolver.request('s1', {engine: 'demo-ollama', url}, {name: 'demo:mlx'});
+		resolver.request('s1', {engine: 'ollama', url, demo: true}, {name: 'demo:mlx'});
+		resolver.request('s1', {engine: 'ollama', url, demo: true}, {name: 'demo:mlx'});
 		const deadline = Date.now() + 5000;
 		while (actions.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
 		expect(actions).toEqual([{type: 'model-bytes', serverId: 's1', model: 'demo:mlx', bytesPerToken: EXPECTED, source: 'ollama /api/show'}]);
@@ -241,7 +241,7 @@ describe('never throws', () => {
 		let clock = 1_000_000;
 		const actions: Action[] = [];
 		const resolver = createModelBytesResolver({dispatch: (a) => actions.push(a), options: {...opts(), now: () => clock}});
-		const server = {engine: 'demo-ollama' as const, url};
+		const server = {engine: 'ollama' as const, url, demo: true};
 		resolver.request('s1', server, {name: 'late:1'});
 		const until = async (pred: () => boolean): Promise<void> => {
 			const deadline = Date.now() + 5000;

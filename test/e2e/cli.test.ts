@@ -16,7 +16,8 @@ describe('infertop on the command line', () => {
 		const r = await run(['--demo', '--no-scan', '--seconds', '1', '--history', '/dev/null']);
 		expect(r.exitCode).toBe(0);
 		expect(r.stdout).toContain('DEMO');
-		expect(r.stdout).toContain('demo-ollama');
+		expect(r.stdout).toContain('ollama demo');
+		expect(r.stdout).not.toContain('demo-ollama');
 		expect(r.stdout).not.toMatch(/\u001b\[/); // no escape codes in a pipe
 		expect(r.stdout.split('\n').length).toBeLessThan(60);
 	});

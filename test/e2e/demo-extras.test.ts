@@ -38,7 +38,7 @@ describe('the probe against the demo engine', () => {
 		it(`${protocol}: wall-clocked figures, and tokens per pass equal to the demo's simulated one`, async () => {
 			const before = snapshot().requests.length;
 			const {result} = await runProbe({
-				target: {url, engine: 'demo-ollama', model: 'qwen3.8:27b-mlx'},
+				target: {url, engine: 'ollama', model: 'qwen3.8:27b-mlx'},
 				prompt: await loadPrompt('repeat'),
 				maxTokens: 128,
 				plan: {protocol, path: protocol === 'ollama' ? '/api/generate' : '/v1/chat/completions'},

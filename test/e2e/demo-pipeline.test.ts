@@ -62,7 +62,7 @@ describe('demo engine end to end', () => {
 		expect(model.acceptance).toBe(Math.round((accepted / drafted) * 1e4) / 1e4);
 		expect(model.acceptance!.toFixed(2)).toBe(num('acceptance').toFixed(2));
 		expect(model.decodeTps).toBeNull();
-		expect(model.engine).toBe('demo-ollama');
+		expect(model.engine).toBe('ollama');
 		expect(model.gpuResidency).toBe(1);
 	});
 
@@ -98,7 +98,7 @@ describe('demo engine end to end', () => {
 		const snap = snapshot();
 		const demo = runtime.demo()!;
 		expect(snap.demo).toBe(true);
-		expect(snap.servers[0]).toMatchObject({engine: 'demo-ollama', demo: true, source: 'demo'});
+		expect(snap.servers[0]).toMatchObject({engine: 'ollama', demo: true, source: 'demo'});
 		expect(snap.bandwidthGBs).toBe(demo.bandwidthGBs);
 		for (const p of demo.models) {
 			const m = snap.models.find(x => x.model === p.name)!;

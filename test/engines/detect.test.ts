@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest';
 import {createParser, detectEngine, ENGINE_LABELS} from '../../source/engines/index.js';
-import {ENGINE_KINDS} from '../../source/model/types.js';
+import {ENGINE_KINDS} from '../../source/types/monitor.js';
 import {fixture, readLines, requests, run} from './helpers.js';
 
 const OLLAMA_030 = [
@@ -35,9 +35,11 @@ describe('createParser', () => {
 	it('labels every engine kind', () => {
 		for (const k of ENGINE_KINDS) expect(ENGINE_LABELS[k]).toBeTruthy();
 	});
-	it('demo-ollama uses the Ollama parser', () => {
-		expect(createParser('demo-ollama').engine).toBe('ollama');
+	it('each engine gets its own parser, or the one of the engine whose lines it writes', () => {
+		expect(createParser('ollama').engine).toBe('ollama');
 		expect(createParser('llamacpp').engine).toBe('llamacpp');
+		expect(createParser('llamaswap').engine).toBe('llamacpp');
+		expect(createParser('koboldcpp').engine).toBe('llamacpp');
 	});
 	it('an unknown engine detects, then parses the buffered lines too', () => {
 		const p = createParser(undefined);

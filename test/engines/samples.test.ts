@@ -3,7 +3,7 @@ import {fileURLToPath} from 'node:url';
 import {describe, expect, it} from 'vitest';
 import {createParser, detectEngine} from '../../source/engines/index.js';
 import {requestFigures} from '../../source/model/figures.js';
-import type {EngineKind} from '../../source/model/types.js';
+import type {EngineKind} from '../../source/types/monitor.js';
 import {sanitize} from '../../source/util/sanitize.js';
 import {requests, run} from './helpers.js';
 

@@ -3,9 +3,9 @@ import {afterEach, describe, expect, it} from 'vitest';
 import {RequestCounters, escapeLabelValue, renderMetrics, startMetricsServer, type MetricsServer} from '../../source/metrics/exporter.js';
 import {deriveModels} from '../../source/model/derive.js';
 import {newServer} from '../../source/model/reducer.js';
-import type {ModelFigures, MonitorState, RequestRecord, ServerState} from '../../source/model/types.js';
-import {emptySystem} from '../../source/system/types.js';
-import {emptyProbe, type ProbeResult} from '../../source/probe/types.js';
+import type {ModelFigures, MonitorState, RequestRecord, ServerState} from '../../source/types/monitor.js';
+import {emptySystem} from '../../source/types/system.js';
+import {emptyProbe, type ProbeResult} from '../../source/types/probe.js';
 
 // ---------------------------------------------------------------------------------------------
 // A small parser for the text exposition format 0.0.4, independent of the exporter's writer.

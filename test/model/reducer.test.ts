@@ -2,7 +2,7 @@ import {describe, expect, it} from 'vitest';
 import {initialState, reduce, MAX_LOG_LINES} from '../../source/model/reducer.js';
 import {deriveServer} from '../../source/model/derive.js';
 import {toSnapshot} from '../../source/model/snapshot.js';
-import type {Action, MonitorState} from '../../source/model/types.js';
+import type {Action, MonitorState} from '../../source/types/monitor.js';
 import {appendLog, emptyLog, logLines, logTail, type LogRing} from '../../source/model/log-ring.js';
 
 const run = (actions: Action[], s: MonitorState = initialState({now: 1000})) => actions.reduce(reduce, s);
@@ -77,10 +77,10 @@ describe('reducer', () => {
 	it('the demo keeps its label when discovery sees it as an Ollama', () => {
 		const id = 'http://127.0.0.1:5555';
 		const s = run([
-			{type: 'server-seen', t: 1, server: {id, engine: 'demo-ollama', url: id, source: 'demo', demo: true}},
+			{type: 'server-seen', t: 1, server: {id, engine: 'ollama', url: id, source: 'demo', demo: true}},
 			{type: 'server-seen', t: 2, server: {id, engine: 'ollama', url: id, source: 'port-scan'}},
 		]);
-		expect(s.servers[id]!.engine).toBe('demo-ollama');
+		expect(s.servers[id]!.engine).toBe('ollama');
 		expect(s.servers[id]!.demo).toBe(true);
 	});
 
@@ -90,5 +90,15 @@ describe('reducer', () => {
 		const snap = toSnapshot(s, '0.0.0');
 		expect(snap.models[0]).toMatchObject({decodeTps: null, tokensPerPass: null, acceptance: null, ceilingTps: null, gpuResidency: null, engine: 'llamacpp'});
 		expect(snap.servers[0]).toMatchObject({engine: 'llamacpp', url: id, state: 'up', source: 'flag'});
+	});
+});
+
+describe('the demo is one engine name', () => {
+	it('a demo server is engine ollama with demo: true, and the state says demo once it is seen', () => {
+		let s = initialState({host: 'h', now: 1});
+		expect(s.demo).toBe(false);
+		s = reduce(s, {type: 'server-seen', t: 2, server: {id: 'http://127.0.0.1:1', engine: 'ollama', url: 'http://127.0.0.1:1', source: 'demo', demo: true}});
+		expect(s.demo).toBe(true);
+		expect(s.servers['http://127.0.0.1:1']).toMatchObject({engine: 'ollama', demo: true});
 	});
 });

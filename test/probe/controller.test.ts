@@ -2,10 +2,11 @@ import {mkdtemp, readFile, rm} from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
-import type {Action, MonitorState} from '../../source/model/types.js';
+import type {Action, MonitorState} from '../../source/types/monitor.js';
+import {reduce} from '../../source/model/reducer.js';
 import {createProbeController} from '../../source/probe/controller.js';
 import {HISTORY_HEADER} from '../../source/probe/history.js';
-import {emptyProbe, type ProbeState} from '../../source/probe/types.js';
+import {emptyProbe, type ProbeState} from '../../source/types/probe.js';
 import {openaiStream, startServer, until, type TestServer} from './helpers.js';
 
 let server: TestServer | undefined;
@@ -29,9 +30,10 @@ function harness(extra: {bytesPerToken?: number; gbs?: number} = {}) {
 			bandwidth: {gbs: extra.gbs},
 		}) as unknown as MonitorState;
 	const dispatch = (a: Action) => {
-		if (a.type !== 'probe') throw new Error('unexpected action');
-		probe = a.probe;
-		actions.push({t: performance.now(), probe: a.probe});
+		if (!a.type.startsWith('probe-')) throw new Error('unexpected action');
+		// The probe's state changes go through the reducer as events.
+		probe = reduce({probe} as MonitorState, a).probe;
+		actions.push({t: performance.now(), probe});
 	};
 	return {actions, getState: state, dispatch, probe: () => probe};
 }

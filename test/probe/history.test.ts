@@ -6,7 +6,7 @@ import {fileURLToPath} from 'node:url';
 import {promisify} from 'node:util';
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
 import {HISTORY_HEADER, appendHistory, csvField, defaultHistoryPath, historyRow} from '../../source/probe/history.js';
-import type {ProbeResult} from '../../source/probe/types.js';
+import type {ProbeResult} from '../../source/types/probe.js';
 
 const run = promisify(execFile);
 let dir: string;

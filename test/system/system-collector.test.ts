@@ -3,8 +3,8 @@ import {execFileSync} from 'node:child_process';
 import {chmodSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
-import type {Action} from '../../source/model/types.js';
-import type {SystemState} from '../../source/system/types.js';
+import type {Action} from '../../source/types/monitor.js';
+import type {SystemState} from '../../source/types/system.js';
 import {createSystemCollector, type SystemCollector} from '../../source/sources/system-collector.js';
 
 /**

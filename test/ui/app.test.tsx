@@ -1,6 +1,6 @@
 import {afterEach, describe, expect, it, vi} from 'vitest';
 import {App, renderSnapshotText} from '../../source/ui/app.js';
-import type {Controller} from '../../source/ui/controller.js';
+import type {Controller} from '../../source/types/controller.js';
 import {KEYMAP, type KeyBinding} from '../../source/ui/keymap.js';
 import type {MonitorStore} from '../../source/model/store.js';
 import {emptyStore, LLAMA, OLLAMA, richState, richStore, T0} from './fixtures.js';
@@ -227,8 +227,7 @@ describe('keys', () => {
 	it('Esc cancels a running probe and the probe pane shows live progress', async () => {
 		const controller = fakeController();
 		const store = richStore();
-		const probe = store.getSnapshot().probe;
-		store.dispatch({type: 'probe', probe: {...probe, running: {serverId: OLLAMA, startedAt: T0 + 60_000, prompt: 'code', tokens: 88, liveTps: 45.1, status: 'server busy (HTTP 429), retrying'}}});
+		store.dispatch({type: 'probe-progress', running: {serverId: OLLAMA, startedAt: T0 + 60_000, prompt: 'code', tokens: 88, liveTps: 45.1, status: 'server busy (HTTP 429), retrying'}});
 		store.publish();
 		const {tui} = await mount({columns: 120, rows: 40, controller, store});
 		expect(tui.frame()).toMatch(/▶ 88 tokens · 45\.1 tok\/s live · TTFT -- · 3\.0 s elapsed · server busy \(HTTP 429\), retrying/);
@@ -313,7 +312,7 @@ describe('empty state and non-TTY', () => {
 
 	it('shows DEMO whenever a server is the demo', async () => {
 		const store = emptyStore();
-		store.dispatch({type: 'server-seen', t: T0, server: {id: 'demo', engine: 'demo-ollama', url: 'http://127.0.0.1:40001', source: 'demo', demo: true}});
+		store.dispatch({type: 'server-seen', t: T0, server: {id: 'demo', engine: 'ollama', url: 'http://127.0.0.1:40001', source: 'demo', demo: true}});
 		store.publish();
 		const {tui} = await mount({columns: 80, rows: 24, store});
 		expect(tui.frame()).toContain('infertop 0.1.0  DEMO');

@@ -4,8 +4,8 @@
  */
 import {createStore, type MonitorStore} from '../../source/model/store.js';
 import {initialState, reduce} from '../../source/model/reducer.js';
-import type {Action, MonitorState} from '../../source/model/types.js';
-import {emptySystem, type SystemState} from '../../source/system/types.js';
+import type {Action, MonitorState} from '../../source/types/monitor.js';
+import {emptySystem, type SystemState} from '../../source/types/system.js';
 
 export const T0 = Date.parse('2026-03-01T12:00:00Z');
 export const OLLAMA = 'ollama@127.0.0.1:11434';
@@ -71,13 +71,8 @@ function actions(): Action[] {
 		a.push({type: 'log-line', serverId: OLLAMA, t: T0 + i * 500, text: i % 3 === 0 ? `slot print_timing: id  0 | task ${i} | eval time = 2668.00 ms / 127 tokens` : `[GIN] 200 | POST "/api/chat" line ${i}`, parsed: i % 3 === 0});
 	}
 	a.push({
-		type: 'probe',
-		probe: {
-			prompt: 'code',
-			results: [
-				{t: T0 + 50_000, engine: 'ollama', url: 'http://127.0.0.1:11434', model: 'qwen3:8b', protocol: 'ollama', prompt: 'code', ttftMs: 312, decodeTps: 47.6, reportedTps: 52.4, tokensPerPass: 4.54, acceptance: 0.63, ceilingTps: 55.7, pctOfCeiling: 0.855, disagree: true},
-			],
-		},
+		type: 'probe-result',
+		result: {t: T0 + 50_000, engine: 'ollama', url: 'http://127.0.0.1:11434', model: 'qwen3:8b', protocol: 'ollama', prompt: 'code', ttftMs: 312, decodeTps: 47.6, reportedTps: 52.4, tokensPerPass: 4.54, acceptance: 0.63, ceilingTps: 55.7, pctOfCeiling: 0.855, disagree: true},
 	});
 	a.push({type: 'tick', t: T0 + 63_000});
 	return a;

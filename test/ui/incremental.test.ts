@@ -17,7 +17,7 @@ import path from 'node:path';
 import {pathToFileURL} from 'node:url';
 import {INK_910_BUGGY, inkIncrementalFix, patchInkLogUpdate} from '../../scripts/ink-incremental-fix.mjs';
 import type {Mounted} from '../fixtures/render/incremental-entry.js';
-import type {SystemState} from '../../source/system/types.js';
+import type {SystemState} from '../../source/types/system.js';
 import {T0} from './fixtures.js';
 
 type Entry = {mount(columns: number, rows: number, incremental: boolean): Mounted; busySystem: SystemState};

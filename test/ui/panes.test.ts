@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest';
-import type {ModelFigures, ServerState} from '../../source/model/types.js';
+import type {ModelFigures, ServerState} from '../../source/types/monitor.js';
 import {newServer} from '../../source/model/reducer.js';
 import {busySystem} from './fixtures.js';
 import {contentionLines} from '../../source/ui/panes/contention.js';
@@ -8,7 +8,7 @@ import {residencyOf} from '../../source/ui/panes/engines.js';
 import {visibleLog} from '../../source/ui/panes/log.js';
 import {passesLines, tppWithEngine} from '../../source/ui/panes/passes.js';
 import {disagreement, resultLines} from '../../source/ui/panes/probe.js';
-import {emptySystem} from '../../source/system/types.js';
+import {emptySystem} from '../../source/types/system.js';
 import {passesVerdictLine} from '../../source/ui/verdict.js';
 
 const text = (segments: [string, string][]) => segments.map(([a, b]) => a + b).join('');

@@ -2,7 +2,8 @@ import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
-import {BUILTIN_THEMES, isValidColor, loadTheme, parseTheme, resolveTheme, THEME_TOKENS, ThemeError, wantsNoColor} from '../../source/ui/theme.js';
+import {BUILTIN_THEMES, isValidColor, parseTheme, THEME_TOKENS, ThemeError} from '../../source/ui/theme.js';
+import {loadTheme, resolveTheme, wantsNoColor} from '../../source/config/themes.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'infertop-theme-'));
 afterAll(() => rmSync(dir, {recursive: true, force: true}));

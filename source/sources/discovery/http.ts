@@ -103,18 +103,6 @@ export async function httpGet(url: string, options: GetOptions = {}): Promise<Ht
 	}
 }
 
-/** Parse a body as JSON; undefined when it is not JSON. */
-export function parseJson(text: string | undefined): unknown {
-	if (text === undefined) return undefined;
-	const s = text.trim();
-	if (!s.startsWith('{') && !s.startsWith('[')) return undefined;
-	try {
-		return JSON.parse(s) as unknown;
-	} catch {
-		return undefined;
-	}
-}
-
-export function isRecord(v: unknown): v is Record<string, unknown> {
-	return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+/** Parse a body as JSON (undefined when it is not JSON); is it a plain object: pure, shared with the engine descriptors. */
+export {parseJsonText as parseJson} from '../../engines/fingerprint.js';
+export {isRecord} from '../../engines/descriptor.js';

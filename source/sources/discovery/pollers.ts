@@ -5,210 +5,20 @@
  * (stopped answering; the reducer keeps the last figures, STALE), `server-seen` (back) and
  * `server-restarted` (back with reset counters).
  */
-import type {Dispatch, EngineKind, ModelInfo, OllamaRunner, ServerInfo} from '../../model/types.js';
-import {gpuResidency, ollamaProcessor} from '../../model/figures.js';
-import {sanitize} from '../../util/sanitize.js';
-import {httpGet, isAnswer, isRecord, parseJson, type HttpResult, sharedAbortController} from './http.js';
+import type {Dispatch, EngineKind, ModelInfo, ServerInfo} from '../../types/monitor.js';
+import {engineOf} from '../../engines/index.js';
+import type {PollAnswers, PollPlan, RestartMarker} from '../../engines/descriptor.js';
+import {httpGet, isAnswer, parseJson, type HttpResult, sharedAbortController} from './http.js';
 
-/** Most models kept per server (mlx_lm lists the whole HF cache). */
-export const MAX_MODELS = 64;
+export {MAX_MODELS, openAiModels, type RestartMarker} from '../../engines/descriptor.js';
+export {runnerOfFormat, ollamaPsModels} from '../../engines/ollama.js';
+export {maxSlotTask, llamaServerModels, llamaMetricsCounters} from '../../engines/llamacpp.js';
+export {lmStudioV1Models, lmStudioV0Models} from '../../engines/lmstudio.js';
+export {llamaSwapRunning} from '../../engines/llamaswap.js';
 
-function num(v: unknown): number | undefined {
-	return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined;
-}
-
-function posInt(v: unknown): number | undefined {
-	return typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined;
-}
-
-function text(v: unknown, max = 200): string | undefined {
-	return typeof v === 'string' && v.trim() !== '' ? sanitize(v.trim(), max) : undefined;
-}
-
-/** Drop undefined keys so equal models compare equal and JSON stays small. */
+/** Drop undefined keys so equal markers compare equal. */
 function clean<T extends object>(o: T): T {
 	return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
-}
-
-export function runnerOfFormat(format: string | undefined): OllamaRunner | undefined {
-	if (format === 'gguf') return 'gguf';
-	if (format === 'safetensors') return 'mlx';
-	return undefined;
-}
-
-/** Ollama `GET /api/ps` → models, PROCESSOR exactly as `ollama ps` prints it. */
-export function ollamaPsModels(body: unknown): ModelInfo[] | undefined {
-	if (!isRecord(body) || !Array.isArray(body.models)) return undefined;
-	const out: ModelInfo[] = [];
-	for (const m of body.models as unknown[]) {
-		if (!isRecord(m)) continue;
-		const name = text(m.name) ?? text(m.model);
-		if (!name) continue;
-		const d = isRecord(m.details) ? m.details : {};
-		const size = num(m.size);
-		const sizeVram = num(m.size_vram);
-		const format = text(d.format, 40);
-		out.push(clean<ModelInfo>({
-			name,
-			sizeBytes: size,
-			sizeVramBytes: sizeVram,
-			processor: ollamaProcessor(size, sizeVram),
-			gpuResidency: gpuResidency(size, sizeVram),
-			contextLength: posInt(m.context_length),
-			expiresAt: text(m.expires_at, 64),
-			format,
-			runner: runnerOfFormat(format),
-			family: text(d.family, 64),
-			parameterSize: text(d.parameter_size, 32),
-			quantization: text(d.quantization_level, 32),
-			digest: text(m.digest, 128),
-			loaded: true,
-		}));
-	}
-	return out.slice(0, MAX_MODELS);
-}
-
-/** Largest `id_task` in `/slots`: it only grows within one llama-server process. */
-export function maxSlotTask(slots: unknown): number | undefined {
-	if (!Array.isArray(slots)) return undefined;
-	let max: number | undefined;
-	for (const s of slots) if (isRecord(s) && typeof s.id_task === 'number' && s.id_task >= 0) max = Math.max(max ?? -1, s.id_task);
-	return max;
-}
-
-/** llama-server `/props` + `/slots` + `/v1/models` → the one model it serves. */
-export function llamaServerModels(props: unknown, slots: unknown, models: unknown): ModelInfo[] | undefined {
-	const p = isRecord(props) ? props : undefined;
-	const list = isRecord(models) && Array.isArray(models.data) ? (models.data as unknown[]).filter(isRecord) : [];
-	if (!p && list.length === 0) return undefined;
-	const first = list[0];
-	const meta = first && isRecord(first.meta) ? first.meta : {};
-	const slotList = Array.isArray(slots) ? slots.filter(isRecord) : [];
-	const dgs = p && isRecord(p.default_generation_settings) ? p.default_generation_settings : {};
-	const perSlot = posInt(slotList[0]?.n_ctx) ?? posInt(dgs.n_ctx) ?? posInt(meta.n_ctx);
-	const slotCount = posInt(p?.total_slots) ?? (slotList.length > 0 ? slotList.length : undefined);
-	const name = text(first?.id) ?? text(p?.model_alias) ?? text(p?.model_path);
-	if (!name) return [];
-	return [clean<ModelInfo>({
-		name,
-		modelPath: text(p?.model_path, 1024),
-		format: 'gguf',
-		quantization: text(p?.model_ftype, 32) ?? text(meta.ftype, 32),
-		slots: slotCount,
-		contextPerSlot: perSlot,
-		contextLength: perSlot,
-		modelBytes: posInt(meta.size),
-		parameterCount: posInt(meta.n_params),
-		loaded: true,
-	})];
-}
-
-/** OpenAI-style `/v1/models` (vLLM, SGLang, lithos-metal, mlx_lm, KoboldCpp, LocalAI, any). */
-export function openAiModels(body: unknown): ModelInfo[] | undefined {
-	if (!isRecord(body) || !Array.isArray(body.data)) return undefined;
-	const out: ModelInfo[] = [];
-	for (const m of body.data as unknown[]) {
-		if (!isRecord(m)) continue;
-		const name = text(m.id);
-		if (!name) continue;
-		out.push(clean<ModelInfo>({
-			name,
-			// vLLM/SGLang max_model_len, lithos-metal context_window: the context one request may use.
-			contextLength: posInt(m.max_model_len) ?? posInt(m.context_window) ?? posInt(m.context_length),
-			modelPath: text(m.root, 1024) !== name ? text(m.root, 1024) : undefined,
-		}));
-	}
-	return out.slice(0, MAX_MODELS);
-}
-
-/** LM Studio `GET /api/v1/models` (≥ 0.4.0): loaded_instances carry the configured context. */
-export function lmStudioV1Models(body: unknown): ModelInfo[] | undefined {
-	if (!isRecord(body) || !Array.isArray(body.models)) return undefined;
-	const out: ModelInfo[] = [];
-	for (const m of body.models as unknown[]) {
-		if (!isRecord(m)) continue;
-		const name = text(m.key) ?? text(m.id);
-		if (!name) continue;
-		const instances = Array.isArray(m.loaded_instances) ? m.loaded_instances.filter(isRecord) : [];
-		const config = instances[0] && isRecord(instances[0].config) ? instances[0].config : {};
-		const quant = isRecord(m.quantization) ? text(m.quantization.name, 32) : text(m.quantization, 32);
-		out.push(clean<ModelInfo>({
-			name,
-			format: text(m.format, 16),
-			family: text(m.architecture, 64),
-			parameterSize: text(m.params_string, 32),
-			quantization: quant,
-			modelBytes: posInt(m.size_bytes),
-			contextLength: posInt(config.context_length),
-			loaded: instances.length > 0,
-		}));
-	}
-	return sortLoaded(out);
-}
-
-/** LM Studio `GET /api/v0/models` (≥ 0.3.6): state loaded / not-loaded. */
-export function lmStudioV0Models(body: unknown): ModelInfo[] | undefined {
-	if (!isRecord(body) || !Array.isArray(body.data)) return undefined;
-	const out: ModelInfo[] = [];
-	for (const m of body.data as unknown[]) {
-		if (!isRecord(m)) continue;
-		const name = text(m.id);
-		if (!name) continue;
-		const state = text(m.state, 32);
-		out.push(clean<ModelInfo>({
-			name,
-			format: text(m.compatibility_type, 16),
-			family: text(m.arch, 64),
-			quantization: text(m.quantization, 32),
-			// loaded_context_length where newer builds send it; max_context_length is the model's limit, not the loaded context.
-			contextLength: posInt(m.loaded_context_length),
-			loaded: state === 'loaded' ? true : state === 'not-loaded' ? false : undefined,
-		}));
-	}
-	return sortLoaded(out);
-}
-
-/** llama-swap `GET /running` → the models it has running. */
-export function llamaSwapRunning(body: unknown): ModelInfo[] | undefined {
-	if (!isRecord(body) || !Array.isArray(body.running)) return undefined;
-	const out: ModelInfo[] = [];
-	for (const m of body.running as unknown[]) {
-		if (!isRecord(m)) continue;
-		const name = text(m.model) ?? text(m.name);
-		if (!name) continue;
-		const state = text(m.state, 32);
-		out.push(clean<ModelInfo>({name, loaded: state === undefined ? undefined : state === 'ready'}));
-	}
-	return out.slice(0, MAX_MODELS);
-}
-
-function sortLoaded(models: ModelInfo[]): ModelInfo[] {
-	return [...models].sort((a, b) => Number(b.loaded === true) - Number(a.loaded === true)).slice(0, MAX_MODELS);
-}
-
-/** Parse `llamacpp:<name> <value>` counters out of Prometheus text. */
-export function llamaMetricsCounters(text: string): Record<string, number> {
-	const out: Record<string, number> = {};
-	for (const line of text.split('\n')) {
-		const m = /^llamacpp:([a-z_]+_total) ([0-9.eE+-]+)\s*$/.exec(line);
-		if (m && m[1] !== undefined) {
-			const v = Number(m[2]);
-			if (Number.isFinite(v)) out[m[1]] = v;
-		}
-	}
-	return out;
-}
-
-/** What tells one process of a server from the next. */
-export interface RestartMarker {
-	readonly version?: string;
-	/** llama-server `Process-Start-Time-Unix`. */
-	readonly startTime?: string;
-	/** llama-server largest slot task id seen. */
-	readonly taskId?: number;
-	/** llama-server `/metrics` counters. */
-	readonly counters?: Readonly<Record<string, number>>;
-	readonly pid?: number;
 }
 
 /** True when `next` is a different process than `prev` (a counter went down, start time/version/pid changed). */
@@ -257,11 +67,6 @@ function okJson(r: HttpResult | undefined): unknown {
 	return isAnswer(r) && r.status >= 200 && r.status < 300 ? parseJson(r.body) : undefined;
 }
 
-function versionOf(r: HttpResult | undefined): string | undefined {
-	const j = okJson(r);
-	return isRecord(j) ? text(j.version, 64) : undefined;
-}
-
 /** Any answer at all means the server is alive; only when none answered is it lost. */
 function lostReason(results: readonly HttpResult[]): string | undefined {
 	if (results.some(isAnswer)) return undefined;
@@ -269,67 +74,32 @@ function lostReason(results: readonly HttpResult[]): string | undefined {
 	return failure?.error ?? 'no answer';
 }
 
-/** One poll of one server, per engine. Never throws. */
-export async function pollServer(engine: EngineKind, ctx: PollContext): Promise<PollResult> {
-	switch (engine) {
-		case 'ollama':
-		case 'demo-ollama': {
-			const [ps, version] = await Promise.all([get(ctx, '/api/ps'), ctx.checkIdentity ? get(ctx, '/api/version') : undefined]);
-			const lost = lostReason(version ? [ps, version] : [ps]);
-			if (lost) return {ok: false, error: lost};
-			const v = versionOf(version);
-			return {ok: true, models: ollamaPsModels(okJson(ps)), version: v, marker: {version: v}};
-		}
-		case 'llamacpp': {
-			const [props, slots, models] = await Promise.all([get(ctx, '/props'), get(ctx, '/slots'), get(ctx, '/v1/models')]);
-			const lost = lostReason([props, slots, models]);
-			if (lost) return {ok: false, error: lost};
-			const p = okJson(props);
-			const s = okJson(slots);
-			let marker: RestartMarker = {taskId: maxSlotTask(s), version: isRecord(p) ? text(p.build_info, 64) : undefined};
-			if (ctx.checkIdentity) {
-				const metrics = await get(ctx, '/metrics', 64 * 1024);
-				if (isAnswer(metrics) && metrics.status === 200) {
-					marker = {...marker, startTime: metrics.headers['process-start-time-unix'], counters: llamaMetricsCounters(metrics.body)};
-				}
-			}
-			return {ok: true, models: llamaServerModels(p, s, okJson(models)), version: marker.version, marker};
-		}
-		case 'lmstudio': {
-			const [v1, v0] = await Promise.all([get(ctx, '/api/v1/models'), get(ctx, '/api/v0/models')]);
-			const lost = lostReason([v1, v0]);
-			if (lost) {
-				const plain = await get(ctx, '/v1/models');
-				if (!isAnswer(plain)) return {ok: false, error: lost};
-				return {ok: true, models: openAiModels(okJson(plain)), marker: {}};
-			}
-			return {ok: true, models: lmStudioV1Models(okJson(v1)) ?? lmStudioV0Models(okJson(v0)), marker: {}};
-		}
-		case 'llamaswap': {
-			const [running, models] = await Promise.all([get(ctx, '/running'), get(ctx, '/v1/models')]);
-			const lost = lostReason([running, models]);
-			if (lost) return {ok: false, error: lost};
-			const run = llamaSwapRunning(okJson(running));
-			const listed = openAiModels(okJson(models));
-			// Configured models not running are listed as not loaded.
-			const merged = run && listed ? [...run, ...listed.filter((m) => !run.some((r) => r.name === m.name)).map((m) => ({...m, loaded: false}))] : run ?? listed;
-			return {ok: true, models: merged?.slice(0, MAX_MODELS), marker: {}};
-		}
-		case 'vllm':
-		case 'sglang':
-		case 'localai': {
-			const [models, version] = await Promise.all([get(ctx, '/v1/models'), ctx.checkIdentity ? get(ctx, '/version') : undefined]);
-			const lost = lostReason(version ? [models, version] : [models]);
-			if (lost) return {ok: false, error: lost};
-			const v = versionOf(version);
-			return {ok: true, models: openAiModels(okJson(models)), version: v, marker: {version: v}};
-		}
-		default: {
-			const models = await get(ctx, '/v1/models');
-			if (!isAnswer(models)) return {ok: false, error: models.error};
-			return {ok: true, models: openAiModels(okJson(models)), marker: {}};
-		}
+/** Run one engine's poll plan (the descriptor says what to ask and how to read it). */
+export async function runPlan(plan: PollPlan, ctx: PollContext): Promise<PollResult> {
+	const paths = [...plan.paths, ...(ctx.checkIdentity ? plan.identityPaths ?? [] : [])];
+	const results = await Promise.all(paths.map((p) => get(ctx, p)));
+	const lost = lostReason(results);
+	if (lost) {
+		if (!plan.fallback) return {ok: false, error: lost};
+		const back = await runPlan(plan.fallback, ctx);
+		return back.ok ? back : {ok: false, error: lost};
 	}
+	const json: Record<string, unknown> = {};
+	paths.forEach((p, i) => {
+		json[p] = okJson(results[i]);
+	});
+	let raw: PollAnswers['raw'];
+	if (ctx.checkIdentity && plan.identityRaw) {
+		const r = await get(ctx, plan.identityRaw.path, plan.identityRaw.maxBytes);
+		if (isAnswer(r) && r.status === 200) raw = {headers: r.headers, body: r.body};
+	}
+	const read = plan.read({json, raw});
+	return {ok: true, models: read.models, version: read.version, marker: read.marker};
+}
+
+/** One poll of one server, as its engine's descriptor declares. Never throws. */
+export async function pollServer(engine: EngineKind, ctx: PollContext): Promise<PollResult> {
+	return runPlan(engineOf(engine).poll, ctx);
 }
 
 export interface PollerOptions {

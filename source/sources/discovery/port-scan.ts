@@ -12,7 +12,9 @@ import {loopbackId} from './server-id.js';
  * LocalAI 8080; vLLM, lithos-metal 8000; LM Studio 1234; SGLang 30000; KoboldCpp 5001; Jan 1337;
  * TabbyAPI 5000; llama-server's planned new default 9931.
  */
-export const DEFAULT_PORTS: readonly number[] = [11434, 8080, 8000, 1234, 30000, 5001, 1337, 5000, 9931];
+import {DEFAULT_PORTS} from '../../engines/index.js';
+
+export {DEFAULT_PORTS};
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 300;
 

@@ -3,14 +3,13 @@
  * and the log file a llama-server was told to write (`--log-file PATH`).
  * systeminformation's process list is expensive: `createProcessFinder` asks at most every 10 s.
  */
-import type {EngineKind} from '../../model/types.js';
+import type {EngineKind} from '../../types/monitor.js';
 import {engineProcessKind} from '../../system/contention.js';
+import {engineOf, ENGINE_PROCESS_NAMES} from '../../engines/index.js';
 import {createProcessSampler, hasLeanSampler, type ProcessSampler} from '../process-sampler.js';
 
-/** Names looked for (for the empty state). */
-export const ENGINE_PROCESS_NAMES: readonly string[] = [
-	'ollama', 'llama-server', 'mlx_lm.server', 'lithos-metal', 'vllm', 'sglang', 'LM Studio', 'llama-swap', 'koboldcpp', 'local-ai',
-];
+/** Names looked for (for the empty state): every engine descriptor's. */
+export {ENGINE_PROCESS_NAMES};
 
 /** A process as systeminformation lists it (the fields used here). */
 export interface ProcessRow {
@@ -43,11 +42,6 @@ export interface EngineProcess {
 	readonly logFile?: string;
 }
 
-function basename(p: string): string {
-	const parts = p.split(/[\\/]/);
-	return parts[parts.length - 1] ?? p;
-}
-
 /**
  * The engine SERVER a process runs, from its name and full command line; undefined when none.
  * Recognition is contention's `engineProcessKind` (one matcher for the whole app); discovery then
@@ -58,24 +52,8 @@ function basename(p: string): string {
 export function engineOfProcess(name: string, commandLine: string): EngineKind | undefined {
 	const kind = engineProcessKind(name, commandLine);
 	if (!kind) return undefined;
-	const n = basename(name.trim()).toLowerCase().replace(/\.exe$/, '');
-	const cmd = commandLine.trim();
-	const first = basename(cmd.split(/\s+/)[0] ?? '').toLowerCase().replace(/\.exe$/, '');
-	switch (kind) {
-		case 'ollama':
-			if (n === 'ollama_llama_server' || first === 'ollama_llama_server' || /\srunner\b/.test(cmd)) return undefined;
-			return kind;
-		case 'llamacpp':
-			if (n !== 'llama-server' && first !== 'llama-server') return undefined;
-			if (/[\\/](?:\.?ollama|Ollama\.app)[\\/]/i.test(cmd)) return undefined;
-			return kind;
-		case 'vllm':
-		case 'sglang':
-			if (/^(?:VLLM|sglang)::/i.test(name) || /^(?:VLLM|sglang)::/i.test(cmd)) return undefined;
-			return kind;
-		default:
-			return kind;
-	}
+	const isServer = engineOf(kind).process?.isServer;
+	return !isServer || isServer(name, commandLine) ? kind : undefined;
 }
 
 /** Value of `--flag VALUE` / `--flag=VALUE` (quoted or not) in a command line. */
@@ -113,22 +91,27 @@ export function findEngineProcesses(processes: readonly ProcessRow[], connection
 		if (!set) listening.set(c.pid, (set = new Set()));
 		set.add(port);
 	}
-	const ollamaPids = new Set<number>();
+	const pidsOf = new Map<EngineKind, Set<number>>();
 	const rows = processes.map((p) => {
 		const commandLine = [p.command ?? '', p.params ?? ''].join(' ').trim() || p.name;
 		const engine = engineOfProcess(p.name, commandLine);
-		if (engine === 'ollama') ollamaPids.add(p.pid);
+		if (engine) {
+			let set = pidsOf.get(engine);
+			if (!set) pidsOf.set(engine, (set = new Set()));
+			set.add(p.pid);
+		}
 		return {p, commandLine, engine};
 	});
 	const out: EngineProcess[] = [];
 	for (const {p, commandLine, engine} of rows) {
 		if (!engine) continue;
 		// A llama-server spawned by Ollama is Ollama's runner, not a server of its own.
-		if (engine === 'llamacpp' && p.parentPid !== undefined && ollamaPids.has(p.parentPid)) continue;
+		const rule = engineOf(engine).process;
+		if (rule?.childOf !== undefined && p.parentPid !== undefined && pidsOf.get(rule.childOf)?.has(p.parentPid)) continue;
 		const fromTable = [...(listening.get(p.pid) ?? [])].sort((a, b) => a - b);
 		const flagPort = portFromCommand(commandLine);
 		const ports = fromTable.length > 0 ? fromTable : flagPort !== undefined ? [flagPort] : [];
-		const logFile = engine === 'llamacpp' ? logFileFromCommand(commandLine) : undefined;
+		const logFile = rule?.logFileFlag !== undefined ? flagValue(commandLine, rule.logFileFlag) : undefined;
 		out.push({pid: p.pid, engine, name: p.name, commandLine, ports, ...(logFile !== undefined ? {logFile} : {})});
 	}
 	return out;

@@ -1,6 +1,6 @@
 import {Box} from 'ink';
 import {memo} from 'react';
-import type {SystemState} from '../../system/types.js';
+import type {SystemState} from '../../types/system.js';
 import {bytes, duration, fit, mib, pct100} from '../format.js';
 import {Line, Span, Title} from './common.js';
 

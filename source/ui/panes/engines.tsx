@@ -1,7 +1,8 @@
 import {Box} from 'ink';
 import {memo, useMemo} from 'react';
 import {ollamaProcessor} from '../../model/figures.js';
-import type {ModelInfo, ServerLifecycle, ServerState} from '../../model/types.js';
+import {engineName, engineOf} from '../../engines/index.js';
+import type {ModelInfo, ServerLifecycle, ServerState} from '../../types/monitor.js';
 import {DASH, fit, shortUrl, until} from '../format.js';
 import type {ThemeToken} from '../theme.js';
 import {Line, Span, Title} from './common.js';
@@ -49,7 +50,7 @@ export function residencyOf(server: ServerState, model: ModelInfo | undefined): 
 function contextOf(server: ServerState, model: ModelInfo | undefined): string {
 	const slots = model?.slots ?? server.context?.slots;
 	const perSlot = model?.contextPerSlot ?? server.context?.nCtxPerSlot;
-	if (slots !== undefined && perSlot !== undefined && (server.engine === 'llamacpp' || slots > 1)) return `${slots}×${perSlot}`;
+	if (slots !== undefined && perSlot !== undefined && (engineOf(server.engine).slotContext === true || slots > 1)) return `${slots}×${perSlot}`;
 	const ctx = model?.contextLength ?? server.context?.nCtx;
 	return ctx === undefined ? DASH : String(ctx);
 }
@@ -67,7 +68,7 @@ export function engineRows(servers: Readonly<Record<string, ServerState>>, order
 				serverId: id,
 				first: i === 0,
 				state: s.state,
-				engine: s.engine,
+				engine: engineName(s),
 				url: s.url ? shortUrl(s.url) : (s.logLabel ?? DASH),
 				model: m?.name ?? DASH,
 				processor: res.text,
@@ -78,7 +79,7 @@ export function engineRows(servers: Readonly<Record<string, ServerState>>, order
 						? s.lastError
 						: m?.expiresAt !== undefined
 							? until(m.expiresAt, now)
-							: s.engine === 'ollama' || s.engine === 'demo-ollama'
+							: engineOf(s.engine).keepAlive === true
 								? DASH
 								: '',
 				demo: s.demo === true,

@@ -1,6 +1,6 @@
 import {Box, Text} from 'ink';
 import {memo} from 'react';
-import type {SelfCost} from '../../system/types.js';
+import type {SelfCost} from '../../types/system.js';
 import {bytes, pct100} from '../format.js';
 import {fitHints, footerHints, type KeyBinding, type KeyScope} from '../keymap.js';
 import {useTheme} from '../theme-context.js';

@@ -1,7 +1,7 @@
 import {Box} from 'ink';
 import {memo, useMemo} from 'react';
-import type {LogLine} from '../../model/types.js';
-import {logLines, logTail, type LogRing} from '../../model/log-ring.js';
+import type {LogLine, LogRing} from '../../types/monitor.js';
+import {logLines, logTail} from '../../model/log-ring.js';
 import {sanitize} from '../../util/sanitize.js';
 import {clock, fit} from '../format.js';
 import {compileFilter} from '../view-state.js';

@@ -1,5 +1,5 @@
 import {Box} from 'ink';
-import type {ProbePromptKind} from '../../probe/types.js';
+import type {ProbePromptKind} from '../../types/probe.js';
 import {helpLines, type KeyBinding} from '../keymap.js';
 import {PROMPT_KINDS} from '../view-state.js';
 import {Line, Span, Title} from './common.js';

@@ -1,6 +1,6 @@
 import {Box} from 'ink';
 import {memo, useEffect, useMemo, useRef} from 'react';
-import type {ModelFigures, PassSample} from '../../model/types.js';
+import type {ModelFigures, PassSample} from '../../types/monitor.js';
 import {nextScale} from '../../model/verdict.js';
 import {ceilingRow, graphBlock, graphPlotWidth, markerRow, niceCeil, placeLabels, sparkline} from '../charts.js';
 import {DASH, gb, gbs, num, pct, tpp, tps} from '../format.js';

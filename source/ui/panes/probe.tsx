@@ -1,6 +1,6 @@
 import {Box} from 'ink';
 import {memo} from 'react';
-import type {ProbeResult, ProbeState} from '../../probe/types.js';
+import type {ProbeResult, ProbeState} from '../../types/probe.js';
 import {clock, elapsed, int, ms, pct, tpp, tps} from '../format.js';
 import {Line, Span, Title} from './common.js';
 

@@ -1,8 +1,9 @@
 import {Box} from 'ink';
 import {memo} from 'react';
 import {requestFigures} from '../../model/figures.js';
+import {engineName} from '../../engines/index.js';
 import {modelLabel} from '../../model/derive.js';
-import type {RequestRecord, ServerState} from '../../model/types.js';
+import type {RequestRecord, ServerState} from '../../types/monitor.js';
 import {clock, fit, int, pct, right, tpp, tps} from '../format.js';
 import {Line, Span, Title} from './common.js';
 
@@ -32,7 +33,7 @@ export function requestRows(servers: Readonly<Record<string, ServerState>>, orde
 	for (const id of order) {
 		const s = servers[id];
 		if (!s) continue;
-		for (const r of s.requests) all.push({r, engine: s.engine, model: modelLabel(r, s)});
+		for (const r of s.requests) all.push({r, engine: engineName(s), model: modelLabel(r, s)});
 	}
 	all.sort((a, b) => b.r.lastSeen - a.r.lastSeen);
 	const live = all.filter(x => !x.r.done).slice(0, 2);

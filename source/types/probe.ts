@@ -67,4 +67,7 @@ export interface ProbeState {
 	readonly prompt: ProbePromptKind;
 }
 
+/** Probe results kept in state (newest last). */
+export const MAX_PROBE_RESULTS = 20;
+
 export const emptyProbe = (): ProbeState => ({results: [], prompt: 'code'});

@@ -4,9 +4,8 @@
  *
  * Every figure is optional: `undefined` means "not known" and is shown as `--` (never 0).
  */
-import type {SystemState} from '../system/types.js';
-import type {ProbeState} from '../probe/types.js';
-import type {LogRing} from './log-ring.js';
+import type {SystemState} from './system.js';
+import type {ProbeProgress, ProbePromptKind, ProbeResult, ProbeState} from './probe.js';
 
 /** Which engine wrote a log or answers a server. JSON key `engine`. */
 export type EngineKind =
@@ -20,11 +19,10 @@ export type EngineKind =
 	| 'llamaswap'
 	| 'koboldcpp'
 	| 'localai'
-	| 'openai'
-	| 'demo-ollama';
+	| 'openai';
 
 export const ENGINE_KINDS: readonly EngineKind[] = [
-	'ollama', 'llamacpp', 'mlxlm', 'lithos', 'vllm', 'sglang', 'lmstudio', 'llamaswap', 'koboldcpp', 'localai', 'openai', 'demo-ollama',
+	'ollama', 'llamacpp', 'mlxlm', 'lithos', 'vllm', 'sglang', 'lmstudio', 'llamaswap', 'koboldcpp', 'localai', 'openai',
 ];
 
 /** Ollama runs each model on one of two engines: llama-server over GGUF, or its own MLX runner. */
@@ -115,6 +113,19 @@ export interface LogLine {
 	readonly t: number;
 	readonly text: string;
 	readonly parsed: boolean;
+}
+
+/**
+ * The log buffer: a window [start, end) onto a shared, append-only backing array (model/log-ring.ts
+ * appends in amortised O(1) and reads it; nothing else writes it).
+ */
+export interface LogRing {
+	/** Shared, append-only backing store: read only [start, end). */
+	readonly buffer: readonly LogLine[];
+	readonly start: number;
+	readonly end: number;
+	/** Lines in the ring (end − start). */
+	readonly length: number;
 }
 
 /** How a server came to be known. JSON key `source`. */
@@ -259,7 +270,14 @@ export type Action =
 	| {readonly type: 'model-bytes'; readonly serverId: string; readonly model: string; readonly bytesPerToken: number; readonly source: string}
 	| {readonly type: 'bandwidth'; readonly bandwidth: BandwidthInfo}
 	| {readonly type: 'system'; readonly system: SystemState}
-	| {readonly type: 'probe'; readonly probe: ProbeState}
+	/** A probe began: it runs now (clears the last error), with this prompt kind. */
+	| {readonly type: 'probe-started'; readonly running: ProbeProgress; readonly prompt: ProbePromptKind}
+	/** Live progress of the running probe. */
+	| {readonly type: 'probe-progress'; readonly running: ProbeProgress}
+	/** A run finished: its figures are kept; `next` is the following run of the same probe, if any. */
+	| {readonly type: 'probe-result'; readonly result: ProbeResult; readonly next?: ProbeProgress}
+	/** The probe ended without a result (error or cancelled), one line. */
+	| {readonly type: 'probe-failed'; readonly error: string}
 	| {readonly type: 'looked-for'; readonly lookedFor: NonNullable<MonitorState['lookedFor']>}
 	| {readonly type: 'refresh'; readonly refreshMs: number}
 	| {readonly type: 'notice'; readonly t: number; readonly text: string; readonly level: 'info' | 'warn' | 'error'}

@@ -1,0 +1,231 @@
+/**
+ * What infertop knows about one engine, as data and pure functions (no I/O). Each
+ * `source/engines/<engine>.ts` exports one `EngineDescriptor`; `engines/index.ts` is the registry.
+ * The I/O code (sources/, probe/) takes what a descriptor declares — paths to ask, parse functions
+ * for the answers, log locations to try — and never switches on an engine name itself.
+ */
+import type {EngineKind, LineParser, ModelInfo} from '../types/monitor.js';
+import type {ProbeProtocol} from '../types/probe.js';
+import {sanitize} from '../util/sanitize.js';
+import type {FingerprintRule} from './fingerprint.js';
+
+/** How a log line says when it was written (see engines/log-time.ts). */
+export type LogTimeFormat = 'slog' | 'gin' | 'iso';
+
+/** What tells one process of a server from the next. */
+export interface RestartMarker {
+	readonly version?: string;
+	/** llama-server `Process-Start-Time-Unix`. */
+	readonly startTime?: string;
+	/** llama-server largest slot task id seen. */
+	readonly taskId?: number;
+	/** llama-server `/metrics` counters. */
+	readonly counters?: Readonly<Record<string, number>>;
+	readonly pid?: number;
+}
+
+/** The answers one poll collected: parsed JSON per path (undefined = no 2xx JSON), and the raw extra answer. */
+export interface PollAnswers {
+	readonly json: Readonly<Record<string, unknown>>;
+	/** The identity-only raw answer (`identityRaw`), status 200 only. */
+	readonly raw?: {readonly headers: Readonly<Record<string, string | undefined>>; readonly body: string};
+}
+
+/**
+ * One poll of a server, as data: GET `paths` every poll (and `identityPaths` on first sight or
+ * return after loss); the server is lost only when none of them answered. `read` turns the answers
+ * into models, version and restart marker.
+ */
+export interface PollPlan {
+	readonly paths: readonly string[];
+	readonly identityPaths?: readonly string[];
+	/** Asked on identity checks only, raw (headers + text), not counted for liveness (llama-server `/metrics`). */
+	readonly identityRaw?: {readonly path: string; readonly maxBytes: number};
+	/** Tried when none of `paths` answered (LM Studio's REST → plain `/v1/models`). */
+	readonly fallback?: PollPlan;
+	readonly read: (answers: PollAnswers) => {readonly models?: readonly ModelInfo[]; readonly version?: string; readonly marker: RestartMarker};
+}
+
+/** A way to ask for a generation; a 404 moves the probe to the next one. */
+export interface ProbeStep {
+	readonly protocol: ProbeProtocol;
+	readonly path: string;
+}
+
+/** Where the probe looks for a model name when none is given: `GET path`, first item of `list`, its `keys`. */
+export interface ModelListStep {
+	readonly path: string;
+	readonly list: string;
+	readonly keys: readonly string[];
+}
+
+/** One piece of evidence that a line was written by this engine. */
+export interface LogRule {
+	readonly weight: number;
+	readonly test: (line: string) => boolean;
+}
+
+export interface LogSignature {
+	readonly rules: readonly LogRule[];
+	/** Evidence of this weight or more decides for this engine whatever else the log holds (lower `rank` is checked first). */
+	readonly decisive?: {readonly atLeast: number; readonly rank: number};
+	/** A journald prefix whose unit name matches counts `weight` for this engine. */
+	readonly journaldUnit?: {readonly test: RegExp; readonly weight: number};
+}
+
+/** A default place an engine writes its log (engines.md §1f). */
+export interface LogLocation {
+	readonly engine: EngineKind;
+	readonly kind: 'file' | 'cmd';
+	readonly path?: string;
+	readonly argv?: string[];
+	readonly why: string;
+	/** For `cmd` entries: the systemd unit files whose existence makes the command worth running. */
+	readonly unitFiles?: string[];
+}
+
+export interface LogLocationContext {
+	readonly platform: NodeJS.Platform;
+	readonly env: Readonly<Record<string, string | undefined>>;
+	readonly homedir: string;
+	/** Path functions of the platform (path.posix or path.win32), passed in so this stays pure. */
+	readonly join: (...parts: string[]) => string;
+}
+
+/** Which sources of bytes per token apply (sources/model-bytes.ts runs them, in its order). */
+export interface ModelBytesHints {
+	/** Ask `/props` for `model_path` and read that GGUF header (llama-server). */
+	readonly ggufFromProps?: boolean;
+	/** Look the model up in Ollama's local blob store (real servers only, never the demo). */
+	readonly ollamaBlobs?: boolean;
+	/** Ollama `POST /api/show` tensor list. */
+	readonly ollamaShow?: boolean;
+	/** Local safetensors/GGUF directories by model id or path (engines that load by id). */
+	readonly localDirs?: boolean;
+	/** `~` estimate from `/v1/models` `meta.size` (llama-server's file size). */
+	readonly fileSizeFromModels?: boolean;
+}
+
+/** How discovery tells the engine's own server process from its helpers. */
+export interface ProcessRule {
+	/** Names shown in the empty state ("looked for"). */
+	readonly names: readonly string[];
+	/** False for a process of this engine that is not a server of its own (runners, workers, tools). */
+	readonly isServer?: (name: string, commandLine: string) => boolean;
+	/** A process of this kind spawned by a process of `childOf` is that engine's runner, not a server. */
+	readonly childOf?: EngineKind;
+	/** Command-line flag naming the log file (`--log-file PATH`). */
+	readonly logFileFlag?: string;
+}
+
+export interface EngineDescriptor {
+	readonly kind: EngineKind;
+	readonly label: string;
+	/** The log parser: the engine's own, or the one of the engine whose lines it writes. */
+	readonly logParser?: () => LineParser;
+	/** How a log is recognised as this engine's from its first lines (engines/detect.ts adds up the evidence). */
+	readonly logSignature?: LogSignature;
+	/** How its log lines carry wall-clock time (none: process-relative or no stamps). */
+	readonly logTimes: readonly LogTimeFormat[];
+	readonly poll: PollPlan;
+	/** Per-request stats in answers: which probe protocols to try, in order. */
+	readonly probe: readonly ProbeStep[];
+	/** Environment variables holding the engine's own API key (sent only to its server), first wins. */
+	readonly apiKeyEnv?: readonly string[];
+	readonly modelList: readonly ModelListStep[];
+	/** Unified memory (Apple silicon only): every model is 100 % GPU. */
+	readonly unifiedMemory: boolean;
+	/** Slots × context per slot is the engine's context model (llama-server). */
+	readonly slotContext?: boolean;
+	/** The engine unloads models after a keep-alive (Ollama `expires_at`): unknown shows `--`. */
+	readonly keepAlive?: boolean;
+	readonly defaultPorts: readonly number[];
+	readonly process?: ProcessRule;
+	readonly logLocations?: (ctx: LogLocationContext) => LogLocation[];
+	readonly modelBytes: ModelBytesHints;
+	/** Quick marks the probe command reads of a bare URL (`GET /`, `GET /v1/models`), before any full fingerprint. */
+	readonly quickMarks?: {readonly rootBody?: RegExp; readonly serverHeader?: RegExp; readonly modelOwner?: string};
+	/** The environment variable naming its own URL, and the default (Ollama `OLLAMA_HOST`): default logs belong to that server. */
+	readonly hostEnv?: {readonly name: string; readonly fallback: string};
+	/** How its HTTP answers tell it from every other engine; none: never identified by answers alone. */
+	readonly fingerprint?: FingerprintRule;
+}
+
+// ---- pure helpers for answers -----------------------------------------------------------------
+
+/** Most models kept per server (mlx_lm lists the whole HF cache). */
+export const MAX_MODELS = 64;
+
+export function isRecord(v: unknown): v is Record<string, unknown> {
+	return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A process's executable name: last path part, lower case, without `.exe`. */
+export function processBase(p: string): string {
+	const parts = p.split(/[\\/]/);
+	return (parts[parts.length - 1] ?? p).toLowerCase().replace(/\.exe$/, '');
+}
+
+export function num(v: unknown): number | undefined {
+	return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined;
+}
+
+export function posInt(v: unknown): number | undefined {
+	return typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined;
+}
+
+export function text(v: unknown, max = 200): string | undefined {
+	return typeof v === 'string' && v.trim() !== '' ? sanitize(v.trim(), max) : undefined;
+}
+
+/** Drop undefined keys so equal models compare equal and JSON stays small. */
+export function cleanModel<T extends object>(o: T): T {
+	return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+export function versionOf(j: unknown): string | undefined {
+	return isRecord(j) ? text(j.version, 64) : undefined;
+}
+
+/** OpenAI-style `/v1/models` (vLLM, SGLang, lithos-metal, mlx_lm, KoboldCpp, LocalAI, any). */
+export function openAiModels(body: unknown): ModelInfo[] | undefined {
+	if (!isRecord(body) || !Array.isArray(body.data)) return undefined;
+	const out: ModelInfo[] = [];
+	for (const m of body.data as unknown[]) {
+		if (!isRecord(m)) continue;
+		const name = text(m.id);
+		if (!name) continue;
+		out.push(cleanModel<ModelInfo>({
+			name,
+			// vLLM/SGLang max_model_len, lithos-metal context_window: the context one request may use.
+			contextLength: posInt(m.max_model_len) ?? posInt(m.context_window) ?? posInt(m.context_length),
+			modelPath: text(m.root, 1024) !== name ? text(m.root, 1024) : undefined,
+		}));
+	}
+	return out.slice(0, MAX_MODELS);
+}
+
+// ---- shared plans ------------------------------------------------------------------------------
+
+export const CHAT: ProbeStep = {protocol: 'openai-chat', path: '/v1/chat/completions'};
+export const COMPLETIONS: ProbeStep = {protocol: 'openai-completions', path: '/v1/completions'};
+export const OLLAMA_GENERATE: ProbeStep = {protocol: 'ollama', path: '/api/generate'};
+/** Unknown servers: OpenAI chat, then completions, then Ollama's API. */
+export const OPENAI_PROBE: readonly ProbeStep[] = [CHAT, COMPLETIONS, OLLAMA_GENERATE];
+export const OPENAI_MODEL_LIST: readonly ModelListStep[] = [{path: '/v1/models', list: 'data', keys: ['id']}];
+
+/** `GET /v1/models` only (any OpenAI-compatible server). */
+export const OPENAI_POLL: PollPlan = {
+	paths: ['/v1/models'],
+	read: (a) => ({models: openAiModels(a.json['/v1/models']), marker: {}}),
+};
+
+/** `GET /v1/models` every poll, `GET /version` on identity checks (vLLM, SGLang, LocalAI). */
+export const OPENAI_VERSIONED_POLL: PollPlan = {
+	paths: ['/v1/models'],
+	identityPaths: ['/version'],
+	read: (a) => {
+		const version = versionOf(a.json['/version']);
+		return {models: openAiModels(a.json['/v1/models']), version, marker: {version}};
+	},
+};

@@ -1,0 +1,27 @@
+/** KoboldCpp: llama.cpp underneath (its log lines are llama.cpp's); OpenAI-style model list. */
+import {str} from './fingerprint.js';
+import {isRecord, OPENAI_MODEL_LIST, OPENAI_POLL, OPENAI_PROBE, type EngineDescriptor} from './descriptor.js';
+import {createLlamaCppParser} from './llamacpp.js';
+
+export const koboldcpp: EngineDescriptor = {
+	kind: 'koboldcpp',
+	label: 'KoboldCpp',
+	logParser: () => createLlamaCppParser(),
+	logTimes: [],
+	poll: OPENAI_POLL,
+	probe: OPENAI_PROBE,
+	modelList: OPENAI_MODEL_LIST,
+	unifiedMemory: false,
+	defaultPorts: [5001],
+	process: {names: ['koboldcpp']},
+	modelBytes: {localDirs: true},
+	// /api/extra/version {"result":"KoboldCpp","version":…}.
+	fingerprint: {
+		rank: 20,
+		paths: ['/api/extra/version', '/v1/models'],
+		identify: (e) => {
+			const k = e.json('/api/extra/version');
+			return isRecord(k) && k.result === 'KoboldCpp' ? {version: str(k.version), models: e.modelIds} : undefined;
+		},
+	},
+};

@@ -1,0 +1,18 @@
+import type {ProbePromptKind} from './probe.js';
+
+/**
+ * Everything the screen asks for that needs I/O goes through this (the UI never touches fs,
+ * processes or the network). The CLI wires it to the probe controller, the demo and the collectors.
+ */
+export interface Controller {
+	/** Probe a server; `prompt` defaults to the last one used, `runs` = 2 for the cache-reuse run. */
+	probe(serverId: string, prompt?: ProbePromptKind, runs?: number): void;
+	cancelProbe(): void;
+	startDemo(): void;
+	/** The single exit path: stop collectors, unmount, leave the alternate screen. */
+	quit(): void;
+	/** New refresh interval (ms) for the collectors; the header shows state.refreshMs. */
+	setRefresh(ms: number): void;
+	/** Optional: the CLI cycles (and persists) themes itself; otherwise the App cycles built-ins. */
+	cycleTheme?(): void;
+}
