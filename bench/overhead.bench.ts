@@ -16,6 +16,8 @@
  *    installs anything.
  * Linux only for the CPU and RSS rows (they read /proc); elsewhere the bench says what it skipped.
  * The machine's load is printed: on a shared machine compare the ratio, not the absolute figures.
+ * INFERTOP_BENCH_BASELINE=DIR adds another checkout of infertop (built there first), watching the
+ * same idle Ollama in the same run: before/after a change, under the same load.
  */
 import {execFileSync, spawnSync} from 'node:child_process';
 import {existsSync, mkdtempSync, readFileSync, rmSync, statSync} from 'node:fs';
@@ -86,6 +88,8 @@ async function once(seconds: number, dir: string, logPath: string, url: string):
 		{label: 'infertop, idle Ollama', session: `ib-idle-${process.pid}`, command: `${env} ${stats('idle')} exec ${bin} --server ${url} --log ${logPath}`, stats: path.join(dir, 'idle.stats.json')},
 		{label: 'infertop --demo', session: `ib-demo-${process.pid}`, command: `${env} ${stats('demo')} exec ${bin} --demo`, stats: path.join(dir, 'demo.stats.json')},
 	];
+	const baseline = process.env.INFERTOP_BENCH_BASELINE;
+	if (baseline) subjects.push({label: 'baseline, idle Ollama', session: `ib-base-${process.pid}`, command: `${env} exec ${process.execPath} ${path.join(baseline, 'bin', 'infertop.js')} --server ${url} --log ${logPath}`});
 	if (has('htop')) subjects.push({label: 'htop -d 10', session: `ib-htop-${process.pid}`, command: 'exec htop -d 10'});
 	else notes.push('htop is not installed: its column is empty (install it to compare, e.g. apt-get install htop; the bench never installs it)');
 	try {
@@ -125,11 +129,17 @@ async function once(seconds: number, dir: string, logPath: string, url: string):
 		if (process.platform !== 'linux') notes.push('not Linux: CPU and RSS rows need /proc and are empty');
 		// quit infertop (q) so it writes the frames it drew
 		for (const s of subjects) if (s.stats) tmux('send-keys', '-t', s.session, 'q');
-		for (let i = 0; i < 50 && subjects.some(s => s.stats && !existsSync(s.stats)); i++) await wait(100);
+		const read = (f: string): {frames: number; seconds: number} | undefined => {
+			try {
+				return JSON.parse(readFileSync(f, 'utf8')) as {frames: number; seconds: number};
+			} catch {
+				return undefined; // not written yet, or being written
+			}
+		};
+		for (let i = 0; i < 50 && subjects.some(s => s.stats && !read(s.stats)); i++) await wait(100);
 		for (const s of subjects) {
-			if (!s.stats || !existsSync(s.stats)) continue;
-			const j = JSON.parse(readFileSync(s.stats, 'utf8')) as {frames: number; seconds: number};
-			s.frames = (j.frames / j.seconds) * 60;
+			const j = s.stats ? read(s.stats) : undefined;
+			if (j) s.frames = (j.frames / j.seconds) * 60;
 		}
 	} finally {
 		for (const s of subjects) spawnSync('tmux', ['kill-session', '-t', s.session]);
@@ -141,8 +151,10 @@ export async function run(): Promise<string> {
 	if (!has('tmux')) return 'overhead: tmux is not installed (needed to run each side at 120×40): skipped';
 	const seconds = Number(process.env.INFERTOP_BENCH_SECONDS ?? 30);
 	const repeat = Math.max(1, Number(process.env.INFERTOP_BENCH_REPEAT ?? 1));
-	const b = spawnSync(process.execPath, ['scripts/build.mjs'], {cwd: root, encoding: 'utf8'});
-	if (b.status !== 0) throw new Error(`build failed:\n${b.stderr}`);
+	for (const dir of [root, ...(process.env.INFERTOP_BENCH_BASELINE ? [process.env.INFERTOP_BENCH_BASELINE] : [])]) {
+		const b = spawnSync(process.execPath, ['scripts/build.mjs'], {cwd: dir, encoding: 'utf8'});
+		if (b.status !== 0) throw new Error(`build failed in ${dir}:\n${b.stderr}`);
+	}
 	const dir = mkdtempSync(path.join(os.tmpdir(), 'infertop-overhead-'));
 	const demo = await startDemoEngine({logPath: path.join(dir, 'server.log'), agent: false});
 	const lines: string[] = [];
@@ -162,6 +174,7 @@ export async function run(): Promise<string> {
 				`  ${'RSS at end (peak)'.padEnd(26)}${cell(idle, s => `${mb(s.endRss)} (${mb(s.peakRss)})`)}${cell(withDemo, s => `${mb(s.endRss)} (${mb(s.peakRss)})`)}${cell(htop, s => `${mb(s.endRss)} (${mb(s.peakRss)})`)}${ratio(idle?.endRss, htop?.endRss).padStart(18)}`,
 				`  ${'frames drawn per minute'.padEnd(26)}${cell(idle, s => (s.frames === undefined ? '--' : s.frames.toFixed(0)))}${cell(withDemo, s => (s.frames === undefined ? '--' : s.frames.toFixed(0)))}${cell(htop, () => '--')}`,
 				`  ${'terminal bytes/s'.padEnd(26)}${cell(idle, s => (s.bytes === undefined ? '--' : s.bytes.toFixed(0)))}${cell(withDemo, s => (s.bytes === undefined ? '--' : s.bytes.toFixed(0)))}${cell(htop, s => (s.bytes === undefined ? '--' : s.bytes.toFixed(0)))}${ratio(idle?.bytes, htop?.bytes).padStart(18)}`,
+				...subjects.filter(s => s.label.startsWith('baseline')).map(s => `  ${'baseline (INFERTOP_BENCH_BASELINE)'.padEnd(26)} CPU ${cpu(s)} %, RSS ${mb(s.endRss)} (peak ${mb(s.peakRss)}), ${s.bytes === undefined ? '--' : s.bytes.toFixed(0)} terminal bytes/s; ratio to htop ${ratio((s as {cpuPct?: number}).cpuPct, (htop as {cpuPct?: number} | undefined)?.cpuPct)}`),
 				...notes.map(n => `  note: ${n}`),
 			);
 		}
