@@ -75,9 +75,12 @@ export function clockKey(state: MonitorState): string {
 
 /** The previous value while `next` is equal to it (by its JSON), so memoised panes see the same reference. */
 function useStable<T>(next: T): T {
-	const ref = useRef<{value: T; key: string} | undefined>(undefined);
+	const ref = useRef<{value: T; key: string; input: T} | undefined>(undefined);
+	// the same input as last time (a memo that did not rerun): nothing to compare
+	if (ref.current !== undefined && ref.current.input === next) return ref.current.value;
 	const key = JSON.stringify(next);
-	if (ref.current === undefined || ref.current.key !== key) ref.current = {value: next, key};
+	if (ref.current === undefined || ref.current.key !== key) ref.current = {value: next, key, input: next};
+	else ref.current.input = next;
 	return ref.current.value;
 }
 
