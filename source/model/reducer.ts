@@ -5,6 +5,7 @@
 import {emptySystem} from '../types/system.js';
 import {emptyProbe, MAX_PROBE_RESULTS} from '../types/probe.js';
 import {requestFigures} from './figures.js';
+import {appendLog, emptyLog} from './log-ring.js';
 import type {Action, EngineEvent, MonitorState, RequestRecord, ServerState, ServerInfo, PassSample} from '../types/monitor.js';
 
 export const MAX_REQUESTS = 200;
@@ -56,7 +57,7 @@ export function newServer(info: ServerInfo, t?: number): ServerState {
 		linesUnparsed: 0,
 		linesInconsistent: 0,
 		answersInconsistent: 0,
-		log: [],
+		log: emptyLog(),
 		modelBytes: {},
 	};
 }
@@ -153,7 +154,7 @@ export function applyEvent(server: ServerState, t: number, event: EngineEvent, c
 			return {
 				...server,
 				linesInconsistent: server.linesInconsistent + 1,
-				log: push(server.log, {t, text: `inconsistent, not used: ${event.reason}`, parsed: true, note: true}, MAX_LOG_LINES),
+				log: appendLog(server.log, {t, text: `inconsistent, not used: ${event.reason}`, parsed: true, note: true}, MAX_LOG_LINES),
 			};
 		case 'model-loaded':
 			return server;
@@ -167,7 +168,7 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 		case 'log-line':
 			return withServer(state, action.serverId, s => ({
 				...s,
-				log: push(s.log, {t: action.t, text: action.text, parsed: action.parsed}, MAX_LOG_LINES),
+				log: appendLog(s.log, {t: action.t, text: action.text, parsed: action.parsed}, MAX_LOG_LINES),
 				linesParsed: s.linesParsed + (action.parsed ? 1 : 0),
 				linesUnparsed: s.linesUnparsed + (action.parsed ? 0 : 1),
 			}));

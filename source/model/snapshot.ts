@@ -118,7 +118,7 @@ export function toSnapshot(state: MonitorState, version: string) {
 			memoryPressure: nul(sys.contention.memoryPressure),
 			power: nul(sys.contention.power),
 		},
-		self: {cpuPct: round(sys.self.cpuPct, 1), rssBytes: nul(sys.self.rssBytes)},
+		self: {cpuPct: round(sys.self.cpuPct, 1), rssBytes: nul(sys.self.rssBytes), processScanMs: nul(sys.self.processScanMs), processEveryMs: nul(sys.self.processEveryMs)},
 		probe: {
 			last: nul(state.probe.results.at(-1)),
 			lastError: nul(state.probe.lastError),

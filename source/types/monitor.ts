@@ -122,6 +122,19 @@ export interface LogLine {
 	readonly note?: boolean;
 }
 
+/**
+ * The log buffer: a window [start, end) onto a shared, append-only backing array (model/log-ring.ts
+ * appends in amortised O(1) and reads it; nothing else writes it).
+ */
+export interface LogRing {
+	/** Shared, append-only backing store: read only [start, end). */
+	readonly buffer: readonly LogLine[];
+	readonly start: number;
+	readonly end: number;
+	/** Lines in the ring (end − start). */
+	readonly length: number;
+}
+
 /** How a server came to be known. JSON key `source`. */
 export type ServerSource = 'port-scan' | 'process' | 'flag' | 'config' | 'demo' | 'log';
 
@@ -236,7 +249,8 @@ export interface ServerState extends ServerInfo {
 	readonly answersInconsistent: number;
 	readonly lastInconsistent?: string;
 	/** Newest last; capped ring of sanitized lines. */
-	readonly log: readonly LogLine[];
+	/** The newest MAX_LOG_LINES lines (model/log-ring.ts: appended in O(1), read with logLines/logTail). */
+	readonly log: LogRing;
 	readonly logState?: string;
 	/** Bytes per token resolved for each model by name (survives /api/ps refreshes). */
 	readonly modelBytes: Readonly<Record<string, {readonly bytesPerToken: number; readonly source: string}>>;

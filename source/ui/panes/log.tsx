@@ -1,13 +1,14 @@
 import {Box} from 'ink';
 import {memo, useMemo} from 'react';
-import type {LogLine} from '../../types/monitor.js';
+import type {LogLine, LogRing} from '../../types/monitor.js';
+import {logLines, logTail} from '../../model/log-ring.js';
 import {sanitize} from '../../util/sanitize.js';
 import {clock, fit} from '../format.js';
 import {compileFilter} from '../view-state.js';
 import {Line, Span, Title} from './common.js';
 
 export interface LogPaneProps {
-	readonly log: readonly LogLine[];
+	readonly log: LogRing | readonly LogLine[];
 	readonly label?: string;
 	readonly logState?: string;
 	readonly filter: string;
@@ -26,13 +27,14 @@ export interface VisibleLog {
 }
 
 /** Filter, scroll and cut the log to what fits, before anything renders. Pure. */
-export function visibleLog(log: readonly LogLine[], filter: string, scroll: number, rows: number, width: number): VisibleLog {
+export function visibleLog(log: LogRing | readonly LogLine[], filter: string, scroll: number, rows: number, width: number): VisibleLog {
 	const f = compileFilter(filter);
-	const matched = f ? log.filter(l => f.test(l.text)) : log;
-	const end = Math.max(0, matched.length - Math.max(0, scroll));
-	const start = Math.max(0, end - rows);
+	// Without a filter only the visible tail is read (never a copy of the whole buffer).
+	const matched = f ? logLines(log).filter(l => f.test(l.text)) : undefined;
+	const total = matched ? matched.length : log.length;
+	const shown = matched ? logTail(matched, rows, Math.max(0, scroll)) : logTail(log, rows, Math.max(0, scroll));
 	const room = Math.max(1, width - 11);
-	const lines = matched.slice(start, end).map(l => {
+	const lines = shown.map(l => {
 		let full = sanitize(l.text, 1024);
 		// A match past the right edge: start the line shortly before it, so the match is on screen.
 		const first = f?.ranges(full)[0];
@@ -40,7 +42,7 @@ export function visibleLog(log: readonly LogLine[], filter: string, scroll: numb
 		const text = fit(full, room);
 		return {text: `${clock(l.t)} ${l.note ? '!' : l.parsed ? '•' : ' '} ${text}`, parsed: l.parsed, note: l.note, ranges: f ? f.ranges(text).map(([a, b]) => [a + 11, b + 11] as [number, number]) : []};
 	});
-	return {lines, matched: matched.length, error: f?.error};
+	return {lines, matched: total, error: f?.error};
 }
 
 function Highlighted({text, ranges}: {readonly text: string; readonly ranges: readonly [number, number][]}) {
