@@ -285,8 +285,12 @@ export function createSseParser(): StreamParser {
 			usageCompletion = num(usage.completion_tokens) ?? usageCompletion;
 			const pt = num(usage.prompt_tokens);
 			if (pt !== undefined) counts.promptTokens = pt;
-			const cached = num(obj(usage.prompt_tokens_details)?.cached_tokens);
+			// OpenAI `prompt_tokens_details.cached_tokens`; oMLX puts `cached_tokens` in usage itself (server.py v0.3.5 Usage).
+			const cached = num(obj(usage.prompt_tokens_details)?.cached_tokens) ?? num(usage.cached_tokens);
 			if (cached !== undefined) counts.cachedTokens = cached;
+			// oMLX `generation_tokens_per_second`: completion tokens over the time after the first token (server.py v0.3.5).
+			const genTps = num(usage.generation_tokens_per_second);
+			if (genTps !== undefined && genTps > 0) counts.reportedTps = genTps;
 			if (counts.source === undefined) counts.source = 'usage';
 		}
 		const timings = obj(d.timings);

@@ -19,10 +19,11 @@ export type EngineKind =
 	| 'llamaswap'
 	| 'koboldcpp'
 	| 'localai'
+	| 'omlx'
 	| 'openai';
 
 export const ENGINE_KINDS: readonly EngineKind[] = [
-	'ollama', 'llamacpp', 'mlxlm', 'lithos', 'vllm', 'sglang', 'lmstudio', 'llamaswap', 'koboldcpp', 'localai', 'openai',
+	'ollama', 'llamacpp', 'mlxlm', 'lithos', 'vllm', 'sglang', 'lmstudio', 'llamaswap', 'koboldcpp', 'localai', 'omlx', 'openai',
 ];
 
 /** Ollama runs each model on one of two engines: llama-server over GGUF, or its own MLX runner. */
@@ -84,6 +85,8 @@ export type EngineEvent =
 	| {readonly type: 'context'; readonly nCtx?: number; readonly nCtxPerSlot?: number; readonly slots?: number}
 	/** A model finished loading / the runner is ready. */
 	| {readonly type: 'model-loaded'; readonly model?: string; readonly runner?: OllamaRunner; readonly seconds?: number}
+	/** A model left memory: LRU eviction to fit another, its idle TTL ran out, or an unload (oMLX engine pool). */
+	| {readonly type: 'model-unloaded'; readonly model?: string; readonly reason: 'evicted' | 'ttl' | 'unloaded'; readonly by?: string}
 	/** The server announced itself (Ollama `Listening on … (version …)`, llama-server `listening on`). */
 	| {readonly type: 'server-start'; readonly version?: string; readonly listen?: string}
 	/** An HTTP request line (gin, uvicorn, llama-server request log). */
@@ -154,6 +157,8 @@ export interface ModelInfo {
 	readonly parameterCount?: number;
 	/** true: in memory now; false: listed but not loaded (LM Studio `state`, llama-swap `/running`); undefined: not known. */
 	readonly loaded?: boolean;
+	/** Kept in memory whatever the pressure (oMLX `pinned`); undefined: not known. */
+	readonly pinned?: boolean;
 }
 
 /** What a poller or the discovery learned about a server. Merged into ServerState. */
