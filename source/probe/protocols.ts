@@ -286,7 +286,8 @@ export function createSseParser(): StreamParser {
 			const pt = num(usage.prompt_tokens);
 			if (pt !== undefined) counts.promptTokens = pt;
 			// OpenAI `prompt_tokens_details.cached_tokens`; oMLX puts `cached_tokens` in usage itself (server.py v0.3.5 Usage).
-			const cached = num(obj(usage.prompt_tokens_details)?.cached_tokens) ?? num(usage.cached_tokens);
+			const own = num(usage.cached_tokens);
+			const cached = num(obj(usage.prompt_tokens_details)?.cached_tokens) ?? (own !== undefined && own >= 0 ? own : undefined);
 			if (cached !== undefined) counts.cachedTokens = cached;
 			// oMLX `generation_tokens_per_second`: completion tokens over the time after the first token (server.py v0.3.5).
 			const genTps = num(usage.generation_tokens_per_second);

@@ -196,3 +196,29 @@ describe('oMLX on this machine', () => {
 		expect(d.probe.map(s => s.path)).toEqual(['/v1/chat/completions', '/v1/completions', '/api/generate']);
 	});
 });
+
+describe('oMLX through the rest of infertop', () => {
+	it('the reducer: an eviction or TTL unload marks the listed model not loaded (until the next poll)', async () => {
+		const {applyEvent, newServer} = await import('../../source/model/reducer.js');
+		const s0 = {...newServer({id: 'omlx@127.0.0.1:8000', engine: 'omlx', url: 'http://127.0.0.1:8000', source: 'port-scan'}, 1), models: [{name: 'a', loaded: true}, {name: 'b', loaded: true, pinned: true}]};
+		const s1 = applyEvent(s0, 2, {type: 'model-unloaded', model: 'a', reason: 'ttl'});
+		expect(s1.models).toEqual([{name: 'a', loaded: false}, {name: 'b', loaded: true, pinned: true}]);
+		expect(applyEvent(s1, 3, {type: 'model-unloaded', model: 'a', reason: 'unloaded'})).toBe(s1);
+		expect(applyEvent(s0, 3, {type: 'model-unloaded', model: 'not-listed', reason: 'evicted'})).toBe(s0);
+	});
+
+	it('the probe: oMLX usage (server.py v0.3.5) gives cached tokens and the reported rate', async () => {
+		const {createSseParser} = await import('../../source/probe/protocols.js');
+		const p = createSseParser();
+		const chunk = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
+		p.feed(chunk({id: 'chatcmpl-1a2b3c4d', object: 'chat.completion.chunk', model: 'Qwen3-8B-4bit', choices: [{index: 0, delta: {content: 'Hi'}}]}));
+		p.feed(chunk({id: 'chatcmpl-1a2b3c4d', object: 'chat.completion.chunk', model: 'Qwen3-8B-4bit', choices: [],
+			usage: {prompt_tokens: 2101, completion_tokens: 96, total_tokens: 2197, cached_tokens: 1792, time_to_first_token: 0.41, total_time: 2.82, prompt_eval_duration: 0.41, generation_duration: 2.41, prompt_tokens_per_second: 5124.39, generation_tokens_per_second: 39.83}}));
+		p.feed('data: [DONE]\n\n');
+		expect(p.counts).toMatchObject({promptTokens: 2101, completionTokens: 96, cachedTokens: 1792, reportedTps: 39.83});
+		const q = createSseParser();
+		q.feed(chunk({choices: [], usage: {prompt_tokens: 5, completion_tokens: 2, cached_tokens: -3, generation_tokens_per_second: 0}}));
+		expect(q.counts.cachedTokens).toBeUndefined();
+		expect(q.counts.reportedTps).toBeUndefined();
+	});
+});
