@@ -28,6 +28,9 @@
  *   count is the prefix served from the paged cache; the log does not say whether a block came from
  *   the hot (RAM) tier or was restored from SSD (the per-tier counters live in the cache manager's
  *   stats, not in the log), so no tier is claimed here.
+ * - `DFlash generation complete: N tokens, T tok/s, acceptance=A%, cycles=C` (engine/dflash.py
+ *   v0.3.5, streamed DFlash requests): N tokens over C verify passes of the target model. The line
+ *   names no model: it is the DFlash model's only when exactly one has DFlash on.
  * - engine pool lines: `Loaded model: X (…)`, `Evicting 'X' to fit 'Y' …`, `Evicting idle model 'X'
  *   for prefill headroom on 'Y' …`, `TTL expired for model 'X' (idle Ns > ttl Ns)`, `Unloaded
  *   model: X, …`, `DFlash enabled for X, draft=D`.
@@ -65,6 +68,10 @@ const TTL = /^TTL expired for model '(.+?)' \(idle (\d+)s > ttl (\d+)s\)/;
 const UNLOADED = /^Unloaded (?:distributed )?model: (\S+?),/;
 // engine_pool.py (003dad6) _load_engine: `DFlash enabled for {id}, draft={draft}`.
 const DFLASH = /^DFlash enabled for (\S+), draft=(.+)$/;
+// engine/dflash.py (v0.3.5) streaming summary: `DFlash generation complete: {n} tokens, {tps:.1f} tok/s, acceptance={ratio:.1%}, cycles={cycles}[, fallback=AR]`.
+const DFLASH_DONE = /^DFlash generation complete: (\d+) tokens, ([\d.]+) tok\/s, acceptance=([\d.]+)%, cycles=(\d+)(, fallback=AR)?$/;
+// engine/dflash.py (v0.3.5) start: `DFlashEngine loaded: target={model_name}, draft={draft}, max_ctx={n}, fallback={type}`.
+const DFLASH_LOADED = /^DFlashEngine loaded: target=(.+?), draft=(.+?), max_ctx=\d+, fallback=\w+$/;
 // cli.py (v0.3.5) banner `└─ Version: {v}` (ANSI colours stripped before parsing) and `Starting server at http://{host}:{port}`.
 const BANNER_VERSION = /^[├└]─ Version: (\S+)$/;
 const STARTING = /^Starting server at (\S+)$/;
@@ -84,6 +91,9 @@ export function createOmlxParser(): LineParser {
 	// Once the scheduler's own request lines show (debug level), they carry the requests; the
 	// server's `Chat completion:` line for the same request would count it twice.
 	let schedulerRequests = false;
+	// Models with DFlash on and still loaded: a DFlash summary names no model; with exactly one, it is that one's.
+	const dflashModels = new Set<string>();
+
 	const request = (patch: Omit<Extract<EngineEvent, {type: 'request'}>, 'type'>): EngineEvent[] => [clean({type: 'request', ...patch}) as EngineEvent];
 
 	const message = (logger: string, msg: string): EngineEvent[] => {
@@ -119,8 +129,20 @@ export function createOmlxParser(): LineParser {
 				return request({key: `omlx/${m[1]!}`, generatedTokens: int(m[3]), done: true});
 			}
 		}
-		let m = COMPLETION.exec(msg);
+		let m = DFLASH_DONE.exec(msg);
 		if (m) {
+			seq += 1;
+			const generated = int(m[1]);
+			const cycles = int(m[4]);
+			// One cycle = one verify pass of the target over a drafted block (dflash-mlx `cycles_completed`).
+			// Its tok/s and acceptance are kept out: the log does not say over which time or which counts
+			// dflash-mlx takes them, and the counts rule gives tokens per pass from tokens and passes.
+			const model = dflashModels.size === 1 ? [...dflashModels][0] : undefined;
+			return request({key: `omlx#${seq}`, model, started: true, done: true, generatedTokens: generated, passes: cycles !== undefined && cycles > 0 ? cycles : undefined});
+		}
+		m = COMPLETION.exec(msg);
+		if (m) {
+			// (A streamed DFlash request logs only its summary above; a non-streaming one only this line.)
 			if (schedulerRequests) return [];
 			seq += 1;
 			return request({key: `omlx#${seq}`, started: true, done: true, generatedTokens: int(m[1])});
@@ -128,13 +150,27 @@ export function createOmlxParser(): LineParser {
 		m = LOADED.exec(msg);
 		if (m) return [{type: 'model-loaded', model: m[1]!}];
 		m = EVICT_FIT.exec(msg) ?? EVICT_PREFILL.exec(msg);
-		if (m) return [{type: 'model-unloaded', model: m[1]!, reason: 'evicted', by: m[2]!}];
+		if (m) {
+			dflashModels.delete(m[1]!);
+			return [{type: 'model-unloaded', model: m[1]!, reason: 'evicted', by: m[2]!}];
+		}
 		m = TTL.exec(msg);
-		if (m) return [{type: 'model-unloaded', model: m[1]!, reason: 'ttl'}];
+		if (m) {
+			dflashModels.delete(m[1]!);
+			return [{type: 'model-unloaded', model: m[1]!, reason: 'ttl'}];
+		}
 		m = UNLOADED.exec(msg);
-		if (m) return [{type: 'model-unloaded', model: m[1]!, reason: 'unloaded'}];
+		if (m) {
+			dflashModels.delete(m[1]!);
+			return [{type: 'model-unloaded', model: m[1]!, reason: 'unloaded'}];
+		}
 		m = DFLASH.exec(msg);
-		if (m) return [{type: 'spec-init', kind: 'dflash', detail: `${m[1]!}, draft ${m[2]!.trim()}`}];
+		if (m) {
+			dflashModels.add(m[1]!);
+			return [{type: 'spec-init', kind: 'dflash', detail: `${m[1]!}, draft ${m[2]!.trim()}`}];
+		}
+		m = DFLASH_LOADED.exec(msg);
+		if (m) return [{type: 'spec-init', kind: 'dflash', detail: `target ${m[1]!}, draft ${m[2]!}`}];
 		m = STARTING.exec(msg);
 		if (m) return [{type: 'server-start', listen: m[1]!}];
 		return [];

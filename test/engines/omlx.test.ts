@@ -88,6 +88,23 @@ describe('oMLX log lines', () => {
 			.toEqual([{type: 'http', client: '127.0.0.1', method: 'POST', path: '/v1/chat/completions', status: 200}]);
 	});
 
+	it('DFlash: tokens over verify passes (cycles); the model only while exactly one has DFlash on', () => {
+		const p = createOmlxParser();
+		const done = '2026-04-16 10:05:31,660 - omlx.engine.dflash - INFO - [-] - DFlash generation complete: 412 tokens, 61.3 tok/s, acceptance=78.4%, cycles=97';
+		expect(one(p, done)).toEqual([{type: 'request', key: 'omlx#1', started: true, done: true, generatedTokens: 412, passes: 97}]);
+		one(p, '2026-04-16 10:05:00,950 - omlx.engine_pool - INFO - [-] - DFlash enabled for gemma-3-27b-it-4bit, draft=/m/d');
+		expect(one(p, done)).toEqual([{type: 'request', key: 'omlx#2', model: 'gemma-3-27b-it-4bit', started: true, done: true, generatedTokens: 412, passes: 97}]);
+		one(p, '2026-04-16 10:05:00,950 - omlx.engine_pool - INFO - [-] - DFlash enabled for qwen3-32b, draft=/m/e');
+		expect(one(p, done)).toMatchObject([{key: 'omlx#3', passes: 97}]);
+		expect((one(p, done)![0] as {model?: string}).model).toBeUndefined();
+		one(p, "2026-04-16 10:31:00,004 - omlx.engine_pool - INFO - [-] - TTL expired for model 'qwen3-32b' (idle 1500s > ttl 1500s)");
+		expect(one(p, done)).toMatchObject([{model: 'gemma-3-27b-it-4bit'}]);
+		expect(one(p, '2026-04-16 10:05:31,660 - omlx.engine.dflash - INFO - [-] - DFlash generation complete: 30 tokens, 20.0 tok/s, acceptance=0.0%, cycles=30, fallback=AR'))
+			.toMatchObject([{generatedTokens: 30, passes: 30}]);
+		expect(one(p, '2026-04-16 10:05:14,398 - omlx.engine.dflash - INFO - [-] - DFlashEngine loaded: target=/m/gemma, draft=/m/d, max_ctx=4096, fallback=vlm'))
+			.toEqual([{type: 'spec-init', kind: 'dflash', detail: 'target /m/gemma, draft /m/d'}]);
+	});
+
 	it('numbers that are not counts are dropped', () => {
 		const p = createOmlxParser();
 		expect(one(p, `2026-04-16 10:02:16,010 - omlx.scheduler - DEBUG - [-] - Added request ${ID} with 99999999999999999999 prompt tokens`))
@@ -106,14 +123,16 @@ describe('oMLX samples', () => {
 		});
 	}
 
-	it('omlx-server.log: three requests with their cached prefixes, one eviction, one TTL unload', () => {
+	it('omlx-server.log: three requests with their cached prefixes, one DFlash request, one eviction, one TTL unload', () => {
 		const {events} = run(createParser('omlx'), sample('omlx-server.log'));
 		const reqs = [...requests(events).values()];
-		expect(reqs.map(r => [r.promptTokens, r.cachedTokens, r.generatedTokens, r.done])).toEqual([
-			[1843, 0, 212, true],
-			[2101, 1792, 96, true],
-			[2236, 1536, 300, true],
+		expect(reqs.map(r => [r.promptTokens, r.cachedTokens, r.generatedTokens, r.passes, r.done])).toEqual([
+			[1843, 0, 212, undefined, true],
+			[2101, 1792, 96, undefined, true],
+			[2236, 1536, 300, undefined, true],
+			[undefined, undefined, 412, 97, true],
 		]);
+		expect(reqs[3]!.model).toBe('gemma-3-27b-it-4bit');
 		expect(events.filter(e => e.type === 'model-unloaded').map(e => e.type === 'model-unloaded' && [e.model, e.reason])).toEqual([
 			['Qwen3-8B-4bit', 'evicted'],
 			['Qwen3-8B-4bit', 'unloaded'],
