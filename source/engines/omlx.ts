@@ -279,7 +279,10 @@ export const OMLX_POLL: PollPlan = {
 		const models = omlxStatusModels(a.json[MODELS_STATUS]);
 		// A restart starts the uptime again.
 		const uptime = status?.uptimeSeconds;
-		return {models, version, marker: clean({version, counters: uptime !== undefined ? {uptime} : undefined})};
+		const load = status
+			? clean({running: status.running, waiting: status.waiting, memoryBytes: status.modelMemoryBytes, memoryLimitBytes: status.modelMemoryLimitBytes})
+			: undefined;
+		return {models, version, marker: clean({version, counters: uptime !== undefined ? {uptime} : undefined}), ...(load !== undefined ? {load} : {})};
 	},
 };
 

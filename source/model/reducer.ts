@@ -195,6 +195,8 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 				: state;
 		case 'server-restarted':
 			return withServer(state, action.serverId, s => ({...s, state: 'restarted', lastSeen: action.t, lastError: undefined}));
+		case 'server-load':
+			return state.servers[action.serverId] ? withServer(state, action.serverId, s => ({...s, load: {...action.load, t: action.t}})) : state;
 		case 'server-models':
 			return withServer(state, action.serverId, s => ({
 				...s,

@@ -97,6 +97,16 @@ export function toSnapshot(state: MonitorState, version: string) {
 			source: s.source,
 			demo: s.demo === true,
 			models: s.models.map(m => m.name),
+			load: s.load
+				? {
+					running: nul(s.load.running),
+					waiting: nul(s.load.waiting),
+					memoryBytes: nul(s.load.memoryBytes),
+					memoryLimitBytes: s.load.memoryLimitBytes ?? null,
+					// The server says it has no memory limit (null: not said).
+					memoryUnlimited: s.load.memoryLimitBytes === undefined ? null : s.load.memoryLimitBytes === null,
+				}
+				: null,
 			lastError: nul(s.lastError),
 			log: s.logLabel ? {path: s.logLabel, state: nul(s.logState), linesParsed: s.linesParsed, linesUnparsed: s.linesUnparsed} : null,
 		})),

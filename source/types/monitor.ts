@@ -198,6 +198,18 @@ export interface PassSample {
 	readonly runner?: OllamaRunner;
 }
 
+/**
+ * What a server says it is doing right now, from its status API (oMLX `/api/status`): requests
+ * running at once (the batch) and waiting, and the memory its models hold against its limit.
+ * undefined = not said; `memoryLimitBytes: null` = the server has no limit.
+ */
+export interface ServerLoad {
+	readonly running?: number;
+	readonly waiting?: number;
+	readonly memoryBytes?: number;
+	readonly memoryLimitBytes?: number | null;
+}
+
 export interface ServerState extends ServerInfo {
 	readonly state: ServerLifecycle;
 	readonly lastSeen?: number;
@@ -212,6 +224,8 @@ export interface ServerState extends ServerInfo {
 	readonly interval?: Extract<EngineEvent, {type: 'interval-stats'}> & {readonly t: number};
 	readonly spec?: {readonly kind: string; readonly detail?: string};
 	readonly busy?: {readonly t: number; readonly reason: string; readonly status?: number};
+	/** The last load the server's status API reported, with when. */
+	readonly load?: ServerLoad & {readonly t: number};
 	readonly httpCount: number;
 	/** Log lines parsed / not understood (counted, never errors). */
 	readonly linesParsed: number;
@@ -258,6 +272,7 @@ export type Action =
 	| {readonly type: 'server-lost'; readonly t: number; readonly serverId: string; readonly error: string}
 	| {readonly type: 'server-restarted'; readonly t: number; readonly serverId: string}
 	| {readonly type: 'server-models'; readonly t: number; readonly serverId: string; readonly models: readonly ModelInfo[]}
+	| {readonly type: 'server-load'; readonly t: number; readonly serverId: string; readonly load: ServerLoad}
 	| {readonly type: 'model-bytes'; readonly serverId: string; readonly model: string; readonly bytesPerToken: number; readonly source: string}
 	| {readonly type: 'bandwidth'; readonly bandwidth: BandwidthInfo}
 	| {readonly type: 'system'; readonly system: SystemState}

@@ -125,6 +125,7 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 				<PassesPane
 					figures={figures}
 					history={server?.history ?? []}
+					load={server?.load}
 					serverLabel={selectedId}
 					contention={contention}
 					width={plan.mainWidth}

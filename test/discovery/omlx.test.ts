@@ -10,7 +10,11 @@ import type {AddressInfo} from 'node:net';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {engineOf} from '../../source/engines/index.js';
 import {fingerprint} from '../../source/sources/discovery/fingerprint.js';
-import {runPlan} from '../../source/sources/discovery/pollers.js';
+import {createPoller, runPlan} from '../../source/sources/discovery/pollers.js';
+import {initialState, reduce} from '../../source/model/reducer.js';
+import {toSnapshot} from '../../source/model/snapshot.js';
+import {batchText} from '../../source/ui/panes/passes.js';
+import type {Action} from '../../source/types/monitor.js';
 
 interface Reply {
 	readonly status?: number;
@@ -132,6 +136,8 @@ describe('oMLX poll plan over HTTP', () => {
 			ok: true,
 			version: '0.3.5',
 			marker: {version: '0.3.5', counters: {uptime: 812.4}},
+			// 3 running at once: the batch; the pool has no memory limit.
+			load: {running: 3, waiting: 1, memoryBytes: 4917845606, memoryLimitBytes: null},
 			models: [
 				{name: 'Qwen3-8B-4bit', loaded: true, pinned: false, sizeBytes: 4917845606, contextLength: 32768, modelPath: '/Users/demo/.omlx/models/Qwen3-8B-4bit'},
 				{name: 'Qwen3-Embedding-0.6B', loaded: false, pinned: true, contextLength: 32768, modelPath: '/Users/demo/.omlx/models/Qwen3-Embedding-0.6B'},
@@ -144,5 +150,33 @@ describe('oMLX poll plan over HTTP', () => {
 		expect(await runPlan(engineOf('omlx').poll, ctx())).toEqual({ok: true, marker: {}});
 		const r = await runPlan(engineOf('omlx').poll, {...ctx(), apiKey: 'sk-local'});
 		expect(r.ok && r.models?.length).toBe(2);
+	});
+});
+
+describe('oMLX load: poller → store → snapshot and screen', () => {
+	it('the poller dispatches what /api/status says only when it changes; the snapshot and the passes title carry it', async () => {
+		routes = omlxRoutes();
+		const actions: Action[] = [];
+		const info = {id: url, engine: 'omlx' as const, url, source: 'port-scan' as const};
+		const poller = createPoller({server: info, dispatch: (a) => actions.push(a), intervalMs: 60_000, timeoutMs: 5000});
+		await poller.pollNow();
+		await poller.pollNow();
+		await poller.stop();
+		const loads = actions.filter((a) => a.type === 'server-load');
+		expect(loads).toEqual([{type: 'server-load', t: expect.any(Number), serverId: url, load: {running: 3, waiting: 1, memoryBytes: 4917845606, memoryLimitBytes: null}}]);
+		let state = reduce(initialState(), {type: 'server-seen', t: 1, server: info});
+		for (const a of actions) state = reduce(state, a);
+		const snap = toSnapshot(state, 'test');
+		expect(snap.servers[0]!.load).toEqual({running: 3, waiting: 1, memoryBytes: 4917845606, memoryLimitBytes: null, memoryUnlimited: true});
+		expect(batchText(state.servers[url]!.load)).toBe('3 running, 1 waiting');
+	});
+
+	it('a server that says nothing has load null; a limit is a limit', () => {
+		const state = reduce(initialState(), {type: 'server-seen', t: 1, server: {id: 'x', engine: 'omlx', url: 'http://x', source: 'flag'}});
+		expect(toSnapshot(state, 'test').servers[0]!.load).toBeNull();
+		const limited = reduce(state, {type: 'server-load', t: 2, serverId: 'x', load: {running: 1, memoryLimitBytes: 34359738368}});
+		expect(toSnapshot(limited, 'test').servers[0]!.load).toEqual({running: 1, waiting: null, memoryBytes: null, memoryLimitBytes: 34359738368, memoryUnlimited: false});
+		expect(batchText(limited.servers.x!.load)).toBe('1 running');
+		expect(batchText(undefined)).toBeUndefined();
 	});
 });

@@ -5,7 +5,7 @@
  * (stopped answering; the reducer keeps the last figures, STALE), `server-seen` (back) and
  * `server-restarted` (back with reset counters).
  */
-import type {Dispatch, EngineKind, ModelInfo, ServerInfo} from '../../types/monitor.js';
+import type {Dispatch, EngineKind, ModelInfo, ServerInfo, ServerLoad} from '../../types/monitor.js';
 import {engineOf} from '../../engines/index.js';
 import type {PollAnswers, PollPlan, RestartMarker} from '../../engines/descriptor.js';
 import {httpGet, isAnswer, parseJson, type HttpResult, sharedAbortController} from './http.js';
@@ -43,7 +43,7 @@ function mergeMarker(prev: RestartMarker | undefined, next: RestartMarker): Rest
 }
 
 export type PollResult =
-	| {readonly ok: true; readonly models?: readonly ModelInfo[]; readonly version?: string; readonly marker: RestartMarker}
+	| {readonly ok: true; readonly models?: readonly ModelInfo[]; readonly version?: string; readonly marker: RestartMarker; readonly load?: ServerLoad}
 	| {readonly ok: false; readonly error: string};
 
 export interface PollContext {
@@ -94,7 +94,7 @@ export async function runPlan(plan: PollPlan, ctx: PollContext): Promise<PollRes
 		if (isAnswer(r) && r.status === 200) raw = {headers: r.headers, body: r.body};
 	}
 	const read = plan.read({json, raw});
-	return {ok: true, models: read.models, version: read.version, marker: read.marker};
+	return {ok: true, models: read.models, version: read.version, marker: read.marker, ...(read.load !== undefined ? {load: read.load} : {})};
 }
 
 /** One poll of one server, as its engine's descriptor declares. Never throws. */
@@ -141,6 +141,7 @@ export function createPoller(options: PollerOptions): ServerPoller {
 	let inflight: Promise<void> | undefined;
 	let controller = sharedAbortController();
 	let lastModelsJson: string | undefined;
+	let lastLoadJson: string | undefined;
 	let lastVersion = server.version;
 	// What discovery saw when it identified the server counts as the first marker.
 	let marker: RestartMarker | undefined = server.version !== undefined ? {version: server.version} : undefined;
@@ -154,6 +155,7 @@ export function createPoller(options: PollerOptions): ServerPoller {
 			if (state !== 'lost') {
 				state = 'lost';
 				lastModelsJson = undefined;
+				lastLoadJson = undefined;
 				checkIdentity = true;
 				dispatch({type: 'server-lost', t, serverId: server.id, error: result.error});
 			}
@@ -177,6 +179,13 @@ export function createPoller(options: PollerOptions): ServerPoller {
 			if (json !== lastModelsJson) {
 				lastModelsJson = json;
 				dispatch({type: 'server-models', t, serverId: server.id, models: result.models});
+			}
+		}
+		if (result.load !== undefined) {
+			const json = JSON.stringify(result.load);
+			if (json !== lastLoadJson) {
+				lastLoadJson = json;
+				dispatch({type: 'server-load', t, serverId: server.id, load: result.load});
 			}
 		}
 	};
