@@ -241,3 +241,16 @@ describe('oMLX through the rest of infertop', () => {
 		expect(q.counts.reportedTps).toBeUndefined();
 	});
 });
+
+describe('oMLX residency', () => {
+	it('unified memory for a loaded model; none for a listed model that is not loaded', async () => {
+		const {initialState, reduce} = await import('../../source/model/reducer.js');
+		const {deriveServer} = await import('../../source/model/derive.js');
+		let state = reduce(initialState(), {type: 'server-seen', t: 1, server: {id: 's', engine: 'omlx', url: 'http://s', source: 'flag'}});
+		state = reduce(state, {type: 'server-models', t: 2, serverId: 's', models: [{name: 'a', loaded: true}, {name: 'b', loaded: false, pinned: true}]});
+		expect(deriveServer(state, 's').map(f => [f.model, f.gpuResidency, f.processor])).toEqual([
+			['a', 1, '100% GPU (unified)'],
+			['b', undefined, undefined],
+		]);
+	});
+});
