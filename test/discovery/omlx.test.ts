@@ -180,3 +180,17 @@ describe('oMLX load: poller → store → snapshot and screen', () => {
 		expect(batchText(undefined)).toBeUndefined();
 	});
 });
+
+describe('oMLX processes', () => {
+	it('the `omlx serve` Python process is an oMLX server with its listening port; `omlx launch` is not', async () => {
+		const {findEngineProcesses} = await import('../../source/sources/discovery/processes.js');
+		const found = findEngineProcesses(
+			[
+				{pid: 501, name: 'Python', command: '/opt/homebrew/Cellar/omlx/0.3.5/libexec/bin/python3.11', params: '/opt/homebrew/bin/omlx serve'},
+				{pid: 502, name: 'Python', command: '/opt/homebrew/Cellar/omlx/0.3.5/libexec/bin/python3.11', params: '/opt/homebrew/bin/omlx launch codex'},
+			],
+			[{protocol: 'tcp', localAddress: '127.0.0.1', localPort: '8000', state: 'LISTEN', pid: 501}],
+		);
+		expect(found).toEqual([{pid: 501, engine: 'omlx', name: 'Python', commandLine: '/opt/homebrew/Cellar/omlx/0.3.5/libexec/bin/python3.11 /opt/homebrew/bin/omlx serve', ports: [8000]}]);
+	});
+});
