@@ -149,12 +149,10 @@ export function applyEvent(server: ServerState, t: number, event: EngineEvent, c
 			return {...server, spec: {kind: event.kind, detail: event.detail}};
 		case 'model-loaded':
 			return server;
-		case 'model-unloaded': {
-			// The log says the model left memory (oMLX eviction / TTL): listed, no longer loaded, until the next poll says otherwise.
-			const name = event.model;
-			if (name === undefined || !server.models.some(m => m.name === name && m.loaded !== false)) return server;
-			return {...server, models: server.models.map(m => (m.name === name ? {...m, loaded: false} : m))};
-		}
+		case 'model-unloaded':
+			// What is loaded comes from the server's own status API (oMLX `/v1/models/status`): a log line
+			// may be old (the backlog) or already undone by a reload, and the poller only dispatches changes.
+			return server;
 	}
 }
 
