@@ -11,7 +11,7 @@ import {mkdtempSync, rmSync} from 'node:fs';
 import type {EffectiveConfig} from './config/config.js';
 import {parseLogSpec, resolveApiKey, effectiveHistoryPath} from './config/config.js';
 import {createStore, type MonitorStore} from './model/store.js';
-import {logCountsInWindow} from './model/derive.js';
+import {matchProbeRequest} from './model/derive.js';
 import type {Action, Collector, Dispatch, EngineKind, ModelInfo, ServerInfo} from './types/monitor.js';
 import {createLogSource, labelOf, type LogInput} from './sources/log-source.js';
 import {splitArgs} from './sources/command-log.js';
@@ -264,7 +264,15 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 	let probing: string | undefined;
 	const probe = createProbeController({
 		dispatch,
-		logFigures: (fromMs, toMs) => (probing ? logCountsInWindow(store.getSnapshot(), probing, fromMs, toMs) : undefined),
+		logFigures: q => {
+			if (!probing) return undefined;
+			const found = matchProbeRequest(store.getSnapshot(), probing, q);
+			// The probe's own counts are evidence of which model its log request is of.
+			if (found?.reason === undefined && found !== undefined && q.model !== undefined) {
+				dispatch({type: 'request-attributed', serverId: probing, key: found.key, model: q.model, by: 'probe'});
+			}
+			return found;
+		},
 		getState: store.getSnapshot,
 		historyPath: effectiveHistoryPath(config),
 		busyTimeoutMs: config.busyTimeout * 1000,

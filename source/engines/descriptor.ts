@@ -135,6 +135,8 @@ export interface EngineDescriptor {
 	readonly modelList: readonly ModelListStep[];
 	/** Unified memory (Apple silicon only): every model is 100 % GPU. */
 	readonly unifiedMemory: boolean;
+	/** One model per server process (llama-server, vLLM, SGLang…): a request the log does not name is of that model. */
+	readonly oneModel?: boolean;
 	/** Slots × context per slot is the engine's context model (llama-server). */
 	readonly slotContext?: boolean;
 	/** The engine unloads models after a keep-alive (Ollama `expires_at`): unknown shows `--`. */

@@ -479,6 +479,7 @@ export const llamacpp: EngineDescriptor = {
 	apiKeyEnv: ['LLAMA_API_KEY'],
 	modelList: OPENAI_MODEL_LIST,
 	unifiedMemory: false,
+	oneModel: true,
 	slotContext: true,
 	quickMarks: {serverHeader: /llama\.cpp/i, modelOwner: 'llamacpp'},
 	defaultPorts: [8080],

@@ -74,13 +74,23 @@ const int = (s: string | undefined): number | undefined => {
 };
 
 export function createOllamaParser(): LineParser {
-	const llama = createLlamaCppParser({runner: 'gguf', model: () => ggufModel});
+	// Ollama's per-request lines (MLX `speculative decode stats`, raw llama-server lines, `[GIN]`) do
+	// not name the model: they are tied to a model only while one model of that runner has been
+	// started since the server started (its load lines); with two, the request's model is left to
+	// other evidence (model/attribution.ts), never guessed as the last one loaded.
+	const mlxStarted = new Set<string>();
+	const ggufStarted = new Set<string>();
+	const llama = createLlamaCppParser({runner: 'gguf', model: () => (ggufStarted.size <= 1 ? ggufModel : undefined)});
 	let mlxSeq = 0;
 	let mlxKey: string | undefined;
 	let mlxModel: string | undefined;
+	/** The GGUF model being loaded now (its offload lines follow). */
 	let ggufModel: string | undefined;
 	/** The model name came from `loading model via llama-server model=` (better than a blob path). */
 	let ggufNamed = false;
+
+	const offload = (layersOnGpu: number, layersTotal: number): Ev =>
+		ggufModel === undefined ? {type: 'offload', layersOnGpu, layersTotal} : {type: 'offload', layersOnGpu, layersTotal, model: ggufModel};
 
 	const openMlx = (): string => {
 		mlxSeq += 1;
@@ -141,7 +151,12 @@ export function createOllamaParser(): LineParser {
 			return [ev as unknown as Ev];
 		}
 		let m = LISTENING.exec(msg);
-		if (m) return [{type: 'server-start', listen: m[1], version: m[2]}];
+		if (m) {
+			mlxStarted.clear();
+			ggufStarted.clear();
+			mlxModel = undefined;
+			return [{type: 'server-start', listen: m[1], version: m[2]}];
+		}
 		m = STARTED.exec(msg);
 		if (m) {
 			ggufNamed = false;
@@ -149,12 +164,12 @@ export function createOllamaParser(): LineParser {
 		}
 		if (msg === 'mlx runner is ready') return [{type: 'model-loaded', runner: 'mlx', model: mlxModel}];
 		m = OFFLOADED.exec(msg);
-		if (m) return [{type: 'offload', layersOnGpu: Number(m[1]), layersTotal: Number(m[2])}];
+		if (m) return [offload(Number(m[1]), Number(m[2]))];
 		if (msg === 'offload' || msg.startsWith('offload to ')) {
 			const a = slogAttrs(attrs);
 			const total = int(a['layers.model']);
 			const onGpu = int(a['layers.offload'] ?? a['layers.real']);
-			if (total !== undefined && onGpu !== undefined) return [{type: 'offload', layersOnGpu: onGpu, layersTotal: total}];
+			if (total !== undefined && onGpu !== undefined) return [offload(onGpu, total)];
 			return [];
 		}
 		if (msg === 'model weights' || msg === 'kv cache' || msg === 'compute graph') {
@@ -168,7 +183,10 @@ export function createOllamaParser(): LineParser {
 		}
 		if (msg === 'starting mlx runner subprocess') {
 			const a = slogAttrs(attrs);
-			if (a.model !== undefined) mlxModel = a.model;
+			if (a.model !== undefined) {
+				mlxStarted.add(a.model);
+				mlxModel = mlxStarted.size === 1 ? a.model : undefined;
+			}
 			return [];
 		}
 		if (msg === 'loading model via llama-server' || msg === 'starting llama-server' || msg === 'starting llama server' || msg === 'starting runner') {
@@ -180,6 +198,7 @@ export function createOllamaParser(): LineParser {
 				const fromCmd = /--model (\S+)/.exec(a.cmd ?? '')?.[1];
 				if (fromCmd !== undefined) ggufModel = fromCmd;
 			}
+			if (ggufModel !== undefined && (msg === 'loading model via llama-server' || !ggufNamed)) ggufStarted.add(ggufModel);
 			return [];
 		}
 		if (msg === 'Loaded draft model') {

@@ -94,6 +94,7 @@ export const vllm: EngineDescriptor = {
 	modelList: OPENAI_MODEL_LIST,
 	quickMarks: {modelOwner: 'vllm'},
 	unifiedMemory: false,
+	oneModel: true,
 	defaultPorts: [8000],
 	process: {names: ['vllm'], isServer: notPythonWorker},
 	modelBytes: {localDirs: true},

@@ -38,7 +38,7 @@ export function labelOf(input: LogInput): string {
 }
 
 /** Feed one raw line through sanitize → parser → store. Exported for replays and tests. */
-export function feedLine(parser: LineParser, serverId: string, raw: string, t: number, dispatch: Dispatch): void {
+export function feedLine(parser: LineParser, serverId: string, raw: string, t: number, dispatch: Dispatch, at?: 'backlog' | 'earlier'): void {
 	const text = sanitize(raw);
 	let events = null;
 	try {
@@ -47,7 +47,7 @@ export function feedLine(parser: LineParser, serverId: string, raw: string, t: n
 		events = null; // A parser bug on odd input must never take the monitor down: count it as unparsed.
 	}
 	dispatch({type: 'log-line', serverId, t, text, parsed: events !== null});
-	if (events) for (const event of events) dispatch({type: 'engine-event', serverId, t, event});
+	if (events) for (const event of events) dispatch(at === undefined ? {type: 'engine-event', serverId, t, event} : {type: 'engine-event', serverId, t, event, at});
 }
 
 const WEEK_MS = 7 * 24 * 3600 * 1000;
@@ -72,22 +72,24 @@ export function createLogSource(options: LogSourceOptions): Collector {
 	const {serverId, dispatch, input} = options;
 	// An engine detected from the content names the server (a log given without ENGINE=).
 	let named = options.engine;
-	const feed = (line: string, t: number) => {
-		feedLine(parser, serverId, line, t, dispatch);
+	const feed = (line: string, t: number, at?: 'backlog' | 'earlier') => {
+		feedLine(parser, serverId, line, t, dispatch, at);
 		if (named === undefined && parser.detected !== undefined) {
 			named = parser.detected;
 			dispatch({type: 'server-seen', t, server: {id: serverId, engine: named, source: 'log'}});
 		}
 	};
 	// Lines read at start-up (the last ~64 KB) happened earlier: they take the time the log gives
-	// them (the last timestamp seen, for lines that carry none), not the time they were read.
+	// them (the last timestamp seen, for lines that carry none), not the time they were read. A line
+	// before any timestamp (or in a log without wall-clock stamps) is "earlier": never "now".
 	let backlog = true;
 	let logTime: number | undefined;
 	const onLine = (line: string, readAt: number) => {
 		if (!backlog) return feed(line, readAt);
 		const kind = parser.detected ?? named;
 		logTime = lineWallTime(line, readAt, kind === undefined ? LOG_TIME_FORMATS : engineOf(kind).logTimes) ?? logTime;
-		feed(line, logTime ?? readAt);
+		if (logTime === undefined) feed(line, readAt, 'earlier');
+		else feed(line, logTime, 'backlog');
 	};
 	const onState = (text: string) => dispatch({type: 'log-state', serverId, text});
 	let inner: Collector;

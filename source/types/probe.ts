@@ -40,6 +40,10 @@ export interface ProbeResult {
 	/** HTTP 429 answers waited out before this run got the server. */
 	readonly busyRetries?: number;
 	readonly serverId?: string;
+	/** The answer's numbers contradict each other (`cached 172 > prompt 106`): no figures from them. */
+	readonly inconsistent?: string;
+	/** Why the log gives no figures for this probe's request (`no log line for this request`, `2 candidates`). */
+	readonly logNote?: string;
 }
 
 export interface ProbeProgress {

@@ -114,7 +114,7 @@ describe('Ollama native', () => {
 		const {result} = await probe({
 			target: {url: s.url, engine: 'ollama'},
 			logWaitMs: 1000,
-			logFigures: (from, to) => {
+			logFigures: ({fromMs: from, toMs: to}) => {
 				windowSeen = [from, to];
 				// the log line arrives a little after the stream ends
 				return ++calls < 3 ? undefined : {passes: 8, drafted: 16, accepted: 12};

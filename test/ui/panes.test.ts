@@ -4,7 +4,7 @@ import {newServer} from '../../source/model/reducer.js';
 import {busySystem} from './fixtures.js';
 import {contentionLines} from '../../source/ui/panes/contention.js';
 import {emptyLines} from '../../source/ui/panes/empty.js';
-import {residencyOf} from '../../source/ui/panes/engines.js';
+import {residencyText as residencyOf} from '../../source/ui/panes/engines.js';
 import {visibleLog} from '../../source/ui/panes/log.js';
 import {passesLines, tppWithEngine} from '../../source/ui/panes/passes.js';
 import {disagreement, resultLines} from '../../source/ui/panes/probe.js';

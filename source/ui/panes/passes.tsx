@@ -53,7 +53,10 @@ export function passesLines(f: ModelFigures | undefined): [string, string][][] {
 	const effShare = f?.effectiveBandwidthGBs !== undefined && f.bandwidthGBs ? f.effectiveBandwidthGBs / f.bandwidthGBs : undefined;
 	return [
 		[
-			['decode ', `${tps(f?.decodeTps)} tok/s`],
+			// A sum over N running requests is shown as one aggregate, never as one request's speed.
+			f?.aggregateTps !== undefined && f.decodeTps === undefined
+				? ['aggregate ', `${tps(f.aggregateTps)} tok/s over ${f.running ?? '?'} running`]
+				: ['decode ', `${tps(f?.decodeTps)} tok/s`],
 			['   tok/pass ', tppWithEngine(f)],
 			['   accept ', pct(f?.acceptance, 1)],
 			['   passes/s ', num(f?.passesPerSec, 1)],
@@ -93,7 +96,7 @@ export const PassesPane = memo(function PassesPane(props: PassesPaneProps) {
 		f?.model ?? props.serverLabel ?? DASH,
 		f?.engine,
 		f?.runner,
-		f ? `${f.requestCount} request${f.requestCount === 1 ? '' : 's'}${f.basis ? ` (${f.basis})` : ''}` : undefined,
+		f?.set,
 		others.length > 0 ? `also ${others.join(', ')}` : undefined,
 	]
 		.filter(Boolean)
@@ -145,8 +148,9 @@ const Graphs = memo(function Graphs({history, figures, width, rows}: GraphsProps
 	}, [rawScale, rawTppScale]);
 	const scale = niceCeil(rawScale);
 	const tppScale = niceCeil(rawTppScale);
-	const lastTps = [...tpsValues].reverse().find(v => v !== undefined);
-	const lastTpp = [...tppValues].reverse().find(v => v !== undefined);
+	// `now` is the row's own figure (the same set as the lines above), not whichever sample is newest.
+	const lastTps = figures?.decodeTps;
+	const lastTpp = figures?.tokensPerPass;
 	const cRow = ceilingRow(ceiling, scale, rows);
 	const ceilingText = `┄ ceiling ${tps(ceiling)}`;
 	const labels = placeLabels(rows, [
