@@ -87,6 +87,15 @@ function sampleOf(r: RequestRecord, t: number, contention: boolean): PassSample 
 
 const MAX_DROPPED = 32;
 
+/** Move one finished request's count from one model label to another (no zero entries kept). */
+function moveCount(counts: Readonly<Record<string, number>>, from: string, to: string): Record<string, number> {
+	const next = {...counts, [to]: (counts[to] ?? 0) + 1};
+	const left = (next[from] ?? 0) - 1;
+	if (left > 0) next[from] = left;
+	else delete next[from];
+	return next;
+}
+
 /** Count a finished request under its model's label (a counter since start). */
 function counted(server: ServerState, r: RequestRecord): Pick<ServerState, 'requestsSeen' | 'requestsByModel'> {
 	const label = r.attribution?.model ?? UNKNOWN_MODEL;
@@ -173,7 +182,7 @@ function applyModels(server: ServerState, models: ServerState['models'], t: numb
 		if (!next) return r;
 		changed = true;
 		const label = next.attribution!.model;
-		byModel = {...byModel, [UNKNOWN_MODEL]: Math.max(0, (byModel[UNKNOWN_MODEL] ?? 0) - 1), [label]: (byModel[label] ?? 0) + 1};
+		byModel = moveCount(byModel, UNKNOWN_MODEL, label);
 		return next;
 	});
 	return {...server, models, modelsAt: t, ...(changed ? {requests, requestsByModel: byModel} : {})};
@@ -245,7 +254,7 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 				const copy = s.requests.slice();
 				copy[i] = {...r, attribution: {model: action.model, by: action.by}};
 				const from = r.attribution?.model ?? UNKNOWN_MODEL;
-				const byModel = r.done ? {...s.requestsByModel, [from]: Math.max(0, (s.requestsByModel[from] ?? 0) - 1), [action.model]: (s.requestsByModel[action.model] ?? 0) + 1} : s.requestsByModel;
+				const byModel = r.done ? moveCount(s.requestsByModel, from, action.model) : s.requestsByModel;
 				return {...s, requests: copy, requestsByModel: byModel};
 			});
 		case 'log-line':

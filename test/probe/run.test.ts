@@ -409,3 +409,28 @@ describe('worker transport', () => {
 		expect(result.ttftMs).toBeLessThan(250);
 	});
 });
+
+describe('an answer whose numbers contradict each other (issue 11 item 5)', () => {
+	it('cached above prompt in the usage: no figure from its counts, the reason kept, the log not asked', async () => {
+		const s = await serve({'POST /v1/chat/completions': openaiStream(12, {gapMs: 1, usage: {prompt_tokens: 106, completion_tokens: 12, prompt_tokens_details: {cached_tokens: 172}}})});
+		let asked = 0;
+		const {result} = await probe({
+			target: {url: s.url, engine: 'llamacpp', model: 'm'},
+			logFigures: () => {
+				asked++;
+				return undefined;
+			},
+		});
+		expect(result.inconsistent).toBe('cached 172 > prompt 106');
+		expect([result.promptTokens, result.cachedTokens, result.completionTokens, result.decodeTps, result.tokensPerPass]).toEqual([undefined, undefined, undefined, undefined, undefined]);
+		expect(result.ttftMs).toBeGreaterThan(0); // wall-clocked by infertop itself, still true
+		expect(asked).toBe(0);
+	});
+
+	it('no log request matches: tokens per pass is -- with the reason', async () => {
+		const s = await serve({'POST /api/generate': ollamaStream(20, {gapMs: 1, metrics: {eval_count: 20, eval_duration: 100_000_000, prompt_eval_count: 26}})});
+		const {result} = await probe({target: {url: s.url, engine: 'ollama', model: 'qwen3.8:27b-mlx'}, logWaitMs: 50, logFigures: () => ({reason: 'no log line for this request'})});
+		expect(result.tokensPerPass).toBeUndefined();
+		expect(result.logNote).toBe('no log line for this request');
+	});
+});
