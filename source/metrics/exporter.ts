@@ -14,8 +14,7 @@
  */
 import http from 'node:http';
 import type {AddressInfo} from 'node:net';
-import {requestFigures} from '../model/figures.js';
-import type {ModelFigures, MonitorState, RequestRecord} from '../types/monitor.js';
+import type {ModelFigures, MonitorState} from '../types/monitor.js';
 import {DEFAULT_METRICS_ADDR, parseListenAddress} from './address.js';
 
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -70,50 +69,23 @@ interface CounterTotals {
 }
 
 /**
- * Monotonic totals over the finished requests infertop has seen. The store keeps only a capped ring
- * of requests, so totals cannot be recomputed from it: each finished request is counted once, when
- * first seen done, and remembered only while it is still in the ring (bounded memory).
- * Call observe() often enough that requests do not leave the ring unseen (the exporter samples
- * every second; the ring holds 200 requests per server).
+ * Monotonic totals over every finished request infertop has seen since start: the reducer counts
+ * each one once, when it finishes, under the model label known then (the listed name, or
+ * `unknown` without evidence), so a burst larger than the request ring is still counted in full.
  */
 export class RequestCounters {
-	private readonly totals = new Map<string, {key: CounterKey; totals: CounterTotals}>();
-	private counted = new Set<string>();
+	private state: MonitorState | undefined;
 
 	observe(state: MonitorState): void {
-		const stillThere = new Set<string>();
-		for (const [serverId, server] of Object.entries(state.servers)) {
-			for (const r of server.requests) {
-				if (!r.done) continue;
-				const id = `${serverId}\u0000${r.key}\u0000${r.firstSeen}`;
-				stillThere.add(id);
-				if (this.counted.has(id)) continue;
-				this.counted.add(id);
-				this.add({engine: server.engine, server: server.url ?? serverId, model: r.model ?? (server.models.length === 1 ? server.models[0]!.name : undefined)}, r);
-			}
-		}
-		this.counted = stillThere;
-	}
-
-	private add(key: CounterKey, r: RequestRecord): void {
-		const k = `${key.engine}\u0000${key.server}\u0000${key.model ?? ''}`;
-		let entry = this.totals.get(k);
-		if (!entry) {
-			entry = {key, totals: {requests: 0}};
-			this.totals.set(k, entry);
-		}
-		const t = entry.totals;
-		t.requests++;
-		const f = requestFigures(r);
-		const plus = (prev: number | undefined, v: number | undefined): number | undefined => (known(v) ? (prev ?? 0) + v : prev);
-		t.generated = plus(t.generated, r.generatedTokens);
-		t.prompt = plus(t.prompt, f.promptTokens);
-		t.drafted = plus(t.drafted, r.drafted);
-		t.accepted = plus(t.accepted, r.accepted);
+		this.state = state;
 	}
 
 	entries(): readonly {readonly key: CounterKey; readonly totals: Readonly<CounterTotals>}[] {
-		return [...this.totals.values()];
+		const state = this.state;
+		if (!state) return [];
+		return Object.entries(state.servers).flatMap(([serverId, server]) =>
+			Object.entries(server.totals).map(([model, totals]) => ({key: {engine: server.engine, server: server.url ?? serverId, model}, totals})),
+		);
 	}
 }
 

@@ -61,6 +61,7 @@ export function newServer(info: ServerInfo, t?: number): ServerState {
 		linesInconsistent: 0,
 		requestsSeen: 0,
 		requestsByModel: {},
+		totals: {},
 		dropped: [],
 		offloads: {},
 		log: [],
@@ -97,9 +98,23 @@ function moveCount(counts: Readonly<Record<string, number>>, from: string, to: s
 }
 
 /** Count a finished request under its model's label (a counter since start). */
-function counted(server: ServerState, r: RequestRecord): Pick<ServerState, 'requestsSeen' | 'requestsByModel'> {
+function counted(server: ServerState, r: RequestRecord): Pick<ServerState, 'requestsSeen' | 'requestsByModel' | 'totals'> {
 	const label = r.attribution?.model ?? UNKNOWN_MODEL;
-	return {requestsSeen: server.requestsSeen + 1, requestsByModel: {...server.requestsByModel, [label]: (server.requestsByModel[label] ?? 0) + 1}};
+	const t = server.totals[label] ?? {requests: 0};
+	const f = requestFigures(r);
+	const plus = (prev: number | undefined, v: number | undefined) => (v === undefined ? prev : (prev ?? 0) + v);
+	const totals = {
+		requests: t.requests + 1,
+		generated: plus(t.generated, r.generatedTokens ?? r.decodedTokens),
+		prompt: plus(t.prompt, f.promptTokens),
+		drafted: plus(t.drafted, r.drafted),
+		accepted: plus(t.accepted, r.accepted),
+	};
+	return {
+		requestsSeen: server.requestsSeen + 1,
+		requestsByModel: {...server.requestsByModel, [label]: (server.requestsByModel[label] ?? 0) + 1},
+		totals: {...server.totals, [label]: totals},
+	};
 }
 
 function applyRequest(server: ServerState, serverId: string, t: number, ev: Extract<EngineEvent, {type: 'request'}>, contention: boolean, at?: 'backlog' | 'earlier'): ServerState {

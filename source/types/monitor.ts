@@ -182,6 +182,15 @@ export interface Attribution {
 	readonly by: AttributionEvidence;
 }
 
+/** Sums over finished requests (counters). A token sum is undefined until a request reports it. */
+export interface RequestTotals {
+	readonly requests: number;
+	readonly generated?: number;
+	readonly prompt?: number;
+	readonly drafted?: number;
+	readonly accepted?: number;
+}
+
 export interface RequestRecord extends Omit<RequestPatch, 'done' | 'started'> {
 	readonly serverId: string;
 	/** Which model the request is of, on evidence; undefined = `model unknown` (never blended into a model). */
@@ -236,8 +245,13 @@ export interface ServerState extends ServerInfo {
 	readonly lastInconsistent?: string;
 	/** Finished requests seen since infertop started (a counter: never goes down as the ring drops old ones). */
 	readonly requestsSeen: number;
-	/** Finished requests counted per model label (`unknown` without evidence), since start. */
+	/** Finished requests per model as attributed now (`unknown` without evidence), since start. */
 	readonly requestsByModel: Readonly<Record<string, number>>;
+	/**
+	 * Monotonic totals since start per model label as known when each request finished (the
+	 * Prometheus counters: never decremented, never recomputed from the capped ring).
+	 */
+	readonly totals: Readonly<Record<string, RequestTotals>>;
 	/** When the models list last arrived (ms epoch), for the keep-alive evidence. */
 	readonly modelsAt?: number;
 	/** Keys of requests dropped as inconsistent; their later lines are ignored until they open anew. */
