@@ -136,7 +136,12 @@ function bandwidth(ctx: RuntimeContext, demoRunning: () => boolean): Promise<voi
 
 /** The system scan (process table, GPU). */
 function system(ctx: RuntimeContext): Collector | undefined {
-	return ctx.options.system === false ? undefined : createSystemCollector({dispatch: ctx.dispatch, intervalMs: ctx.config.refresh});
+	// Watched engines are known by pid (discovery's ports → pids, the process scan): never contention.
+	const enginePids = (): ReadonlySet<number> => {
+		const servers = ctx.store.getSnapshot().servers;
+		return new Set(Object.values(servers).flatMap(s => (s.pid !== undefined && !s.demo ? [s.pid] : [])));
+	};
+	return ctx.options.system === false ? undefined : createSystemCollector({dispatch: ctx.dispatch, intervalMs: ctx.config.refresh, enginePids});
 }
 
 /** Discovery: named servers, default ports and processes; a log a process names is attached to its server. */
