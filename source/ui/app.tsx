@@ -127,6 +127,7 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 					history={server?.history ?? []}
 					serverLabel={selectedId}
 					contention={contention}
+					demo={server?.demo === true}
 					width={plan.mainWidth}
 					height={plan.passes}
 					graphRows={plan.graphRows}

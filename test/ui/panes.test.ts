@@ -47,6 +47,14 @@ describe('passes figures', () => {
 		expect(v.level).toBe('bad');
 		expect(passesVerdictLine(undefined)).toEqual({text: 'no decode figures yet', level: 'muted'});
 	});
+
+	it('the demo\'s causes are said as simulated, never pinned on a real process', () => {
+		const f: ModelFigures = {...base, decodeTps: 20, tokensPerPass: 2.5, gpuResidency: 0.7, pctOfCeiling: 0.4, effectiveBandwidthGBs: 100, bandwidthGBs: 546};
+		const real = passesVerdictLine(f, 'contention: cc1plus 48 % CPU').text;
+		expect(real).toBe('partly on CPU (30 % of the model); speculation on, but passes are slow: 100 GB/s of 546; contention: cc1plus 48 % CPU');
+		const demo = passesVerdictLine(f, 'contention: cc1plus 48 % CPU', true).text;
+		expect(demo).toBe('simulated: partly on CPU (30 % of the model); speculation on, but passes are slow: 100 GB/s of 546; simulated by the demo engine');
+	});
 });
 
 describe('engines residency', () => {

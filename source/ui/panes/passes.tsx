@@ -13,6 +13,8 @@ export interface PassesPaneProps {
 	readonly history: readonly PassSample[];
 	readonly serverLabel?: string;
 	readonly contention?: string;
+	/** The selected server is the demo's simulated engine (its causes are simulated). */
+	readonly demo?: boolean;
 	readonly width: number;
 	readonly height: number;
 	/** Height of the tok/s graph; 0 = no graphs. */
@@ -90,7 +92,7 @@ const LABELS = 20;
 export const PassesPane = memo(function PassesPane(props: PassesPaneProps) {
 	const f = primaryFigures(props.figures);
 	const lines = useMemo(() => passesLines(f), [f]);
-	const verdict = useMemo(() => passesVerdictLine(f, props.contention), [f, props.contention]);
+	const verdict = useMemo(() => passesVerdictLine(f, props.contention, props.demo === true), [f, props.contention, props.demo]);
 	const others = props.figures.filter(x => x !== f && x.model).map(x => x.model);
 	const detail = [
 		f?.model ?? props.serverLabel ?? DASH,
