@@ -39,7 +39,7 @@ export interface RuntimeOptions {
 	/** Demo speed factor (tests). */
 	readonly demoSpeed?: number;
 	/** Demo background agent (tests turn it off to send their own requests). */
-	readonly demoAgent?: boolean;
+	readonly demoAgent?: boolean | 'both';
 	/** Discovery/poll interval (ms). */
 	readonly pollMs?: number;
 	/** Run the system scan (process table, GPU). */
