@@ -171,7 +171,7 @@ function applyRequest(server: ServerState, serverId: string, t: number, ev: Extr
 		requests = copy;
 	}
 	let history = server.history;
-	if (record.done && !base.done && !record.earlier) {
+	if (record.done && !base.done && !record.backlog) {
 		const sample = sampleOf(record, t, contention);
 		if (sample) history = push(history, sample, MAX_HISTORY);
 	}

@@ -50,12 +50,16 @@ export function feedLine(parser: LineParser, serverId: string, raw: string, t: n
 	if (events) for (const event of events) dispatch(at === undefined ? {type: 'engine-event', serverId, t, event} : {type: 'engine-event', serverId, t, event, at});
 }
 
-const WEEK_MS = 7 * 24 * 3600 * 1000;
+/** Time formats that carry their zone. */
+const ZONED: readonly LogTimeFormat[] = ['slog'];
+
+/** An old log is still the log's own time; only a stamp older than this is taken as misread. */
+const OLDEST_MS = 10 * 365 * 24 * 3600 * 1000;
 
 /**
  * The wall-clock time a log line says it was written, where it says so unambiguously, in one of
  * `formats` (the engine's `logTimes`; all known formats when the engine is not known yet), within
- * the last week; else undefined (llama.cpp's timestamps count from process start).
+ * the last ten years and not in the future; else undefined (llama.cpp's timestamps count from process start).
  */
 export function lineWallTime(line: string, now = Date.now(), formats: readonly LogTimeFormat[] = LOG_TIME_FORMATS): number | undefined {
 	let t: number | undefined;
@@ -63,7 +67,7 @@ export function lineWallTime(line: string, now = Date.now(), formats: readonly L
 		t = readLogTime(line, f);
 		if (t !== undefined) break;
 	}
-	if (t === undefined || !Number.isFinite(t) || t > now + 60_000 || t < now - WEEK_MS) return undefined;
+	if (t === undefined || !Number.isFinite(t) || t > now + 60_000 || t < now - OLDEST_MS) return undefined;
 	return t;
 }
 
@@ -84,10 +88,16 @@ export function createLogSource(options: LogSourceOptions): Collector {
 	// before any timestamp (or in a log without wall-clock stamps) is "earlier": never "now".
 	let backlog = true;
 	let logTime: number | undefined;
+	let zoned = false;
 	const onLine = (line: string, readAt: number) => {
 		if (!backlog) return feed(line, readAt);
 		const kind = parser.detected ?? named;
-		logTime = lineWallTime(line, readAt, kind === undefined ? LOG_TIME_FORMATS : engineOf(kind).logTimes) ?? logTime;
+		// Once the log has given a time with its zone (slog's offset), zone-less local stamps ([GIN],
+		// asctime) of the same log are not mixed in: they may be another machine's local time.
+		const formats = zoned ? ZONED : kind === undefined ? LOG_TIME_FORMATS : engineOf(kind).logTimes;
+		const own = lineWallTime(line, readAt, formats);
+		if (own !== undefined && !zoned && lineWallTime(line, readAt, ZONED) !== undefined) zoned = true;
+		logTime = own ?? logTime;
 		if (logTime === undefined) feed(line, readAt, 'earlier');
 		else feed(line, logTime, 'backlog');
 	};

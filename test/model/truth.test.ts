@@ -13,7 +13,7 @@
 import {describe, expect, it} from 'vitest';
 import {createParser} from '../../source/engines/index.js';
 import {initialState, reduce} from '../../source/model/reducer.js';
-import {deriveServer, figureSets, matchProbeRequest} from '../../source/model/derive.js';
+import {deriveServer, figureSets, hhmm, matchProbeRequest} from '../../source/model/derive.js';
 import {toSnapshot} from '../../source/model/snapshot.js';
 import {requestRows} from '../../source/ui/panes/requests.js';
 import {engineRows} from '../../source/ui/panes/engines.js';
@@ -245,7 +245,7 @@ describe('time: the backlog carries the log\'s own time', () => {
 		expect(requestRows(s.servers, s.order, 10).map(r => r.text.slice(0, 8))).toEqual(['18:40:00', 'earlier ']);
 		expect(toSnapshot(s, 't').requests.map(r => r.time)).toEqual([null, new Date(at).toISOString()]);
 		// Backlog requests leave the graph history alone (it is a live graph).
-		expect(s.servers[id]!.history).toHaveLength(1);
+		expect(s.servers[id]!.history).toEqual([]);
 	});
 });
 
@@ -299,5 +299,30 @@ describe('batches and intervals (vLLM)', () => {
 		expect(deriveServer(reduce(s, {type: 'tick', t: T0 + 10_500}), id)[0]).toMatchObject({decodeTps: 127.5, tokensPerPass: 2.9, passesPerSec: 127.5 / 2.9});
 		s = feed(s, createParser('vllm'), [[T0 + 20_000, vllmLine('04:56:40', 0, 128.2, 1)]], id);
 		expect(deriveServer(reduce(s, {type: 'tick', t: T0 + 20_500}), id)[0]).toMatchObject({decodeTps: 128.2, tokensPerPass: undefined, passesPerSec: undefined});
+	});
+});
+
+describe('an old log opened as a new user would (samples/ollama-gguf.log through the real log source)', () => {
+	it('six requests of 2026/08/21 18:40 are "from the log, 18:40", newest first, in no live rate', async () => {
+		const {createLogSource} = await import('../../source/sources/log-source.js');
+		const {fileURLToPath} = await import('node:url');
+		let s = run(initialState({now: Date.now()}), [{type: 'server-seen', t: Date.now(), server: {id: 'log', engine: 'ollama', source: 'log', logLabel: 'ollama-gguf.log'}}]);
+		const src = createLogSource({serverId: 'log', engine: 'ollama', input: {kind: 'file', path: fileURLToPath(new URL('../../samples/ollama-gguf.log', import.meta.url))}, dispatch: a => (s = reduce(s, a))});
+		await src.start();
+		await src.stop();
+		s = reduce(s, {type: 'tick', t: Date.now()});
+		const reqs = s.servers.log!.requests.filter(r => r.done);
+		expect(reqs).toHaveLength(6);
+		expect(reqs.every(r => r.backlog === true && r.earlier === undefined && r.lastSeen < Date.now() - 60_000)).toBe(true);
+		const times = reqs.map(r => r.lastSeen);
+		expect(times).toEqual([...times].sort((a, b) => a - b));
+		const [f] = deriveServer(s, 'log');
+		// 18:40–18:50 at the log's -07:00, shown in this machine's local time as every clock on screen.
+		expect(times.at(-1)! >= Date.parse('2026-08-21T18:40:00-07:00') && times.at(-1)! < Date.parse('2026-08-21T18:50:00-07:00')).toBe(true);
+		expect(f!.set).toBe(`from the log, ${hhmm(times.at(-1)!)}`);
+		expect(f!.model).toBe('qwen3.6:27b');
+		expect(s.servers.log!.history).toEqual([]);
+		const rows = requestRows(s.servers, s.order, 10).map(r => r.text.slice(0, 5));
+		expect(rows).toEqual([...rows].sort().reverse());
 	});
 });

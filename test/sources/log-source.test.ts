@@ -23,7 +23,10 @@ describe('lineWallTime', () => {
 		const local = new Date(now - 600_000);
 		expect(lineWallTime(gin(local), now)).toBe(Math.floor(local.getTime() / 1000) * 1000);
 		expect(lineWallTime('0.04.868.422 I slot print_timing: id  0 | task 31 | prompt eval time = 1 ms', now)).toBeUndefined();
-		expect(lineWallTime('time=2020-01-01T00:00:00Z level=INFO source=x.go:1 msg=old', now)).toBeUndefined();
+		// An old log keeps its own time (an old log is not "now"); only the implausible is dropped.
+		expect(lineWallTime('time=2020-01-01T00:00:00Z level=INFO source=x.go:1 msg=old', now)).toBe(Date.parse('2020-01-01T00:00:00Z'));
+		expect(lineWallTime('time=2001-01-01T00:00:00Z level=INFO source=x.go:1 msg=old', now)).toBeUndefined();
+		expect(lineWallTime('time=2026-12-30T00:00:00Z level=INFO source=x.go:1 msg=future', now)).toBeUndefined();
 	});
 });
 
