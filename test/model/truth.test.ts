@@ -67,7 +67,9 @@ function twoModels(): {state: MonitorState; parser: LineParser} {
 
 describe('two models on one Ollama: each model\'s figures from its own requests only', () => {
 	it('lines that do not name the model stay `model unknown` until evidence says whose they are', () => {
-		let {state: s, parser} = twoModels();
+		const two = twoModels();
+		const parser = two.parser;
+		let s = two.state;
 		s = feed(s, parser, mlxRequest(T0 + 1000, 100, 200, 129));
 		s = reduce(s, {type: 'tick', t: T0 + 1600});
 		// Two MLX runners started: the stats line names neither, so nothing is blended into either.
@@ -79,7 +81,9 @@ describe('two models on one Ollama: each model\'s figures from its own requests 
 	});
 
 	it('the keep-alive that moved when a request ended says whose it was: 2.29 and 4.0, never one blend', () => {
-		let {state: s, parser} = twoModels();
+		const two = twoModels();
+		const parser = two.parser;
+		let s = two.state;
 		s = feed(s, parser, mlxRequest(T0 + 1000, 100, 200, 129));
 		s = reduce(s, ps(T0 + 2000, [model(A, T0 + 301_500), model(B, T0 + 300_000)]));
 		s = feed(s, parser, mlxRequest(T0 + 3000, 50, 160, 150, 300, 200));
@@ -95,7 +99,9 @@ describe('two models on one Ollama: each model\'s figures from its own requests 
 	});
 
 	it('concurrent traffic: both keep-alives moved in one poll → both requests stay unknown (counted for the server)', () => {
-		let {state: s, parser} = twoModels();
+		const two = twoModels();
+		const parser = two.parser;
+		let s = two.state;
 		s = feed(s, parser, [...mlxRequest(T0 + 1000, 100, 200, 129), ...mlxRequest(T0 + 1100, 50, 160, 150)]);
 		s = reduce(s, ps(T0 + 2000, [model(A, T0 + 301_500), model(B, T0 + 301_600)]));
 		s = reduce(s, {type: 'tick', t: T0 + 2100});
@@ -176,7 +182,9 @@ describe('the probe\'s log figures: its own request only', () => {
 	});
 
 	it('a probe\'s own counts attribute its log request to the probe\'s model (and move its count)', () => {
-		let {state: s, parser} = twoModels();
+		const two = twoModels();
+		const parser = two.parser;
+		let s = two.state;
 		s = feed(s, parser, mlxRequest(T0 + 1000, 100, 200, 129));
 		expect(s.servers[ID]!.requests[0]!.attribution).toBeUndefined();
 		s = reduce(s, {type: 'request-attributed', serverId: ID, key: 'mlx#1', model: B, by: 'probe'});
@@ -188,7 +196,9 @@ describe('the probe\'s log figures: its own request only', () => {
 
 describe('one pane, one set', () => {
 	it('after a probe the row is the probe\'s, every figure of it; `now` agrees; the set is named', () => {
-		let {state: s, parser} = twoModels();
+		const two = twoModels();
+		const parser = two.parser;
+		let s = two.state;
 		s = feed(s, parser, mlxRequest(T0 + 1000, 100, 200, 129));
 		s = reduce(s, ps(T0 + 2000, [model(A, T0 + 301_500), model(B, T0 + 300_000)]));
 		s = reduce(s, {
