@@ -14,6 +14,7 @@ import {createStore, type MonitorStore} from './model/store.js';
 import {matchProbeRequest} from './model/derive.js';
 import type {Action, Collector, Dispatch, EngineKind, ModelInfo, ServerInfo} from './types/monitor.js';
 import {createLogSource, labelOf, type LogInput} from './sources/log-source.js';
+import {processStartMs} from './sources/process-start.js';
 import {splitArgs} from './sources/command-log.js';
 import {parseReplaySpec} from './sources/replay.js';
 import {createDiscovery} from './sources/discovery/discovery.js';
@@ -86,7 +87,7 @@ interface RuntimeContext {
 	readonly apiKeyFor: (url: string | undefined) => string | undefined;
 	readonly namedServers: readonly {readonly url: string; readonly apiKey?: string; readonly source: 'flag'}[];
 	/** Attach a log to a server (once per server and log). */
-	readonly attachLog: (serverId: string, input: LogInput, engine: EngineKind | undefined, serverInfo?: Partial<ServerInfo>) => Promise<void>;
+	readonly attachLog: (serverId: string, input: LogInput, engine: EngineKind | undefined, serverInfo?: Partial<ServerInfo>, processStart?: () => Promise<number | undefined>) => Promise<void>;
 }
 
 /** A reaction: something the runtime does when the store hears an action (after the reducer ran). */
@@ -154,7 +155,10 @@ function discovery(ctx: RuntimeContext) {
 		pollIntervalMs: ctx.options.pollMs,
 		lookedForLogs: defaultLogLocations(process.platform, process.env, os.homedir()).map(l => (l.kind === 'file' ? l.path! : l.argv!.join(' '))),
 		onLogFound: (serverId, logPath) => {
-			void ctx.attachLog(serverId, {kind: 'file', path: logPath}, undefined);
+			// The process that names its log (`--log-file`) is known: its start anchors llama.cpp's
+			// process-relative stamps, so the backlog carries wall-clock times.
+			const pid = ctx.store.getSnapshot().servers[serverId]?.pid;
+			void ctx.attachLog(serverId, {kind: 'file', path: logPath}, undefined, undefined, pid === undefined ? undefined : () => processStartMs(pid));
 		},
 	});
 }
@@ -220,7 +224,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 		dispatch,
 		apiKeyFor,
 		namedServers,
-		async attachLog(serverId, input, engine, serverInfo) {
+		async attachLog(serverId, input, engine, serverInfo, processStart) {
 			const label = labelOf(input);
 			if (logsAttached.has(`${serverId}\u0000${label}`)) return;
 			logsAttached.add(`${serverId}\u0000${label}`);
@@ -228,7 +232,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 			dispatch({type: 'server-seen', t: Date.now(), server: existing
 				? {id: serverId, engine: existing.engine, source: existing.source, logLabel: label}
 				: {id: serverId, engine: engine ?? 'openai', source: 'log', logLabel: label, ...serverInfo}});
-			const source = createLogSource({serverId, engine, input, dispatch});
+			const source = createLogSource({serverId, engine, input, dispatch, ...(processStart ? {processStartMs: processStart} : {})});
 			collectors.push(source);
 			await source.start();
 		},

@@ -10,7 +10,12 @@ import {sanitize} from '../util/sanitize.js';
 import type {FingerprintRule} from './fingerprint.js';
 
 /** How a log line says when it was written (see engines/log-time.ts). */
-export type LogTimeFormat = 'slog' | 'gin' | 'iso';
+/**
+ * How a log line carries time: `slog` (Ollama `time=` with its zone), `gin` (`[GIN] YYYY/MM/DD - hh:mm:ss`,
+ * local), `iso` (Python `YYYY-MM-DD hh:mm:ss[,mmm]`, local), `mmdd` (vLLM `INFO mm-dd hh:mm:ss`, local, no
+ * year), `process` (llama.cpp `m.ss.mmm.uuu` since the process started: wall time only with its start).
+ */
+export type LogTimeFormat = 'slog' | 'gin' | 'iso' | 'mmdd' | 'process';
 
 /** What tells one process of a server from the next. */
 export interface RestartMarker {

@@ -461,7 +461,7 @@ export const llamacpp: EngineDescriptor = {
 			{weight: 2, test: l => /^(?:llama_model_loader|load_tensors|llama_context|print_info|llama_kv_cache|sched_reserve|main): /.test(l)},
 		],
 	},
-	logTimes: [],
+	logTimes: ['process'],
 	poll: {
 		paths: ['/props', '/slots', '/v1/models'],
 		identityRaw: {path: '/metrics', maxBytes: 64 * 1024},

@@ -87,7 +87,7 @@ export const vllm: EngineDescriptor = {
 			{weight: 3, test: l => l.includes('SpecDecoding metrics') || /Avg prompt throughput: .* tokens\/s/.test(l)},
 		],
 	},
-	logTimes: ['iso'],
+	logTimes: ['mmdd', 'iso'],
 	poll: OPENAI_VERSIONED_POLL,
 	probe: OPENAI_PROBE,
 	apiKeyEnv: ['VLLM_API_KEY'],

@@ -24,6 +24,11 @@ export interface LogSourceOptions {
 	readonly input: LogInput;
 	readonly dispatch: Dispatch;
 	readonly onEnd?: () => void;
+	/**
+	 * When the process writing the log started (ms epoch), where known (e.g. from the process
+	 * table): anchors process-relative stamps (llama.cpp) to wall-clock time.
+	 */
+	readonly processStartMs?: () => Promise<number | undefined>;
 }
 
 export function labelOf(input: LogInput): string {
@@ -61,10 +66,10 @@ const OLDEST_MS = 10 * 365 * 24 * 3600 * 1000;
  * `formats` (the engine's `logTimes`; all known formats when the engine is not known yet), within
  * the last ten years and not in the future; else undefined (llama.cpp's timestamps count from process start).
  */
-export function lineWallTime(line: string, now = Date.now(), formats: readonly LogTimeFormat[] = LOG_TIME_FORMATS): number | undefined {
+export function lineWallTime(line: string, now = Date.now(), formats: readonly LogTimeFormat[] = LOG_TIME_FORMATS, processStartMs?: number): number | undefined {
 	let t: number | undefined;
 	for (const f of formats) {
-		t = readLogTime(line, f);
+		t = readLogTime(line, f, now, processStartMs);
 		if (t !== undefined) break;
 	}
 	if (t === undefined || !Number.isFinite(t) || t > now + 60_000 || t < now - OLDEST_MS) return undefined;
@@ -89,13 +94,14 @@ export function createLogSource(options: LogSourceOptions): Collector {
 	let backlog = true;
 	let logTime: number | undefined;
 	let zoned = false;
+	let processStart: number | undefined;
 	const onLine = (line: string, readAt: number) => {
 		if (!backlog) return feed(line, readAt);
 		const kind = parser.detected ?? named;
 		// Once the log has given a time with its zone (slog's offset), zone-less local stamps ([GIN],
 		// asctime) of the same log are not mixed in: they may be another machine's local time.
 		const formats = zoned ? ZONED : kind === undefined ? LOG_TIME_FORMATS : engineOf(kind).logTimes;
-		const own = lineWallTime(line, readAt, formats);
+		const own = lineWallTime(line, readAt, formats, processStart);
 		if (own !== undefined && !zoned && lineWallTime(line, readAt, ZONED) !== undefined) zoned = true;
 		logTime = own ?? logTime;
 		if (logTime === undefined) feed(line, readAt, 'earlier');
@@ -120,6 +126,7 @@ export function createLogSource(options: LogSourceOptions): Collector {
 	return {
 		async start() {
 			try {
+				processStart = await options.processStartMs?.().catch(() => undefined);
 				await inner.start();
 			} finally {
 				backlog = false;

@@ -82,3 +82,39 @@ describe('createLogSource', () => {
 		}
 	});
 });
+
+describe('time from every era of stamp (issue 11 item 4)', () => {
+	it('vLLM `INFO mm-dd hh:mm:ss` (vllm/logger.py datefmt) takes the latest such date not after now', () => {
+		const now = new Date(2026, 10, 30, 12, 0, 0).getTime();
+		const line = (mmdd: string) => `(APIServer pid=1) INFO ${mmdd} 04:56:30 [loggers.py:271] Engine 000: Avg prompt throughput: 0.0 tokens/s`;
+		expect(lineWallTime(line('11-30'), now, ['mmdd'])).toBe(new Date(2026, 10, 30, 4, 56, 30).getTime());
+		expect(lineWallTime(line('12-24'), now, ['mmdd'])).toBe(new Date(2025, 11, 24, 4, 56, 30).getTime());
+	});
+
+	it('llama.cpp `m.ss.mmm.uuu` since process start: wall time only with the process start, else unknown', () => {
+		const line = '1.04.868.422 I slot print_timing: id  0 | task 31 | prompt eval time = 1 ms';
+		const start = Date.parse('2026-11-30T11:00:00Z');
+		expect(lineWallTime(line, start + 3_600_000, ['process'])).toBeUndefined();
+		expect(lineWallTime(line, start + 3_600_000, ['process'], start)).toBe(start + 64_868.422);
+	});
+
+	it('a llama-server log whose process start is known carries wall-clock times in its backlog', async () => {
+		const dir = mkdtempSync(path.join(tmpdir(), 'infertop-src-'));
+		dirs.push(dir);
+		const file = path.join(dir, 'llama.log');
+		writeFileSync(file, readFileSync(fileURLToPath(new URL('../../samples/llama-server.log', import.meta.url))));
+		const run = async (processStartMs?: () => Promise<number | undefined>) => {
+			let state: MonitorState = initialState();
+			const source = createLogSource({serverId: 'x', engine: 'llamacpp', input: {kind: 'file', path: file}, dispatch: a => (state = reduce(state, a)), ...(processStartMs ? {processStartMs} : {})});
+			await source.start();
+			await source.stop();
+			return state.servers.x!.requests.filter(r => r.done);
+		};
+		const start = Date.now() - 3_600_000;
+		const anchored = await run(async () => start);
+		// samples/llama-server.log: task 1 releases at 0.03.717.374 after the process started.
+		expect(anchored.map(r => [r.key, r.earlier, Math.round((r.lastSeen - start) * 1000) / 1000])).toContainEqual(['s1/t1', undefined, 3717.374]);
+		const unknown = await run();
+		expect(unknown.every(r => r.earlier === true && r.lastSeen === 0)).toBe(true);
+	});
+});
