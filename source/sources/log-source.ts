@@ -55,8 +55,16 @@ export function feedLine(parser: LineParser, serverId: string, raw: string, t: n
 	if (events) for (const event of events) dispatch(at === undefined ? {type: 'engine-event', serverId, t, event} : {type: 'engine-event', serverId, t, event, at});
 }
 
-/** Time formats that carry their zone. */
-const ZONED: readonly LogTimeFormat[] = ['slog'];
+/** Time formats in the writing machine's local time, without a zone. */
+const LOCAL_FORMATS: readonly LogTimeFormat[] = ['gin', 'iso', 'mmdd'];
+
+/** The zone (minutes east of UTC) an Ollama slog `time=` stamp says, or undefined. */
+export function zoneOf(line: string): number | undefined {
+	const m = /(?:^|: )time=\d{4}-\d{2}-\d{2}T[\d:.]+(Z|([+-])(\d{2}):?(\d{2})) /.exec(line);
+	if (!m) return undefined;
+	if (m[1] === 'Z') return 0;
+	return (m[2] === '-' ? -1 : 1) * (+m[3]! * 60 + +m[4]!);
+}
 
 /** An old log is still the log's own time; only a stamp older than this is taken as misread. */
 const OLDEST_MS = 10 * 365 * 24 * 3600 * 1000;
@@ -93,16 +101,20 @@ export function createLogSource(options: LogSourceOptions): Collector {
 	// before any timestamp (or in a log without wall-clock stamps) is "earlier": never "now".
 	let backlog = true;
 	let logTime: number | undefined;
-	let zoned = false;
+	let logZone: number | undefined;
 	let processStart: number | undefined;
 	const onLine = (line: string, readAt: number) => {
 		if (!backlog) return feed(line, readAt);
 		const kind = parser.detected ?? named;
-		// Once the log has given a time with its zone (slog's offset), zone-less local stamps ([GIN],
-		// asctime) of the same log are not mixed in: they may be another machine's local time.
-		const formats = zoned ? ZONED : kind === undefined ? LOG_TIME_FORMATS : engineOf(kind).logTimes;
-		const own = lineWallTime(line, readAt, formats, processStart);
-		if (own !== undefined && !zoned && lineWallTime(line, readAt, ZONED) !== undefined) zoned = true;
+		const formats = kind === undefined ? LOG_TIME_FORMATS : engineOf(kind).logTimes;
+		let own = lineWallTime(line, readAt, formats, processStart);
+		// Zone-less local stamps ([GIN], asctime) are the writing machine's local time: once the log
+		// has said its zone (slog's offset), they are read in that zone, not this machine's.
+		const zone = zoneOf(line);
+		if (zone !== undefined) logZone = zone;
+		else if (own !== undefined && logZone !== undefined && LOCAL_FORMATS.some(f => readLogTime(line, f, readAt) !== undefined)) {
+			own += (-new Date(own).getTimezoneOffset() - logZone) * 60_000;
+		}
 		logTime = own ?? logTime;
 		if (logTime === undefined) feed(line, readAt, 'earlier');
 		else feed(line, logTime, 'backlog');

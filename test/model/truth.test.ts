@@ -326,6 +326,8 @@ describe('an old log opened as a new user would (samples/ollama-gguf.log through
 		expect(reqs.every(r => r.backlog === true && r.earlier === undefined && r.lastSeen < Date.now() - 60_000)).toBe(true);
 		const times = reqs.map(r => r.lastSeen);
 		expect(times).toEqual([...times].sort((a, b) => a - b));
+		// Each request takes the log's own time ([GIN] read in the slog lines' -07:00): six distinct times.
+		expect(new Set(times).size).toBe(6);
 		const [f] = deriveServer(s, 'log');
 		// 18:40–18:50 at the log's -07:00, shown in this machine's local time as every clock on screen.
 		expect(times.at(-1)! >= Date.parse('2026-08-21T18:40:00-07:00') && times.at(-1)! < Date.parse('2026-08-21T18:50:00-07:00')).toBe(true);

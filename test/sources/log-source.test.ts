@@ -118,3 +118,30 @@ describe('time from every era of stamp (issue 11 item 4)', () => {
 		expect(unknown.every(r => r.earlier === true && r.lastSeen === 0)).toBe(true);
 	});
 });
+
+describe('a log written in another zone', () => {
+	it('[GIN] stamps are read in the zone the slog lines say (-07:00), not this machine\'s', async () => {
+		const dir = mkdtempSync(path.join(tmpdir(), 'infertop-src-'));
+		dirs.push(dir);
+		const file = path.join(dir, 'server.log');
+		writeFileSync(file, [
+			'time=2026-08-21T18:40:04.496-07:00 level=INFO source=routes.go:1680 msg="Listening on 127.0.0.1:11434 (version 0.33.0)"',
+			'time=2026-08-21T18:40:05.000-07:00 level=INFO source=prefix_cache.go:131 msg="cache miss" total=100 left=100',
+			'[GIN] 2026/08/21 - 18:40:19 | 200 | 11.553211597s |       127.0.0.1 | POST     "/api/chat"',
+			'time=2026-08-21T18:40:19.500-07:00 level=INFO source=speculate_stats.go:62 msg="speculative decode stats" iterations=10 drafted=20 accepted=5',
+			'[GIN] 2026/08/21 - 18:40:30 | 200 | 1.5s |       127.0.0.1 | POST     "/api/chat"',
+			'',
+		].join('\n'));
+		let state: MonitorState = initialState();
+		const lines: number[] = [];
+		const source = createLogSource({serverId: 'x', engine: 'ollama', input: {kind: 'file', path: file}, dispatch: a => {
+			if (a.type === 'log-line') lines.push(a.t);
+			state = reduce(state, a);
+		}});
+		await source.start();
+		await source.stop();
+		expect(lines.map(t => new Date(t).toISOString())).toEqual([
+			'2026-08-22T01:40:04.496Z', '2026-08-22T01:40:05.000Z', '2026-08-22T01:40:19.000Z', '2026-08-22T01:40:19.500Z', '2026-08-22T01:40:30.000Z',
+		]);
+	});
+});

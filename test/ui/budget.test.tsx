@@ -18,7 +18,8 @@ afterAll(() => {
 const BUDGET_MS_PER_UPDATE = 150;
 
 describe('render budget', () => {
-	it('never clears the terminal and stays cheap per update at 120×40', async () => {
+	// Wall time on a shared 2-core box at load average 16+ runs past vitest's default (CPU per update is what is budgeted).
+	it('never clears the terminal and stays cheap per update at 120×40', {timeout: 120_000}, async () => {
 		const {render} = await import('ink');
 		const {App} = await import('../../source/ui/app.js');
 		const {richStore, OLLAMA, T0} = await import('./fixtures.js');
