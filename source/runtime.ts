@@ -37,6 +37,8 @@ export interface RuntimeOptions {
 	readonly replay?: string;
 	readonly demoSplit?: number;
 	readonly apiKey?: string;
+	/** Each probe run's overall limit (`--timeout`), ms. */
+	readonly probeTimeoutMs?: number;
 	/** Demo speed factor (tests). */
 	readonly demoSpeed?: number;
 	/** Demo background agent (tests turn it off to send their own requests). */
@@ -265,7 +267,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 		// start() returns at once; the demo decision needs the first round's answer.
 		await disc.refresh();
 		await bandwidthReady;
-		const found = disc.servers().length > 0 || config.logs.length > 0 || options.replay !== undefined;
+		// A server the user named counts even when it is down: it is listed as down, not replaced by the demo.
+		const found = disc.servers().length > 0 || config.servers.length > 0 || config.logs.length > 0 || options.replay !== undefined;
 		if (config.demo === true || (config.demo === 'auto' && !found)) await startDemo();
 	})();
 
@@ -285,6 +288,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 		getState: store.getSnapshot,
 		historyPath: effectiveHistoryPath(config),
 		busyTimeoutMs: config.busyTimeout * 1000,
+		totalTimeoutMs: options.probeTimeoutMs,
 		apiKeyFor,
 		onHistoryError: message => dispatch({type: 'notice', t: Date.now(), level: 'warn', text: `probe history: ${message}`}),
 	});

@@ -5,6 +5,7 @@
  */
 import {performance} from 'node:perf_hooks';
 import {sanitize} from '../util/sanitize.js';
+import {answerJson, httpGet, isAnswer} from '../sources/http-get.js';
 import {ENGINES, engineOf} from '../engines/index.js';
 import {ProbeError, formatDuration, joinUrl, streamOnce, type StreamOutcome, type StreamTimeouts, DEFAULT_TIMEOUTS} from './client.js';
 import {protocolPlan, type ProtocolPlan} from './protocols.js';
@@ -30,6 +31,8 @@ export interface LiveProgress {
 	readonly ttftMs?: number;
 	readonly elapsedMs: number;
 	readonly status?: string;
+	/** The overall limit of this run (ms), for the pane. */
+	readonly timeoutMs?: number;
 }
 
 export interface RunProbeOptions {
@@ -39,6 +42,11 @@ export interface RunProbeOptions {
 	readonly run?: number;
 	readonly signal?: AbortSignal;
 	readonly timeouts?: StreamTimeouts;
+	/**
+	 * The whole run's limit (model pick, busy retries, stream), however the server trickles: default
+	 * DEFAULT_TOTAL_TIMEOUT_MS (`--timeout`).
+	 */
+	readonly totalTimeoutMs?: number;
 	/** Give up on HTTP 429 after this long (default 30 s). */
 	readonly busyTimeoutMs?: number;
 	/** First retry delay after a 429 (doubles, capped at 5 s). Default 1 s. */
@@ -48,6 +56,7 @@ export interface RunProbeOptions {
 	readonly logWaitMs?: number;
 	readonly bandwidthGBs?: number;
 	readonly bytesPerToken?: number;
+	readonly bytesPerTokenSource?: string;
 	readonly onProgress?: (p: LiveProgress) => void;
 	/** A protocol that already worked on this server (skips the 404 dance). */
 	readonly plan?: ProtocolPlan;
@@ -61,6 +70,15 @@ export interface RunProbeOutcome {
 }
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 30_000;
+/** A probe run never lasts longer than this unless `--timeout` says otherwise (5 minutes). */
+export const DEFAULT_TOTAL_TIMEOUT_MS = 300_000;
+/** The `long` prompt may take 5 minutes to its first token alone: its default overall limit is 10. */
+export const LONG_TOTAL_TIMEOUT_MS = 600_000;
+
+/** The overall limit of a run: `--timeout`, else the default for the prompt. */
+export function totalTimeoutFor(kind: ProbePrompt['kind'], given?: number): number {
+	return given ?? (kind === 'long' ? LONG_TOTAL_TIMEOUT_MS : DEFAULT_TOTAL_TIMEOUT_MS);
+}
 
 /** Engine-specific API key variables (sent only to the server they belong to). */
 export const ENGINE_KEY_ENV: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
@@ -85,24 +103,13 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 	});
 }
 
-async function getJson(url: string, apiKey: string | undefined, signal: AbortSignal | undefined, timeoutMs = 5000): Promise<unknown> {
-	const ac = new AbortController();
-	const t = setTimeout(() => ac.abort(), timeoutMs);
-	const onAbort = (): void => ac.abort();
-	signal?.addEventListener('abort', onAbort, {once: true});
-	try {
-		const res = await fetch(url, {headers: apiKey ? {authorization: `Bearer ${apiKey}`} : {}, signal: ac.signal, redirect: 'manual'});
-		if (res.status !== 200) {
-			void res.body?.cancel().catch(() => undefined);
-			return undefined;
-		}
-		return (await res.json()) as unknown;
-	} catch {
-		return undefined;
-	} finally {
-		clearTimeout(t);
-		signal?.removeEventListener('abort', onAbort);
-	}
+/**
+ * A JSON GET for the model lookup: the shared any-port client, its list read streaming (a 100 MB
+ * `/api/tags` is never held whole: the first items are kept; only the first is used here).
+ */
+async function getJson(url: string, apiKey: string | undefined, signal: AbortSignal | undefined, listKey: string, timeoutMs = 5000): Promise<unknown> {
+	const r = await httpGet(url, {timeoutMs, apiKey, signal, list: {key: listKey, maxItems: 16}});
+	return isAnswer(r) && r.status === 200 ? answerJson(r) : undefined;
 }
 
 /** The model to probe when none is named: the loaded one first (Ollama /api/ps), else the first listed. */
@@ -114,7 +121,7 @@ export async function pickModel(url: string, engine: string | undefined, apiKey?
 	};
 	// The engine's descriptor says where its model list is (Ollama: loaded first, then installed).
 	for (const step of engineOf(engine).modelList) {
-		const body = (await getJson(joinUrl(url, step.path), apiKey, signal)) as Record<string, unknown> | undefined;
+		const body = (await getJson(joinUrl(url, step.path), apiKey, signal, step.list)) as Record<string, unknown> | undefined;
 		for (const key of step.keys) {
 			const name = first(body?.[step.list], key);
 			if (name) return name;
@@ -141,7 +148,7 @@ export async function detectEngine(url: string, signal?: AbortSignal): Promise<s
 		clearTimeout(t);
 		signal?.removeEventListener('abort', onAbort);
 	}
-	const models = (await getJson(joinUrl(url, '/v1/models'), undefined, signal)) as {data?: {owned_by?: unknown}[]} | undefined;
+	const models = (await getJson(joinUrl(url, '/v1/models'), undefined, signal, 'data')) as {data?: {owned_by?: unknown}[]} | undefined;
 	const owner = Array.isArray(models?.data) ? models.data[0]?.owned_by : undefined;
 	for (const d of Object.values(ENGINES)) if (owner !== undefined && d.quickMarks?.modelOwner === owner) return d.kind;
 	return 'openai';
@@ -194,6 +201,7 @@ async function streamWithRetries(o: RunProbeOptions, model: string | undefined, 
 						liveTps: liveTps(clock, now),
 						ttftMs: clock.tFirst === undefined ? undefined : clock.tFirst - clock.tSent,
 						elapsedMs: now - t0,
+						timeoutMs: o.totalTimeoutMs,
 					});
 				},
 			});
@@ -214,14 +222,38 @@ async function streamWithRetries(o: RunProbeOptions, model: string | undefined, 
 			const delay = Math.max(1, Math.min(left, e.retryAfterMs !== undefined ? Math.max(e.retryAfterMs, base) : backoff));
 			busyRetries++;
 			onBusy(busyRetries);
-			o.onProgress?.({tokens: 0, elapsedMs: performance.now() - t0, status: `server busy (HTTP ${busyCode}), retrying in ${Math.max(1, Math.round(delay / 1000))} s`});
+			o.onProgress?.({tokens: 0, elapsedMs: performance.now() - t0, timeoutMs: o.totalTimeoutMs, status: `server busy (HTTP ${busyCode}), retrying in ${Math.max(1, Math.round(delay / 1000))} s`});
 			await sleep(delay, o.signal);
 		}
 	}
 	throw new ProbeError('failed', `HTTP 404 on ${wrong.join(', ')}: no known generation API here (wrong URL or not an LLM server?)`);
 }
 
-export async function runProbe(o: RunProbeOptions): Promise<RunProbeOutcome> {
+export async function runProbe(outer: RunProbeOptions): Promise<RunProbeOutcome> {
+	// The overall limit: one signal for the whole run, fired by the caller's cancel or by the clock.
+	const limit = totalTimeoutFor(outer.prompt.kind, outer.totalTimeoutMs);
+	const ac = new AbortController();
+	let timedOut = false;
+	const timer = setTimeout(() => {
+		timedOut = true;
+		ac.abort();
+	}, Math.min(limit, 2 ** 31 - 1));
+	const onOuter = (): void => ac.abort();
+	if (outer.signal?.aborted) ac.abort();
+	outer.signal?.addEventListener('abort', onOuter, {once: true});
+	const o: RunProbeOptions = {...outer, signal: ac.signal, totalTimeoutMs: limit};
+	try {
+		return await runProbeWithin(o);
+	} catch (e) {
+		if (timedOut && !outer.signal?.aborted) throw new ProbeError('failed', `probe timed out after ${formatDuration(limit)} (the overall limit, --timeout)`);
+		throw e;
+	} finally {
+		clearTimeout(timer);
+		outer.signal?.removeEventListener('abort', onOuter);
+	}
+}
+
+async function runProbeWithin(o: RunProbeOptions): Promise<RunProbeOutcome> {
 	const model = o.target.model ?? (await pickModel(o.target.url, o.target.engine, o.target.apiKey, o.signal));
 	if (o.signal?.aborted) throw new ProbeError('cancelled', 'probe cancelled');
 	const out = await streamWithRetries(o, model, () => undefined);
@@ -255,8 +287,11 @@ export async function runProbe(o: RunProbeOptions): Promise<RunProbeOutcome> {
 		promptKind: o.prompt.kind,
 		run: o.run,
 		busyRetries: out.busyRetries || undefined,
+		bytesPerToken: o.bytesPerToken,
+		bytesPerTokenSource: o.bytesPerToken === undefined ? undefined : o.bytesPerTokenSource,
+		bandwidthGBs: o.bandwidthGBs,
 		...figures,
-		...(bad !== undefined ? {inconsistent: bad} : {}),
+		...(bad !== undefined ? {inconsistent: [bad, ...(figures.inconsistent ?? [])]} : {}),
 		...(log?.reason !== undefined ? {logNote: log.reason} : {}),
 	};
 	return {result, plan: out.protocol};

@@ -26,6 +26,10 @@ export interface ProbeResult {
 	readonly passes?: number;
 	readonly ceilingTps?: number;
 	readonly pctOfCeiling?: number;
+	/** The bytes one pass reads and where that came from (`gguf header`, `ollama /api/show`…), for the ceiling. */
+	readonly bytesPerToken?: number;
+	readonly bytesPerTokenSource?: string;
+	readonly bandwidthGBs?: number;
 	/** Wall vs reported differ by more than 5 %. */
 	readonly disagree?: boolean;
 	readonly run?: number;
@@ -40,8 +44,8 @@ export interface ProbeResult {
 	/** HTTP 429 answers waited out before this run got the server. */
 	readonly busyRetries?: number;
 	readonly serverId?: string;
-	/** The answer's numbers contradict each other (`cached 172 > prompt 106`): no figures from them. */
-	readonly inconsistent?: string;
+	/** Numbers of the server's answer that were not believable (`eval_count -5`): their figures are unknown. */
+	readonly inconsistent?: readonly string[];
 	/** Why the log gives no figures for this probe's request (`no log line for this request`, `2 candidates`). */
 	readonly logNote?: string;
 }
@@ -59,6 +63,8 @@ export interface ProbeProgress {
 	readonly runs?: number;
 	/** ms since startedAt at the last update. */
 	readonly elapsedMs?: number;
+	/** The run's overall limit (`--timeout`), ms: the pane shows it while the probe runs. */
+	readonly timeoutMs?: number;
 	readonly engine?: string;
 	readonly model?: string;
 }

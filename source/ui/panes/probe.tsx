@@ -1,7 +1,7 @@
 import {Box} from 'ink';
 import {memo} from 'react';
-import type {ProbeResult, ProbeState} from '../../types/probe.js';
-import {clock, elapsed, int, ms, pct, tpp, tps} from '../format.js';
+import type {ProbeProgress, ProbeResult, ProbeState} from '../../types/probe.js';
+import {clock, duration, elapsed, int, ms, pct, tpp, tps} from '../format.js';
 import {Line, Span, Title} from './common.js';
 
 export interface ProbePaneProps {
@@ -9,6 +9,8 @@ export interface ProbePaneProps {
 	readonly now: number;
 	readonly width: number;
 	readonly height: number;
+	/** No keys to press (a snapshot, a pipe): no key hints. */
+	readonly readOnly?: boolean;
 }
 
 /** Wall vs reported: flagged in words when they differ by more than 5 %. */
@@ -24,31 +26,39 @@ export function resultLines(r: ProbeResult): [string, string] {
 	const first = `TTFT ${ms(r.ttftMs)}   decode ${tps(r.decodeTps)} tok/s wall vs ${tps(r.reportedTps)} reported${r.run !== undefined ? ` (run ${r.run})` : ''}`;
 	const cached = r.cachedTokens !== undefined && r.promptTokens !== undefined ? `   cached ${int(r.cachedTokens)}/${int(r.promptTokens)}` : '';
 	// Why a figure is --: the answer contradicted itself, or no log line (or two) matched the probe's request.
-	const why = r.inconsistent !== undefined ? ` (answer inconsistent: ${r.inconsistent})` : r.tokensPerPass === undefined && r.logNote !== undefined ? ` (${r.logNote})` : '';
+	const why = r.tokensPerPass === undefined && r.logNote !== undefined ? ` (${r.logNote})` : '';
 	const second = `tok/pass ${tpp(r.tokensPerPass)}${why}   accept ${pct(r.acceptance)}   ceiling ${tps(r.ceilingTps)} tok/s   ${pct(r.pctOfCeiling)} of ceiling${cached}   ${r.prompt} · ${r.model ?? r.engine} · ${clock(r.t)}`;
 	return [first, second];
 }
 
-export const ProbePane = memo(function ProbePane({probe, now, width, height}: ProbePaneProps) {
+/** The live line while a probe runs, with its overall limit (`--timeout`). Pure. */
+export function runningLine(run: ProbeProgress, now: number): string {
+	const many = run.runs !== undefined && run.runs > 1;
+	const runs = many ? ` · run ${run.run ?? 1}/${run.runs}` : '';
+	const limit = run.timeoutMs !== undefined ? ` (limit ${duration(run.timeoutMs)}${many ? ' a run' : ''})` : '';
+	return `▶ ${int(run.tokens)} tokens · ${tps(run.liveTps)} tok/s live · TTFT ${ms(run.ttftMs)} · ${elapsed(now - run.startedAt)} elapsed${limit}${runs}${run.status ? ` · ${run.status}` : ''}   Esc cancels`;
+}
+
+/** What the server's answer said that could not be true (its figures show --). Pure. */
+export function inconsistentLine(what: readonly string[]): string {
+	return `⚠ the server's answer was inconsistent (${what.join(', ')}): those figures are --`;
+}
+
+export const ProbePane = memo(function ProbePane({probe, now, width, height, readOnly = false}: ProbePaneProps) {
 	const last = probe.results.at(-1);
 	const run = probe.running;
 	const room = Math.max(0, height - 1);
 	const lines: {text: string; color?: 'accent' | 'bad' | 'warn' | 'muted'}[] = [];
-	if (run) {
-		const runs = run.runs !== undefined && run.runs > 1 ? ` · run ${run.run ?? 1}/${run.runs}` : '';
-		lines.push({
-			text: `▶ ${int(run.tokens)} tokens · ${tps(run.liveTps)} tok/s live · TTFT ${ms(run.ttftMs)} · ${elapsed(now - run.startedAt)} elapsed${runs}${run.status ? ` · ${run.status}` : ''}   Esc cancels`,
-			color: 'accent',
-		});
-	}
+	if (run) lines.push({text: runningLine(run, now), color: 'accent'});
 	if (probe.lastError) lines.push({text: `✖ ${probe.lastError}`, color: 'bad'});
 	if (last) {
 		const [a, b] = resultLines(last);
 		const flag = disagreement(last);
 		lines.push({text: flag ? `${a}  ${flag}` : a, color: flag ? 'warn' : undefined});
 		lines.push({text: b});
+		if (last.inconsistent && last.inconsistent.length > 0) lines.push({text: inconsistentLine(last.inconsistent), color: 'warn'});
 	} else if (!run) {
-		lines.push({text: 'no probe yet: p probes the selected server, P chooses the prompt, r runs it twice', color: 'muted'});
+		lines.push({text: readOnly ? 'no probe yet (infertop probe URL runs one)' : 'no probe yet: p probes the selected server, P chooses the prompt, r runs it twice', color: 'muted'});
 	}
 	return (
 		<Box flexDirection="column" height={height} width={width}>
