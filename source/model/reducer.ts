@@ -59,6 +59,7 @@ export function newServer(info: ServerInfo, t?: number): ServerState {
 		linesParsed: 0,
 		linesUnparsed: 0,
 		linesInconsistent: 0,
+		answersInconsistent: 0,
 		requestsSeen: 0,
 		requestsByModel: {},
 		totals: {},
@@ -252,6 +253,12 @@ export function applyEvent(server: ServerState, t: number, event: EngineEvent, c
 		}
 		case 'spec-init':
 			return {...server, spec: {kind: event.kind, detail: event.detail}};
+		case 'inconsistent':
+			return {
+				...server,
+				linesInconsistent: server.linesInconsistent + 1,
+				log: push(server.log, {t, text: `inconsistent, not used: ${event.reason}`, parsed: true, note: true}, MAX_LOG_LINES),
+			};
 		case 'model-loaded':
 			return server;
 	}
@@ -322,6 +329,10 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 				lastError: undefined,
 				modelsListed: action.listed,
 			}));
+		case 'answer-inconsistent':
+			return state.servers[action.serverId]
+				? withServer(state, action.serverId, s => ({...s, answersInconsistent: s.answersInconsistent + 1, lastInconsistent: action.reason}))
+				: state;
 		case 'model-bytes':
 			return withServer(state, action.serverId, s => ({...s, modelBytes: {...s.modelBytes, [action.model]: {bytesPerToken: action.bytesPerToken, source: action.source}}}));
 		case 'bandwidth':

@@ -106,13 +106,20 @@ export type EngineEvent =
 		readonly acceptRate?: number;
 	}
 	/** Speculative decoding configured (MTP / DFlash / DSpark / draft model). */
-	| {readonly type: 'spec-init'; readonly kind: string; readonly detail?: string};
+	| {readonly type: 'spec-init'; readonly kind: string; readonly detail?: string}
+	/**
+	 * The line carried a number that cannot be true (negative, not finite, beyond a sane bound —
+	 * util/numbers.ts): that field was left unknown; the line is counted as inconsistent, with why.
+	 */
+	| {readonly type: 'inconsistent'; readonly reason: string};
 
 /** A line from a log, kept for the log pane (sanitized, capped). */
 export interface LogLine {
 	readonly t: number;
 	readonly text: string;
 	readonly parsed: boolean;
+	/** infertop's own note on the line above (why it was counted as inconsistent), not the log's text. */
+	readonly note?: boolean;
 }
 
 /** How a server came to be known. JSON key `source`. */
@@ -251,9 +258,10 @@ export interface ServerState extends ServerInfo {
 	/** Log lines parsed / not understood (counted, never errors). */
 	readonly linesParsed: number;
 	readonly linesUnparsed: number;
-	/** Requests (or answers) whose numbers contradict each other or physics: counted, never shown. */
+	/** Log lines whose numbers could not be true (negative, not finite, absurd), and requests whose numbers contradict each other or physics: counted, never figures. */
 	readonly linesInconsistent: number;
-	/** The newest inconsistency's reason, e.g. `cached 172 > prompt 106`. */
+	/** Poll answers whose numbers could not be true, and the newest reason (`cached 172 > prompt 106`). */
+	readonly answersInconsistent: number;
 	readonly lastInconsistent?: string;
 	/** Finished requests seen since infertop started (a counter: never goes down as the ring drops old ones). */
 	readonly requestsSeen: number;
@@ -317,6 +325,8 @@ export type Action =
 	| {readonly type: 'server-lost'; readonly t: number; readonly serverId: string; readonly error: string}
 	| {readonly type: 'server-restarted'; readonly t: number; readonly serverId: string}
 	| {readonly type: 'server-models'; readonly t: number; readonly serverId: string; readonly models: readonly ModelInfo[]; readonly listed?: ModelsListed}
+	/** A poll's answer held numbers that cannot be true (util/numbers.ts): those fields were left unknown. */
+	| {readonly type: 'answer-inconsistent'; readonly t: number; readonly serverId: string; readonly reason: string}
 	| {readonly type: 'model-bytes'; readonly serverId: string; readonly model: string; readonly bytesPerToken: number; readonly source: string}
 	| {readonly type: 'bandwidth'; readonly bandwidth: BandwidthInfo}
 	| {readonly type: 'system'; readonly system: SystemState}

@@ -20,7 +20,7 @@ export interface LogPaneProps {
 }
 
 export interface VisibleLog {
-	readonly lines: {readonly text: string; readonly parsed: boolean; readonly ranges: [number, number][]}[];
+	readonly lines: {readonly text: string; readonly parsed: boolean; readonly note?: boolean; readonly ranges: [number, number][]}[];
 	readonly matched: number;
 	readonly error?: string;
 }
@@ -38,7 +38,7 @@ export function visibleLog(log: readonly LogLine[], filter: string, scroll: numb
 		const first = f?.ranges(full)[0];
 		if (first && first[1] > room - 1 && first[0] > 12) full = `…${full.slice(first[0] - 10)}`;
 		const text = fit(full, room);
-		return {text: `${clock(l.t)} ${l.parsed ? '•' : ' '} ${text}`, parsed: l.parsed, ranges: f ? f.ranges(text).map(([a, b]) => [a + 11, b + 11] as [number, number]) : []};
+		return {text: `${clock(l.t)} ${l.note ? '!' : l.parsed ? '•' : ' '} ${text}`, parsed: l.parsed, note: l.note, ranges: f ? f.ranges(text).map(([a, b]) => [a + 11, b + 11] as [number, number]) : []};
 	});
 	return {lines, matched: matched.length, error: f?.error};
 }
@@ -71,14 +71,14 @@ export const LogPane = memo(function LogPane(props: LogPaneProps) {
 		? `/ ${props.draft}▏  Enter applies · Esc stops editing`
 		: props.filter
 			? `filter ${props.filter}: ${view.matched} of ${props.log.length} lines${view.error ? ` (${view.error})` : ''} · Esc clears`
-			: `${props.log.length} lines · • = parsed · / filters · PgUp/PgDn scroll`;
+			: `${props.log.length} lines · • = parsed · ! = inconsistent · / filters · PgUp/PgDn scroll`;
 	return (
 		<Box flexDirection="column" height={props.height} width={props.width}>
 			<Title title="LOG" detail={`${props.label ?? '--'}${props.logState ? ` · ${props.logState}` : ''}${props.scroll > 0 ? ` · ${props.scroll} lines back` : ''}`} />
 			<Line color={props.editing ? 'accent' : 'muted'}>{filterLine}</Line>
 			{view.lines.length === 0 && rows > 0 ? <Line color="muted">{props.filter ? 'no line matches' : 'no log lines yet'}</Line> : null}
 			{view.lines.map((l, i) => (
-				<Line key={i} color={l.parsed ? undefined : 'muted'}>
+				<Line key={i} color={l.note ? 'warn' : l.parsed ? undefined : 'muted'}>
 					<Highlighted text={l.text} ranges={l.ranges} />
 				</Line>
 			))}
