@@ -103,6 +103,7 @@ export const lithos: EngineDescriptor = {
 	modelList: OPENAI_MODEL_LIST,
 	quickMarks: {modelOwner: 'lithos-metal'},
 	unifiedMemory: true,
+	oneModel: true,
 	defaultPorts: [8000],
 	process: {names: ['lithos-metal']},
 	modelBytes: {localDirs: true},

@@ -523,7 +523,7 @@ export const llamacpp: EngineDescriptor = {
 			{weight: 2, test: l => /^(?:llama_model_loader|load_tensors|llama_context|print_info|llama_kv_cache|sched_reserve|main): /.test(l)},
 		],
 	},
-	logTimes: [],
+	logTimes: ['process'],
 	poll: {
 		paths: ['/props', '/slots', '/v1/models'],
 		identityRaw: {path: '/metrics', maxBytes: 64 * 1024},
@@ -541,6 +541,7 @@ export const llamacpp: EngineDescriptor = {
 	apiKeyEnv: ['LLAMA_API_KEY'],
 	modelList: OPENAI_MODEL_LIST,
 	unifiedMemory: false,
+	oneModel: true,
 	slotContext: true,
 	quickMarks: {serverHeader: /llama\.cpp/i, modelOwner: 'llamacpp'},
 	defaultPorts: [8080],

@@ -70,13 +70,23 @@ export function slogAttrs(attrs: string): Record<string, string> {
 }
 
 export function createOllamaParser(): LineParser {
-	const llama = createLlamaCppParser({runner: 'gguf', model: () => ggufModel});
+	// Ollama's per-request lines (MLX `speculative decode stats`, raw llama-server lines, `[GIN]`) do
+	// not name the model: they are tied to a model only while one model of that runner has been
+	// started since the server started (its load lines); with two, the request's model is left to
+	// other evidence (model/attribution.ts), never guessed as the last one loaded.
+	const mlxStarted = new Set<string>();
+	const ggufStarted = new Set<string>();
+	const llama = createLlamaCppParser({runner: 'gguf', model: () => (ggufStarted.size <= 1 ? ggufModel : undefined)});
 	let mlxSeq = 0;
 	let mlxKey: string | undefined;
 	let mlxModel: string | undefined;
+	/** The GGUF model being loaded now (its offload lines follow). */
 	let ggufModel: string | undefined;
 	/** The model name came from `loading model via llama-server model=` (better than a blob path). */
 	let ggufNamed = false;
+
+	/** An offload line belongs to the GGUF model being loaded (a log with two loads has one line each). */
+	const ofModel = (events: Ev[]): Ev[] => (ggufModel === undefined ? events : events.map(e => (e.type === 'offload' ? {...e, model: ggufModel} : e)));
 
 	const openMlx = (): string => {
 		mlxSeq += 1;
@@ -140,7 +150,12 @@ export function createOllamaParser(): LineParser {
 			return withCheck([ev as unknown as Ev], check);
 		}
 		let m = LISTENING.exec(msg);
-		if (m) return [{type: 'server-start', listen: m[1], version: m[2]}];
+		if (m) {
+			mlxStarted.clear();
+			ggufStarted.clear();
+			mlxModel = undefined;
+			return [{type: 'server-start', listen: m[1], version: m[2]}];
+		}
 		m = STARTED.exec(msg);
 		if (m) {
 			ggufNamed = false;
@@ -149,14 +164,14 @@ export function createOllamaParser(): LineParser {
 		}
 		if (msg === 'mlx runner is ready') return [{type: 'model-loaded', runner: 'mlx', model: mlxModel}];
 		m = OFFLOADED.exec(msg);
-		if (m) return offloaded(m);
+		if (m) return ofModel(offloaded(m));
 		if (msg === 'offload' || msg.startsWith('offload to ')) {
 			const a = slogAttrs(attrs);
 			const check = numberCheck();
 			const total = check.num('layers.model', a['layers.model'], 'count', {integer: true});
 			const onGpu = check.num('layers.offload', a['layers.offload'] ?? a['layers.real'], 'count', {integer: true});
 			if (total !== undefined && onGpu !== undefined && onGpu > total) check.fail(`offloaded ${onGpu} of ${total} layers`);
-			else if (total !== undefined && onGpu !== undefined) return withCheck([{type: 'offload', layersOnGpu: onGpu, layersTotal: total}], check);
+			else if (total !== undefined && onGpu !== undefined) return withCheck(ofModel([{type: 'offload', layersOnGpu: onGpu, layersTotal: total}]), check);
 			return withCheck([], check);
 		}
 		if (msg === 'model weights' || msg === 'kv cache' || msg === 'compute graph') {
@@ -172,7 +187,10 @@ export function createOllamaParser(): LineParser {
 		}
 		if (msg === 'starting mlx runner subprocess') {
 			const a = slogAttrs(attrs);
-			if (a.model !== undefined) mlxModel = a.model;
+			if (a.model !== undefined) {
+				mlxStarted.add(a.model);
+				mlxModel = mlxStarted.size === 1 ? a.model : undefined;
+			}
 			return [];
 		}
 		if (msg === 'loading model via llama-server' || msg === 'starting llama-server' || msg === 'starting llama server' || msg === 'starting runner') {
@@ -184,6 +202,7 @@ export function createOllamaParser(): LineParser {
 				const fromCmd = /--model (\S+)/.exec(a.cmd ?? '')?.[1];
 				if (fromCmd !== undefined) ggufModel = fromCmd;
 			}
+			if (ggufModel !== undefined && (msg === 'loading model via llama-server' || !ggufNamed)) ggufStarted.add(ggufModel);
 			return [];
 		}
 		if (msg === 'Loaded draft model') {

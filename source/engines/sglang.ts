@@ -107,6 +107,7 @@ export const sglang: EngineDescriptor = {
 	modelList: OPENAI_MODEL_LIST,
 	quickMarks: {modelOwner: 'sglang'},
 	unifiedMemory: false,
+	oneModel: true,
 	defaultPorts: [30000],
 	process: {names: ['sglang'], isServer: notPythonWorker},
 	modelBytes: {localDirs: true},

@@ -11,7 +11,9 @@ import {ProbeError, formatDuration, joinUrl, streamOnce, type StreamOutcome, typ
 import {protocolPlan, type ProtocolPlan} from './protocols.js';
 import type {ProbePrompt} from './prompts.js';
 import {PROBE_SEED} from './prompts.js';
-import {computeFigures, liveTps, type LogFigures, type LogFiguresFn, type StreamClock} from './timing.js';
+import {computeFigures, liveTps, type LogFigures, type LogFiguresFn, type LogQuery, type StreamClock} from './timing.js';
+import {inconsistency} from '../model/consistency.js';
+import type {ServerCounts} from './protocols.js';
 import type {Transport} from './transport.js';
 import type {ProbeResult} from '../types/probe.js';
 
@@ -152,17 +154,20 @@ export async function detectEngine(url: string, signal?: AbortSignal): Promise<s
 	return 'openai';
 }
 
-async function waitLogFigures(fn: LogFiguresFn, from: number, to: number, waitMs: number, signal?: AbortSignal): Promise<LogFigures | undefined> {
+async function waitLogFigures(fn: LogFiguresFn, q: LogQuery, waitMs: number, signal?: AbortSignal): Promise<LogFigures | undefined> {
 	const deadline = performance.now() + waitMs;
+	let last: LogFigures | undefined;
 	for (;;) {
 		let v: LogFigures | undefined;
 		try {
-			v = fn(from, to);
+			v = fn(q);
 		} catch {
 			v = undefined;
 		}
-		if (v !== undefined) return v;
-		if (performance.now() >= deadline || signal?.aborted) return undefined;
+		// A match ends the wait; "no line yet" or "2 candidates" may still settle as the log catches up.
+		if (v !== undefined && v.reason === undefined) return v;
+		last = v ?? last;
+		if (performance.now() >= deadline || signal?.aborted) return last;
 		await sleep(Math.min(100, Math.max(1, deadline - performance.now())), signal).catch(() => undefined);
 	}
 }
@@ -252,11 +257,19 @@ async function runProbeWithin(o: RunProbeOptions): Promise<RunProbeOutcome> {
 	const model = o.target.model ?? (await pickModel(o.target.url, o.target.engine, o.target.apiKey, o.signal));
 	if (o.signal?.aborted) throw new ProbeError('cancelled', 'probe cancelled');
 	const out = await streamWithRetries(o, model, () => undefined);
-	const log = o.logFigures ? await waitLogFigures(o.logFigures, out.wallStart, out.wallEnd, o.logWaitMs ?? 2000, o.signal) : undefined;
+	// An answer whose numbers contradict each other gives no figures from them (counted, with its reason).
+	const c = out.counts;
+	const bad = inconsistency({
+		promptTokens: c.promptTokens, cachedTokens: c.cachedTokens, prefillTokens: c.prefillTokens, prefillMs: c.prefillMs,
+		generatedTokens: c.completionTokens, decodeMs: c.decodeMs, drafted: c.drafted, accepted: c.accepted, passes: c.passes ?? out.decodeSteps, engineTps: c.reportedTps,
+	});
+	const counts: ServerCounts = bad === undefined ? c : {source: c.source, model: c.model, doneReason: c.doneReason};
+	const query: LogQuery = {fromMs: out.wallStart, toMs: out.wallEnd, completionTokens: counts.completionTokens, promptTokens: counts.promptTokens, model: model ?? c.model};
+	const log = o.logFigures && bad === undefined ? await waitLogFigures(o.logFigures, query, o.logWaitMs ?? 2000, o.signal) : undefined;
 	const figures = computeFigures({
 		clock: out.clock,
-		counts: out.counts,
-		decodeSteps: out.decodeSteps,
+		counts,
+		decodeSteps: bad === undefined ? out.decodeSteps : undefined,
 		log,
 		bandwidthGBs: o.bandwidthGBs,
 		bytesPerToken: o.bytesPerToken,
@@ -278,6 +291,8 @@ async function runProbeWithin(o: RunProbeOptions): Promise<RunProbeOutcome> {
 		bytesPerTokenSource: o.bytesPerToken === undefined ? undefined : o.bytesPerTokenSource,
 		bandwidthGBs: o.bandwidthGBs,
 		...figures,
+		...(bad !== undefined ? {inconsistent: [bad, ...(figures.inconsistent ?? [])]} : {}),
+		...(log?.reason !== undefined ? {logNote: log.reason} : {}),
 	};
 	return {result, plan: out.protocol};
 }

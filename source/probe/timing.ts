@@ -24,9 +24,22 @@ export interface LogFigures {
 	passes?: number;
 	/** Prompt tokens served from the prefix cache, where the log says. */
 	cached?: number;
+	/** The log request these come from (its key), once matched. */
+	key?: string;
+	/** Why the log gives no figures for this probe (`no log line for this request`, `2 candidates`). */
+	reason?: string;
 }
 
-export type LogFiguresFn = (fromMs: number, toMs: number) => LogFigures | undefined;
+/** The probe's own request, to find in the log: its time window and the counts its answer gave. */
+export interface LogQuery {
+	readonly fromMs: number;
+	readonly toMs: number;
+	readonly completionTokens?: number;
+	readonly promptTokens?: number;
+	readonly model?: string;
+}
+
+export type LogFiguresFn = (q: LogQuery) => LogFigures | undefined;
 
 /** Arrival times of one streamed answer, performance.now() ms. */
 export interface StreamClock {
@@ -119,7 +132,7 @@ function passFigures(i: FigureInputs): Pick<ProbeFigures, 'tokensPerPass' | 'tok
 		const passes = tpp === undefined || n === undefined ? undefined : n - (c.accepted ?? 0);
 		return {tokensPerPass: tpp, tokensPerPassSource: 'lmstudio stats', acceptance: acceptance(c.accepted, c.drafted), passes, drafted: c.drafted, accepted: c.accepted};
 	}
-	const log = i.log;
+	const log = i.log?.reason === undefined ? i.log : undefined;
 	if (log) {
 		const decoded = log.decoded ?? n;
 		if (log.passes !== undefined) {

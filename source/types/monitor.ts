@@ -77,8 +77,8 @@ export type EngineEvent =
 	| {readonly type: 'live-rate'; readonly key?: string; readonly generated: number; readonly tps: number; readonly tps3s?: number}
 	/** Prompt processing progress of a request in flight. */
 	| {readonly type: 'prefill-progress'; readonly key?: string; readonly processed: number; readonly total?: number; readonly progress?: number; readonly tps?: number}
-	/** Layers offloaded to the GPU (llama.cpp, Ollama all eras). */
-	| {readonly type: 'offload'; readonly layersOnGpu: number; readonly layersTotal: number}
+	/** Layers offloaded to the GPU (llama.cpp, Ollama all eras), of the model being loaded where the log says. */
+	| {readonly type: 'offload'; readonly layersOnGpu: number; readonly layersTotal: number; readonly model?: string}
 	/** One buffer line: `CUDA0 model buffer size = 4403.49 MiB`. `onGpu` by Ollama's rule. */
 	| {readonly type: 'buffer'; readonly device: string; readonly kind: 'model' | 'KV' | 'compute' | 'output' | 'RS'; readonly mib: number; readonly onGpu: boolean}
 	/** Context sizes: total, per slot/sequence, number of slots. */
@@ -204,8 +204,36 @@ export interface ServerInfo {
 	readonly logLabel?: string;
 }
 
+/**
+ * The evidence a request's model rests on (DESIGN §1 Attribution), strongest first: the log names
+ * it; it is the only model loaded (or the engine serves one model); the runner the log's load lines
+ * tie it to; the model whose `/api/ps` keep-alive moved when it ended; a probe whose counts match it.
+ */
+export type AttributionEvidence = 'log' | 'only model' | 'runner' | 'keep-alive' | 'probe';
+
+export interface Attribution {
+	/** The model as the user knows it (listed name where the server lists it). */
+	readonly model: string;
+	readonly by: AttributionEvidence;
+}
+
+/** Sums over finished requests (counters). A token sum is undefined until a request reports it. */
+export interface RequestTotals {
+	readonly requests: number;
+	readonly generated?: number;
+	readonly prompt?: number;
+	readonly drafted?: number;
+	readonly accepted?: number;
+}
+
 export interface RequestRecord extends Omit<RequestPatch, 'done' | 'started'> {
 	readonly serverId: string;
+	/** Which model the request is of, on evidence; undefined = `model unknown` (never blended into a model). */
+	readonly attribution?: Attribution;
+	/** Read from the log's backlog at start-up (its times are the log's own). */
+	readonly backlog?: boolean;
+	/** Its time cannot be known (a backlog line before any wall-clock stamp): "earlier", never "now". */
+	readonly earlier?: boolean;
 	/** First and last time a line of this request was seen (ms epoch). */
 	readonly firstSeen: number;
 	readonly lastSeen: number;
@@ -262,11 +290,26 @@ export interface ServerState extends ServerInfo {
 	/** Log lines parsed / not understood (counted, never errors). */
 	readonly linesParsed: number;
 	readonly linesUnparsed: number;
-	/** Log lines whose numbers could not be true (negative, not finite, absurd): counted, never figures. */
+	/** Log lines whose numbers could not be true (negative, not finite, absurd), and requests whose numbers contradict each other or physics: counted, never figures. */
 	readonly linesInconsistent: number;
-	/** Poll answers whose numbers could not be true, and the newest reason. */
+	/** Poll answers whose numbers could not be true, and the newest reason (`cached 172 > prompt 106`). */
 	readonly answersInconsistent: number;
 	readonly lastInconsistent?: string;
+	/** Finished requests seen since infertop started (a counter: never goes down as the ring drops old ones). */
+	readonly requestsSeen: number;
+	/** Finished requests per model as attributed now (`unknown` without evidence), since start. */
+	readonly requestsByModel: Readonly<Record<string, number>>;
+	/**
+	 * Monotonic totals since start per model label as known when each request finished (the
+	 * Prometheus counters: never decremented, never recomputed from the capped ring).
+	 */
+	readonly totals: Readonly<Record<string, RequestTotals>>;
+	/** When the models list last arrived (ms epoch), for the keep-alive evidence. */
+	readonly modelsAt?: number;
+	/** Keys of requests dropped as inconsistent; their later lines are ignored until they open anew. */
+	readonly dropped: readonly string[];
+	/** `offloaded N/M layers` per model (a log with two GGUF models has one line each). */
+	readonly offloads: Readonly<Record<string, {readonly layersOnGpu: number; readonly layersTotal: number}>>;
 	/** Newest last; capped ring of sanitized lines. */
 	/** The newest MAX_LOG_LINES lines (model/log-ring.ts: appended in O(1), read with logLines/logTail). */
 	readonly log: LogRing;
@@ -303,8 +346,11 @@ export interface MonitorState {
 
 /** Everything a collector may tell the store. */
 export type Action =
-	| {readonly type: 'engine-event'; readonly serverId: string; readonly t: number; readonly event: EngineEvent}
+	/** `at`: `backlog` = read at start-up, `t` is the log's own time; `earlier` = its time cannot be known. */
+	| {readonly type: 'engine-event'; readonly serverId: string; readonly t: number; readonly event: EngineEvent; readonly at?: 'backlog' | 'earlier'}
 	| {readonly type: 'log-line'; readonly serverId: string; readonly t: number; readonly text: string; readonly parsed: boolean}
+	/** A probe's counts matched this log request: it is of the probe's model. */
+	| {readonly type: 'request-attributed'; readonly serverId: string; readonly key: string; readonly model: string; readonly by: AttributionEvidence}
 	| {readonly type: 'log-state'; readonly serverId: string; readonly text: string}
 	/** A named server that does not answer as an engine: listed, never dropped. */
 	| {readonly type: 'server-down'; readonly t: number; readonly server: ServerInfo; readonly error: string}
@@ -388,4 +434,9 @@ export interface ModelFigures {
 	readonly lastRequestAt?: number;
 	/** Where the figures came from: `log`, `interval` (vLLM/SGLang windows), `probe`. */
 	readonly basis?: string;
+	/** The set of requests every figure of this row is made of, named (`last 5 requests of qwen3.8:latest, 2 min`, `probe 08:06:31`, `from the log, 18:40`). */
+	readonly set?: string;
+	/** Throughput an engine sums over N running requests (vLLM, SGLang): shown as one aggregate. */
+	readonly aggregateTps?: number;
+	readonly running?: number;
 }

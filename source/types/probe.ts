@@ -46,6 +46,8 @@ export interface ProbeResult {
 	readonly serverId?: string;
 	/** Numbers of the server's answer that were not believable (`eval_count -5`): their figures are unknown. */
 	readonly inconsistent?: readonly string[];
+	/** Why the log gives no figures for this probe's request (`no log line for this request`, `2 candidates`). */
+	readonly logNote?: string;
 }
 
 export interface ProbeProgress {

@@ -172,6 +172,7 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 					load={server?.load}
 					serverLabel={selectedId}
 					contention={contention}
+					demo={server?.demo === true}
 					width={plan.mainWidth}
 					height={plan.passes}
 					graphRows={plan.graphRows}

@@ -3,6 +3,7 @@ import {fileURLToPath} from 'node:url';
 import {describe, expect, it} from 'vitest';
 import {createParser, detectEngine} from '../../source/engines/index.js';
 import {requestFigures} from '../../source/model/figures.js';
+import {inconsistency} from '../../source/model/consistency.js';
 import type {EngineKind} from '../../source/types/monitor.js';
 import {sanitize} from '../../source/util/sanitize.js';
 import {requests, run} from './helpers.js';
@@ -30,6 +31,13 @@ describe('samples/ replay logs', () => {
 			// Reconstructed samples: every line understood. The captured llama-server log keeps its multi-line dumps.
 			if (file !== 'llama-server.log') expect(unparsed).toEqual([]);
 			else expect(unparsed.filter(l => /time =|acceptance|statistics/.test(l))).toEqual([]);
+		});
+	}
+
+	for (const [file, engine] of SAMPLES) {
+		it(`${file}: no request contradicts itself (cached ≤ prompt, no negative counts, accepted ≤ drafted)`, () => {
+			const reqs = [...requests(run(createParser(engine), sample(file)).events).values()];
+			expect(reqs.map(r => [r.key, inconsistency(r)]).filter(([, why]) => why !== undefined)).toEqual([]);
 		});
 	}
 

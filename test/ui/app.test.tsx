@@ -259,7 +259,11 @@ describe('live updates', () => {
 		store.dispatch({type: 'tick', t: T0 + 64_000});
 		store.publish();
 		await waitFor(() => tui.frame().includes('scale 0–150 tok/s'), 'scale grew');
-		expect(tui.frame()).toContain('now 120.0 tok/s');
+		// The graph's `now` is the row's own figure (the same set of requests), not the newest sample.
+		const decode = /decode (\S+) tok\/s/.exec(tui.frame())?.[1];
+		expect(decode).toBe('50.5'); // (9 × 127 + 120) tokens in (9 × 2668 + 1000) ms
+		expect(tui.frame()).toContain(`now ${decode} tok/s`);
+		expect(tui.frame()).toContain('last 10 requests of qwen3:8b, 13 s');
 		expect(tui.frame()).toMatch(/◌ stale\s+llamacpp.*connection refused/);
 		expectFits(tui.frame(), 120, 40);
 	});

@@ -1,6 +1,6 @@
 import {Box} from 'ink';
 import {memo, useMemo} from 'react';
-import {ollamaProcessor} from '../../model/figures.js';
+import {residencyOf} from '../../model/derive.js';
 import {engineName, engineOf} from '../../engines/index.js';
 import type {ModelInfo, ServerLifecycle, ServerState} from '../../types/monitor.js';
 import {DASH, fit, shortUrl, until} from '../format.js';
@@ -33,21 +33,11 @@ export interface EngineRow {
 	readonly note?: string;
 }
 
-/** PROCESSOR text as `ollama ps` prints it, or layers offloaded, with the CPU share when partly on CPU. */
-export function residencyOf(server: ServerState, model: ModelInfo | undefined): {text: string; cpuShare?: number} {
-	const text =
-		model?.processor ??
-		ollamaProcessor(model?.sizeBytes, model?.sizeVramBytes) ??
-		(server.offload ? `${server.offload.layersOnGpu}/${server.offload.layersTotal} layers GPU` : undefined);
-	let residency = model?.gpuResidency;
-	if (residency === undefined && model?.sizeBytes !== undefined && model.sizeVramBytes !== undefined && model.sizeBytes > 0) {
-		residency = model.sizeVramBytes / model.sizeBytes;
-	}
-	if (residency === undefined && server.offload && server.offload.layersTotal > 0) {
-		residency = server.offload.layersOnGpu / server.offload.layersTotal;
-	}
+/** PROCESSOR text and the CPU share when partly on CPU, as derive computes residency (one place). */
+export function residencyText(server: ServerState, model: ModelInfo | undefined): {text: string; cpuShare?: number} {
+	const {gpuResidency: residency, processor} = residencyOf(server, model);
 	const cpuShare = residency !== undefined && residency < 0.995 ? 1 - residency : undefined;
-	return {text: text ?? DASH, cpuShare};
+	return {text: processor ?? DASH, cpuShare};
 }
 
 function contextOf(server: ServerState, model: ModelInfo | undefined): string {
@@ -71,7 +61,7 @@ export function engineRows(servers: Readonly<Record<string, ServerState>>, order
 		if (!s) continue;
 		const models: (ModelInfo | undefined)[] = s.models.length > 0 ? [...s.models] : [undefined];
 		models.forEach((m, i) => {
-			const res = residencyOf(s, m);
+			const res = residencyText(s, m);
 			rows.push({
 				serverId: id,
 				first: i === 0,

@@ -15,6 +15,8 @@ export interface PassesPaneProps {
 	/** What the server's status API says it runs now (batch size, waiting). */
 	readonly load?: ServerLoad;
 	readonly contention?: string;
+	/** The selected server is the demo's simulated engine (its causes are simulated). */
+	readonly demo?: boolean;
 	readonly width: number;
 	readonly height: number;
 	/** Height of the tok/s graph; 0 = no graphs. */
@@ -55,7 +57,10 @@ export function passesLines(f: ModelFigures | undefined): [string, string][][] {
 	const effShare = f?.effectiveBandwidthGBs !== undefined && f.bandwidthGBs ? f.effectiveBandwidthGBs / f.bandwidthGBs : undefined;
 	return [
 		[
-			['decode ', `${tps(f?.decodeTps)} tok/s`],
+			// A sum over N running requests is shown as one aggregate, never as one request's speed.
+			f?.aggregateTps !== undefined && f.decodeTps === undefined
+				? ['aggregate ', `${tps(f.aggregateTps)} tok/s over ${f.running ?? '?'} running`]
+				: ['decode ', `${tps(f?.decodeTps)} tok/s`],
 			['   tok/pass ', tppWithEngine(f)],
 			['   accept ', pct(f?.acceptance, 1)],
 			['   passes/s ', num(f?.passesPerSec, 1)],
@@ -95,13 +100,13 @@ const LABELS = 20;
 export const PassesPane = memo(function PassesPane(props: PassesPaneProps) {
 	const f = primaryFigures(props.figures);
 	const lines = useMemo(() => passesLines(f), [f]);
-	const verdict = useMemo(() => passesVerdictLine(f, props.contention), [f, props.contention]);
+	const verdict = useMemo(() => passesVerdictLine(f, props.contention, props.demo === true), [f, props.contention, props.demo]);
 	const others = props.figures.filter(x => x !== f && x.model).map(x => x.model);
 	const detail = [
 		f?.model ?? props.serverLabel ?? DASH,
 		f?.engine,
 		f?.runner,
-		f ? `${f.requestCount} request${f.requestCount === 1 ? '' : 's'}${f.basis ? ` (${f.basis})` : ''}` : undefined,
+		f?.set,
 		others.length > 0 ? `also ${others.join(', ')}` : undefined,
 		batchText(props.load),
 	]
@@ -154,8 +159,9 @@ const Graphs = memo(function Graphs({history, figures, width, rows}: GraphsProps
 	}, [rawScale, rawTppScale]);
 	const scale = niceCeil(rawScale);
 	const tppScale = niceCeil(rawTppScale);
-	const lastTps = [...tpsValues].reverse().find(v => v !== undefined);
-	const lastTpp = [...tppValues].reverse().find(v => v !== undefined);
+	// `now` is the row's own figure (the same set as the lines above), not whichever sample is newest.
+	const lastTps = figures?.decodeTps;
+	const lastTpp = figures?.tokensPerPass;
 	const cRow = ceilingRow(ceiling, scale, rows);
 	const ceilingText = `┄ ceiling ${tps(ceiling)}`;
 	const labels = placeLabels(rows, [

@@ -36,7 +36,8 @@ export function requestRows(servers: Readonly<Record<string, ServerState>>, orde
 		for (const r of s.requests) all.push({r, engine: engineName(s), model: modelLabel(r, s)});
 	}
 	all.sort((a, b) => b.r.lastSeen - a.r.lastSeen);
-	const live = all.filter(x => !x.r.done).slice(0, 2);
+	// A request the backlog left open is not running now.
+	const live = all.filter(x => !x.r.done && !x.r.backlog).slice(0, 2);
 	const done = all.filter(x => x.r.done);
 	const out: RequestRow[] = [];
 	for (const {r, engine, model} of live) {
@@ -56,7 +57,7 @@ export function requestRows(servers: Readonly<Record<string, ServerState>>, orde
 			key: `${r.serverId}/${r.key}`,
 			live: false,
 			text: row([
-				clock(r.lastSeen),
+				r.earlier ? 'earlier' : clock(r.lastSeen),
 				engine,
 				model,
 				int(f.promptTokens),
