@@ -87,12 +87,15 @@ export function aggregate(requests: readonly RequestRecord[]): Omit<ModelFigures
 		passes: passesKnown > 0 ? passes : undefined,
 		msPerPass: passesTimed > 0 ? msPerPass(decodeMsWithPasses, passesTimed) : undefined,
 		cachedTokens: last?.cachedTokens,
-		promptTokens: last?.promptTokens ?? (last?.prefillTokens !== undefined ? last.prefillTokens + (last.cachedTokens ?? 0) : undefined),
+		// The evaluated count alone is not the prompt (llama.cpp default verbosity): only with the cached count.
+		promptTokens: last?.promptTokens ?? (last?.prefillTokens !== undefined && last.cachedTokens !== undefined ? last.prefillTokens + last.cachedTokens : undefined),
+		...(last?.promptEstimated === true ? {promptEstimated: true} : {}),
 	};
 }
 
 function windowOf(requests: readonly RequestRecord[], now: number): RequestRecord[] {
-	const finished = requests.filter(r => r.done);
+	// Failed and cancelled requests carry no figures of their own.
+	const finished = requests.filter(r => r.done && r.outcome === undefined);
 	const recent = finished.filter(r => now - r.lastSeen <= FIGURE_WINDOW_MS).slice(-FIGURE_WINDOW_REQUESTS);
 	if (recent.length > 0) return recent;
 	const last = finished.at(-1);
@@ -173,6 +176,7 @@ export function deriveServer(state: MonitorState, serverId: string): ModelFigure
 			...residency(server, model),
 			cachedTokens: agg.cachedTokens,
 			promptTokens: agg.promptTokens,
+			promptEstimated: agg.promptEstimated,
 			requestCount: agg.count,
 			lastRequestAt: reqs.at(-1)?.lastSeen,
 			basis: useInterval ? 'interval' : fromProbe ? (agg.count > 0 ? 'log + probe' : 'probe') : agg.count > 0 ? 'log' : undefined,

@@ -47,6 +47,7 @@ function modelJson(f: ModelFigures, server: ServerState | undefined) {
 		expiresAt: nul(info?.expiresAt),
 		cachedTokens: nul(f.cachedTokens),
 		promptTokens: nul(f.promptTokens),
+		promptEstimated: f.promptEstimated === true,
 		requests: f.requestCount,
 		basis: nul(f.basis),
 	};
@@ -62,6 +63,10 @@ function requestJson(r: RequestRecord, server: ServerState) {
 		runner: nul(r.runner),
 		promptTokens: nul(f.promptTokens),
 		cachedTokens: nul(f.cachedTokens),
+		promptEstimated: f.promptEstimated === true,
+		outcome: nul(r.outcome),
+		error: nul(r.error),
+		wallMs: round(r.wallMs, 1),
 		prefillTps: round(f.prefillTps, 2),
 		generatedTokens: nul(r.generatedTokens),
 		decodeTps: round(f.decodeTps, 2),

@@ -64,6 +64,20 @@ export interface RequestPatch {
 	readonly engineMeanLen?: number;
 	/** The engine's own decode rate for this request (llama.cpp `eval time … tokens per second`). */
 	readonly engineTps?: number;
+	/**
+	 * `promptTokens` and `cachedTokens` are worked out from other counts, not stated by the log
+	 * (llama.cpp default verbosity: `stop processing: n_tokens` + 1 − generated − prefill): shown `~`.
+	 */
+	readonly promptEstimated?: boolean;
+	/** Wall time of the whole request as the engine logged it (Ollama MLX runner `ServeHTTP took=`, lithos `wall_ms`). */
+	readonly wallMs?: number;
+	/**
+	 * How the request ended where it did not end normally: `error` (llama.cpp `send_error`, a failed
+	 * request: no figures), `cancelled` (client went away: partial figures are not the request's).
+	 */
+	readonly outcome?: 'error' | 'cancelled';
+	/** The engine's error message for an `error` outcome (sanitized, capped). */
+	readonly error?: string;
 	/** Set on the line that closes the request (llama.cpp `release`, Ollama MLX stats, lithos Generation). */
 	readonly done?: boolean;
 	/** Set on the line that opens the request. */
@@ -104,6 +118,12 @@ export type EngineEvent =
 		readonly accepted?: number;
 		readonly drafted?: number;
 		readonly acceptRate?: number;
+		/** Requests preempted so far (vLLM V0 `Swapped`/V1 preemption counter, SGLang retractions). */
+		readonly preemptions?: number;
+		/** Prompt tokens of the last prefill batch served from the prefix cache (SGLang `#cached-token`). */
+		readonly cachedTokens?: number;
+		/** Prompt tokens of the last prefill batch computed (SGLang `#new-token`). */
+		readonly newTokens?: number;
 	}
 	/** Speculative decoding configured (MTP / DFlash / DSpark / draft model). */
 	| {readonly type: 'spec-init'; readonly kind: string; readonly detail?: string};
@@ -320,6 +340,8 @@ export interface ModelFigures {
 	readonly processor?: string;
 	readonly cachedTokens?: number;
 	readonly promptTokens?: number;
+	/** promptTokens/cachedTokens are worked out from other counts (shown `~`). */
+	readonly promptEstimated?: boolean;
 	/** Requests the figures come from (finished, in this window). */
 	readonly requestCount: number;
 	/** When the newest of them finished (ms epoch): the model running right now is the newest. */
