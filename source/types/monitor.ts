@@ -69,6 +69,8 @@ export interface RequestPatch {
 	 * (llama.cpp default verbosity: `stop processing: n_tokens` + 1 − generated − prefill): shown `~`.
 	 */
 	readonly promptEstimated?: boolean;
+	/** Time to first token as the engine reports it (LM Studio `timeToFirstTokenSec`). */
+	readonly ttftMs?: number;
 	/** Wall time of the whole request as the engine logged it (Ollama MLX runner `ServeHTTP took=`, lithos `wall_ms`). */
 	readonly wallMs?: number;
 	/**
