@@ -61,12 +61,13 @@ describe('SGLang (engines.md §5)', () => {
 describe('mlx-lm (engines.md §3)', () => {
 	it('reconstructed lines', () => {
 		const p = createMlxLmParser();
-		expect(one(p, '2026-08-21 18:48:22,123 - INFO - Prompt Cache: 3 sequences, 1.42 GB')).toEqual([]);
+		// mlx_lm/server.py @ d78bf58: `Prompt Cache:` opens a request (see mlxlm.test.ts).
+		expect(one(p, '2026-08-21 18:48:22,123 - INFO - Prompt Cache: 3 sequences, 1.42 GB')).toEqual([{type: 'request', key: 'mlxlm#1', started: true}]);
 		expect(one(p, '2026-08-21 18:48:22,124 - INFO - - KVCache: 3 sequences, 1.42 GB')).toEqual([]);
 		expect(one(p, '2026-08-21 18:48:22,530 - INFO - Prompt processing progress: 2048/5321'))
 			.toEqual([{type: 'prefill-progress', key: 'mlxlm#1', processed: 2048, total: 5321, progress: 2048 / 5321}]);
 		expect(one(p, '127.0.0.1 - - [21/Aug/2026 18:48:30] "POST /v1/chat/completions HTTP/1.1" 200 -'))
-			.toEqual([{type: 'http', client: '127.0.0.1', method: 'POST', path: '/v1/chat/completions', status: 200}]);
+			.toEqual([{type: 'http', client: '127.0.0.1', method: 'POST', path: '/v1/chat/completions', status: 200}, {type: 'request', key: 'mlxlm#1', done: true}]);
 		expect(one(p, 'Starting httpd at 127.0.0.1 on port 8080...')).toEqual([{type: 'server-start', listen: '127.0.0.1:8080'}]);
 	});
 });
