@@ -7,9 +7,18 @@ import {OPENAI_MODEL_LIST, OPENAI_PROBE, OPENAI_VERSIONED_POLL, type EngineDescr
 import {clean, finite, parseUvicorn} from './common.js';
 import {MAX_PARSE_CHARS} from './llamacpp.js';
 
-const PREFIX = /^(?:\([^)]*pid=\d+\) )?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2} \[[^\]:]+:\d+\] /;
+/**
+ * vllm/logger.py `_FORMAT`: `%(levelname)s %(asctime)s [%(filename)s:%(lineno)d] %(message)s` (V0 ≥ 0.6.4 and V1),
+ * `%(levelname)s %(asctime)s %(filename)s:%(lineno)d] %(message)s` before (≤ 0.6: no opening bracket);
+ * `(APIServer pid=N) ` / `(EngineCore_DP0 pid=N) ` process prefixes in V1.
+ */
+const PREFIX = /^(?:\([^)]*pid=\d+\) )?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2} (?:\[[^\]:]+:\d+\]|[\w.]+:\d+\]) /;
 const STATS = /^(?:(?:Engine \d+|\d+ Engines Aggregated): )?Avg prompt throughput: ([\d.]+) tokens\/s, Avg generation throughput: ([\d.]+) tokens\/s, Running: (\d+) reqs(.*)$/;
 const WAITING = /(?:Waiting|Pending): (\d+) reqs/;
+/** vllm/v1/metrics/loggers.py `log_parts.append("Preemptions: %d")` (only when > 0; preemptions in the window). */
+const PREEMPTIONS = /Preemptions: (\d+)/;
+/** V0 core/scheduler.py / V1 core/sched/scheduler.py `_preempt…` warning, every 50th: `total_num_cumulative_preemption=%d`. */
+const CUMULATIVE_PREEMPTION = /total_num_cumulative_preemption=(\d+)/;
 const KV = /GPU KV cache usage: ([\d.]+)%/;
 const PREFIX_HIT = /(?<!External )Prefix cache hit rate: ([\d.]+)%/;
 const MEAN_LEN = /Mean acceptance length: ([\d.]+|nan)/;
@@ -19,12 +28,13 @@ const RATE = /(?:Avg )?Draft acceptance rate: ([\d.]+|nan)(%?)/;
 const LISTEN = /(?:Starting vLLM API server \d+ on|Uvicorn running on) (\S+)/;
 const VERSION = /vLLM API server version (\S+)/;
 
-export function parseVllmMessage(msg: string): EngineEvent[] | null {
+export function parseVllmMessage(msg: string, state?: {preemptionsSeen?: boolean}): EngineEvent[] | null {
 	const c = msg.charCodeAt(0);
 	if ((c === 69 || c === 65 || (c >= 48 && c <= 57)) && msg.includes('Avg prompt throughput')) {
 		const m = STATS.exec(msg);
 		if (m) {
 			const rest = m[4]!;
+			if (state && rest.includes('Preemptions: ')) state.preemptionsSeen = true;
 			const kv = KV.exec(rest);
 			const hit = PREFIX_HIT.exec(rest);
 			return [clean({
@@ -33,6 +43,9 @@ export function parseVllmMessage(msg: string): EngineEvent[] | null {
 				genTps: Number(m[2]),
 				running: Number(m[3]),
 				waiting: finite(WAITING.exec(rest)?.[1]),
+				// vLLM V1 appends it only when > 0: once this log has shown one, its absence means 0
+				// (a build that never prints it leaves the figure unknown).
+				preemptions: finite(PREEMPTIONS.exec(rest)?.[1]) ?? (state?.preemptionsSeen ? 0 : undefined),
 				kvUsage: kv ? Number(kv[1]) / 100 : undefined,
 				prefixHitRate: hit ? Number(hit[1]) / 100 : undefined,
 			}) as EngineEvent];
@@ -50,6 +63,10 @@ export function parseVllmMessage(msg: string): EngineEvent[] | null {
 			acceptRate,
 		}) as EngineEvent];
 	}
+	if (msg.includes('total_num_cumulative_preemption=')) {
+		const n = finite(CUMULATIVE_PREEMPTION.exec(msg)?.[1]);
+		return n === undefined ? [] : [{type: 'interval-stats', preemptedTotal: n}];
+	}
 	let m = VERSION.exec(msg);
 	if (m) return [{type: 'server-start', version: m[1]}];
 	m = LISTEN.exec(msg);
@@ -58,12 +75,13 @@ export function parseVllmMessage(msg: string): EngineEvent[] | null {
 }
 
 export function createVllmParser(): LineParser {
+	const state: {preemptionsSeen?: boolean} = {};
 	const push = (line: string): EngineEvent[] | null => {
 		if (line.length === 0 || line.length > MAX_PARSE_CHARS) return null;
 		const c = line.charCodeAt(0);
 		if (c === 40 /* ( */ || c === 68 || c === 73 || c === 87 || c === 69 || c === 67) {
 			const m = PREFIX.exec(line);
-			if (m) return parseVllmMessage(line.slice(m[0].length));
+			if (m) return parseVllmMessage(line.slice(m[0].length), state);
 			const h = parseUvicorn(line);
 			if (h) return [h];
 			// `(APIServer pid=1) INFO:     Started server process` and other uvicorn lines.

@@ -13,7 +13,7 @@ import {
 	rate,
 	residencyFromLayers,
 } from './figures.js';
-import type {ModelFigures, ModelInfo, MonitorState, RequestRecord, ServerState} from '../types/monitor.js';
+import type {BatchFigures, ModelFigures, ModelInfo, MonitorState, RequestRecord, ServerState} from '../types/monitor.js';
 import {engineOf} from '../engines/index.js';
 
 /** Figures average the finished requests of the last minute (at most 10); older ones stay until replaced. */
@@ -125,6 +125,18 @@ export function modelLabel(r: RequestRecord, server: Pick<ServerState, 'models'>
 	return listed?.name ?? name.slice(name.lastIndexOf('/') + 1);
 }
 
+/** The server's windowed batch figures (vLLM/SGLang), undefined keys dropped; undefined when it logs none. */
+export function batchFigures(server: ServerState): BatchFigures | undefined {
+	const iv = server.interval;
+	if (!iv) return undefined;
+	const out: Record<string, number> = {};
+	for (const k of ['genTps', 'promptTps', 'running', 'waiting', 'kvUsage', 'prefixHitRate', 'preemptions', 'preemptedTotal', 'cachedTokens', 'newTokens'] as const) {
+		const v = iv[k];
+		if (v !== undefined && Number.isFinite(v) && v >= 0) out[k] = v;
+	}
+	return Object.keys(out).length > 0 ? out : undefined;
+}
+
 export function deriveServer(state: MonitorState, serverId: string): ModelFigures[] {
 	const server = state.servers[serverId];
 	if (!server) return [];
@@ -142,7 +154,8 @@ export function deriveServer(state: MonitorState, serverId: string): ModelFigure
 		const probeMatches = lastProbe !== undefined && (!model || !lastProbe.model || lastProbe.model === model.name);
 		// Where the log gives no decode time (Ollama's MLX engine, lithos), the last wall-clocked probe does.
 		const fromProbe = !useInterval && agg.decodeTps === undefined && probeMatches && lastProbe.decodeTps !== undefined;
-		const decodeTps = useInterval ? server.interval?.genTps : fromProbe ? lastProbe!.decodeTps : agg.decodeTps;
+		// The window's generation throughput is the whole batch's: one sequence's rate only when one runs.
+		const decodeTps = useInterval ? (server.interval?.running === 1 ? server.interval.genTps : undefined) : fromProbe ? lastProbe!.decodeTps : agg.decodeTps;
 		const tokensPerPass = useInterval ? server.interval?.meanAcceptLen : agg.tokensPerPass;
 		const acc = useInterval ? (server.interval?.acceptRate ?? acceptance(server.interval?.accepted, server.interval?.drafted)) : agg.acceptance;
 		const bytes = model ? server.modelBytes[model.name] : Object.values(server.modelBytes)[0];
@@ -177,6 +190,7 @@ export function deriveServer(state: MonitorState, serverId: string): ModelFigure
 			cachedTokens: agg.cachedTokens,
 			promptTokens: agg.promptTokens,
 			promptEstimated: agg.promptEstimated,
+			batch: batchFigures(server),
 			requestCount: agg.count,
 			lastRequestAt: reqs.at(-1)?.lastSeen,
 			basis: useInterval ? 'interval' : fromProbe ? (agg.count > 0 ? 'log + probe' : 'probe') : agg.count > 0 ? 'log' : undefined,

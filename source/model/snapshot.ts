@@ -48,6 +48,12 @@ function modelJson(f: ModelFigures, server: ServerState | undefined) {
 		cachedTokens: nul(f.cachedTokens),
 		promptTokens: nul(f.promptTokens),
 		promptEstimated: f.promptEstimated === true,
+		// vLLM/SGLang windowed batch figures (aggregates over the running sequences), or null.
+		batch: f.batch ? {
+			genTps: round(f.batch.genTps, 2), promptTps: round(f.batch.promptTps, 2), running: nul(f.batch.running), waiting: nul(f.batch.waiting),
+			kvUsage: round(f.batch.kvUsage, 4), prefixHitRate: round(f.batch.prefixHitRate, 4), preemptions: nul(f.batch.preemptions),
+			preemptedTotal: nul(f.batch.preemptedTotal), cachedTokens: nul(f.batch.cachedTokens), newTokens: nul(f.batch.newTokens),
+		} : null,
 		requests: f.requestCount,
 		basis: nul(f.basis),
 	};

@@ -120,8 +120,10 @@ export type EngineEvent =
 		readonly accepted?: number;
 		readonly drafted?: number;
 		readonly acceptRate?: number;
-		/** Requests preempted so far (vLLM V0 `Swapped`/V1 preemption counter, SGLang retractions). */
+		/** Requests preempted in the window (vLLM V1 `Preemptions: N`; absent from the line = 0). */
 		readonly preemptions?: number;
+		/** Requests preempted since the log began (vLLM `total_num_cumulative_preemption`, SGLang `#retracted_reqs` summed). */
+		readonly preemptedTotal?: number;
 		/** Prompt tokens of the last prefill batch served from the prefix cache (SGLang `#cached-token`). */
 		readonly cachedTokens?: number;
 		/** Prompt tokens of the last prefill batch computed (SGLang `#new-token`). */
@@ -311,6 +313,20 @@ export interface LineParser {
 	push(line: string): EngineEvent[] | null;
 }
 
+/** Windowed batch figures as the engine logs them (see ModelFigures.batch). */
+export interface BatchFigures {
+	readonly genTps?: number;
+	readonly promptTps?: number;
+	readonly running?: number;
+	readonly waiting?: number;
+	readonly kvUsage?: number;
+	readonly prefixHitRate?: number;
+	readonly preemptions?: number;
+	readonly preemptedTotal?: number;
+	readonly cachedTokens?: number;
+	readonly newTokens?: number;
+}
+
 /**
  * The live figures of one model on one server, DESIGN §1 keys (source/model/derive.ts computes
  * them from state; the screen, the snapshot and the Prometheus exporter all read this).
@@ -344,6 +360,11 @@ export interface ModelFigures {
 	readonly promptTokens?: number;
 	/** promptTokens/cachedTokens are worked out from other counts (shown `~`). */
 	readonly promptEstimated?: boolean;
+	/**
+	 * The engine's windowed batch figures (vLLM stats line, SGLang batch lines): aggregates over every
+	 * running sequence, never one request's. Per-sequence figures come from them only when one runs.
+	 */
+	readonly batch?: BatchFigures;
 	/** Requests the figures come from (finished, in this window). */
 	readonly requestCount: number;
 	/** When the newest of them finished (ms epoch): the model running right now is the newest. */

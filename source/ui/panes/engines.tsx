@@ -3,7 +3,8 @@ import {memo, useMemo} from 'react';
 import {ollamaProcessor} from '../../model/figures.js';
 import {engineName, engineOf} from '../../engines/index.js';
 import type {ModelInfo, ServerLifecycle, ServerState} from '../../types/monitor.js';
-import {DASH, fit, shortUrl, until} from '../format.js';
+import {batchFigures} from '../../model/derive.js';
+import {batchSummary, DASH, fit, shortUrl, until} from '../format.js';
 import type {ThemeToken} from '../theme.js';
 import {Line, Span, Title} from './common.js';
 
@@ -28,6 +29,8 @@ export interface EngineRow {
 	readonly context: string;
 	readonly until: string;
 	readonly demo: boolean;
+	/** vLLM/SGLang windowed batch figures (first row of a server only), '' when none. */
+	readonly batch: string;
 }
 
 /** PROCESSOR text as `ollama ps` prints it, or layers offloaded, with the CPU share when partly on CPU. */
@@ -83,6 +86,7 @@ export function engineRows(servers: Readonly<Record<string, ServerState>>, order
 								? DASH
 								: '',
 				demo: s.demo === true,
+				batch: i === 0 ? batchSummary(batchFigures(s)) : '',
 			});
 		});
 	}
@@ -145,6 +149,8 @@ export const EnginesPane = memo(function EnginesPane({rows, selectedId, width, h
 						{fit(r.context, c.ctx - 1, true)}
 						{r.until ? ' ' : ''}
 						{r.until ? <Span color="muted">{r.until}</Span> : null}
+						{r.batch ? '  ' : ''}
+						{r.batch ? <Span color="muted">{r.batch}</Span> : null}
 					</Line>
 				);
 			})}
