@@ -27,7 +27,7 @@ const CACHE_STATS = /^Prompt Cache: \d+ sequences, [\d.]+ GB/;
 /** `logging.info(f"Starting httpd at {host} on port {port}...")` — server.py:1696 @ d78bf58. */
 const HTTPD = /^Starting httpd at (\S+) on port (\d+)/;
 /** `json.dumps(resp, indent="\t")` lines of `Outgoing Response:` — server.py:1513 @ d78bf58 (tabs, or the two spaces sanitize() makes of them). */
-const USAGE = /^(?:\t|  )+"(prompt_tokens|completion_tokens|cached_tokens)": (\d+),?$/;
+const USAGE = /^(?:\t| {2})+"(prompt_tokens|completion_tokens|cached_tokens)": (\d+),?$/;
 const GENERATION_PATHS = new Set(['/v1/chat/completions', '/v1/completions', '/chat/completions', '/completions']);
 
 export function createMlxLmParser(): LineParser {
