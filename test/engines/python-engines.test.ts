@@ -4,7 +4,7 @@ import {createMlxLmParser} from '../../source/engines/mlxlm.js';
 import {createSglangParser} from '../../source/engines/sglang.js';
 import {createVllmParser} from '../../source/engines/vllm.js';
 import {requestFigures} from '../../source/model/figures.js';
-import {one} from './helpers.js';
+import {one, run} from './helpers.js';
 
 describe('vLLM (engines.md §4)', () => {
 	it('captured club-3090 #93 lines', () => {
@@ -83,7 +83,7 @@ describe('lithos-metal (engines.md §7)', () => {
 			{type: 'spec-init', kind: 'dspark', detail: 'LithosAI/Qwen3.8-27B-DSpark-NVFP4 (verification rows 8)'},
 		]);
 		const ev = one(p, "INFO:monolith.serve:Generation: {'steps': 37, 'decode_gpu_ms': 612.4, 'wall_ms': 1580.2, 'prefill_gpu_ms': 301.7, 'prefill_wall_ms': 355.0, 'state_reset_ms': 0.4, 'checkpoint_ms': 12.1, 'setup_ms': 0.0, 'first_text_ms': 402.3, 'cached_prompt_tokens': 14993, 'prefill_encode_ms': 3.2, 'prefill_commit_ms': 0.8, 'prefill_wait_ms': 340.1, 'verify_tokens': 8, 'decode_step_ms': 16.55}");
-		expect(ev).toEqual([{type: 'request', key: 'lithos#1', model: 'nvidia/Qwen3.8-27B-NVFP4', started: true, done: true, passes: 37, cachedTokens: 14993, decodeMs: 612.4, prefillMs: 355}]);
+		expect(ev).toEqual([{type: 'request', key: 'lithos#1', model: 'nvidia/Qwen3.8-27B-NVFP4', started: true, done: true, passes: 37, cachedTokens: 14993, decodeMs: 612.4, prefillMs: 355, wallMs: 1580.2}]);
 		// No token count in the log: tokens per pass stays unknown, ms per pass is known.
 		const f = requestFigures(ev![0] as never);
 		expect(f.tokensPerPass).toBeUndefined();
@@ -99,5 +99,33 @@ describe('lithos-metal (engines.md §7)', () => {
 		]);
 		expect(parsePythonDict("{'a': None, 'b': 'it\\'s', 'c': True}")).toEqual({a: null, b: "it's", c: true});
 		expect(parsePythonDict('{broken')).toBeUndefined();
+	});
+});
+
+describe('lithos-metal 0.1.2 warmups and DSpark=disabled (monolith/serve.py main(): warmup, then the ready line, then uvicorn)', () => {
+	const READY_ON = 'INFO:monolith.serve:lithos-metal ready: http://127.0.0.1:8000 — model=nvidia/Qwen3.8-27B-NVFP4; DSpark=LithosAI/Qwen3.8-27B-DSpark-NVFP4; verification rows=8';
+	const READY_OFF = 'INFO:monolith.serve:lithos-metal ready: http://127.0.0.1:8000 — model=nvidia/Qwen3.8-27B-NVFP4; DSpark=disabled; verification rows=1';
+	const gen = (steps: number, verify: number) => `INFO:monolith.serve:Generation: {'steps': ${steps}, 'decode_gpu_ms': 500.0, 'wall_ms': 900.0, 'prefill_wall_ms': 100.0, 'cached_prompt_tokens': 0, 'verify_tokens': ${verify}}`;
+
+	it('Generations before ready are warmups, not requests', () => {
+		const {events} = run(createLithosParser(), [gen(4, 8), gen(4, 8), READY_ON, 'INFO:     Started server process [4242]', gen(37, 8), 'INFO:     127.0.0.1:52345 - "POST /v1/chat/completions HTTP/1.1" 200 OK']);
+		const reqs = events.filter(e => e.type === 'request');
+		expect(reqs).toHaveLength(1);
+		expect(reqs[0]).toMatchObject({key: 'lithos#3', passes: 37});
+		expect(events).toContainEqual({type: 'spec-init', kind: 'dspark', detail: 'LithosAI/Qwen3.8-27B-DSpark-NVFP4 (verification rows 8)'});
+	});
+
+	it('a tail that began after ready: the first uvicorn line shows it is serving, earlier Generations are requests', () => {
+		const {events} = run(createLithosParser(), [gen(37, 8), 'INFO:     127.0.0.1:52345 - "POST /v1/chat/completions HTTP/1.1" 200 OK']);
+		expect(events.filter(e => e.type === 'request')).toHaveLength(1);
+	});
+
+	it('DSpark=disabled: no speculation, one token per step (decode rate known)', () => {
+		const {events} = run(createLithosParser(), [READY_OFF, gen(120, 1)]);
+		expect(events.some(e => e.type === 'spec-init')).toBe(false);
+		const r = events.find(e => e.type === 'request')!;
+		expect(r).toMatchObject({passes: 120, decodedTokens: 120, decodeMs: 500});
+		const f = requestFigures(r as never);
+		expect([f.tokensPerPass, f.decodeTps]).toEqual([1, 240]);
 	});
 });
