@@ -140,8 +140,10 @@ export function applyEvent(server: ServerState, t: number, event: EngineEvent, c
 		case 'busy':
 			return {...server, busy: {t, reason: event.reason, status: event.status}};
 		case 'interval-stats': {
-			const sample: PassSample | undefined = event.genTps !== undefined || event.meanAcceptLen !== undefined
-				? {t, decodeTps: event.genTps, tokensPerPass: event.meanAcceptLen, contention: contention || undefined}
+			// The window's throughput is the batch's: it is one sequence's decode rate only when one runs.
+			const seqTps = event.running === 1 ? event.genTps : undefined;
+			const sample: PassSample | undefined = seqTps !== undefined || event.meanAcceptLen !== undefined
+				? {t, decodeTps: seqTps, tokensPerPass: event.meanAcceptLen, contention: contention || undefined}
 				: undefined;
 			return {...server, interval: {...server.interval, ...event, t}, history: sample ? push(server.history, sample, MAX_HISTORY) : server.history};
 		}

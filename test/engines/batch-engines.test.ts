@@ -88,3 +88,14 @@ describe('SGLang batch figures', () => {
 		expect(parseSglangFinish("Finish: obj=X(), out={'meta_info': {'finish_reason': {'type': 'abort'}, 'prompt_tokens': 5}}", 2)).toMatchObject({outcome: 'cancelled', promptTokens: 5});
 	});
 });
+
+describe('the tok/s history of a batch engine', () => {
+	it('samples the window rate only when one sequence runs', () => {
+		const {events} = run(createVllmParser(), [
+			...V1,
+			'INFO 05-07 04:56:27 [loggers.py:271] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 88.1 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 0.2%, Prefix cache hit rate: 0.0%',
+		]);
+		const s = stateOf('vllm', events);
+		expect(s.servers.srv!.history.map(h => h.decodeTps)).toEqual([88.1]);
+	});
+});
