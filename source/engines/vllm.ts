@@ -3,7 +3,7 @@
  * (all forms) and V0 `Speculative metrics`, uvicorn access lines, `(APIServer pid=N) ` prefixes.
  */
 import type {EngineEvent, LineParser} from '../types/monitor.js';
-import {OPENAI_MODEL_LIST, OPENAI_PROBE, OPENAI_VERSIONED_POLL, type EngineDescriptor} from './descriptor.js';
+import {CHAT, COMPLETIONS, OLLAMA_GENERATE, OPENAI_MODEL_LIST, OPENAI_VERSIONED_POLL, type EngineDescriptor} from './descriptor.js';
 import {clean, finite, parseUvicorn} from './common.js';
 import {MAX_PARSE_CHARS} from './llamacpp.js';
 
@@ -107,7 +107,9 @@ export const vllm: EngineDescriptor = {
 	},
 	logTimes: ['iso'],
 	poll: OPENAI_VERSIONED_POLL,
-	probe: OPENAI_PROBE,
+	// `include_metrics` asks a vLLM started with `--enable-per-request-metrics` (PR #46768) for its
+	// per-request `metrics`; older builds ignore unknown fields (OpenAIBaseModel warns, accepts).
+	probe: [{...CHAT, extraBody: {include_metrics: true}}, {...COMPLETIONS, extraBody: {include_metrics: true}}, OLLAMA_GENERATE],
 	apiKeyEnv: ['VLLM_API_KEY'],
 	modelList: OPENAI_MODEL_LIST,
 	quickMarks: {modelOwner: 'vllm'},
