@@ -28,6 +28,14 @@ const CACHE_STATS = /^Prompt Cache: \d+ sequences, [\d.]+ GB/;
 const HTTPD = /^Starting httpd at (\S+) on port (\d+)/;
 /** `json.dumps(resp, indent="\t")` lines of `Outgoing Response:` — server.py:1513 @ d78bf58 (tabs, or the two spaces sanitize() makes of them). */
 const USAGE = /^(?:\t| {2})+"(prompt_tokens|completion_tokens|cached_tokens)": (\d+),?$/;
+/**
+ * `mlx_lm.generate --verbose` summary (mlx_lm/generate.py:781-789 @ d78bf58): `Prompt: {n} tokens,
+ * {prompt_tps:.3f} tokens-per-sec`, `Generation: {n} tokens, {generation_tps:.3f} tokens-per-sec`,
+ * `Peak memory: {x:.3f} GB`. The generation clock restarts after the first token (generate_step:
+ * `tic` reset at n == 0), so its time covers n − 1 decode steps while the rate divides n by it.
+ */
+const GEN_PROMPT = /^Prompt: (\d+) tokens, ([\d.]+) tokens-per-sec$/;
+const GEN_GENERATION = /^Generation: (\d+) tokens, ([\d.]+) tokens-per-sec$/;
 const GENERATION_PATHS = new Set(['/v1/chat/completions', '/v1/completions', '/chat/completions', '/completions']);
 
 export function createMlxLmParser(): LineParser {
@@ -37,6 +45,9 @@ export function createMlxLmParser(): LineParser {
 	/** The request whose DEBUG `Outgoing Response` block is being read. */
 	let debugKey: string | undefined;
 	let lastClosed: string | undefined;
+	/** `mlx_lm.generate` summary in progress. */
+	let genSeq = 0;
+	let genKey: string | undefined;
 	const openRequest = (): EngineEvent => {
 		const key = `mlxlm#${++seq}`;
 		open.push(key);
@@ -80,6 +91,28 @@ export function createMlxLmParser(): LineParser {
 			}
 		}
 		if (c === 83 && line.startsWith('Starting httpd')) return message(line);
+		if (c === 80 /* P */ && line.startsWith('Prompt: ')) {
+			const g = GEN_PROMPT.exec(line);
+			if (g) {
+				const n = Number(g[1]);
+				const tps = Number(g[2]);
+				genKey = `mlxgen#${++genSeq}`;
+				return [{type: 'request', key: genKey, started: true, prefillTokens: n, ...(tps > 0 ? {prefillMs: (n / tps) * 1000} : {})} as unknown as EngineEvent];
+			}
+		}
+		if (c === 71 /* G */ && line.startsWith('Generation: ') && genKey !== undefined) {
+			const g = GEN_GENERATION.exec(line);
+			if (g) {
+				const n = Number(g[1]);
+				const tps = Number(g[2]);
+				const key = genKey;
+				genKey = undefined;
+				const ev: Record<string, unknown> = {type: 'request', key, done: true, generatedTokens: n, decodedTokens: Math.max(0, n - 1), engineTps: tps};
+				if (tps > 0 && n > 0) ev.decodeMs = (n / tps) * 1000;
+				return [ev as unknown as EngineEvent];
+			}
+		}
+		if ((c === 80 && line.startsWith('Peak memory: ')) || line === '==========') return [];
 		if ((c === 9 || c === 32) /* indented DEBUG JSON body */ || (c === 125 /* } */ && line.length === 1)) {
 			if (line === '}') {
 				debugKey = undefined;

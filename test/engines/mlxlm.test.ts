@@ -70,3 +70,21 @@ describe('mlx_lm.server requests', () => {
 		expect(events).toContainEqual({type: 'prefill-progress', processed: 300, total: 300, progress: 1});
 	});
 });
+
+describe('mlx_lm.generate --verbose summary (mlx_lm/generate.py:781-789 @ d78bf58)', () => {
+	it('one request: prefill from the prompt line; decode n − 1 steps in the time the rate implies', () => {
+		const {events, unparsed} = run(createMlxLmParser(), [
+			'==========',
+			'==========',
+			'Prompt: 2262 tokens, 452.400 tokens-per-sec',
+			'Generation: 256 tokens, 32.000 tokens-per-sec',
+			'Peak memory: 17.231 GB',
+		]);
+		expect(unparsed).toEqual([]);
+		const r = requests(events).get('mlxgen#1')!;
+		expect(r).toMatchObject({prefillTokens: 2262, generatedTokens: 256, decodedTokens: 255, engineTps: 32, done: true});
+		expect(r.prefillMs).toBeCloseTo(5000, 6);
+		expect(r.decodeMs).toBeCloseTo(8000, 6);
+		expect(requestFigures(r).decodeTps!.toFixed(3)).toBe('31.875');
+	});
+});
