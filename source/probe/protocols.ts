@@ -271,19 +271,17 @@ function readStats(s: Record<string, unknown>, counts: ServerCounts): void {
  * They feed the engine's own figures (reported tok/s, engine TTFT, draft counts); the wall clock stays ours.
  */
 function readVllmMetrics(m: Record<string, unknown>, counts: ServerCounts): void {
-	const nn = (x: unknown): number | undefined => {
-		const v = num(x);
-		return v !== undefined && v >= 0 ? v : undefined;
-	};
-	const tps = nn(m.tokens_per_second);
+	const tps = checked(counts, 'metrics.tokens_per_second', m.tokens_per_second, 'rate');
 	if (tps !== undefined) counts.reportedTps = tps;
-	const ttft = nn(m.time_to_first_token_ms);
+	const ttft = checked(counts, 'metrics.time_to_first_token_ms', m.time_to_first_token_ms, 'ms');
 	if (ttft !== undefined) counts.engineTtftMs = ttft;
 	const spec = obj(m.speculative_decoding);
 	if (spec) {
-		const drafted = nn(spec.num_draft_tokens);
-		const accepted = nn(spec.num_accepted_draft_tokens);
-		if (drafted !== undefined && accepted !== undefined && accepted <= drafted) {
+		const drafted = checked(counts, 'metrics.speculative_decoding.num_draft_tokens', spec.num_draft_tokens, 'count');
+		const accepted = checked(counts, 'metrics.speculative_decoding.num_accepted_draft_tokens', spec.num_accepted_draft_tokens, 'count');
+		if (drafted !== undefined && accepted !== undefined && accepted > drafted) {
+			note(counts, `metrics.speculative_decoding: ${accepted} accepted of ${drafted} drafted`);
+		} else if (drafted !== undefined && accepted !== undefined) {
 			counts.drafted = drafted;
 			counts.accepted = accepted;
 			if (counts.source === undefined || counts.source === 'usage') counts.source = 'metrics';
