@@ -30,8 +30,8 @@ export interface EngineRow {
 	readonly context: string;
 	readonly until: string;
 	readonly demo: boolean;
-	/** vLLM/SGLang windowed batch figures (first row of a server only), '' when none. */
-	readonly batch: string;
+	/** vLLM/SGLang windowed batch figures (first row of a server only); absent when the engine logs none. */
+	readonly batch?: string;
 	/** A line about the server rather than a model (e.g. how many models it listed). */
 	readonly note?: string;
 }
@@ -97,14 +97,14 @@ export function engineRows(servers: Readonly<Record<string, ServerState>>, order
 								? DASH
 								: '',
 				demo: s.demo === true,
-				batch: i === 0 ? batchSummary(batchFigures(s)) : '',
+				...(i === 0 && batchSummary(batchFigures(s)) !== '' ? {batch: batchSummary(batchFigures(s))} : {}),
 			});
 		});
 		if (s.modelsListed && s.modelsListed.total > s.models.length) {
 			// Say what is shown when the server listed more than is kept.
 			const n = s.modelsListed.total.toLocaleString('en-US');
 			const note = `first ${s.models.length} of ${s.modelsListed.atLeast ? 'at least ' : ''}${n} models listed`;
-			rows.push({serverId: id, first: false, state: s.state, engine: '', url: '', model: note, processor: '', context: '', until: '', demo: s.demo === true, batch: '', note});
+			rows.push({serverId: id, first: false, state: s.state, engine: '', url: '', model: note, processor: '', context: '', until: '', demo: s.demo === true, note});
 		}
 	}
 	return rows;
