@@ -4,8 +4,9 @@
  * and 429 `model_busy` → busy.
  */
 import type {EngineEvent, LineParser} from '../types/monitor.js';
+import {numberCheck} from '../util/numbers.js';
 import {OPENAI_MODEL_LIST, OPENAI_POLL, OPENAI_PROBE, type EngineDescriptor} from './descriptor.js';
-import {clean, parseUvicorn} from './common.js';
+import {clean, parseUvicorn, withCheck} from './common.js';
 import {MAX_PARSE_CHARS} from './llamacpp.js';
 
 const LOGGER = /^([A-Z]+):([\w.]+):(.*)$/;
@@ -83,7 +84,8 @@ export function createLithosParser(): LineParser {
 			const d = msg.slice('Generation: '.length);
 			if (!d.startsWith('{') || !d.endsWith('}')) return [];
 			seq += 1;
-			const steps = dictNumber(d, 'steps');
+			const check = numberCheck();
+			const steps = check.count('steps', dictNumber(d, 'steps'));
 			const oneRow = noSpec || dictNumber(d, 'verify_tokens') === 1;
 			const ev = clean({
 				type: 'request',
@@ -91,20 +93,21 @@ export function createLithosParser(): LineParser {
 				model,
 				started: true,
 				done: true,
-				passes: dictNumber(d, 'steps'),
-				cachedTokens: dictNumber(d, 'cached_prompt_tokens'),
-				decodeMs: dictNumber(d, 'decode_gpu_ms'),
-				prefillMs: dictNumber(d, 'prefill_wall_ms'),
-				wallMs: dictNumber(d, 'wall_ms'),
+				passes: steps,
+				cachedTokens: check.count('cached_prompt_tokens', dictNumber(d, 'cached_prompt_tokens')),
+				decodeMs: check.num('decode_gpu_ms', dictNumber(d, 'decode_gpu_ms'), 'ms'),
+				prefillMs: check.num('prefill_wall_ms', dictNumber(d, 'prefill_wall_ms'), 'ms'),
+				wallMs: check.num('wall_ms', dictNumber(d, 'wall_ms'), 'ms'),
 				// Without a draft every step verifies one row: one token per step.
 				decodedTokens: oneRow ? steps : undefined,
 			}) as EngineEvent;
 			if (!serving) {
+				// A warmup (or not yet known): its bad numbers still count now.
 				pending.push(ev);
 				if (pending.length > 16) pending.shift();
-				return [];
+				return withCheck([], check);
 			}
-			return [ev];
+			return withCheck([ev], check);
 		}
 		if (msg.startsWith('lithos-metal ready')) {
 			const r = READY.exec(msg);

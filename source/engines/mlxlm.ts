@@ -15,13 +15,14 @@
  * progress then counts for no request.
  */
 import type {EngineEvent, LineParser} from '../types/monitor.js';
+import {numberCheck} from '../util/numbers.js';
 import {OPENAI_MODEL_LIST, OPENAI_POLL, OPENAI_PROBE, type EngineDescriptor} from './descriptor.js';
-import {parseStdlibAccess} from './common.js';
+import {parseStdlibAccess, withCheck} from './common.js';
 import {MAX_PARSE_CHARS} from './llamacpp.js';
 
 const LINE = /^(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},\d{3}) - ([A-Z]+) - (.*)$/;
 /** `logging.info(f"Prompt processing progress: {processed}/{total}")` — server.py:1363 @ d78bf58. */
-const PROGRESS = /^Prompt processing progress: (\d+)\/(\d+)/;
+const PROGRESS = /^Prompt processing progress: (-?\d+)\/(-?\d+)/;
 /** `logging.info(f"Prompt Cache: {n_sequences} sequences, {n_bytes / 1e9:.2f} GB")` — server.py:443 @ d78bf58. */
 const CACHE_STATS = /^Prompt Cache: \d+ sequences, [\d.]+ GB/;
 /** `logging.info(f"Starting httpd at {host} on port {port}...")` — server.py:1696 @ d78bf58. */
@@ -60,8 +61,10 @@ export function createMlxLmParser(): LineParser {
 			if (CACHE_STATS.test(msg)) return [openRequest()];
 			const m = PROGRESS.exec(msg);
 			if (m) {
-				const processed = Number(m[1]);
-				const total = Number(m[2]);
+				const check = numberCheck();
+				const processed = check.count('processed', m[1]);
+				const total = check.count('total', m[2]);
+				if (processed === undefined || total === undefined) return withCheck([], check);
 				const out: EngineEvent[] = [];
 				// Before v0.31.2 no cache line opens the request: its first progress line does.
 				if (open.length === 0) out.push(openRequest());

@@ -5,6 +5,7 @@
 import {emptySystem} from '../types/system.js';
 import {emptyProbe, MAX_PROBE_RESULTS} from '../types/probe.js';
 import {requestFigures} from './figures.js';
+import {appendLog, emptyLog} from './log-ring.js';
 import type {Action, EngineEvent, MonitorState, RequestRecord, ServerState, ServerInfo, PassSample} from '../types/monitor.js';
 
 export const MAX_REQUESTS = 200;
@@ -54,7 +55,9 @@ export function newServer(info: ServerInfo, t?: number): ServerState {
 		httpCount: 0,
 		linesParsed: 0,
 		linesUnparsed: 0,
-		log: [],
+		linesInconsistent: 0,
+		answersInconsistent: 0,
+		log: emptyLog(),
 		modelBytes: {},
 	};
 }
@@ -149,6 +152,12 @@ export function applyEvent(server: ServerState, t: number, event: EngineEvent, c
 		}
 		case 'spec-init':
 			return {...server, spec: {kind: event.kind, detail: event.detail}};
+		case 'inconsistent':
+			return {
+				...server,
+				linesInconsistent: server.linesInconsistent + 1,
+				log: appendLog(server.log, {t, text: `inconsistent, not used: ${event.reason}`, parsed: true, note: true}, MAX_LOG_LINES),
+			};
 		case 'model-loaded':
 			return server;
 	}
@@ -161,7 +170,7 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 		case 'log-line':
 			return withServer(state, action.serverId, s => ({
 				...s,
-				log: push(s.log, {t: action.t, text: action.text, parsed: action.parsed}, MAX_LOG_LINES),
+				log: appendLog(s.log, {t: action.t, text: action.text, parsed: action.parsed}, MAX_LOG_LINES),
 				linesParsed: s.linesParsed + (action.parsed ? 1 : 0),
 				linesUnparsed: s.linesUnparsed + (action.parsed ? 0 : 1),
 			}));
@@ -209,6 +218,10 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 				models: action.models,
 				modelsListed: action.listed,
 			}));
+		case 'answer-inconsistent':
+			return state.servers[action.serverId]
+				? withServer(state, action.serverId, s => ({...s, answersInconsistent: s.answersInconsistent + 1, lastInconsistent: action.reason}))
+				: state;
 		case 'model-bytes':
 			return withServer(state, action.serverId, s => ({...s, modelBytes: {...s.modelBytes, [action.model]: {bytesPerToken: action.bytesPerToken, source: action.source}}}));
 		case 'bandwidth':
