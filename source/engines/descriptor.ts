@@ -57,6 +57,8 @@ export interface PollPlan {
 export interface ProbeStep {
 	readonly protocol: ProbeProtocol;
 	readonly path: string;
+	/** Fields added to the request body (vLLM `include_metrics: true` asks for its per-request `metrics`). */
+	readonly extraBody?: Readonly<Record<string, unknown>>;
 }
 
 /** Where the probe looks for a model name when none is given: `GET path`, first item of `list`, its `keys`. */

@@ -13,7 +13,7 @@ import {
 	rate,
 	residencyFromLayers,
 } from './figures.js';
-import type {ModelFigures, ModelInfo, MonitorState, RequestRecord, ServerState} from '../types/monitor.js';
+import type {BatchFigures, ModelFigures, ModelInfo, MonitorState, RequestRecord, ServerState} from '../types/monitor.js';
 import type {ProbeResult} from '../types/probe.js';
 import {engineOf} from '../engines/index.js';
 import {sameModel, UNKNOWN_MODEL} from './attribution.js';
@@ -124,6 +124,8 @@ export function aggregate(requests: readonly RequestRecord[]): Omit<ModelFigures
 		msPerPass: passesTimed > 0 ? msPerPass(decodeMsWithPasses, passesTimed) : undefined,
 		cachedTokens: cacheAll ? cached : undefined,
 		promptTokens: cacheAll ? prompt : undefined,
+		// llama.cpp at default verbosity: the prompt worked out from n_tokens at stop is an estimate (~).
+		...(cacheAll && requests.some(r => r.promptEstimated === true) ? {promptEstimated: true} : {}),
 	};
 }
 
@@ -177,7 +179,8 @@ export function modelLabel(r: RequestRecord, server: Pick<ServerState, 'models' 
 
 /** The rows of one server: its listed models, else the models its requests are attributed to, else one row. */
 function rowsOf(server: ServerState): {model?: ModelInfo; requests: RequestRecord[]}[] {
-	const done = server.requests.filter(r => r.done);
+	// Failed and cancelled requests carry no figures of their own (they stay in the requests table).
+	const done = server.requests.filter(r => r.done && r.outcome === undefined);
 	if (server.models.length > 0) {
 		const only = server.models.length === 1 && engineOf(server.engine).oneModel === true;
 		return server.models.map(m => ({model: m, requests: done.filter(r => (only ? true : r.attribution?.model === m.name))}));
@@ -254,6 +257,7 @@ export function figuresOf(state: MonitorState, set: FigureSet): ModelFigures {
 		bandwidthSource: state.bandwidth.source,
 		ceilingTps: ceiling,
 		...residencyOf(server, model),
+		batch: batchFigures(server),
 		set: set.label,
 	};
 	const perPass = (decodeTps: number | undefined, tpp: number | undefined) => {
@@ -321,12 +325,25 @@ export function figuresOf(state: MonitorState, set: FigureSet): ModelFigures {
 				...pp,
 				cachedTokens: agg.cachedTokens,
 				promptTokens: agg.promptTokens,
+				promptEstimated: agg.promptEstimated,
 				requestCount: agg.count,
 				lastRequestAt: set.requests.at(-1)?.lastSeen,
 				basis: 'log',
 			};
 		}
 	}
+}
+
+/** The server's windowed batch figures (vLLM/SGLang), undefined keys dropped; undefined when it logs none. */
+export function batchFigures(server: ServerState): BatchFigures | undefined {
+	const iv = server.interval;
+	if (!iv) return undefined;
+	const out: Record<string, number> = {};
+	for (const k of ['genTps', 'promptTps', 'running', 'waiting', 'kvUsage', 'prefixHitRate', 'preemptions', 'preemptedTotal', 'cachedTokens', 'newTokens'] as const) {
+		const v = iv[k];
+		if (v !== undefined && Number.isFinite(v) && v >= 0) out[k] = v;
+	}
+	return Object.keys(out).length > 0 ? out : undefined;
 }
 
 export function deriveServer(state: MonitorState, serverId: string): ModelFigures[] {

@@ -244,7 +244,12 @@ export function applyEvent(server: ServerState, t: number, event: EngineEvent, c
 			// Interval figures belong to their interval: a throughput line opens a new one (no tokens per
 			// pass until its own speculation line says so); a speculation line adds to the open one.
 			const opens = event.genTps !== undefined || event.promptTps !== undefined || event.running !== undefined;
-			const interval = opens || !server.interval ? {...event, t} : {...server.interval, ...event, t: server.interval.t};
+			// What the last prefill batch said and the cumulative preemption count are not figures of one window:
+			// they stay until a line says them again (SGLang logs them on Prefill batch and retract lines only).
+			const prev = server.interval;
+			const carried = prev ? {cachedTokens: prev.cachedTokens, newTokens: prev.newTokens, preemptedTotal: prev.preemptedTotal} : {};
+			const kept = Object.fromEntries(Object.entries(carried).filter(([, v]) => v !== undefined));
+			const interval = opens || !prev ? {...kept, ...event, t} : {...prev, ...event, t: prev.t};
 			// A per-sequence sample only where one request runs (a sum over N is not one request's speed).
 			const single = interval.running === 1;
 			const sample: PassSample | undefined = single && (event.genTps !== undefined || event.meanAcceptLen !== undefined)

@@ -65,6 +65,22 @@ export interface RequestPatch {
 	readonly engineMeanLen?: number;
 	/** The engine's own decode rate for this request (llama.cpp `eval time … tokens per second`). */
 	readonly engineTps?: number;
+	/**
+	 * `promptTokens` and `cachedTokens` are worked out from other counts, not stated by the log
+	 * (llama.cpp default verbosity: `stop processing: n_tokens` + 1 − generated − prefill): shown `~`.
+	 */
+	readonly promptEstimated?: boolean;
+	/** Time to first token as the engine reports it (LM Studio `timeToFirstTokenSec`). */
+	readonly ttftMs?: number;
+	/** Wall time of the whole request as the engine logged it (Ollama MLX runner `ServeHTTP took=`, lithos `wall_ms`). */
+	readonly wallMs?: number;
+	/**
+	 * How the request ended where it did not end normally: `error` (llama.cpp `send_error`, a failed
+	 * request: no figures), `cancelled` (client went away: partial figures are not the request's).
+	 */
+	readonly outcome?: 'error' | 'cancelled';
+	/** The engine's error message for an `error` outcome (sanitized, capped). */
+	readonly error?: string;
 	/** Set on the line that closes the request (llama.cpp `release`, Ollama MLX stats, lithos Generation). */
 	readonly done?: boolean;
 	/** Set on the line that opens the request. */
@@ -107,6 +123,14 @@ export type EngineEvent =
 		readonly accepted?: number;
 		readonly drafted?: number;
 		readonly acceptRate?: number;
+		/** Requests preempted in the window (vLLM V1 `Preemptions: N`; absent from the line = 0). */
+		readonly preemptions?: number;
+		/** Requests preempted since the log began (vLLM `total_num_cumulative_preemption`, SGLang `#retracted_reqs` summed). */
+		readonly preemptedTotal?: number;
+		/** Prompt tokens of the last prefill batch served from the prefix cache (SGLang `#cached-token`). */
+		readonly cachedTokens?: number;
+		/** Prompt tokens of the last prefill batch computed (SGLang `#new-token`). */
+		readonly newTokens?: number;
 	}
 	/** Speculative decoding configured (MTP / DFlash / DSpark / draft model). */
 	| {readonly type: 'spec-init'; readonly kind: string; readonly detail?: string}
@@ -397,6 +421,20 @@ export interface LineParser {
 	push(line: string): EngineEvent[] | null;
 }
 
+/** Windowed batch figures as the engine logs them (see ModelFigures.batch). */
+export interface BatchFigures {
+	readonly genTps?: number;
+	readonly promptTps?: number;
+	readonly running?: number;
+	readonly waiting?: number;
+	readonly kvUsage?: number;
+	readonly prefixHitRate?: number;
+	readonly preemptions?: number;
+	readonly preemptedTotal?: number;
+	readonly cachedTokens?: number;
+	readonly newTokens?: number;
+}
+
 /**
  * The live figures of one model on one server, DESIGN §1 keys (source/model/derive.ts computes
  * them from state; the screen, the snapshot and the Prometheus exporter all read this).
@@ -428,6 +466,13 @@ export interface ModelFigures {
 	readonly processor?: string;
 	readonly cachedTokens?: number;
 	readonly promptTokens?: number;
+	/** promptTokens/cachedTokens are worked out from other counts (shown `~`). */
+	readonly promptEstimated?: boolean;
+	/**
+	 * The engine's windowed batch figures (vLLM stats line, SGLang batch lines): aggregates over every
+	 * running sequence, never one request's. Per-sequence figures come from them only when one runs.
+	 */
+	readonly batch?: BatchFigures;
 	/** Requests the figures come from (finished, in this window). */
 	readonly requestCount: number;
 	/** When the newest of them finished (ms epoch): the model running right now is the newest. */

@@ -50,6 +50,8 @@ const mlxStart = (t: number, name: string): [number, string] => [t, slog(t, 'ser
 const mlxRequest = (t: number, iterations: number, drafted: number, accepted: number, total = 100, cached = 0): [number, string][] => [
 	[t, slog(t, 'prefix_cache.go:125', cached > 0 ? 'cache hit' : 'cache miss', `total=${total}${cached > 0 ? ` matched=${cached} cached=${cached}` : ''} left=${total - cached}`)],
 	[t + 500, slog(t + 500, 'speculate_stats.go:62', 'speculative decode stats', `iterations=${iterations} drafted=${drafted} accepted=${accepted}`)],
+	// x/mlxrunner server.go:225 closes every generation with its wall time (ollama @ fb30760).
+	[t + 500, slog(t + 500, 'server.go:225', 'ServeHTTP', 'method=POST path=/v1/completions took=500ms status="200 OK"')],
 ];
 
 /** Two MLX models loaded in one Ollama: 100 passes + 129 accepted = 2.29 tokens per pass, 50 + 150 = 4.0. */
@@ -169,7 +171,7 @@ describe('the probe\'s log figures: its own request only', () => {
 	it('matches by the answer\'s counts: the probe\'s 20 tokens, not the MLX request that ended at the same moment', () => {
 		const s = busy();
 		const m = matchProbeRequest(s, ID, {fromMs: T0 + 990, toMs: T0 + 1950, completionTokens: 20, promptTokens: 26});
-		expect(m).toMatchObject({key: 's0/t7', decoded: 20, accepted: undefined, passes: undefined, cached: undefined});
+		expect(m).toMatchObject({key: 's0/t7', decoded: 19, accepted: undefined, passes: undefined}); // 20 generated, the first from the prompt pass
 		expect(m?.reason).toBeUndefined();
 	});
 
@@ -251,7 +253,7 @@ describe('time: the backlog carries the log\'s own time', () => {
 		expect(reqs[0]!.lastSeen).toBe(0);
 		const [f] = deriveServer(s, id);
 		expect(f!.set).toBe('from the log, 18:40');
-		expect(f!.decodeTps).toBe(50); // only the 18:40 request: 50 tokens in 1 s
+		expect(f!.decodeTps).toBe(49); // only the 18:40 request: 50 tokens, 49 decode steps in 1 s (the first token is the prompt pass's)
 		// Newest first: 18:40, then the one whose time cannot be known.
 		expect(requestRows(s.servers, s.order, 10).map(r => r.text.slice(0, 8))).toEqual(['18:40:00', 'earlier ']);
 		expect(toSnapshot(s, 't').requests.map(r => r.time)).toEqual([null, new Date(at).toISOString()]);

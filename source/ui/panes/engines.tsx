@@ -3,7 +3,8 @@ import {memo, useMemo} from 'react';
 import {residencyOf} from '../../model/derive.js';
 import {engineName, engineOf} from '../../engines/index.js';
 import type {ModelInfo, ServerLifecycle, ServerState} from '../../types/monitor.js';
-import {DASH, fit, shortUrl, until} from '../format.js';
+import {batchFigures} from '../../model/derive.js';
+import {batchSummary, DASH, fit, shortUrl, until} from '../format.js';
 import type {ThemeToken} from '../theme.js';
 import {Line, Span, Title} from './common.js';
 
@@ -29,6 +30,8 @@ export interface EngineRow {
 	readonly context: string;
 	readonly until: string;
 	readonly demo: boolean;
+	/** vLLM/SGLang windowed batch figures (first row of a server only); absent when the engine logs none. */
+	readonly batch?: string;
 	/** A line about the server rather than a model (e.g. how many models it listed). */
 	readonly note?: string;
 }
@@ -88,6 +91,7 @@ export function engineRows(servers: Readonly<Record<string, ServerState>>, order
 										? DASH
 										: '',
 				demo: s.demo === true,
+				...(i === 0 && batchSummary(batchFigures(s)) !== '' ? {batch: batchSummary(batchFigures(s))} : {}),
 			});
 		});
 		if (s.modelsListed && s.modelsListed.total > s.models.length) {
@@ -165,6 +169,8 @@ export const EnginesPane = memo(function EnginesPane({rows, selectedId, width, h
 						{fit(r.context, c.ctx - 1, true)}
 						{r.until ? ' ' : ''}
 						{r.until ? <Span color="muted">{r.until}</Span> : null}
+						{r.batch ? '  ' : ''}
+						{r.batch ? <Span color="muted">{r.batch}</Span> : null}
 					</Line>
 				);
 			})}

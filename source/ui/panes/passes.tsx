@@ -4,6 +4,7 @@ import type {ModelFigures, PassSample, ServerLoad} from '../../types/monitor.js'
 import {nextScale} from '../../model/verdict.js';
 import {ceilingRow, graphBlock, graphPlotWidth, markerRow, niceCeil, placeLabels, sparkline} from '../charts.js';
 import {DASH, gb, gbs, num, pct, tpp, tps} from '../format.js';
+import {batchSummary} from '../format.js';
 import {passesVerdictLine, type Verdict} from '../verdict.js';
 import {Line, Span, Title} from './common.js';
 
@@ -68,6 +69,8 @@ export function passesLines(f: ModelFigures | undefined): [string, string][][] {
 		[
 			['ms/pass ', num(f?.msPerPass, 1)],
 			['   B ', b + (bSource && f?.bytesPerToken !== undefined ? ` (${bSource})` : '')],
+			// vLLM/SGLang: the window's throughput is the batch's, never one sequence's.
+			...(f?.batch?.genTps !== undefined ? [['   batch ', batchSummary({genTps: f.batch.genTps, running: f.batch.running})] as [string, string]] : []),
 		],
 		[
 			['ceiling ', `${tps(f?.ceilingTps)} tok/s`],

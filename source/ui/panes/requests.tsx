@@ -53,6 +53,8 @@ export function requestRows(servers: Readonly<Record<string, ServerState>>, orde
 	for (const {r, engine, model} of done) {
 		if (out.length >= limit) break;
 		const f = requestFigures(r);
+		// `~`: worked out, not stated (llama.cpp default verbosity); a failed/cancelled request has no figures.
+		const est = (n: number | undefined) => (f.promptEstimated && n !== undefined ? `~${int(n)}` : int(n));
 		out.push({
 			key: `${r.serverId}/${r.key}`,
 			live: false,
@@ -60,8 +62,8 @@ export function requestRows(servers: Readonly<Record<string, ServerState>>, orde
 				r.earlier ? 'earlier' : clock(r.lastSeen),
 				engine,
 				model,
-				int(f.promptTokens),
-				int(f.cachedTokens),
+				r.outcome === 'error' ? 'failed' : r.outcome === 'cancelled' ? 'cancel' : est(f.promptTokens),
+				est(f.cachedTokens),
 				tps(f.prefillTps),
 				tps(f.decodeTps),
 				tpp(f.tokensPerPass),
