@@ -15,6 +15,7 @@ const HELP = `
     $ infertop --demo                 the monitor on the built-in demo engine (labelled DEMO)
     $ infertop snapshot [--json]      collect for a few seconds, print one snapshot, exit
     $ infertop probe [URL]            one wall-clocked streaming probe, printed as a table or JSON
+    $ infertop compare [URL…]         code / prose / long prompts, 2 runs each, on every server × model: one table
 
   Sources
     --server URL          watch and probe this server (repeatable; remote allowed)
@@ -36,12 +37,12 @@ const HELP = `
     --no-color            no colours (also NO_COLOR=1)
 
   Headless
-    --json                snapshot/probe: print JSON
+    --json                snapshot/probe/compare: print JSON
     --seconds N           snapshot: collect for N seconds (default 3)
     --prompt KIND         probe: code | prose | repeat | hex | long | @FILE (default code)
     --runs N              probe: run N times (2 shows cache reuse)
-    --max-tokens N        probe: tokens to generate (default 256)
-    --model NAME          probe: model to use (default: the loaded one)
+    --max-tokens N        probe/compare: tokens to generate (default 256)
+    --model NAME          probe/compare: model to use (default: the loaded one; compare: each loaded one)
     --busy-timeout S      probe: keep retrying a busy (HTTP 429) server this long (default 30)
     --timeout S           probe: give up on a run after S seconds, keep-alives or not (default 300)
 
@@ -116,8 +117,8 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 		process.stdout.write(`${formatConfig(config)}\n`);
 		return 0;
 	}
-	if (command !== undefined && command !== 'snapshot' && command !== 'probe') {
-		process.stderr.write(`infertop: unknown command "${command}" (try: snapshot, probe, --help)\n`);
+	if (command !== undefined && command !== 'snapshot' && command !== 'probe' && command !== 'compare') {
+		process.stderr.write(`infertop: unknown command "${command}" (try: snapshot, probe, compare, --help)\n`);
 		return 2;
 	}
 	if (flags.demoSplit !== undefined && !(flags.demoSplit >= 0 && flags.demoSplit <= 1)) {
@@ -135,6 +136,10 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 	if (command === 'probe') {
 		const {runProbeCli} = await import('./commands/probe.js');
 		return runProbeCli({...common, url: rest[0], prompt: flags.prompt, runs: flags.runs, json: flags.json, maxTokens: flags.maxTokens, model: flags.model});
+	}
+	if (command === 'compare') {
+		const {runCompareCli} = await import('./commands/compare.js');
+		return runCompareCli({...common, urls: rest, json: flags.json, maxTokens: flags.maxTokens, model: flags.model});
 	}
 	if (command === 'snapshot' || !process.stdout.isTTY) {
 		const {runSnapshot} = await import('./commands/snapshot.js');
