@@ -11,7 +11,8 @@ import {discoverOnce} from '../sources/discovery/discovery.js';
 import {pollServer} from '../sources/discovery/pollers.js';
 import {detectBandwidth} from '../sources/bandwidth.js';
 import {resolveModelBytes} from '../sources/model-bytes.js';
-import type {EngineKind, ModelInfo} from '../types/monitor.js';
+import type {EngineKind} from '../types/monitor.js';
+import {modelsToCompare} from '../model/compare.js';
 
 export interface CompareCliOptions {
 	readonly config: EffectiveConfig;
@@ -22,15 +23,6 @@ export interface CompareCliOptions {
 	readonly apiKey?: string;
 	readonly scan: boolean;
 	readonly probeTimeoutMs?: number;
-}
-
-/** The models to compare on one server: the named one, else those loaded (or all listed when the engine does not say). */
-export function modelsToCompare(models: readonly ModelInfo[], named: string | undefined): ModelInfo[] {
-	if (named !== undefined) return [models.find((m) => m.name === named) ?? {name: named}];
-	const loaded = models.filter((m) => m.loaded === true);
-	if (loaded.length > 0) return loaded;
-	// Engines that serve one model (llama-server, mlx_lm) say nothing of loading: what they list is served.
-	return models.filter((m) => m.loaded === undefined);
 }
 
 export async function runCompareCli(o: CompareCliOptions): Promise<number> {

@@ -3,6 +3,16 @@
  * A figure no run gave is `--`; two runs that differ show their range (`88–91`), as the seed does.
  */
 import type {CompareKind, CompareRow} from '../types/compare.js';
+import type {ModelInfo} from '../types/monitor.js';
+
+/** The models to compare on one server: the named one, else those loaded (or all listed when the engine does not say). */
+export function modelsToCompare(models: readonly ModelInfo[], named: string | undefined): ModelInfo[] {
+	if (named !== undefined) return [models.find((m) => m.name === named) ?? {name: named}];
+	const loaded = models.filter((m) => m.loaded === true);
+	if (loaded.length > 0) return loaded;
+	// Engines that serve one model (llama-server, mlx_lm) or list only what is loaded (Ollama /api/ps) leave `loaded` unset.
+	return models.filter((m) => m.loaded === undefined);
+}
 
 /** The JSON of one compare row (`infertop compare --json`): unknown = null. */
 export interface CompareJsonRow {
@@ -57,7 +67,7 @@ export function range(values: readonly (number | undefined)[], digits = 0): stri
 	return lo === hi ? lo : `${lo}–${hi}`;
 }
 
-export const COMPARE_COLUMNS = ['server', 'engine', 'model', 'code tok/s', 'prose tok/s', 'long: wait / writes', 'long 2nd TTFT', 'tok/pass', '% ceiling'] as const;
+export const COMPARE_COLUMNS = ['server', 'engine', 'model', 'code tok/s', 'prose tok/s', 'long: wait / writes', '2nd TTFT', 'tok/pass', '% ceil'] as const;
 
 export interface CompareLine {
 	readonly url: string;

@@ -117,22 +117,25 @@ export async function runCompare(o: CompareOptions): Promise<CompareOutcome> {
 		rows.push(row);
 		o.onRow?.(row);
 	};
+	// A target without a model gets the one its first run picked, for all its runs (the same model throughout).
+	const picked = new Map<CompareTarget, string>();
 	const one = async (item: PlanItem): Promise<void> => {
 		const t = item.target;
-		const base = {index: item.index, runId, serverId: t.serverId, url: t.url, engine: t.engine, model: t.model, prompt: item.prompt, run: item.run};
+		const model = t.model ?? picked.get(t);
+		const base = {index: item.index, runId, serverId: t.serverId, url: t.url, engine: t.engine, model, prompt: item.prompt, run: item.run};
 		if (o.signal?.aborted) {
 			emit({...base, error: 'cancelled'});
 			return;
 		}
 		const started = Date.now();
 		const progress = (p: Partial<LiveProgress>): void =>
-			o.onProgress?.({index: item.index, total: plan.length, url: t.url, model: t.model, prompt: item.prompt, run: item.run, tokens: p.tokens ?? 0, liveTps: p.liveTps, ttftMs: p.ttftMs, status: p.status, elapsedMs: Date.now() - started});
+			o.onProgress?.({index: item.index, total: plan.length, url: t.url, model, startedAt: started, prompt: item.prompt, run: item.run, tokens: p.tokens ?? 0, liveTps: p.liveTps, ttftMs: p.ttftMs, status: p.status, elapsedMs: Date.now() - started});
 		progress({status: 'waiting for the first token'});
 		try {
 			const prompt = fitToContext(await promptOf(item.prompt), t.contextLength, maxTokens);
 			const key = `${t.url} ${t.engine}`;
 			const out = await runProbe({
-				target: {serverId: t.serverId, url: t.url, engine: t.engine, model: t.model, apiKey: t.apiKey},
+				target: {serverId: t.serverId, url: t.url, engine: t.engine, model, apiKey: t.apiKey},
 				prompt,
 				maxTokens,
 				run: item.run,
@@ -152,7 +155,8 @@ export async function runCompare(o: CompareOptions): Promise<CompareOutcome> {
 			});
 			plans.set(key, out.plan);
 			const result = {...out.result, serverId: t.serverId, run: item.run, runId};
-			emit({...base, model: t.model ?? result.model, result});
+			if (model === undefined && result.model !== undefined) picked.set(t, result.model);
+			emit({...base, model: model ?? result.model, result});
 			if (o.historyPath !== null) {
 				try {
 					await appendHistory(o.historyPath, result, o.version);

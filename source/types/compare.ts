@@ -43,6 +43,8 @@ export interface CompareProgress {
 	/** e.g. `server busy (HTTP 429), retrying in 2 s`. */
 	readonly status?: string;
 	readonly elapsedMs: number;
+	/** When this probe began (ms epoch). */
+	readonly startedAt: number;
 }
 
 export interface CompareState {
