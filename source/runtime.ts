@@ -18,7 +18,7 @@ import {splitArgs} from './sources/command-log.js';
 import {parseReplaySpec} from './sources/replay.js';
 import {createDiscovery} from './sources/discovery/discovery.js';
 import {normalizeServerUrl} from './sources/discovery/server-id.js';
-import {createSystemCollector} from './sources/system-collector.js';
+import {createSystemCollector, type SystemCollector} from './sources/system-collector.js';
 import {detectBandwidth} from './sources/bandwidth.js';
 import {createModelBytesResolver} from './sources/model-bytes.js';
 import {defaultLogLocations, findExistingLogs} from './sources/log-locations.js';
@@ -138,7 +138,7 @@ function bandwidth(ctx: RuntimeContext, demoRunning: () => boolean): Promise<voi
 }
 
 /** The system scan (process table, GPU). */
-function system(ctx: RuntimeContext): Collector | undefined {
+function system(ctx: RuntimeContext): SystemCollector | undefined {
 	return ctx.options.system === false ? undefined : createSystemCollector({dispatch: ctx.dispatch, intervalMs: ctx.config.refresh});
 }
 
@@ -173,9 +173,23 @@ function ollamaPsCli(ctx: RuntimeContext): Collector | undefined {
 }
 
 /** The built-in demo engine: an Ollama (engine `ollama`, `demo: true`) with its log and the same poller a real Ollama gets. */
-async function demoEngine(ctx: RuntimeContext, collectors: Collector[]): Promise<{engine: DemoEngine; dir: string}> {
+async function demoEngine(ctx: RuntimeContext, collectors: Collector[]): Promise<{engine: DemoEngine; dir: string; remove: () => void}> {
 	const {options, config} = ctx;
 	const dir = mkdtempSync(path.join(os.tmpdir(), 'infertop-demo-'));
+	// Every exit path removes it: stop() (remove), and — when the process ends without it (the
+	// terminal closed, an uncaught error, process.exit from elsewhere) — the synchronous exit hook.
+	const removeDir = (): void => {
+		try {
+			rmSync(dir, {recursive: true, force: true});
+		} catch {
+			// Nothing more can be done while exiting.
+		}
+	};
+	process.once('exit', removeDir);
+	const remove = (): void => {
+		process.off('exit', removeDir);
+		removeDir();
+	};
 	const engine = await startDemoEngine({logPath: path.join(dir, 'server.log'), split: options.demoSplit, speed: options.demoSpeed, agent: options.demoAgent});
 	const id = normalizeServerUrl(engine.url)?.id ?? engine.url;
 	const info = {id, engine: 'ollama' as const, url: engine.url, source: 'demo' as const, demo: true, version: DEMO_OLLAMA_VERSION};
@@ -186,7 +200,7 @@ async function demoEngine(ctx: RuntimeContext, collectors: Collector[]): Promise
 	collectors.push({start: () => poller.start(), stop: () => poller.stop()});
 	poller.start();
 	await poller.pollNow();
-	return {engine, dir};
+	return {engine, dir, remove};
 }
 
 // ---- the composition root -------------------------------------------------------------------------
@@ -197,7 +211,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 	const collectors: Collector[] = [];
 	const logsAttached = new Set<string>();
 	const quitHandlers: (() => void)[] = [];
-	let demo: {engine: DemoEngine; dir: string} | undefined;
+	let demo: {engine: DemoEngine; dir: string; remove: () => void} | undefined;
 	let demoStarting: Promise<void> | undefined;
 	let stopped = false;
 
@@ -240,7 +254,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 	// The collectors, in start order.
 	await namedLogs(ctx);
 	const bandwidthReady = bandwidth(ctx, () => demoStarting !== undefined);
-	await start(system(ctx));
+	const sys = system(ctx);
+	// An engine got work: the system scan leaves its quiet pace at once.
+	if (sys) reactions.push(action => (action.type === 'engine-event' || action.type === 'log-line' ? sys.wake() : undefined));
+	await start(sys);
 	const disc = discovery(ctx);
 	collectors.push(disc);
 	await defaultLogs(ctx);
@@ -259,7 +276,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 		// start() returns at once; the demo decision needs the first round's answer.
 		await disc.refresh();
 		await bandwidthReady;
-		const found = disc.servers().length > 0 || config.logs.length > 0 || options.replay !== undefined;
+		// A server the user named counts even when it is down: it is listed as down, not replaced by the demo.
+		const found = disc.servers().length > 0 || config.servers.length > 0 || config.logs.length > 0 || options.replay !== undefined;
 		if (config.demo === true || (config.demo === 'auto' && !found)) await startDemo();
 	})();
 
@@ -332,7 +350,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 			comparer.cancel();
 			await Promise.all(collectors.map(c => c.stop().catch(() => undefined)));
 			await demo?.engine.stop().catch(() => undefined);
-			if (demo) rmSync(demo.dir, {recursive: true, force: true});
+			demo?.remove();
 		},
 	};
 }

@@ -5,12 +5,15 @@
 import React from 'react';
 import {render} from 'ink';
 import os from 'node:os';
-import {startRuntime, type Controller, type Runtime, type RuntimeOptions} from '../runtime.js';
+import type {Controller, Runtime, RuntimeOptions} from '../runtime.js';
 import {createStore} from '../model/store.js';
 import {App} from '../ui/app.js';
 import {VERSION} from '../version.js';
-import {startMetricsServer} from '../metrics/exporter.js';
-import {deriveModels} from '../model/derive.js';
+
+/** Defined true by scripts/build.mjs in a bundle whose Ink has the ink#910 fix; undefined when run from source. */
+declare const __INK_910_FIXED__: boolean | undefined;
+/** Incremental rendering (a changed figure rewrites one line) only where Ink 6.8's renderer is fixed. */
+export const INCREMENTAL = typeof __INK_910_FIXED__ !== 'undefined' && __INK_910_FIXED__ === true;
 
 export async function runMonitor(options: RuntimeOptions): Promise<number> {
 	const {config} = options;
@@ -39,10 +42,17 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 		restored = true;
 	};
 	process.once('exit', restore);
+	// Frames Ink drew (for the overhead bench: INFERTOP_RENDER_STATS=FILE gets them as JSON at exit).
+	let frames = 0;
+	const startedAt = performance.now();
 	const app = render(<App store={store} controller={controller} theme={config.theme} noColor={config.noColor} version={VERSION} />, {
 		exitOnCtrlC: false,
 		patchConsole: false,
 		maxFps: 10,
+		incrementalRendering: INCREMENTAL,
+		onRender: () => {
+			frames++;
+		},
 	});
 	// Node's warnings go to stderr, which would scribble over the screen: show them as notices.
 	process.removeAllListeners('warning');
@@ -52,9 +62,12 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 	let metrics: {close(): Promise<void>} | undefined;
 	const starting = (async () => {
 		if (quitRequested || process.env.INFERTOP_EXIT_AFTER_FIRST_FRAME === '1') return;
+		// Loaded after the first frame: the collectors (and their dependencies) are not needed to draw it.
+		const {startRuntime} = await import('../runtime.js');
 		runtime = await startRuntime({...options, store});
 		if (config.serveMetrics) {
 			try {
+				const [{startMetricsServer}, {deriveModels}] = await Promise.all([import('../metrics/exporter.js'), import('../model/derive.js')]);
 				metrics = await startMetricsServer({addr: config.serveMetrics, getState: store.getSnapshot, derive: deriveModels});
 			} catch (error) {
 				store.dispatch({type: 'notice', t: Date.now(), level: 'error', text: (error as Error).message});
@@ -62,19 +75,54 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 		}
 	})().catch(error => store.dispatch({type: 'notice', t: Date.now(), level: 'error', text: String(error)}));
 	const onSignal = () => app.unmount();
-	process.once('SIGTERM', onSignal);
-	process.once('SIGHUP', onSignal);
-	process.once('SIGINT', onSignal);
+	// The terminal went away (tmux kill-session, a closed window): writes fail with EIO/EPIPE. That
+	// is a way to leave, not a crash: stop as on SIGHUP, so the collectors and the demo clean up.
+	let hungUp = false;
+	const onHangup = () => {
+		hungUp = true;
+		onSignal();
+	};
+	const onOutputError = () => onHangup();
+	process.stdout.on('error', onOutputError);
+	// `on`, not `once`: a listener stays while the collectors stop, so a second signal (a hangup
+	// comes with more) cannot end the process half-way through the cleanup (and Ink's exit hook,
+	// seeing no other listener, would re-raise it). A second Ctrl+C still leaves at once.
+	let interrupts = 0;
+	const onInterrupt = () => {
+		interrupts += 1;
+		if (interrupts > 1) process.exit(130);
+		onSignal();
+	};
+	process.on('SIGTERM', onSignal);
+	process.on('SIGHUP', onHangup);
+	process.on('SIGINT', onInterrupt);
 	try {
 		await app.waitUntilExit();
 	} finally {
-		process.off('SIGTERM', onSignal);
-		process.off('SIGHUP', onSignal);
-		process.off('SIGINT', onSignal);
 		await starting;
 		await metrics?.close().catch(() => undefined);
 		await runtime?.stop();
 		restore();
+		const statsFile = process.env.INFERTOP_RENDER_STATS;
+		if (statsFile) {
+			const {writeFileSync} = await import('node:fs');
+			writeFileSync(statsFile, JSON.stringify({frames, publishes: store.publishes(), seconds: (performance.now() - startedAt) / 1000}));
+		}
+		// Only now: until here a signal must find us listening (see above).
+		process.off('SIGTERM', onSignal);
+		process.off('SIGHUP', onHangup);
+		process.off('SIGINT', onInterrupt);
+		process.stdout.off('error', onOutputError);
+		// Writes still queued for a terminal that is gone must not throw once the listener is off.
+		process.stdout.on('error', () => undefined);
+		// Everything is cleaned up. A normal exit would now restore the terminal's modes, and Node
+		// aborts when the terminal is gone (nodejs/node#51519: tcsetattr fails with EIO): end the
+		// way a hangup ends a program instead, by SIGHUP with its default action.
+		// (Other SIGHUP listeners — Ink's exit hook, a loader's relay — have nothing left to do.)
+		if (hungUp) {
+			process.removeAllListeners('SIGHUP');
+			process.kill(process.pid, 'SIGHUP');
+		}
 	}
 	return 0;
 }

@@ -5,6 +5,7 @@
 import {emptySystem} from '../types/system.js';
 import {emptyProbe, MAX_PROBE_RESULTS} from '../types/probe.js';
 import {requestFigures} from './figures.js';
+import {appendLog, emptyLog} from './log-ring.js';
 import type {Action, EngineEvent, MonitorState, RequestRecord, ServerState, ServerInfo, PassSample} from '../types/monitor.js';
 
 export const MAX_REQUESTS = 200;
@@ -54,7 +55,9 @@ export function newServer(info: ServerInfo, t?: number): ServerState {
 		httpCount: 0,
 		linesParsed: 0,
 		linesUnparsed: 0,
-		log: [],
+		linesInconsistent: 0,
+		answersInconsistent: 0,
+		log: emptyLog(),
 		modelBytes: {},
 	};
 }
@@ -147,6 +150,12 @@ export function applyEvent(server: ServerState, t: number, event: EngineEvent, c
 		}
 		case 'spec-init':
 			return {...server, spec: {kind: event.kind, detail: event.detail}};
+		case 'inconsistent':
+			return {
+				...server,
+				linesInconsistent: server.linesInconsistent + 1,
+				log: appendLog(server.log, {t, text: `inconsistent, not used: ${event.reason}`, parsed: true, note: true}, MAX_LOG_LINES),
+			};
 		case 'model-loaded':
 			return server;
 	}
@@ -159,7 +168,7 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 		case 'log-line':
 			return withServer(state, action.serverId, s => ({
 				...s,
-				log: push(s.log, {t: action.t, text: action.text, parsed: action.parsed}, MAX_LOG_LINES),
+				log: appendLog(s.log, {t: action.t, text: action.text, parsed: action.parsed}, MAX_LOG_LINES),
 				linesParsed: s.linesParsed + (action.parsed ? 1 : 0),
 				linesUnparsed: s.linesUnparsed + (action.parsed ? 0 : 1),
 			}));
@@ -175,13 +184,22 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 				const merged = {...s, ...Object.fromEntries(Object.entries(action.server).filter(([, v]) => v !== undefined))} as ServerState;
 				// A log-only entry keeps its source when a poller later confirms the server.
 				// A log's own news (engine detected, log attached) does not make a log-only entry a live server.
-				const lifecycle = action.server.source === 'log' && s.state === 'log-only' ? 'log-only' : s.state === 'restarted' ? 'restarted' : 'up';
+				// Nor does it bring back a named server that is down (its poller or discovery does that).
+				const fromLog = action.server.source === 'log' && (s.state === 'log-only' || s.state === 'down');
+				const lifecycle = fromLog ? s.state : s.state === 'restarted' ? 'restarted' : 'up';
 				// The demo engine answers like an Ollama; discovery must not relabel it (always DEMO on screen).
 				const demo = s.demo ? {engine: s.engine, demo: true, source: s.source} : {};
 				// A log attached first (engine detected from content) keeps its engine until a server confirms another.
 				const engine = action.server.engine === 'openai' && s.engine !== 'openai' ? {engine: s.engine} : {};
-				return {...merged, ...engine, source: s.source === 'log' ? action.server.source : s.source, ...demo, state: lifecycle, lastSeen: action.t, lastError: undefined};
+				return {...merged, ...engine, source: s.source === 'log' ? action.server.source : s.source, ...demo, state: lifecycle, lastSeen: action.t, lastError: lifecycle === 'down' ? s.lastError : undefined};
 			});
+		}
+		case 'server-down': {
+			const existing = state.servers[action.server.id];
+			if (existing && existing.state !== 'down' && existing.state !== 'log-only' && existing.state !== 'up') return state;
+			return withServer(state, action.server.id, s =>
+				existing ? {...s, url: s.url ?? action.server.url, state: 'down', lastError: action.error} : {...newServer(action.server, undefined), state: 'down', lastError: action.error},
+			);
 		}
 		case 'server-lost':
 			return state.servers[action.serverId]
@@ -196,7 +214,12 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 				state: s.state === 'stale' || s.state === 'log-only' || s.state === 'starting' ? 'up' : s.state,
 				lastError: undefined,
 				models: action.models,
+				modelsListed: action.listed,
 			}));
+		case 'answer-inconsistent':
+			return state.servers[action.serverId]
+				? withServer(state, action.serverId, s => ({...s, answersInconsistent: s.answersInconsistent + 1, lastInconsistent: action.reason}))
+				: state;
 		case 'model-bytes':
 			return withServer(state, action.serverId, s => ({...s, modelBytes: {...s.modelBytes, [action.model]: {bytesPerToken: action.bytesPerToken, source: action.source}}}));
 		case 'bandwidth':

@@ -97,8 +97,12 @@ export function toSnapshot(state: MonitorState, version: string) {
 			source: s.source,
 			demo: s.demo === true,
 			models: s.models.map(m => m.name),
+			// The server listed more than are kept: `models` are the first of `total` (at least, when cut).
+			modelsListed: s.modelsListed ? {total: s.modelsListed.total, atLeast: s.modelsListed.atLeast} : null,
 			lastError: nul(s.lastError),
-			log: s.logLabel ? {path: s.logLabel, state: nul(s.logState), linesParsed: s.linesParsed, linesUnparsed: s.linesUnparsed} : null,
+			answersInconsistent: s.answersInconsistent,
+			lastInconsistent: nul(s.lastInconsistent),
+			log: s.logLabel ? {path: s.logLabel, state: nul(s.logState), linesParsed: s.linesParsed, linesUnparsed: s.linesUnparsed, linesInconsistent: s.linesInconsistent} : null,
 		})),
 		models: figures.map(f => modelJson(f, state.servers[f.serverId])),
 		requests: servers.flatMap(s => s.requests.filter(r => r.done).map(r => requestJson(r, s))),
@@ -114,7 +118,7 @@ export function toSnapshot(state: MonitorState, version: string) {
 			memoryPressure: nul(sys.contention.memoryPressure),
 			power: nul(sys.contention.power),
 		},
-		self: {cpuPct: round(sys.self.cpuPct, 1), rssBytes: nul(sys.self.rssBytes)},
+		self: {cpuPct: round(sys.self.cpuPct, 1), rssBytes: nul(sys.self.rssBytes), processScanMs: nul(sys.self.processScanMs), processEveryMs: nul(sys.self.processEveryMs)},
 		probe: {
 			last: nul(state.probe.results.at(-1)),
 			lastError: nul(state.probe.lastError),

@@ -107,20 +107,50 @@ export type EngineEvent =
 		readonly acceptRate?: number;
 	}
 	/** Speculative decoding configured (MTP / DFlash / DSpark / draft model). */
-	| {readonly type: 'spec-init'; readonly kind: string; readonly detail?: string};
+	| {readonly type: 'spec-init'; readonly kind: string; readonly detail?: string}
+	/**
+	 * The line carried a number that cannot be true (negative, not finite, beyond a sane bound —
+	 * util/numbers.ts): that field was left unknown; the line is counted as inconsistent, with why.
+	 */
+	| {readonly type: 'inconsistent'; readonly reason: string};
 
 /** A line from a log, kept for the log pane (sanitized, capped). */
 export interface LogLine {
 	readonly t: number;
 	readonly text: string;
 	readonly parsed: boolean;
+	/** infertop's own note on the line above (why it was counted as inconsistent), not the log's text. */
+	readonly note?: boolean;
+}
+
+/**
+ * The log buffer: a window [start, end) onto a shared, append-only backing array (model/log-ring.ts
+ * appends in amortised O(1) and reads it; nothing else writes it).
+ */
+export interface LogRing {
+	/** Shared, append-only backing store: read only [start, end). */
+	readonly buffer: readonly LogLine[];
+	readonly start: number;
+	readonly end: number;
+	/** Lines in the ring (end − start). */
+	readonly length: number;
 }
 
 /** How a server came to be known. JSON key `source`. */
 export type ServerSource = 'port-scan' | 'process' | 'flag' | 'config' | 'demo' | 'log';
 
-/** up: answering. stale: stopped answering, last figures kept. restarted: came back with reset counters. */
-export type ServerLifecycle = 'up' | 'stale' | 'restarted' | 'log-only' | 'starting';
+/**
+ * up: answering. stale: stopped answering, last figures kept. restarted: came back with reset
+ * counters. down: a server the user named that has not answered as an engine (lastError says why).
+ */
+export type ServerLifecycle = 'up' | 'stale' | 'restarted' | 'log-only' | 'starting' | 'down';
+
+/** How many models a server listed when that is more than infertop keeps (MAX_MODELS). */
+export interface ModelsListed {
+	readonly total: number;
+	/** The answer was too large to read whole: at least `total`. */
+	readonly atLeast: boolean;
+}
 
 export interface ModelInfo {
 	readonly name: string;
@@ -199,6 +229,8 @@ export interface ServerState extends ServerInfo {
 	readonly lastSeen?: number;
 	readonly lastError?: string;
 	readonly models: readonly ModelInfo[];
+	/** Set when the server listed more models than are kept: `models` are the first of `total`. */
+	readonly modelsListed?: ModelsListed;
 	/** Newest last; capped ring. */
 	readonly requests: readonly RequestRecord[];
 	readonly history: readonly PassSample[];
@@ -212,8 +244,14 @@ export interface ServerState extends ServerInfo {
 	/** Log lines parsed / not understood (counted, never errors). */
 	readonly linesParsed: number;
 	readonly linesUnparsed: number;
+	/** Log lines whose numbers could not be true (negative, not finite, absurd): counted, never figures. */
+	readonly linesInconsistent: number;
+	/** Poll answers whose numbers could not be true, and the newest reason. */
+	readonly answersInconsistent: number;
+	readonly lastInconsistent?: string;
 	/** Newest last; capped ring of sanitized lines. */
-	readonly log: readonly LogLine[];
+	/** The newest MAX_LOG_LINES lines (model/log-ring.ts: appended in O(1), read with logLines/logTail). */
+	readonly log: LogRing;
 	readonly logState?: string;
 	/** Bytes per token resolved for each model by name (survives /api/ps refreshes). */
 	readonly modelBytes: Readonly<Record<string, {readonly bytesPerToken: number; readonly source: string}>>;
@@ -252,10 +290,14 @@ export type Action =
 	| {readonly type: 'engine-event'; readonly serverId: string; readonly t: number; readonly event: EngineEvent}
 	| {readonly type: 'log-line'; readonly serverId: string; readonly t: number; readonly text: string; readonly parsed: boolean}
 	| {readonly type: 'log-state'; readonly serverId: string; readonly text: string}
+	/** A named server that does not answer as an engine: listed, never dropped. */
+	| {readonly type: 'server-down'; readonly t: number; readonly server: ServerInfo; readonly error: string}
 	| {readonly type: 'server-seen'; readonly t: number; readonly server: ServerInfo}
 	| {readonly type: 'server-lost'; readonly t: number; readonly serverId: string; readonly error: string}
 	| {readonly type: 'server-restarted'; readonly t: number; readonly serverId: string}
-	| {readonly type: 'server-models'; readonly t: number; readonly serverId: string; readonly models: readonly ModelInfo[]}
+	| {readonly type: 'server-models'; readonly t: number; readonly serverId: string; readonly models: readonly ModelInfo[]; readonly listed?: ModelsListed}
+	/** A poll's answer held numbers that cannot be true (util/numbers.ts): those fields were left unknown. */
+	| {readonly type: 'answer-inconsistent'; readonly t: number; readonly serverId: string; readonly reason: string}
 	| {readonly type: 'model-bytes'; readonly serverId: string; readonly model: string; readonly bytesPerToken: number; readonly source: string}
 	| {readonly type: 'bandwidth'; readonly bandwidth: BandwidthInfo}
 	| {readonly type: 'system'; readonly system: SystemState}

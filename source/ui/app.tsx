@@ -3,11 +3,11 @@
  * reducer, one key router, a layout planned from the terminal size. Panes only render.
  */
 import {Box, renderToString, useInput, useStdin} from 'ink';
-import {useCallback, useMemo, useReducer, useRef, useSyncExternalStore} from 'react';
+import {useCallback, useEffect, useMemo, useReducer, useRef, useSyncExternalStore} from 'react';
 import stripAnsi from 'strip-ansi';
-import {deriveServer} from '../model/derive.js';
+import {deriveServer, FIGURE_WINDOW_MS} from '../model/derive.js';
 import type {MonitorStore} from '../model/store.js';
-import type {MonitorState} from '../types/monitor.js';
+import type {MonitorState, PassSample, ServerState} from '../types/monitor.js';
 import {sanitize} from '../util/sanitize.js';
 import {stepRefresh} from './controller.js';
 import type {Controller} from '../types/controller.js';
@@ -54,6 +54,39 @@ export function currentNotice(state: MonitorState): MonitorState['notices'][numb
 	return last && state.now - last.t <= NOTICE_MS && last.t <= state.now + 1000 ? last : undefined;
 }
 
+/** Finished requests of a server inside the figure window at `now` (the window only shrinks as the clock moves). */
+function windowCount(server: ServerState | undefined, now: number): number {
+	let n = 0;
+	if (server) for (const r of server.requests) if (r.done && now - r.lastSeen <= FIGURE_WINDOW_MS) n++;
+	return n;
+}
+
+/**
+ * Everything on screen that reads the clock, as one key: the store publishes a tick alone only when
+ * it changes (a keep-alive's "4 minutes from now", a notice expiring, a request leaving the figure
+ * window, a running probe's elapsed time). Pure.
+ */
+export function clockKey(state: MonitorState): string {
+	const parts: string[] = [String(currentNotice(state)?.t ?? '')];
+	for (const r of engineRows(state.servers, state.order, state.now)) parts.push(r.until);
+	for (const id of state.order) parts.push(String(windowCount(state.servers[id], state.now)));
+	if (state.probe.running) parts.push(String(state.now));
+	return parts.join('\u0000');
+}
+
+/** The previous value while `next` is equal to it (by its JSON), so memoised panes see the same reference. */
+function useStable<T>(next: T): T {
+	const ref = useRef<{value: T; key: string; input: T} | undefined>(undefined);
+	// the same input as last time (a memo that did not rerun): nothing to compare
+	if (ref.current !== undefined && ref.current.input === next) return ref.current.value;
+	const key = JSON.stringify(next);
+	if (ref.current === undefined || ref.current.key !== key) ref.current = {value: next, key, input: next};
+	else ref.current.input = next;
+	return ref.current.value;
+}
+
+const NO_HISTORY: readonly PassSample[] = [];
+
 /** The scopes whose bindings are live, most specific first (router and footer agree). */
 export function activeScopes(view: ViewState, empty: boolean): KeyScope[] {
 	if (view.filterEditing) return ['filter'];
@@ -77,18 +110,30 @@ export function logVisible(columns: number, rows: number, view: ViewState, engin
 /** The whole screen as a pure function of (snapshot, view state, size). */
 export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP, readOnly = false, footerNote}: DashboardProps) {
 	const theme = useTheme();
-	const engineList: EngineRow[] = useMemo(() => engineRows(state.servers, state.order, state.now), [state.servers, state.order, state.now]);
+	// Rows are rebuilt each render (cheap) and kept by reference while equal: the pane re-renders only when a row changed.
+	const engineList: EngineRow[] = useStable(engineRows(state.servers, state.order, state.now));
 	const plan = planLayout({columns, rows, showLog: view.showLog, engineRows: engineList.length});
 	const selectedId = selectedServer(state, view);
 	const server = selectedId !== undefined ? state.servers[selectedId] : undefined;
-	// deriveServer reads servers, bandwidth, probe results and now; memoised on exactly those.
-	const figures = useMemo(
+	// deriveServer reads servers, bandwidth, probe results and, through the figure window, the clock:
+	// memoised on those, with the clock standing in as the window's size (it moves a few times a minute, not every tick).
+	const inWindow = windowCount(server, state.now);
+	const derived = useMemo(
 		() => (selectedId !== undefined ? deriveServer(state, selectedId) : []),
-		[selectedId, state.servers, state.bandwidth, state.probe.results, state.now],
+		[selectedId, state.servers, state.bandwidth, state.probe.results, inWindow],
 	);
+	const figures = useStable(derived);
 	const reqLimit = Math.max(0, plan.requests - 2);
 	const reqRows = useMemo(() => requestRows(state.servers, state.order, reqLimit), [state.servers, state.order, reqLimit]);
 	const reqTotal = useMemo(() => state.order.reduce((n, id) => n + (state.servers[id]?.requests.length ?? 0), 0), [state.servers, state.order]);
+
+	const notice = currentNotice(state);
+	// hooks before the early return: the same number of hooks every render
+	const stableNote = {
+		footer: useStable(footerNote !== undefined ? {text: footerNote, level: 'info' as const} : undefined),
+		notice: useStable(notice ? {text: sanitize(notice.text, 300), level: notice.level} : undefined),
+	};
+	const scopes = useStable(activeScopes(view, state.order.length === 0));
 
 	if (plan.tooSmall) return <TooSmall columns={columns} rows={rows} need={plan.need} />;
 
@@ -97,8 +142,7 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 	const middle = plan.height - plan.header - plan.footer;
 	const contention = state.system.contention.active ? state.system.contention.verdict : undefined;
 	const chip = state.bandwidth.chip ?? state.system.gpus[0]?.name ?? state.system.cpuModel;
-	const notice = currentNotice(state);
-	const note = footerNote !== undefined ? {text: footerNote, level: 'info' as const} : notice ? {text: sanitize(notice.text, 300), level: notice.level} : undefined;
+	const note = footerNote !== undefined ? stableNote.footer : stableNote.notice;
 	const log = server ? (
 		<LogPane
 			log={server.log}
@@ -128,7 +172,7 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 				<EnginesPane rows={engineList} selectedId={selectedId} width={plan.mainWidth} height={plan.engines} />
 				<PassesPane
 					figures={figures}
-					history={server?.history ?? []}
+					history={server?.history ?? NO_HISTORY}
 					serverLabel={selectedId}
 					contention={contention}
 					width={plan.mainWidth}
@@ -137,7 +181,7 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 				/>
 				{plan.requests > 0 ? <RequestsPane rows={reqRows} total={reqTotal} width={plan.mainWidth} height={plan.requests} /> : null}
 				<ContentionPane system={state.system} width={plan.mainWidth} height={plan.contention} />
-				<ProbePane probe={state.probe} now={state.now} width={plan.mainWidth} height={plan.probe} />
+				<ProbePane probe={state.probe} now={state.probe.running ? state.now : 0} width={plan.mainWidth} height={plan.probe} readOnly={readOnly} />
 				{plan.logBelow > 0 ? log : null}
 			</>
 		);
@@ -174,7 +218,7 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 					</Box>
 				) : null}
 			</Box>
-			<Footer keymap={keymap} scopes={activeScopes(view, empty)} self={state.system.self} readOnly={readOnly} width={columns} note={note} />
+			<Footer keymap={keymap} scopes={scopes} self={state.system.self} readOnly={readOnly} width={columns} note={note} />
 		</Box>
 	);
 }
@@ -220,6 +264,11 @@ export function App({store, controller, theme, noColor, version, keymap = KEYMAP
 	const themes = useMemo(() => themeCycle(theme, noColor), [theme, noColor]);
 	const activeTheme = themes[view.themeIndex % themes.length] ?? noColorTheme();
 	const {isRawModeSupported} = useStdin();
+	// A tick alone reaches the screen only when a text that reads the clock changed.
+	useEffect(() => {
+		store.setClockKey(clockKey);
+		return () => store.setClockKey(undefined);
+	}, [store]);
 
 	const run = useCallback(
 		(id: ActionId) => {

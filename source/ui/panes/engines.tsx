@@ -13,6 +13,7 @@ const STATE_GLYPH: Record<ServerLifecycle, {glyph: string; word: string; color: 
 	restarted: {glyph: '↻', word: 'restarted', color: 'warn'},
 	'log-only': {glyph: '≡', word: 'log', color: 'muted'},
 	starting: {glyph: '◐', word: 'starting', color: 'muted'},
+	down: {glyph: '✖', word: 'down', color: 'bad'},
 };
 
 export interface EngineRow {
@@ -28,6 +29,8 @@ export interface EngineRow {
 	readonly context: string;
 	readonly until: string;
 	readonly demo: boolean;
+	/** A line about the server rather than a model (e.g. how many models it listed). */
+	readonly note?: string;
 }
 
 /** PROCESSOR text as `ollama ps` prints it, or layers offloaded, with the CPU share when partly on CPU. */
@@ -55,6 +58,11 @@ function contextOf(server: ServerState, model: ModelInfo | undefined): string {
 	return ctx === undefined ? DASH : String(ctx);
 }
 
+/** What is wrong with the server's log, if anything (missing, unreadable); nothing while it is followed. */
+function logProblem(s: ServerState): string | undefined {
+	return s.logState !== undefined && !s.logState.startsWith('following') && !s.logState.startsWith('replay of') ? s.logState : undefined;
+}
+
 /** One row per model per server (a server with no model yet still gets its row). Pure. */
 export function engineRows(servers: Readonly<Record<string, ServerState>>, order: readonly string[], now: number): EngineRow[] {
 	const rows: EngineRow[] = [];
@@ -68,16 +76,19 @@ export function engineRows(servers: Readonly<Record<string, ServerState>>, order
 				serverId: id,
 				first: i === 0,
 				state: s.state,
-				engine: engineName(s),
+				// A named server that never answered as an engine: which engine it is is unknown.
+				engine: s.state === 'down' && s.engine === 'openai' ? DASH : engineName(s),
 				url: s.url ? shortUrl(s.url) : (s.logLabel ?? DASH),
 				model: m?.name ?? DASH,
 				processor: res.text,
 				cpuShare: res.cpuShare,
 				context: contextOf(s, m),
 				until:
-					s.state === 'stale' && s.lastError
-						? s.lastError
-						: m?.expiresAt !== undefined
+					(s.state === 'stale' || s.state === 'down') && s.lastError
+						? `${s.lastError}${logProblem(s) ? ` · log: ${logProblem(s)}` : ''}`
+						: s.state === 'log-only' && logProblem(s)
+							? logProblem(s)!
+							: m?.expiresAt !== undefined
 							? until(m.expiresAt, now)
 							: engineOf(s.engine).keepAlive === true
 								? DASH
@@ -85,6 +96,12 @@ export function engineRows(servers: Readonly<Record<string, ServerState>>, order
 				demo: s.demo === true,
 			});
 		});
+		if (s.modelsListed && s.modelsListed.total > s.models.length) {
+			// Say what is shown when the server listed more than is kept.
+			const n = s.modelsListed.total.toLocaleString('en-US');
+			const note = `first ${s.models.length} of ${s.modelsListed.atLeast ? 'at least ' : ''}${n} models listed`;
+			rows.push({serverId: id, first: false, state: s.state, engine: '', url: '', model: note, processor: '', context: '', until: '', demo: s.demo === true, note});
+		}
 	}
 	return rows;
 }
@@ -120,6 +137,15 @@ export const EnginesPane = memo(function EnginesPane({rows, selectedId, width, h
 			{visible.rows.map(r => {
 				const selected = r.serverId === (selectedId ?? rows[0]?.serverId) && r.first;
 				const st = STATE_GLYPH[r.state];
+				if (r.note !== undefined) {
+					const indent = c.state + c.engine + c.url + 2;
+					return (
+						<Line key={`${r.serverId}/note`}>
+							{' '.repeat(indent)}
+							<Span color="muted">{fit(r.note, Math.max(0, width - indent - 1))}</Span>
+						</Line>
+					);
+				}
 				return (
 					<Line key={`${r.serverId}/${r.model}`} inverse={selected}>
 						{selected ? <Span color="selected">▸ </Span> : '  '}
