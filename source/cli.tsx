@@ -18,7 +18,7 @@ const HELP = `
     $ infertop --demo               the monitor on the built-in demo engine (labelled DEMO)
     $ infertop snapshot [--json]    collect for a few seconds, print one snapshot, exit
     $ infertop probe [URL]          one wall-clocked streaming probe, printed as a table or JSON
-    $ infertop compare [URL…]       code / prose / long prompts, 2 runs each, on every server × model: one table
+    $ infertop compare [URL…]       code, prose, long prompts (2 runs each) on every server × model
 
   Sources
     --server URL          watch and probe this server (repeatable; remote allowed)
@@ -49,7 +49,7 @@ const HELP = `
     --prompt KIND         probe: code | prose | repeat | hex | long | @FILE (default code)
     --runs N              probe: run N times (1..20; 2 shows cache reuse)
     --max-tokens N        probe/compare: tokens to generate (2..100000, default 256)
-    --model NAME          probe/compare: model to use (default: the loaded one; compare: each loaded one)
+    --model NAME          probe/compare: model to use (default: the loaded one; compare: each)
     --busy-timeout S      probe: keep retrying a busy (HTTP 429) server this long (default 30)
     --timeout S           probe: give up on a run after S seconds, keep-alives or not (default 300)
 
