@@ -158,6 +158,10 @@ export function applyEvent(server: ServerState, t: number, event: EngineEvent, c
 			};
 		case 'model-loaded':
 			return server;
+		case 'model-unloaded':
+			// What is loaded comes from the server's own status API (oMLX `/v1/models/status`): a log line
+			// may be old (the backlog) or already undone by a reload, and the poller only dispatches changes.
+			return server;
 	}
 }
 
@@ -207,6 +211,8 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 				: state;
 		case 'server-restarted':
 			return withServer(state, action.serverId, s => ({...s, state: 'restarted', lastSeen: action.t, lastError: undefined}));
+		case 'server-load':
+			return state.servers[action.serverId] ? withServer(state, action.serverId, s => ({...s, load: {...action.load, t: action.t}})) : state;
 		case 'server-models':
 			return withServer(state, action.serverId, s => ({
 				...s,

@@ -99,6 +99,16 @@ export function toSnapshot(state: MonitorState, version: string) {
 			models: s.models.map(m => m.name),
 			// The server listed more than are kept: `models` are the first of `total` (at least, when cut).
 			modelsListed: s.modelsListed ? {total: s.modelsListed.total, atLeast: s.modelsListed.atLeast} : null,
+			load: s.load
+				? {
+					running: nul(s.load.running),
+					waiting: nul(s.load.waiting),
+					memoryBytes: nul(s.load.memoryBytes),
+					memoryLimitBytes: s.load.memoryLimitBytes ?? null,
+					// The server says it has no memory limit (null: not said).
+					memoryUnlimited: s.load.memoryLimitBytes === undefined ? null : s.load.memoryLimitBytes === null,
+				}
+				: null,
 			lastError: nul(s.lastError),
 			answersInconsistent: s.answersInconsistent,
 			lastInconsistent: nul(s.lastInconsistent),

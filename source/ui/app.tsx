@@ -173,6 +173,7 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 				<PassesPane
 					figures={figures}
 					history={server?.history ?? NO_HISTORY}
+					load={server?.load}
 					serverLabel={selectedId}
 					contention={contention}
 					width={plan.mainWidth}
