@@ -24,6 +24,7 @@ import {detectBandwidth} from './sources/bandwidth.js';
 import {createModelBytesResolver} from './sources/model-bytes.js';
 import {defaultLogLocations, findExistingLogs} from './sources/log-locations.js';
 import {createProbeController} from './probe/controller.js';
+import {createCompareController} from './probe/compare-controller.js';
 import type {Controller} from './types/controller.js';
 import {startDemoEngine, DEMO_OLLAMA_VERSION, type DemoEngine} from './demo/engine.js';
 import {createPoller} from './sources/discovery/pollers.js';
@@ -310,6 +311,17 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 		onHistoryError: message => dispatch({type: 'notice', t: Date.now(), level: 'warn', text: `probe history: ${message}`}),
 	});
 
+	// The comparison (key `c`): one request at a time per machine, its own run id in the history.
+	const comparer = createCompareController({
+		dispatch,
+		getState: store.getSnapshot,
+		historyPath: effectiveHistoryPath(config),
+		busyTimeoutMs: config.busyTimeout * 1000,
+		totalTimeoutMs: options.probeTimeoutMs,
+		apiKeyFor,
+		onHistoryError: message => dispatch({type: 'notice', t: Date.now(), level: 'warn', text: `compare history: ${message}`}),
+	});
+
 	const stopTicker = store.startTicker();
 
 	const controller: Controller = {
@@ -324,6 +336,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 			void probe.probe({serverId, engine: s.engine, url: s.url, model, apiKey: apiKeyFor(s.url)}, prompt ?? store.getSnapshot().probe.prompt, runs);
 		},
 		cancelProbe: () => probe.cancel(),
+		compare: () => {
+			if (probe.running) probe.cancel();
+			void comparer.start();
+		},
+		cancelCompare: () => comparer.cancel(),
 		startDemo: () => {
 			void startDemo().catch(error => dispatch({type: 'notice', t: Date.now(), level: 'error', text: `demo: ${String(error)}`}));
 		},
@@ -347,6 +364,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 			stopped = true;
 			stopTicker();
 			probe.cancel();
+			comparer.cancel();
 			await Promise.all(collectors.map(c => c.stop().catch(() => undefined)));
 			await demo?.engine.stop().catch(() => undefined);
 			demo?.remove();

@@ -24,6 +24,8 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 	const controller: Controller = {
 		probe: (id, prompt, runs) => runtime?.controller.probe(id, prompt, runs),
 		cancelProbe: () => runtime?.controller.cancelProbe(),
+		compare: () => runtime?.controller.compare?.(),
+		cancelCompare: () => runtime?.controller.cancelCompare?.(),
 		startDemo: () => runtime?.controller.startDemo(),
 		quit: () => {
 			quitRequested = true;

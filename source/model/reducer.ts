@@ -361,6 +361,26 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 			return {...state, probe: {...state.probe, results: [...state.probe.results, action.result].slice(-MAX_PROBE_RESULTS), running: action.next}};
 		case 'probe-failed':
 			return {...state, probe: {...state.probe, running: undefined, lastError: action.error}};
+		case 'compare-started':
+			return {...state, compare: {runId: action.runId, startedAt: action.startedAt, total: action.total, rows: [], running: [], finished: false}};
+		case 'compare-progress': {
+			const c = state.compare;
+			if (!c || c.finished) return state;
+			const p = action.progress;
+			const running = [...c.running.filter((r) => r.index !== p.index && r.url !== p.url), p].sort((a, b) => a.index - b.index);
+			return {...state, compare: {...c, running}};
+		}
+		case 'compare-row': {
+			const c = state.compare;
+			if (!c || c.runId !== action.row.runId) return state;
+			const rows = [...c.rows, action.row].sort((a, b) => a.index - b.index);
+			return {...state, compare: {...c, rows, running: c.running.filter((r) => r.index !== action.row.index)}};
+		}
+		case 'compare-finished': {
+			const c = state.compare;
+			if (!c || c.runId !== action.runId) return state;
+			return {...state, compare: {...c, running: [], finished: true, cancelled: action.cancelled || undefined, error: action.error}};
+		}
 		case 'looked-for':
 			return {...state, lookedFor: action.lookedFor};
 		case 'refresh':

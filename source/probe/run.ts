@@ -173,13 +173,15 @@ async function waitLogFigures(fn: LogFiguresFn, q: LogQuery, waitMs: number, sig
 }
 
 /** Stream once on the first protocol that is not a 404, retrying 429s up to the busy limit. */
-async function streamWithRetries(o: RunProbeOptions, model: string | undefined, onBusy: (retries: number) => void): Promise<StreamOutcome & {busyRetries: number}> {
+async function streamWithRetries(o: RunProbeOptions, model: string | undefined, onBusy: (retries: number) => void): Promise<StreamOutcome & {busyRetries: number; busyWaitMs: number}> {
 	const plans = o.plan ? [o.plan, ...protocolPlan(o.target.engine).filter((p) => p.path !== o.plan?.path)] : protocolPlan(o.target.engine);
 	const busyLimit = o.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
 	const base = o.busyRetryBaseMs ?? 1000;
 	const started = performance.now();
 	const t0 = performance.now();
 	let busyRetries = 0;
+	// Time spent waiting out 429/503 answers (their requests and the back-off), wall-clocked.
+	let busyWaitMs = 0;
 	let busyCode = 429;
 	const wrong: string[] = [];
 	for (let i = 0; i < plans.length; ) {
@@ -205,7 +207,7 @@ async function streamWithRetries(o: RunProbeOptions, model: string | undefined, 
 					});
 				},
 			});
-			return {...out, busyRetries};
+			return {...out, busyRetries, busyWaitMs};
 		} catch (e) {
 			if (!(e instanceof ProbeError)) throw new ProbeError('failed', `probe failed: ${sanitize(String(e), 120)}`);
 			if (e.kind === 'wrong-protocol') {
@@ -224,6 +226,7 @@ async function streamWithRetries(o: RunProbeOptions, model: string | undefined, 
 			onBusy(busyRetries);
 			o.onProgress?.({tokens: 0, elapsedMs: performance.now() - t0, timeoutMs: o.totalTimeoutMs, status: `server busy (HTTP ${busyCode}), retrying in ${Math.max(1, Math.round(delay / 1000))} s`});
 			await sleep(delay, o.signal);
+			busyWaitMs = performance.now() - started;
 		}
 	}
 	throw new ProbeError('failed', `HTTP 404 on ${wrong.join(', ')}: no known generation API here (wrong URL or not an LLM server?)`);
@@ -287,6 +290,7 @@ async function runProbeWithin(o: RunProbeOptions): Promise<RunProbeOutcome> {
 		promptKind: o.prompt.kind,
 		run: o.run,
 		busyRetries: out.busyRetries || undefined,
+		busyWaitMs: out.busyRetries > 0 ? out.busyWaitMs : undefined,
 		bytesPerToken: o.bytesPerToken,
 		bytesPerTokenSource: o.bytesPerToken === undefined ? undefined : o.bytesPerTokenSource,
 		bandwidthGBs: o.bandwidthGBs,

@@ -8,6 +8,9 @@ export interface Controller {
 	/** Probe a server; `prompt` defaults to the last one used, `runs` = 2 for the cache-reuse run. */
 	probe(serverId: string, prompt?: ProbePromptKind, runs?: number): void;
 	cancelProbe(): void;
+	/** Compare every loaded model on every server (key `c`): code, prose, long, 2 runs each. */
+	compare?(): void;
+	cancelCompare?(): void;
 	startDemo(): void;
 	/** The single exit path: stop collectors, unmount, leave the alternate screen. */
 	quit(): void;

@@ -6,6 +6,7 @@
  */
 import type {SystemState} from './system.js';
 import type {ProbeProgress, ProbePromptKind, ProbeResult, ProbeState} from './probe.js';
+import type {CompareProgress, CompareRow, CompareState} from './compare.js';
 
 /** Which engine wrote a log or answers a server. JSON key `engine`. */
 export type EngineKind =
@@ -362,6 +363,8 @@ export interface MonitorState {
 	readonly bandwidth: BandwidthInfo;
 	readonly system: SystemState;
 	readonly probe: ProbeState;
+	/** The last comparison (key `c`), running or finished; absent until one is started. */
+	readonly compare?: CompareState;
 	/** What discovery looked for, for the empty state. */
 	readonly lookedFor?: {readonly ports: readonly number[]; readonly processes: readonly string[]; readonly logs: readonly string[]};
 	readonly refreshMs: number;
@@ -396,6 +399,13 @@ export type Action =
 	| {readonly type: 'probe-result'; readonly result: ProbeResult; readonly next?: ProbeProgress}
 	/** The probe ended without a result (error or cancelled), one line. */
 	| {readonly type: 'probe-failed'; readonly error: string}
+	/** A comparison began (replaces the last one). */
+	| {readonly type: 'compare-started'; readonly runId: string; readonly startedAt: number; readonly total: number}
+	/** Live progress of one of its probes (one per machine at most). */
+	| {readonly type: 'compare-progress'; readonly progress: CompareProgress}
+	/** One of its probes finished or failed. */
+	| {readonly type: 'compare-row'; readonly row: CompareRow}
+	| {readonly type: 'compare-finished'; readonly runId: string; readonly cancelled: boolean; readonly error?: string}
 	| {readonly type: 'looked-for'; readonly lookedFor: NonNullable<MonitorState['lookedFor']>}
 	| {readonly type: 'refresh'; readonly refreshMs: number}
 	| {readonly type: 'notice'; readonly t: number; readonly text: string; readonly level: 'info' | 'warn' | 'error'}

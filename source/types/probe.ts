@@ -43,6 +43,10 @@ export interface ProbeResult {
 	readonly totalMs?: number;
 	/** HTTP 429 answers waited out before this run got the server. */
 	readonly busyRetries?: number;
+	/** Wall time spent on those 429 answers and the back-off between them (ms), before the request that streamed. */
+	readonly busyWaitMs?: number;
+	/** The comparison this run belongs to (`infertop compare`, key `c`); CSV column `run_id`. */
+	readonly runId?: string;
 	readonly serverId?: string;
 	/** Numbers of the server's answer that were not believable (`eval_count -5`): their figures are unknown. */
 	readonly inconsistent?: readonly string[];

@@ -22,6 +22,7 @@ import {LogPane} from './panes/log.js';
 import {HelpOverlay, PromptOverlay, TooSmall} from './panes/overlays.js';
 import {PassesPane} from './panes/passes.js';
 import {ProbePane} from './panes/probe.js';
+import {ComparePane} from './panes/compare.js';
 import {RequestsPane, requestRows} from './panes/requests.js';
 import {BUILTIN_THEMES, noColorTheme, type Theme} from './theme.js';
 import {loadTheme, resolveTheme} from '../config/themes.js';
@@ -91,6 +92,7 @@ export function activeScopes(view: ViewState, empty: boolean): KeyScope[] {
 	if (view.filterEditing) return ['filter'];
 	if (view.overlay === 'help') return ['help'];
 	if (view.overlay === 'prompt') return ['prompt'];
+	if (view.overlay === 'compare') return ['compare'];
 	return empty ? ['empty', 'global'] : ['global'];
 }
 
@@ -160,6 +162,8 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 		main = <HelpOverlay keymap={keymap} width={plan.mainWidth} height={middle} />;
 	} else if (view.overlay === 'prompt') {
 		main = <PromptOverlay cursor={view.promptCursor} current={state.probe.prompt} serverLabel={server?.url ?? selectedId} width={plan.mainWidth} height={middle} />;
+	} else if (view.overlay === 'compare') {
+		main = <ComparePane compare={state.compare} now={state.now} width={plan.mainWidth} height={middle} />;
 	} else if (empty) {
 		main = <EmptyState lookedFor={state.lookedFor} width={plan.mainWidth} height={middle} canType={!readOnly} />;
 	} else {
@@ -344,6 +348,17 @@ export function App({store, controller, theme, noColor, version, keymap = KEYMAP
 				}
 				case 'demo':
 					controller.startDemo();
+					return;
+				case 'compare':
+					// From the screen: show the table (the first time, run it); in the table: run it again once finished.
+					if (v.overlay !== 'compare') {
+						act({type: 'overlay', overlay: 'compare'});
+						if (!s.compare) controller.compare?.();
+					} else if (!s.compare || s.compare.finished) controller.compare?.();
+					return;
+				case 'compare-close':
+					if (s.compare && !s.compare.finished) controller.cancelCompare?.();
+					else act({type: 'overlay', overlay: 'none'});
 					return;
 			}
 		},

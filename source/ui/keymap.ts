@@ -24,13 +24,15 @@ export type ActionId =
 	| 'prompt-next'
 	| 'prompt-prev'
 	| 'prompt-run'
-	| 'filter-apply';
+	| 'filter-apply'
+	| 'compare'
+	| 'compare-close';
 
 /**
  * Where a binding applies. The router looks through the active scopes, first match wins:
- * filter (typing a query) › prompt / help (overlays) › empty (nothing found) › global.
+ * filter (typing a query) › prompt / help / compare (overlays) › empty (nothing found) › global.
  */
-export type KeyScope = 'global' | 'empty' | 'help' | 'prompt' | 'filter';
+export type KeyScope = 'global' | 'empty' | 'help' | 'prompt' | 'filter' | 'compare';
 
 export interface KeyBinding {
 	readonly id: ActionId;
@@ -51,6 +53,7 @@ export const KEYMAP: readonly KeyBinding[] = [
 	{id: 'probe', keys: ['p'], scope: 'global', help: 'Probe the selected server with the last prompt', footer: 'probe'},
 	{id: 'choose-prompt', keys: ['P'], scope: 'global', help: 'Choose the probe prompt', footer: 'prompt'},
 	{id: 'probe-twice', keys: ['r'], scope: 'global', help: 'Run the probe twice (shows prefix-cache reuse)', footer: 'twice'},
+	{id: 'compare', keys: ['c'], scope: 'global', help: 'Compare every server × model (code, prose, long; 2 runs each)', footer: 'compare'},
 	{id: 'escape', keys: ['escape'], scope: 'global', help: 'Close overlay / cancel the probe / clear the filter', footer: 'cancel'},
 	{id: 'pause', keys: ['space'], scope: 'global', help: 'Pause the screen (collection goes on)', footer: 'pause'},
 	{id: 'toggle-log', keys: ['l'], scope: 'global', help: 'Show / hide the log pane', footer: 'log'},
@@ -66,6 +69,10 @@ export const KEYMAP: readonly KeyBinding[] = [
 	{id: 'prompt-prev', keys: ['up', 'k', 'shift+tab'], scope: 'prompt', help: 'Previous prompt'},
 	{id: 'prompt-run', keys: ['return'], scope: 'prompt', help: 'Probe with this prompt', footer: 'run'},
 	{id: 'escape', keys: ['escape'], scope: 'prompt', help: 'Close without probing', footer: 'close'},
+	{id: 'compare-close', keys: ['escape'], scope: 'compare', help: 'Cancel the comparison, or close the table', footer: 'cancel/close'},
+	{id: 'compare', keys: ['c'], scope: 'compare', help: 'Run the comparison again (once finished)', footer: 'again'},
+	{id: 'help', keys: ['?'], scope: 'compare', help: 'Show all keys'},
+	{id: 'quit', keys: ['q'], scope: 'compare', help: 'Quit', footer: 'quit'},
 	{id: 'filter-apply', keys: ['return'], scope: 'filter', help: 'Apply the filter', footer: 'apply'},
 	{id: 'escape', keys: ['escape'], scope: 'filter', help: 'Stop editing the filter', footer: 'cancel'},
 ];
@@ -187,6 +194,7 @@ const SCOPE_TITLES: Record<KeyScope, string> = {
 	help: 'In this help',
 	prompt: 'Choosing a probe prompt',
 	filter: 'Typing a log filter',
+	compare: 'In the comparison table',
 };
 
 /**
@@ -196,18 +204,31 @@ const SCOPE_TITLES: Record<KeyScope, string> = {
  */
 export function helpLines(keymap: readonly KeyBinding[], options: {readonly compact?: boolean} = {}): string[] {
 	const lines: string[] = [];
-	const scopes: KeyScope[] = ['global', 'empty', 'prompt', 'filter', 'help'];
+	const scopes: KeyScope[] = ['global', 'empty', 'prompt', 'compare', 'filter', 'help'];
 	for (const scope of scopes) {
 		const group = keymap.filter(b => b.scope === scope);
 		if (group.length === 0) continue;
 		if (options.compact && scope !== 'global') {
-			if (scope === 'help') continue;
+			// The help and compare overlays say their own keys in their title and footer.
+			if (scope === 'help' || scope === 'compare') continue;
 			lines.push(`${SCOPE_TITLES[scope]}: ${group.map(b => `${b.keys.map(keyLabel).join('/')} ${b.footer ?? b.help}`).join(' · ')}`);
 			continue;
 		}
 		if (lines.length > 0) lines.push('');
 		lines.push(SCOPE_TITLES[scope]);
-		for (const b of group) lines.push(`  ${b.keys.map(keyLabel).join(', ').padEnd(16)} ${b.help}`);
+		for (let i = 0; i < group.length; i++) {
+			const b = group[i]!;
+			const next = group[i + 1];
+			// Compact: a footer-less binding that continues the one before (`Refresh faster` / `Refresh slower`) shares its line.
+			if (options.compact && next && next.footer === undefined && b.help.split(' ')[0] === next.help.split(' ')[0]) {
+				const words = next.help.split(' ');
+				const same = b.help.split(' ').findIndex((w, k) => words[k] !== w);
+				lines.push(`  ${`${b.keys.map(keyLabel).join(', ')} / ${next.keys.map(keyLabel).join(', ')}`.padEnd(16)} ${b.help} / ${words.slice(same < 0 ? words.length : same).join(' ')}`);
+				i++;
+				continue;
+			}
+			lines.push(`  ${b.keys.map(keyLabel).join(', ').padEnd(16)} ${b.help}`);
+		}
 	}
 	return lines;
 }

@@ -6,7 +6,7 @@ import type {ProbePromptKind} from '../types/probe.js';
 
 export const PROMPT_KINDS: readonly Exclude<ProbePromptKind, 'file'>[] = ['code', 'prose', 'repeat', 'hex', 'long'];
 
-export type Overlay = 'none' | 'help' | 'prompt';
+export type Overlay = 'none' | 'help' | 'prompt' | 'compare';
 
 export interface ViewState {
 	/** Selected server id; undefined = the first one. */

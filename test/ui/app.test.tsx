@@ -345,3 +345,38 @@ describe('renderSnapshotText', () => {
 		}
 	});
 });
+
+describe('key c: the comparison table', () => {
+	it('c opens the table and starts a comparison; Esc cancels while it runs, then closes; c in the table runs it again once finished', async () => {
+		const store = richStore();
+		const controller = {...fakeController(), compare: vi.fn(), cancelCompare: vi.fn()};
+		const {tui} = await mount({columns: 120, rows: 40, store, controller});
+		tui.stdin.write('c');
+		await waitFor(() => tui.frame().includes('COMPARE'), 'compare pane');
+		expect(controller.compare).toHaveBeenCalledTimes(1);
+		store.dispatch({type: 'compare-started', runId: 'r1', startedAt: T0, total: 6});
+		store.dispatch({type: 'compare-progress', progress: {index: 0, total: 6, url: OLLAMA, model: 'qwen3:8b', prompt: 'code', run: 1, tokens: 12, liveTps: 41.5, ttftMs: 210, status: 'server busy (HTTP 429), retrying in 2 s', elapsedMs: 500, startedAt: T0}});
+		store.publish();
+		await waitFor(() => tui.frame().includes('retrying in 2 s'), 'live line');
+		expect(tui.frame()).toContain(`▶ [1/6] ${OLLAMA} qwen3:8b · code run 1 · server busy (HTTP 429), retrying in 2 s · 12 tokens · 41.5 tok/s…`);
+		tui.stdin.write('c');
+		await settle();
+		expect(controller.compare).toHaveBeenCalledTimes(1);
+		tui.stdin.write('\u001b');
+		await settle();
+		expect(controller.cancelCompare).toHaveBeenCalledTimes(1);
+		const result = {t: T0, engine: 'ollama', url: OLLAMA, model: 'qwen3:8b', protocol: 'ollama' as const, prompt: 'code', decodeTps: 47.6, reportedTps: 48, ttftMs: 200};
+		store.dispatch({type: 'compare-row', row: {index: 0, runId: 'r1', url: OLLAMA, engine: 'ollama', model: 'qwen3:8b', prompt: 'code', run: 1, result}});
+		store.dispatch({type: 'compare-row', row: {index: 1, runId: 'r1', url: OLLAMA, engine: 'ollama', model: 'qwen3:8b', prompt: 'code', run: 2, result: {...result, decodeTps: 49.9}}});
+		store.dispatch({type: 'compare-finished', runId: 'r1', cancelled: true});
+		store.publish();
+		await waitFor(() => tui.frame().includes('cancelled'), 'finished');
+		expect(tui.frame()).toMatch(/ollama@127\.0\.0\.1:11434\s+ollama\s+qwen3:8b\s+48–50\s+--\s+--\s+--\s+--\s+--/);
+		tui.stdin.write('c');
+		await settle();
+		expect(controller.compare).toHaveBeenCalledTimes(2);
+		tui.stdin.write('\u001b');
+		await waitFor(() => !tui.frame().includes('COMPARE'), 'closed');
+		expect(tui.frame()).toContain('ENGINES');
+	});
+});
