@@ -49,7 +49,9 @@ export function inconsistency(c: CountsToCheck): string | undefined {
 	if (decoded !== undefined && c.accepted !== undefined && c.accepted > decoded) return `accepted ${c.accepted} > generated ${decoded}`;
 	if (c.engineMeanLen !== undefined && c.engineMeanLen < 1) return `tokens per pass < 1 (mean len ${c.engineMeanLen})`;
 	if (decoded !== undefined && c.decodeMs !== undefined && c.decodeMs > 0 && (decoded * 1000) / c.decodeMs > MAX_PLAUSIBLE_TPS) return `decode above ${MAX_PLAUSIBLE_TPS.toExponential(0)} tok/s`;
-	const uncached = prefill ?? (prompt !== undefined ? prompt - (cached ?? 0) : undefined);
+	// Uncached tokens are known only when the engine says them, or says both prompt and cached: Ollama's
+	// prompt_eval_count includes a cache hit its duration does not, so prompt ÷ time is no prefill rate.
+	const uncached = prefill ?? (prompt !== undefined && cached !== undefined ? prompt - cached : undefined);
 	if (uncached !== undefined && c.prefillMs !== undefined && c.prefillMs > 0 && (uncached * 1000) / c.prefillMs > MAX_PLAUSIBLE_TPS) return `prefill above ${MAX_PLAUSIBLE_TPS.toExponential(0)} tok/s`;
 	if (c.engineTps !== undefined && c.engineTps > MAX_PLAUSIBLE_TPS) return `engine tok/s above ${MAX_PLAUSIBLE_TPS.toExponential(0)}`;
 	return undefined;

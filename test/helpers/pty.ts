@@ -43,7 +43,8 @@ export async function runOnPty(argv: readonly string[], steps: readonly string[]
 			cwd: root,
 			reject: false,
 			timeout: (timeoutS + 30) * 1000,
-			env: {TERM: 'xterm-256color', XDG_CONFIG_HOME: '/nonexistent-infertop-test', ...options.env},
+			// CI=false: CI runs this suite with CI=true, and Ink then writes nothing until exit (is-in-ci); a user's terminal is not CI.
+			env: {TERM: 'xterm-256color', XDG_CONFIG_HOME: '/nonexistent-infertop-test', CI: 'false', ...options.env},
 		});
 		if (r.exitCode !== 0) throw new Error(`pty-run failed: ${r.stderr}`);
 		const result = JSON.parse(r.stdout) as Omit<PtyResult, 'raw'>;
