@@ -129,7 +129,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 		const {runProbeCli} = await import('./commands/probe.js');
 		return runProbeCli({...common, url: rest[0], prompt: flags.prompt, runs: flags.runs, json: flags.json, maxTokens: flags.maxTokens, model: flags.model});
 	}
-	if (command === 'snapshot' || !process.stdout.isTTY) {
+	if (command === 'snapshot' || !process.stdout.isTTY || env.TERM === 'dumb') {
 		const {runSnapshot} = await import('./commands/snapshot.js');
 		return runSnapshot({...common, json: command === 'snapshot' ? flags.json : flags.json, seconds: flags.seconds});
 	}

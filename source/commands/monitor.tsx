@@ -11,6 +11,7 @@ import {App} from '../ui/app.js';
 import {VERSION} from '../version.js';
 import {startMetricsServer} from '../metrics/exporter.js';
 import {deriveModels} from '../model/derive.js';
+import {themeCycle} from '../config/themes.js';
 
 export async function runMonitor(options: RuntimeOptions): Promise<number> {
 	const {config} = options;
@@ -19,14 +20,32 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 	let runtime: Runtime | undefined;
 	let quitRequested = false;
 	const controller: Controller = {
-		probe: (id, prompt, runs) => runtime?.controller.probe(id, prompt, runs),
+		probe: (id, prompt, runs, model) => runtime?.controller.probe(id, prompt, runs, model),
 		cancelProbe: () => runtime?.controller.cancelProbe(),
 		startDemo: () => runtime?.controller.startDemo(),
 		quit: () => {
 			quitRequested = true;
 			app.unmount();
 		},
-		setRefresh: ms => store.dispatch({type: 'refresh', refreshMs: ms}),
+		setRefresh: ms => (runtime ? runtime.controller.setRefresh(ms) : store.dispatch({type: 'refresh', refreshMs: ms})),
+		loadProbeHistory: async () => {
+			if (!runtime?.controller.loadProbeHistory) throw new Error('still starting');
+			return runtime.controller.loadProbeHistory();
+		},
+		suspend: onResume => {
+			if (process.platform === 'win32' || !process.stdin.isTTY) return;
+			// Give the terminal back as it was: main screen, cooked mode, cursor shown; then stop (SIGTSTP's default action).
+			if (alt) process.stdout.write('\u001b[?1049l');
+			process.stdout.write('\u001b[?25h');
+			process.stdin.setRawMode?.(false);
+			process.once('SIGCONT', () => {
+				process.stdin.setRawMode?.(true);
+				if (alt) process.stdout.write('\u001b[?1049h');
+				process.stdout.write('\u001b[2J\u001b[H\u001b[?25l');
+				onResume();
+			});
+			process.kill(process.pid, 'SIGTSTP');
+		},
 	};
 	// Alternate screen: resizing never wipes the user's scrollback (ink 6.8 has no option for it).
 	const alt = process.stdout.isTTY === true;
@@ -37,7 +56,10 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 		restored = true;
 	};
 	process.once('exit', restore);
-	const app = render(<App store={store} controller={controller} theme={config.theme} noColor={config.noColor} version={VERSION} />, {
+	// Themes are files: read (and checked) here, before the screen; one that does not load is a notice.
+	const {themes, error: themeError} = themeCycle({name: config.theme, noColor: config.noColor});
+	if (themeError) store.dispatch({type: 'notice', t: Date.now(), level: 'warn', text: themeError});
+	const app = render(<App store={store} controller={controller} themes={themes} version={VERSION} />, {
 		exitOnCtrlC: false,
 		patchConsole: false,
 		maxFps: 10,

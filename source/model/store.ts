@@ -18,6 +18,11 @@ export interface MonitorStore {
 	/** Hold the published snapshot (space: the screen holds, collection goes on). */
 	setPaused(paused: boolean): void;
 	isPaused(): boolean;
+	/**
+	 * Tell subscribers to read again without publishing a snapshot (the screen shows the store's
+	 * latest refresh interval and pause at once, also while paused).
+	 */
+	notify(): void;
 	/** Start the publish ticker (default: the state's refresh interval, at least 250 ms); returns a stop function. */
 	startTicker(intervalMs?: number): () => void;
 }
@@ -56,6 +61,9 @@ export function createStore(options: InitialOptions = {}): MonitorStore {
 			else for (const l of listeners) l();
 		},
 		isPaused: () => paused,
+		notify() {
+			for (const l of listeners) l();
+		},
 		startTicker(intervalMs?: number) {
 			// The screen refreshes at the user's interval (`+`/`-`, --refresh), never faster than 4 Hz.
 			let timer: NodeJS.Timeout | undefined;

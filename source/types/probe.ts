@@ -40,6 +40,31 @@ export interface ProbeResult {
 	/** HTTP 429 answers waited out before this run got the server. */
 	readonly busyRetries?: number;
 	readonly serverId?: string;
+	/**
+	 * Requests of this server already in flight when the run left (from its log): the run may have
+	 * waited behind them. Absent when none was seen (or the server has no log to say so).
+	 */
+	readonly queuedBehind?: number;
+	/** Of the TTFT, the time until the last of those requests finished (ms); absent when they ran on beside the probe. */
+	readonly queuedMs?: number;
+}
+
+/** One row of the probe history CSV, read back (source/probe/history.ts readHistory). Unknown cells are undefined. */
+export interface ProbeHistoryEntry {
+	readonly t: number;
+	readonly server: string;
+	readonly engine: string;
+	readonly model?: string;
+	readonly promptKind: string;
+	readonly promptTokens?: number;
+	readonly cachedTokens?: number;
+	readonly ttftMs?: number;
+	readonly decodeTps?: number;
+	readonly reportedTps?: number;
+	readonly tokensPerPass?: number;
+	readonly acceptance?: number;
+	readonly ceilingTps?: number;
+	readonly pctOfCeiling?: number;
 }
 
 export interface ProbeProgress {

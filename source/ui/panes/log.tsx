@@ -8,13 +8,18 @@ import {Line, Span, Title} from './common.js';
 
 export interface LogPaneProps {
 	readonly log: readonly LogLine[];
+	/** Lines ever seen on this server (the log keeps the newest MAX_LOG_LINES of them). */
+	readonly total: number;
 	readonly label?: string;
 	readonly logState?: string;
 	readonly filter: string;
 	readonly editing: boolean;
 	readonly draft: string;
-	/** Lines scrolled back from the newest. */
-	readonly scroll: number;
+	/** Absolute number of the bottom line; undefined = follow the newest. */
+	readonly end?: number;
+	/** Columns scrolled sideways. */
+	readonly left: number;
+	readonly wrap: boolean;
 	readonly width: number;
 	readonly height: number;
 }
@@ -22,25 +27,105 @@ export interface LogPaneProps {
 export interface VisibleLog {
 	readonly lines: {readonly text: string; readonly parsed: boolean; readonly ranges: [number, number][]}[];
 	readonly matched: number;
+	/** Matching lines newer than the bottom of the view (0 = following the newest). */
+	readonly newer: number;
+	/** Some shown line is cut at the right edge (→ shows more). */
+	readonly cut: boolean;
 	readonly error?: string;
 }
 
-/** Filter, scroll and cut the log to what fits, before anything renders. Pure. */
-export function visibleLog(log: readonly LogLine[], filter: string, scroll: number, rows: number, width: number): VisibleLog {
+interface Numbered {
+	readonly line: LogLine;
+	readonly abs: number;
+}
+
+/** The log's lines that pass the filter, each with its absolute number. Pure. */
+export function matchedLines(log: readonly LogLine[], total: number, filter: string): {lines: Numbered[]; error?: string; test?: (l: string) => boolean} {
 	const f = compileFilter(filter);
-	const matched = f ? log.filter(l => f.test(l.text)) : log;
-	const end = Math.max(0, matched.length - Math.max(0, scroll));
-	const start = Math.max(0, end - rows);
-	const room = Math.max(1, width - 11);
-	const lines = matched.slice(start, end).map(l => {
-		let full = sanitize(l.text, 1024);
-		// A match past the right edge: start the line shortly before it, so the match is on screen.
-		const first = f?.ranges(full)[0];
-		if (first && first[1] > room - 1 && first[0] > 12) full = `…${full.slice(first[0] - 10)}`;
-		const text = fit(full, room);
-		return {text: `${clock(l.t)} ${l.parsed ? '•' : ' '} ${text}`, parsed: l.parsed, ranges: f ? f.ranges(text).map(([a, b]) => [a + 11, b + 11] as [number, number]) : []};
+	const base = Math.max(total, log.length) - log.length;
+	const lines: Numbered[] = [];
+	log.forEach((line, i) => {
+		if (!f || f.test(line.text)) lines.push({line, abs: base + i});
 	});
-	return {lines, matched: matched.length, error: f?.error};
+	return {lines, error: f?.error};
+}
+
+/** Index just past the bottom line of the view in `lines` (lines.length when following). */
+function bottomIndex(lines: readonly Numbered[], end: number | undefined, rows: number): number {
+	if (end === undefined) return lines.length;
+	let n = 0;
+	while (n < lines.length && lines[n]!.abs <= end) n++;
+	return Math.min(lines.length, Math.max(n, Math.min(rows, lines.length)));
+}
+
+/**
+ * The next bottom line after scrolling `delta` matching lines back (positive) or forward; `'home'`
+ * is the oldest screenful, `'end'` follows the newest again (undefined). Pure.
+ */
+export function logStep(log: readonly LogLine[], total: number, filter: string, end: number | undefined, step: number | 'home' | 'end', rows: number): number | undefined {
+	if (step === 'end') return undefined;
+	const {lines} = matchedLines(log, total, filter);
+	const floor = Math.min(Math.max(1, rows), lines.length);
+	const at = bottomIndex(lines, end, rows);
+	const next = step === 'home' ? floor : Math.max(floor, Math.min(lines.length, at - step));
+	return next >= lines.length ? undefined : lines[next - 1]!.abs;
+}
+
+const PREFIX = 11;
+
+/** Split into chunks of `width` characters (code points). */
+function chunks(text: string, width: number): string[] {
+	const chars = Array.from(text);
+	const out: string[] = [];
+	for (let i = 0; i < chars.length; i += width) out.push(chars.slice(i, i + width).join(''));
+	return out.length > 0 ? out : [''];
+}
+
+/** Filter, scroll (back, sideways) and cut or wrap the log to what fits, before anything renders. Pure. */
+export function visibleLog(log: readonly LogLine[], filter: string, scroll: {readonly total?: number; readonly end?: number; readonly left?: number; readonly wrap?: boolean}, rows: number, width: number): VisibleLog {
+	const f = compileFilter(filter);
+	const {lines: matched, error} = matchedLines(log, scroll.total ?? log.length, filter);
+	const endIdx = bottomIndex(matched, scroll.end, rows);
+	const room = Math.max(1, width - PREFIX);
+	const left = Math.max(0, scroll.left ?? 0);
+	const out: VisibleLog['lines'][number][] = [];
+	let cut = false;
+	const shift = (ranges: [number, number][], from: number, len: number, at: number): [number, number][] =>
+		ranges.flatMap(([a, b]) => (b <= from || a >= from + len ? [] : [[Math.max(a, from) - from + at, Math.min(b, from + len) - from + at] as [number, number]]));
+	if (scroll.wrap) {
+		// Newest at the bottom: take whole lines backwards until the rows are full.
+		const blocks: VisibleLog['lines'][number][][] = [];
+		let used = 0;
+		for (let i = endIdx - 1; i >= 0 && used < rows; i--) {
+			const l = matched[i]!.line;
+			const full = sanitize(l.text, 1024);
+			const ranges = f ? f.ranges(full) : [];
+			const parts = chunks(full, room);
+			const block = parts.map((p, j) => ({
+				text: `${j === 0 ? `${clock(l.t)} ${l.parsed ? '•' : ' '} ` : ' '.repeat(PREFIX)}${p}`,
+				parsed: l.parsed,
+				ranges: shift(ranges, j * room, room, PREFIX),
+			}));
+			blocks.unshift(block);
+			used += block.length;
+		}
+		const flat = blocks.flat();
+		out.push(...flat.slice(Math.max(0, flat.length - rows)));
+	} else {
+		for (const {line: l} of matched.slice(Math.max(0, endIdx - rows), endIdx)) {
+			let full = sanitize(l.text, 1024);
+			// A match past the right edge: start the line shortly before it, so the match is on screen.
+			const first = left === 0 ? f?.ranges(full)[0] : undefined;
+			if (first && first[1] > room - 1 && first[0] > 12) full = `…${full.slice(first[0] - 10)}`;
+			const chars = Array.from(full);
+			const from = Math.min(left, chars.length);
+			const rest = chars.slice(from).join('');
+			if (Array.from(rest).length > room) cut = true;
+			const text = (from > 0 ? '…' : '') + fit(from > 0 ? rest.slice(1) : rest, from > 0 ? room - 1 : room);
+			out.push({text: `${clock(l.t)} ${l.parsed ? '•' : ' '} ${text}`, parsed: l.parsed, ranges: f ? f.ranges(text).map(([a, b]) => [a + PREFIX, b + PREFIX] as [number, number]) : []});
+		}
+	}
+	return {lines: out, matched: matched.length, newer: matched.length - endIdx, cut, error};
 }
 
 function Highlighted({text, ranges}: {readonly text: string; readonly ranges: readonly [number, number][]}) {
@@ -64,18 +149,22 @@ function Highlighted({text, ranges}: {readonly text: string; readonly ranges: re
 export const LogPane = memo(function LogPane(props: LogPaneProps) {
 	const rows = Math.max(0, props.height - 2);
 	const view = useMemo(
-		() => visibleLog(props.log, props.filter, props.scroll, rows, props.width),
-		[props.log, props.filter, props.scroll, rows, props.width],
+		() => visibleLog(props.log, props.filter, {total: props.total, end: props.end, left: props.left, wrap: props.wrap}, rows, props.width),
+		[props.log, props.total, props.filter, props.end, props.left, props.wrap, rows, props.width],
 	);
-	const filterLine = props.editing
-		? `/ ${props.draft}▏  Enter applies · Esc stops editing`
-		: props.filter
-			? `filter ${props.filter}: ${view.matched} of ${props.log.length} lines${view.error ? ` (${view.error})` : ''} · Esc clears`
-			: `${props.log.length} lines · • = parsed · / filters · PgUp/PgDn scroll`;
+	const position = [
+		props.end !== undefined ? `held, ${view.newer} newer below (End follows)` : undefined,
+		props.wrap ? 'wrapped (w cuts)' : props.left > 0 ? `from column ${props.left + 1} (←)` : undefined,
+		!props.wrap && view.cut ? '→ more' : undefined,
+	].filter(Boolean);
+	const filterText = props.filter
+		? `filter ${props.filter}: ${view.matched} of ${props.log.length} lines${view.error ? ` (${view.error})` : ''} · Esc clears`
+		: `${props.log.length} lines · • = parsed · / filters · PgUp/PgDn Home/End · ←/→ · w wraps`;
+	const filterLine = props.editing ? `/ ${props.draft}▏  Enter applies · Esc stops editing` : [...position, filterText].join(' · ');
 	return (
 		<Box flexDirection="column" height={props.height} width={props.width}>
-			<Title title="LOG" detail={`${props.label ?? '--'}${props.logState ? ` · ${props.logState}` : ''}${props.scroll > 0 ? ` · ${props.scroll} lines back` : ''}`} />
-			<Line color={props.editing ? 'accent' : 'muted'}>{filterLine}</Line>
+			<Title title="LOG" detail={`${props.label ?? '--'}${props.logState ? ` · ${props.logState}` : ''}`} />
+			<Line color={props.editing || position.length > 0 ? 'accent' : 'muted'}>{filterLine}</Line>
 			{view.lines.length === 0 && rows > 0 ? <Line color="muted">{props.filter ? 'no line matches' : 'no log lines yet'}</Line> : null}
 			{view.lines.map((l, i) => (
 				<Line key={i} color={l.parsed ? undefined : 'muted'}>
