@@ -61,7 +61,13 @@ describe('App at the three reference sizes', () => {
 		expect(f).toContain('ENGINES');
 		expect(f).toMatch(/▸ ● up\s+ollama\s+127\.0\.0\.1:11434\s+qwen3:8b\s+100% GPU/);
 		expect(f).toMatch(/● up\s+llamacpp\s+127\.0\.0\.1:8080\s+--/);
-		expect(f).toContain('ctx 4×8192');
+		// Column headers; the model names whole, the keep-alive left out before any name is cut.
+		expect(f).toContain('  state engine   server          model      residency                    ctx');
+		expect(f).toContain('▸ ● up  ollama   127.0.0.1:11434 qwen3:8b   100% GPU                     8192');
+		expect(f).toContain('  ● up  llamacpp 127.0.0.1:8080  --         --                           4×8192');
+		expect(f).not.toContain('from now');
+		// No blank rows under ENGINES: PASSES follows the last engine row.
+		expect(lines(f)[6]).toMatch(/^PASSES  qwen3:8b/);
 		expect(f).toContain('48%/52% CPU/GPU ⚠ 48% on CPU');
 		expect(f).toContain('decode 47.6 tok/s');
 		expect(f).toContain('ceiling 55.7 tok/s   85% of ceiling');
@@ -88,7 +94,12 @@ describe('App at the three reference sizes', () => {
 		expect(f).toContain('tok/pass 4.54 (0–5)');
 		expect(f).toContain('REQUESTS');
 		expect(f).toMatch(/▶ live\s+llamacpp\s+--\s+tg 51\.3 tok\/s, 120 tokens/);
-		expect(f).toMatch(/llamacpp\s+Qwen3-8B-Q4_K_M…\s+300\s+0\s+750\.0\s+52\.2\s+5\.22\s+76%/);
+		expect(f).toMatch(/llamacpp\s+Qwen3-8B-Q4_K_M\.gguf\s+300\s+0\s+750\.0\s+52\.2\s+5\.22\s+76%/);
+		// The keep-alive says what it is.
+		expect(f).toMatch(/qwen3:8b\s+100% GPU\s+8192\s+keep-alive 3 minutes/);
+		// The tokens-per-pass sparkline's label is whole (it was cut to `tk/pas`).
+		expect(f).not.toContain('tk/pas');
+		expect(f).toMatch(/█ tok\/pass 4\.54 \(0–5\)/);
 		expect(f).not.toContain('LOG ');
 	});
 

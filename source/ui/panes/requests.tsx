@@ -22,13 +22,22 @@ export interface RequestEntry {
 const HEAD = ['time', 'engine', 'model', 'prompt', 'cached', 'prefill/s', 'decode/s', 'tok/pass', 'accept'] as const;
 const W = [8, 11, 16, 7, 7, 9, 8, 8, 6] as const;
 
-function row(cells: readonly string[]): string {
+/** Table width with the default model column. */
+const BASE_WIDTH = W.reduce((a, b) => a + b, 0) + W.length - 1;
+
+function row(cells: readonly string[], modelWidth: number = W[2]): string {
 	return cells
-		.map((c, i) => (i <= 2 ? fit(c, W[i]!, true) : right(c, W[i]!)))
+		.map((c, i) => (i === 2 ? fit(c, modelWidth, true) : i < 2 ? fit(c, W[i]!, true) : right(c, W[i]!)))
 		.join(' ');
 }
 
 export const REQUESTS_HEADER = row(HEAD);
+
+/** The model column: as wide as the longest name shown, from the default 16 up to what the pane has spare. Pure. */
+export function modelColumn(entries: readonly RequestEntry[], width: number): number {
+	const longest = Math.max(W[2], ...entries.map(e => Array.from(e.model).length));
+	return Math.max(W[2], Math.min(longest, W[2] + Math.max(0, width - BASE_WIDTH)));
+}
 
 /** Every request of every server, newest first. Pure. */
 export function requestEntries(servers: Readonly<Record<string, ServerState>>, order: readonly string[]): RequestEntry[] {
@@ -67,7 +76,7 @@ export function tableEntries(entries: readonly RequestEntry[], sort: TableSort, 
 }
 
 /** One row's text: a live row says what it is doing, a finished row has the figures. Pure. */
-export function entryText(e: RequestEntry): string {
+export function entryText(e: RequestEntry, modelWidth: number = W[2]): string {
 	const r = e.record;
 	if (!r.done) {
 		const what =
@@ -76,10 +85,10 @@ export function entryText(e: RequestEntry): string {
 				: r.prefillProgress !== undefined
 					? `prefill ${pct(r.prefillProgress)}`
 					: 'started';
-		return `${fit('▶ live', W[0], true)} ${fit(e.engine, W[1], true)} ${fit(e.model, W[2], true)} ${what}`;
+		return `${fit('▶ live', W[0], true)} ${fit(e.engine, W[1], true)} ${fit(e.model, modelWidth, true)} ${what}`;
 	}
 	const f = e.figures;
-	return row([clock(r.lastSeen), e.engine, e.model, int(f.promptTokens), int(f.cachedTokens), tps(f.prefillTps), tps(f.decodeTps), tpp(f.tokensPerPass), pct(f.acceptance)]);
+	return row([clock(r.lastSeen), e.engine, e.model, int(f.promptTokens), int(f.cachedTokens), tps(f.prefillTps), tps(f.decodeTps), tpp(f.tokensPerPass), pct(f.acceptance)], modelWidth);
 }
 
 /** The first row on screen so that the cursor stays visible (it scrolls in steps of one). Pure. */
@@ -107,6 +116,7 @@ export const RequestsPane = memo(function RequestsPane({entries, total, focused,
 	const room = Math.max(0, height - 2);
 	const start = focused ? windowStart(entries.length, cursor, room) : 0;
 	const shown = entries.slice(start, start + room);
+	const modelWidth = modelColumn(shown, width);
 	const where = entries.length > room ? ` · ${start + 1}–${start + shown.length} of ${entries.length}` : '';
 	const filterText = draft !== undefined ? ` · / ${draft}▏ Enter applies` : filter ? ` · filter "${filter}": ${entries.length} match` : '';
 	const hint = focused ? ' · ↑/↓ s / Enter · Esc leaves' : ' · f focuses';
@@ -114,11 +124,11 @@ export const RequestsPane = memo(function RequestsPane({entries, total, focused,
 	return (
 		<Box flexDirection="column" height={height} width={width}>
 			<Title title={focused ? 'REQUESTS ▸' : 'REQUESTS'} detail={detail} />
-			<Line color="muted">{REQUESTS_HEADER}</Line>
+			<Line color="muted">{row(HEAD, modelWidth)}</Line>
 			{shown.length === 0 && room > 0 ? <Line color="muted">{filter ? 'no request matches' : 'no request seen yet'}</Line> : null}
 			{shown.map((e, i) => {
 				const selected = focused && start + i === cursor;
-				const text = entryText(e);
+				const text = entryText(e, modelWidth);
 				return (
 					<Line key={e.key} inverse={selected}>
 						{!e.record.done ? <Span color="accent">{text}</Span> : text}
