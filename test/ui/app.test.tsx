@@ -67,7 +67,7 @@ describe('App at the three reference sizes', () => {
 		expect(f).toContain('  ● up  llamacpp 127.0.0.1:8080  --         --                           4×8192');
 		expect(f).not.toContain('from now');
 		// No blank rows under ENGINES: PASSES follows the last engine row.
-		expect(lines(f)[6]).toMatch(/^PASSES  qwen3:8b/);
+		expect(lines(f)[6]).toMatch(/^PASSES {2}qwen3:8b/);
 		expect(f).toContain('48%/52% CPU/GPU ⚠ 48% on CPU');
 		expect(f).toContain('decode 47.6 tok/s');
 		expect(f).toContain('ceiling 55.7 tok/s   85% of ceiling');
