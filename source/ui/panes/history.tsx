@@ -28,7 +28,11 @@ export function historyGroups(entries: readonly ProbeHistoryEntry[]): HistoryGro
 		.sort((a, b) => b.entries.at(-1)!.t - a.entries.at(-1)!.t);
 }
 
-const dateTime = (t: number) => `${new Date(t).toISOString().slice(0, 10)} ${clock(t)}`;
+/** Local date and time: `2026-03-01 12:00:00`. */
+function dateTime(t: number): string {
+	const d = new Date(t);
+	return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')} ${clock(t)}`;
+}
 
 /** The lines of the overlay: per server a sparkline of wall decode tok/s, then its newest probes. Pure. */
 export function historyLines(entries: readonly ProbeHistoryEntry[], width: number, rows: number): {text: string; kind: 'server' | 'spark' | 'row' | 'muted'}[] {
