@@ -44,7 +44,12 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 				process.stdout.write('\u001b[2J\u001b[H\u001b[?25l');
 				onResume();
 			});
-			process.kill(process.pid, 'SIGTSTP');
+			// The whole process group (npx/tsx wrappers too), as a shell's Ctrl+Z does: the shell then sees the job stopped.
+			try {
+				process.kill(0, 'SIGTSTP');
+			} catch {
+				process.kill(process.pid, 'SIGTSTP');
+			}
 		},
 	};
 	// Alternate screen: resizing never wipes the user's scrollback (ink 6.8 has no option for it).

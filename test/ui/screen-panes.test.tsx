@@ -124,23 +124,24 @@ describe('PROBE: first against second, and the queue', () => {
 			[
 				'PROBE  prompt long · first against second run',
 				'first   TTFT   1.20 s   cached       0/812   decode   47.6 tok/s',
-				'second  TTFT   310 ms   cached     800/812   decode   48.1 tok/s   cache saved 890 ms of TTFT (74%)',
-				'long · qwen3:8b · 12:00:05',
+				'second  TTFT   310 ms   cached     800/812   decode   48.1 tok/s',
+				'cache saved 890 ms of TTFT (74%) · long · qwen3:8b · 12:00:05',
 			].join('\n'),
 		);
 		f.unmount();
 	});
 
 	it('a saving needs both TTFTs; a longer second TTFT is no saving', () => {
-		expect(pairLines(first, {...second, ttftMs: undefined})[1]).toMatch(/cache saved -- of TTFT$/);
-		expect(pairLines(first, {...second, ttftMs: 1300})[1]).toMatch(/cache saved nothing \(second TTFT 100 ms longer\)$/);
+		expect(pairLines(first, {...second, ttftMs: undefined})[2]).toMatch(/^cache saved -- of TTFT · /);
+		expect(pairLines(first, {...second, ttftMs: 1300})[2]).toMatch(/^cache saved nothing \(second TTFT 100 ms longer\) · /);
 	});
 
 	it('says the probe queued behind other requests instead of a bare TTFT', () => {
 		expect(ttftText({...base, ttftMs: 3380, queuedBehind: 1, queuedMs: 3100})).toBe('TTFT 3.38 s (queued 3.1 s behind 1 request)');
-		expect(ttftText({...base, ttftMs: 900, queuedBehind: 2})).toBe('TTFT 900 ms (started while 2 requests ran; shared the server)');
+		expect(ttftText({...base, ttftMs: 900, queuedBehind: 2})).toBe('TTFT 900 ms (2 other requests running)');
 		expect(ttftText({...base, ttftMs: 900})).toBe('TTFT 900 ms');
-		expect(pairLines({...first, queuedBehind: 1, queuedMs: 800}, second)[2]).toContain('a run waited behind other requests');
+		expect(pairLines({...first, queuedBehind: 1, queuedMs: 800}, second)[2]).toContain('a run queued behind other requests');
+		expect(pairLines({...first, queuedBehind: 1}, second)[2]).not.toContain('queued');
 	});
 
 	it('probeQueue: requests in flight when the run left, finished before its first token, are the queue', () => {

@@ -28,7 +28,7 @@ export function queueText(r: ProbeResult): string {
 			? ''
 			: r.queuedMs !== undefined
 				? ` (queued ${(r.queuedMs / 1000).toFixed(1)} s behind ${reqs})`
-				: ` (started while ${reqs} ran; shared the server)`;
+				: ` (${n === 1 ? '1 other request' : `${n} other requests`} running)`;
 	const busy = r.busyRetries ? ` (server busy: waited out ${r.busyRetries} × HTTP 429)` : '';
 	return queue + busy;
 }
@@ -69,8 +69,8 @@ export function pairLines(first: ProbeResult, second: ProbeResult): [string, str
 		const d = first.ttftMs - second.ttftMs;
 		saved = d > 0 ? `cache saved ${ms(d)} of TTFT (${pct(first.ttftMs > 0 ? d / first.ttftMs : undefined)})` : `cache saved nothing (second TTFT ${ms(-d)} longer)`;
 	}
-	const queued = [first, second].some(r => r.queuedBehind !== undefined) ? ' · a run waited behind other requests: its TTFT is not the prefill alone' : '';
-	return [`first   ${cell(first)}`, `second  ${cell(second)}   ${saved}`, `${second.prompt} · ${second.model ?? second.engine} · ${clock(second.t)}${queued}`];
+	const queued = [first, second].some(r => r.queuedMs !== undefined) ? ' · a run queued behind other requests: its TTFT is not the prefill alone' : '';
+	return [`first   ${cell(first)}`, `second  ${cell(second)}`, `${saved} · ${second.prompt} · ${second.model ?? second.engine} · ${clock(second.t)}${queued}`];
 }
 
 export const ProbePane = memo(function ProbePane({probe, now, width, height}: ProbePaneProps) {
@@ -90,7 +90,7 @@ export const ProbePane = memo(function ProbePane({probe, now, width, height}: Pr
 	const pair = lastPair(probe.results);
 	if (pair && !run) {
 		const [a, b, c] = pairLines(pair[0], pair[1]);
-		lines.push({text: a}, {text: b, color: 'accent'}, {text: c, color: 'muted'});
+		lines.push({text: a}, {text: b}, {text: c, color: 'accent'});
 	} else if (last) {
 		const [a, b] = resultLines(last);
 		const flag = disagreement(last);
