@@ -204,7 +204,8 @@ export async function readHistory(file: string): Promise<{entries: ProbeHistoryE
 		await fh.read(buf, 0, buf.length, from);
 		// Drop the header (from 0) or the partial first row (from the middle).
 		const text = buf.toString('utf8');
-		const body = text.slice(text.indexOf('\n') + 1);
+		const nl = text.indexOf('\n');
+		const body = nl < 0 ? '' : text.slice(nl + 1);
 		return {...parseHistory(`${header}\n${body}`), missing: false};
 	} finally {
 		await fh.close();
