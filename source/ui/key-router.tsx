@@ -101,7 +101,13 @@ export const HANDLERS: Record<ActionId, Handler> = {
 		const {columns, rows} = c.size();
 		c.act({type: 'toggle-log', visibleNow: logVisible(columns, rows, c.view(), engineRows(s.servers, s.order, s.now).length)});
 	},
-	filter: c => c.act({type: 'filter-start', target: 'log'}),
+	filter: c => {
+		// The log pane comes into view for its filter (below the panes when the screen is narrower than 160).
+		const s = shown(c);
+		const {columns, rows} = c.size();
+		if (!logVisible(columns, rows, c.view(), engineRows(s.servers, s.order, s.now).length)) c.act({type: 'toggle-log', visibleNow: false});
+		c.act({type: 'filter-start', target: 'log'});
+	},
 	'filter-apply': c => c.act({type: 'filter-apply'}),
 	'filter-backspace': c => c.act({type: 'filter-backspace'}),
 	'log-up': c => logScroll(c, 10),

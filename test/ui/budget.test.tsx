@@ -70,5 +70,5 @@ describe('render budget', () => {
 		expect(stdout.bytes).toBeGreaterThan(0);
 		expect(stdout.clears).toBe(0);
 		expect(msPerUpdate).toBeLessThan(BUDGET_MS_PER_UPDATE);
-	});
+	}, 120_000); // 120 renders of the whole screen: ~18 s on a loaded 2-core box with the React dev build, more under a parallel suite
 });
