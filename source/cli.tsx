@@ -43,6 +43,7 @@ const HELP = `
     --max-tokens N        probe: tokens to generate (default 256)
     --model NAME          probe: model to use (default: the loaded one)
     --busy-timeout S      probe: keep retrying a busy (HTTP 429) server this long (default 30)
+    --timeout S           probe: give up on a run after S seconds, keep-alives or not (default 300)
 
   Files and exports
     --history PATH        probe history CSV (default: probes.csv in the XDG state dir)
@@ -83,6 +84,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 			maxTokens: {type: 'number', default: 256},
 			model: {type: 'string'},
 			busyTimeout: {type: 'number'},
+			timeout: {type: 'number'},
 			history: {type: 'string'},
 			config: {type: 'string'},
 			printConfig: {type: 'boolean', default: false},
@@ -122,8 +124,13 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 		process.stderr.write('infertop: --demo-split takes a share between 0 and 1 (e.g. 0.35)\n');
 		return 2;
 	}
+	if (flags.timeout !== undefined && !(Number.isFinite(flags.timeout) && flags.timeout >= 1 && flags.timeout <= 86_400)) {
+		process.stderr.write('infertop: --timeout takes seconds between 1 and 86400 (e.g. 300)\n');
+		return 2;
+	}
 	const apiKey = flags.apiKey ?? env.INFERTOP_API_KEY;
-	const common = {config, scan: flags.scan, replay: flags.replay, demoSplit: flags.demoSplit, apiKey};
+	const probeTimeoutMs = flags.timeout === undefined ? undefined : flags.timeout * 1000;
+	const common = {config, scan: flags.scan, replay: flags.replay, demoSplit: flags.demoSplit, apiKey, probeTimeoutMs};
 
 	if (command === 'probe') {
 		const {runProbeCli} = await import('./commands/probe.js');

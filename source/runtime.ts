@@ -37,6 +37,8 @@ export interface RuntimeOptions {
 	readonly replay?: string;
 	readonly demoSplit?: number;
 	readonly apiKey?: string;
+	/** Each probe run's overall limit (`--timeout`), ms. */
+	readonly probeTimeoutMs?: number;
 	/** Demo speed factor (tests). */
 	readonly demoSpeed?: number;
 	/** Demo background agent (tests turn it off to send their own requests). */
@@ -269,6 +271,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 		getState: store.getSnapshot,
 		historyPath: effectiveHistoryPath(config),
 		busyTimeoutMs: config.busyTimeout * 1000,
+		totalTimeoutMs: options.probeTimeoutMs,
 		apiKeyFor,
 		onHistoryError: message => dispatch({type: 'notice', t: Date.now(), level: 'warn', text: `probe history: ${message}`}),
 	});

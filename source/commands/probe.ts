@@ -3,6 +3,9 @@ import type {EffectiveConfig} from '../config/config.js';
 import {effectiveHistoryPath, resolveApiKey} from '../config/config.js';
 import {probeCommand} from '../probe/command.js';
 import {discoverOnce} from '../sources/discovery/discovery.js';
+import {detectBandwidth} from '../sources/bandwidth.js';
+import {resolveModelBytes} from '../sources/model-bytes.js';
+import type {EngineKind} from '../types/monitor.js';
 
 export interface ProbeCliOptions {
 	readonly config: EffectiveConfig;
@@ -14,6 +17,8 @@ export interface ProbeCliOptions {
 	readonly model?: string;
 	readonly apiKey?: string;
 	readonly scan: boolean;
+	/** Each run's overall limit (`--timeout`), ms. */
+	readonly probeTimeoutMs?: number;
 }
 
 export async function runProbeCli(o: ProbeCliOptions): Promise<number> {
@@ -29,8 +34,18 @@ export async function runProbeCli(o: ProbeCliOptions): Promise<number> {
 		apiKey: o.apiKey ?? (named ? resolveApiKey(named) : undefined),
 		historyPath: effectiveHistoryPath(o.config),
 		busyTimeoutMs: o.config.busyTimeout * 1000,
+		totalTimeoutMs: o.probeTimeoutMs,
 		bandwidthGBs: o.config.bandwidth,
+		// As the monitor does: the machine's bandwidth (table or --bandwidth) and the model's bytes per token.
+		ceilingInputs: async ({url: u, engine, model, apiKey}) => {
+			const [bw, bytes] = await Promise.all([
+				detectBandwidth({override: o.config.bandwidth}),
+				model === undefined ? undefined : resolveModelBytes({engine: engine as EngineKind, url: u, apiKey}, {name: model}, {timeoutMs: 5000}),
+			]);
+			return {bandwidthGBs: bw.gbs, ...(bytes && 'bytesPerToken' in bytes ? {bytesPerToken: bytes.bytesPerToken, bytesPerTokenSource: bytes.source} : {})};
+		},
 		discover: async () => (await discoverOnce({scan: o.scan})).filter(s => s.url !== undefined).map(s => ({url: s.url!, engine: s.engine})),
 		stdout: process.stdout,
+		stderr: process.stderr,
 	});
 }

@@ -3,10 +3,11 @@
  * table or JSON, appended to the probe history. Returns the exit code; never throws.
  */
 import {ProbeError} from './client.js';
+import {sanitize} from '../util/sanitize.js';
 import {VERSION} from '../version.js';
-import {appendHistory, defaultHistoryPath} from './history.js';
+import {appendHistory, checkHistoryWritable, defaultHistoryPath} from './history.js';
 import {loadPrompt, parsePromptArg} from './prompts.js';
-import {ENGINE_KEY_ENV, detectEngine, runProbe} from './run.js';
+import {ENGINE_KEY_ENV, detectEngine, pickModel, runProbe} from './run.js';
 import type {ProbeResult} from '../types/probe.js';
 import type {ProtocolPlan} from './protocols.js';
 import type {LogFiguresFn} from './timing.js';
@@ -24,22 +25,29 @@ export interface ProbeCommandOptions {
 	apiKey?: string;
 	historyPath?: string;
 	busyTimeoutMs?: number;
+	/** Each run's overall limit (`--timeout`), ms. */
+	totalTimeoutMs?: number;
 	busyRetryBaseMs?: number;
 	bandwidthGBs?: number;
 	bytesPerToken?: number;
 	discover?: () => Promise<{url: string; engine: string; model?: string}[]>;
+	/**
+	 * The ceiling's inputs for the model probed (DESIGN §1: bandwidth, bytes per token), as the monitor
+	 * has them; the figures stay -- where either is unknown.
+	 */
+	ceilingInputs?: (target: {url: string; engine: string; model?: string; apiKey?: string}) => Promise<{bandwidthGBs?: number; bytesPerToken?: number; bytesPerTokenSource?: string}>;
 	logFigures?: LogFiguresFn;
 	timeouts?: StreamTimeouts;
 	version?: string;
 	env?: NodeJS.ProcessEnv;
 	signal?: AbortSignal;
 	stdout: NodeJS.WritableStream;
-	/** Where messages go in table mode (default: stdout). */
+	/** Every message and error (default: process.stderr); stdout carries only the result. */
 	stderr?: NodeJS.WritableStream;
 }
 
 /** The JSON of one probe run (DESIGN §1 keys; unknown = null). */
-export function probeJson(r: ProbeResult): Record<string, string | number | boolean | null> {
+export function probeJson(r: ProbeResult): Record<string, string | number | boolean | readonly string[] | null> {
 	const v = (x: number | undefined): number | null => (x === undefined || !Number.isFinite(x) ? null : x);
 	return {
 		engine: r.engine,
@@ -62,6 +70,9 @@ export function probeJson(r: ProbeResult): Record<string, string | number | bool
 		passes: v(r.passes),
 		ceilingTps: v(r.ceilingTps),
 		pctOfCeiling: v(r.pctOfCeiling),
+		bytesPerToken: v(r.bytesPerToken),
+		// What the server's answer said that could not be true (those figures are null): e.g. ["eval_count -5"].
+		inconsistent: r.inconsistent && r.inconsistent.length > 0 ? r.inconsistent : null,
 	};
 }
 
@@ -82,7 +93,7 @@ export function probeTable(results: readonly ProbeResult[]): string {
 		['completion tokens', (r) => fmt(r.completionTokens, 0)],
 		['tokens/pass', (r) => fmt(r.tokensPerPass, 2) + (r.tokensPerPassSource && r.tokensPerPass !== undefined ? ` (${r.tokensPerPassSource})` : '')],
 		['acceptance', (r) => (r.acceptance === undefined ? '--' : `${(r.acceptance * 100).toFixed(1)} %`)],
-		['ceiling tok/s', (r) => fmt(r.ceilingTps, 1)],
+		['ceiling tok/s', (r) => fmt(r.ceilingTps, 1) + (r.ceilingTps !== undefined && r.bytesPerToken !== undefined && r.bandwidthGBs !== undefined ? ` (${r.bandwidthGBs.toFixed(0)} GB/s ÷ ${(r.bytesPerToken / 1e9).toFixed(2)} GB${r.bytesPerTokenSource ? `, ${r.bytesPerTokenSource}` : ''})` : '')],
 		['% of ceiling', (r) => (r.pctOfCeiling === undefined ? '--' : `${(r.pctOfCeiling * 100).toFixed(0)} %`)],
 	];
 	const cols = results.map((r, i) => (results.length > 1 ? `run ${r.run ?? i + 1}` : ''));
@@ -93,15 +104,19 @@ export function probeTable(results: readonly ProbeResult[]): string {
 	if (results.length > 1) out.push(line(['', ...cols]));
 	for (const c of cells) out.push(line(c));
 	if (results.some((r) => r.disagree)) out.push('! wall and reported tok/s differ by more than 5 %');
+	const bad = [...new Set(results.flatMap((r) => r.inconsistent ?? []))];
+	if (bad.length > 0) out.push(`! the server's answer was inconsistent (${bad.join(', ')}): those figures are --`);
 	return out.join('\n') + '\n';
 }
 
+const errorLine = (e: unknown): string => sanitize(e instanceof Error ? e.message : String(e), 200);
+
 export async function probeCommand(opts: ProbeCommandOptions): Promise<number> {
 	const env = opts.env ?? process.env;
-	const err = opts.stderr ?? opts.stdout;
+	const err = opts.stderr ?? process.stderr;
+	// Errors go to stderr, always, --json or not: stdout carries only the result.
 	const fail = (message: string, code: number): number => {
-		if (opts.json) opts.stdout.write(JSON.stringify({error: message}) + '\n');
-		else err.write(`infertop probe: ${message}\n`);
+		err.write(`infertop probe: ${message}\n`);
 		return code;
 	};
 	const promptArg = parsePromptArg(opts.prompt);
@@ -134,6 +149,20 @@ export async function probeCommand(opts: ProbeCommandOptions): Promise<number> {
 	} catch (e) {
 		return fail((e as Error).message, 2);
 	}
+	const historyPath = opts.historyPath ?? defaultHistoryPath(env);
+	try {
+		await checkHistoryWritable(historyPath);
+	} catch (e) {
+		return fail(`cannot write the probe history ${historyPath}: ${errorLine(e)} (give another --history PATH)`, 2);
+	}
+	// The model first (the loaded one when none is named): the ceiling is the model's.
+	model ??= await pickModel(url, engine, apiKey, opts.signal);
+	type CeilingInputs = Awaited<ReturnType<NonNullable<ProbeCommandOptions['ceilingInputs']>>>;
+	// Never held up by it: what is not known within 6 s leaves the ceiling --.
+	let capTimer: NodeJS.Timeout | undefined;
+	const cap = new Promise<CeilingInputs>((resolve) => (capTimer = setTimeout(() => resolve({}), 6000)));
+	const ceiling: CeilingInputs = opts.ceilingInputs ? await Promise.race([opts.ceilingInputs({url, engine, model, apiKey}).catch((): CeilingInputs => ({})), cap]) : {};
+	clearTimeout(capTimer);
 	const results: ProbeResult[] = [];
 	let plan: ProtocolPlan | undefined;
 	try {
@@ -146,19 +175,21 @@ export async function probeCommand(opts: ProbeCommandOptions): Promise<number> {
 				signal: opts.signal,
 				timeouts: opts.timeouts ?? (prompt.kind === 'long' ? {firstTokenMs: 300_000, interTokenMs: 30_000} : undefined),
 				busyTimeoutMs: opts.busyTimeoutMs,
+				totalTimeoutMs: opts.totalTimeoutMs,
 				busyRetryBaseMs: opts.busyRetryBaseMs,
 				logFigures: opts.logFigures,
-				bandwidthGBs: opts.bandwidthGBs,
-				bytesPerToken: opts.bytesPerToken,
+				bandwidthGBs: opts.bandwidthGBs ?? ceiling.bandwidthGBs,
+				bytesPerToken: opts.bytesPerToken ?? ceiling.bytesPerToken,
+				bytesPerTokenSource: opts.bytesPerToken === undefined ? ceiling.bytesPerTokenSource : undefined,
 				plan,
 			});
 			plan = out.plan;
 			model ??= out.result.model;
 			results.push(out.result);
 			try {
-				await appendHistory(opts.historyPath ?? defaultHistoryPath(env), out.result, opts.version ?? VERSION);
+				await appendHistory(historyPath, out.result, opts.version ?? VERSION);
 			} catch (e) {
-				err.write(`infertop probe: history not written: ${(e as Error).message}\n`);
+				err.write(`infertop probe: history not written: ${errorLine(e)}\n`);
 			}
 		}
 	} catch (e) {

@@ -9,7 +9,7 @@ import {ProbeError, type StreamTimeouts} from './client.js';
 import {VERSION} from '../version.js';
 import {appendHistory, defaultHistoryPath} from './history.js';
 import {DEFAULT_MAX_TOKENS, loadPrompt} from './prompts.js';
-import {runProbe, type LiveProgress, type ProbeTarget} from './run.js';
+import {runProbe, totalTimeoutFor, type LiveProgress, type ProbeTarget} from './run.js';
 import type {LogFiguresFn} from './timing.js';
 import {probeQueue} from '../model/queue.js';
 import type {Transport} from './transport.js';
@@ -32,6 +32,8 @@ export interface ProbeControllerOptions {
 	readonly apiKeyFor?: (url: string) => string | undefined;
 	readonly maxTokens?: number;
 	readonly timeouts?: StreamTimeouts;
+	/** Each run's overall limit (`--timeout`), ms; default totalTimeoutFor(prompt kind). */
+	readonly totalTimeoutMs?: number;
 	readonly logWaitMs?: number;
 	readonly version?: string;
 	/** Where bytes are read and stamped (default: a worker thread, immune to render jank). */
@@ -65,7 +67,8 @@ export function createProbeController(opts: ProbeControllerOptions): ProbeContro
 			const label = typeof promptArg === 'object' ? `@${promptArg.file.split(/[\\/]/).pop() ?? ''}` : promptArg;
 			const url = target.url;
 			const apiKey = target.apiKey ?? opts.apiKeyFor?.(url);
-			const base: ProbeProgress = {serverId: target.serverId, startedAt, prompt: label, tokens: 0, runs, run: 1, engine: target.engine, model: target.model, elapsedMs: 0, status: 'starting'};
+			const timeoutMs = totalTimeoutFor(kind, opts.totalTimeoutMs);
+			const base: ProbeProgress = {serverId: target.serverId, startedAt, prompt: label, tokens: 0, runs, run: 1, engine: target.engine, model: target.model, elapsedMs: 0, timeoutMs, status: 'starting'};
 			opts.dispatch({type: 'probe-started', running: base, prompt: kind});
 			let lastDispatch = 0;
 			let pending: ProbeProgress | undefined;
@@ -116,6 +119,7 @@ export function createProbeController(opts: ProbeControllerOptions): ProbeContro
 						run: runs > 1 ? run : undefined,
 						signal: ac.signal,
 						timeouts: opts.timeouts ?? (prompt.kind === 'long' ? {firstTokenMs: 300_000, interTokenMs: 30_000} : undefined),
+						totalTimeoutMs: timeoutMs,
 						busyTimeoutMs: opts.busyTimeoutMs,
 						busyRetryBaseMs: opts.busyRetryBaseMs,
 						logFigures: opts.logFigures,

@@ -3,7 +3,8 @@
  * infertop instances never interleave rows. The header is stable (documented below) and written
  * only when the file is new. Unknown figures are empty cells, never 0.
  */
-import {link, mkdir, open, stat, unlink, writeFile} from 'node:fs/promises';
+import {constants} from 'node:fs';
+import {access, link, mkdir, open, stat, unlink, writeFile} from 'node:fs/promises';
 import path from 'node:path';
 import {historyFile} from '../config/paths.js';
 import type {ProbeHistoryEntry, ProbeResult} from '../types/probe.js';
@@ -72,7 +73,7 @@ export function historyRow(r: ProbeResult, version: string): string {
  */
 export async function appendHistory(file: string, r: ProbeResult, version: string): Promise<void> {
 	const dir = path.dirname(file);
-	await mkdir(dir, {recursive: true});
+	await ensureDir(dir);
 	if (!(await exists(file))) {
 		const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
 		await writeFile(tmp, HISTORY_HEADER + '\n', {flag: 'wx'});
@@ -209,5 +210,55 @@ export async function readHistory(file: string): Promise<{entries: ProbeHistoryE
 		return {...parseHistory(`${header}\n${body}`), missing: false};
 	} finally {
 		await fh.close();
+	}
+}
+
+/** Folders created on the way to the history file, at most (a path deeper than this is refused). */
+const MAX_NEW_DIRS = 32;
+
+/**
+ * mkdir -p without Node's `recursive: true`, which never returns under /proc (Node 20: `mkdir
+ * /proc/nope/x -p` loops at full CPU). Walks up to the nearest existing folder, then creates each
+ * level once; any error is thrown at once.
+ */
+export async function ensureDir(dir: string): Promise<void> {
+	const missing: string[] = [];
+	let d = path.resolve(dir);
+	for (;;) {
+		try {
+			const s = await stat(d);
+			if (!s.isDirectory()) throw new Error(`${d} is not a folder`);
+			break;
+		} catch (e) {
+			if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+		}
+		missing.push(d);
+		const up = path.dirname(d);
+		if (up === d || missing.length > MAX_NEW_DIRS) throw new Error(`cannot create ${dir}: no existing parent folder`);
+		d = up;
+	}
+	for (const m of missing.reverse()) {
+		try {
+			await mkdir(m);
+		} catch (e) {
+			if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+		}
+	}
+}
+
+/**
+ * Can a history row be written at `file`? Creates the folder (not the file: a new file gets its
+ * header on the first row) and checks it is writable, or the file itself when it exists. Throws
+ * with the reason, at once.
+ */
+export async function checkHistoryWritable(file: string): Promise<void> {
+	const dir = path.dirname(file);
+	await ensureDir(dir);
+	if (await exists(file)) {
+		const s = await stat(file);
+		if (!s.isFile()) throw new Error(`${file} is not a file`);
+		await access(file, constants.W_OK);
+	} else {
+		await access(dir, constants.W_OK);
 	}
 }

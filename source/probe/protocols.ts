@@ -45,6 +45,8 @@ export interface ServerCounts {
 	/** The model the server says answered. */
 	model?: string;
 	doneReason?: string;
+	/** Numbers of the answer that were not believable (`eval_count -5`): left unknown. */
+	inconsistent?: string[];
 }
 
 export type StreamEvent =
@@ -64,7 +66,42 @@ export interface StreamParser {
 	readonly garbage: number;
 }
 
-const num = (x: unknown): number | undefined => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
+/**
+ * Numbers from a server's answer are checked where they enter (issue 14): absent → undefined;
+ * present but not a finite number, negative, fractional where a count belongs, or beyond a sane
+ * bound → undefined too, and the answer is noted as inconsistent (`counts.inconsistent`), never a
+ * figure. The bounds are far past anything real: 1e9 tokens, 1e6 s, 1e7 tok/s.
+ */
+type NumKind = 'count' | 'ns' | 'ms' | 's' | 'rate';
+const BOUND: Record<NumKind, number> = {count: 1e9, ns: 1e15, ms: 1e9, s: 1e6, rate: 1e7};
+
+function checked(counts: ServerCounts, field: string, x: unknown, kind: NumKind): number | undefined {
+	if (x === undefined || x === null) return undefined;
+	const ok = typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= BOUND[kind] && (kind !== 'count' || Number.isInteger(x));
+	if (ok) return x;
+	const shown = typeof x === 'number' ? String(x) : `a ${Array.isArray(x) ? 'list' : typeof x}`;
+	note(counts, `${field} ${shown}`);
+	return undefined;
+}
+
+function note(counts: ServerCounts, what: string): void {
+	const list = (counts.inconsistent ??= []);
+	if (list.length < 8 && !list.includes(what)) list.push(what);
+}
+
+/** Contradictions between two valid numbers (DESIGN §1: cached > prompt, accepted > drafted): both unknown. */
+export function crossCheck(counts: ServerCounts): void {
+	if (counts.cachedTokens !== undefined && counts.promptTokens !== undefined && counts.cachedTokens > counts.promptTokens) {
+		note(counts, `cached ${counts.cachedTokens} > prompt ${counts.promptTokens} tokens`);
+		counts.cachedTokens = undefined;
+		counts.prefillTokens = undefined;
+	}
+	if (counts.accepted !== undefined && counts.drafted !== undefined && counts.accepted > counts.drafted) {
+		note(counts, `accepted ${counts.accepted} > drafted ${counts.drafted}`);
+		counts.accepted = undefined;
+		counts.drafted = undefined;
+	}
+}
 const obj = (x: unknown): Record<string, unknown> | undefined =>
 	x !== null && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : undefined;
 const str = (x: unknown): string | undefined => (typeof x === 'string' ? x : undefined);
@@ -137,12 +174,13 @@ export function createOllamaParser(): StreamParser {
 		if (counts.model === undefined) counts.model = str(d.model);
 		if (d.done === true) {
 			// Metrics are omitempty: absent means 0 — but only on a done line that carries metrics at all.
-			const evalCount = num(d.eval_count);
-			const evalNs = num(d.eval_duration);
-			const promptCount = num(d.prompt_eval_count);
-			const promptNs = num(d.prompt_eval_duration);
+			const evalCount = checked(counts, 'eval_count', d.eval_count, 'count');
+			const evalNs = checked(counts, 'eval_duration', d.eval_duration, 'ns');
+			const promptCount = checked(counts, 'prompt_eval_count', d.prompt_eval_count, 'count');
+			const promptNs = checked(counts, 'prompt_eval_duration', d.prompt_eval_duration, 'ns');
 			counts.source = 'ollama';
-			counts.completionTokens = evalCount ?? (evalNs !== undefined ? 0 : undefined);
+			// Absent (omitempty) is 0; present but unbelievable stays unknown.
+			counts.completionTokens = evalCount ?? (evalNs !== undefined && d.eval_count === undefined ? 0 : undefined);
 			counts.decodeMs = evalNs === undefined ? undefined : evalNs / 1e6;
 			counts.reportedTps = evalCount !== undefined && evalNs !== undefined && evalNs > 0 ? (evalCount * 1e9) / evalNs : undefined;
 			counts.promptTokens = promptCount;
@@ -187,20 +225,20 @@ export function createOllamaParser(): StreamParser {
 /** Read llama.cpp `timings` into counts (ms, counts). */
 function readTimings(t: Record<string, unknown>, counts: ServerCounts): void {
 	counts.source = 'timings';
-	const predicted = num(t.predicted_n);
+	const predicted = checked(counts, 'timings.predicted_n', t.predicted_n, 'count');
 	if (predicted !== undefined) counts.completionTokens = predicted;
-	const cache = num(t.cache_n);
-	const promptN = num(t.prompt_n);
+	const cache = checked(counts, 'timings.cache_n', t.cache_n, 'count');
+	const promptN = checked(counts, 'timings.prompt_n', t.prompt_n, 'count');
 	if (cache !== undefined) counts.cachedTokens = cache;
 	if (promptN !== undefined) {
 		counts.prefillTokens = promptN;
 		counts.promptTokens = promptN + (cache ?? 0);
 	}
-	counts.prefillMs = num(t.prompt_ms) ?? counts.prefillMs;
-	counts.decodeMs = num(t.predicted_ms) ?? counts.decodeMs;
-	counts.reportedTps = num(t.predicted_per_second) ?? counts.reportedTps;
-	const dn = num(t.draft_n);
-	const da = num(t.draft_n_accepted);
+	counts.prefillMs = checked(counts, 'timings.prompt_ms', t.prompt_ms, 'ms') ?? counts.prefillMs;
+	counts.decodeMs = checked(counts, 'timings.predicted_ms', t.predicted_ms, 'ms') ?? counts.decodeMs;
+	counts.reportedTps = checked(counts, 'timings.predicted_per_second', t.predicted_per_second, 'rate') ?? counts.reportedTps;
+	const dn = checked(counts, 'timings.draft_n', t.draft_n, 'count');
+	const da = checked(counts, 'timings.draft_n_accepted', t.draft_n_accepted, 'count');
 	if (dn !== undefined) counts.drafted = dn;
 	if (da !== undefined) counts.accepted = da;
 }
@@ -208,17 +246,17 @@ function readTimings(t: Record<string, unknown>, counts: ServerCounts): void {
 /** LM Studio `stats` (seconds, not ms). */
 function readStats(s: Record<string, unknown>, counts: ServerCounts): void {
 	counts.source = 'stats';
-	const tps = num(s.tokens_per_second);
+	const tps = checked(counts, 'stats.tokens_per_second', s.tokens_per_second, 'rate');
 	if (tps !== undefined) counts.reportedTps = tps;
-	const ttft = num(s.time_to_first_token) ?? num(s.time_to_first_token_seconds);
+	const ttft = checked(counts, 'stats.time_to_first_token', s.time_to_first_token, 's') ?? checked(counts, 'stats.time_to_first_token_seconds', s.time_to_first_token_seconds, 's');
 	if (ttft !== undefined) counts.engineTtftMs = ttft * 1000;
-	const gen = num(s.generation_time);
+	const gen = checked(counts, 'stats.generation_time', s.generation_time, 's');
 	if (gen !== undefined) counts.decodeMs = gen * 1000;
-	const acc = num(s.accepted_draft_tokens_count);
-	const total = num(s.total_draft_tokens_count);
+	const acc = checked(counts, 'stats.accepted_draft_tokens_count', s.accepted_draft_tokens_count, 'count');
+	const total = checked(counts, 'stats.total_draft_tokens_count', s.total_draft_tokens_count, 'count');
 	if (acc !== undefined) counts.accepted = acc;
 	if (total !== undefined) counts.drafted = total;
-	const predicted = num(s.predicted_tokens_count) ?? num(s.total_output_tokens);
+	const predicted = checked(counts, 'stats.predicted_tokens_count', s.predicted_tokens_count, 'count') ?? checked(counts, 'stats.total_output_tokens', s.total_output_tokens, 'count');
 	if (predicted !== undefined && counts.completionTokens === undefined) counts.completionTokens = predicted;
 }
 
@@ -274,7 +312,7 @@ export function createSseParser(): StreamParser {
 		} else if (typeof d.content === 'string') {
 			// llama.cpp native /completion stream.
 			text += d.content;
-			const tp = num(d.tokens_predicted);
+			const tp = checked(counts, 'tokens_predicted', d.tokens_predicted, 'count');
 			if (tp !== undefined && d.stop === true) counts.completionTokens = tp;
 			const stopType = str(d.stop_type);
 			if (stopType) counts.doneReason = stopType;
@@ -282,10 +320,10 @@ export function createSseParser(): StreamParser {
 		if (text !== '') pending.push({type: 'token', text});
 		const usage = obj(d.usage);
 		if (usage) {
-			usageCompletion = num(usage.completion_tokens) ?? usageCompletion;
-			const pt = num(usage.prompt_tokens);
+			usageCompletion = checked(counts, 'usage.completion_tokens', usage.completion_tokens, 'count') ?? usageCompletion;
+			const pt = checked(counts, 'usage.prompt_tokens', usage.prompt_tokens, 'count');
 			if (pt !== undefined) counts.promptTokens = pt;
-			const cached = num(obj(usage.prompt_tokens_details)?.cached_tokens);
+			const cached = checked(counts, 'usage.prompt_tokens_details.cached_tokens', obj(usage.prompt_tokens_details)?.cached_tokens, 'count');
 			if (cached !== undefined) counts.cachedTokens = cached;
 			if (counts.source === undefined) counts.source = 'usage';
 		}

@@ -28,6 +28,8 @@ export interface LiveProgress {
 	readonly ttftMs?: number;
 	readonly elapsedMs: number;
 	readonly status?: string;
+	/** The overall limit of this run (ms), for the pane. */
+	readonly timeoutMs?: number;
 }
 
 export interface RunProbeOptions {
@@ -37,6 +39,11 @@ export interface RunProbeOptions {
 	readonly run?: number;
 	readonly signal?: AbortSignal;
 	readonly timeouts?: StreamTimeouts;
+	/**
+	 * The whole run's limit (model pick, busy retries, stream), however the server trickles: default
+	 * DEFAULT_TOTAL_TIMEOUT_MS (`--timeout`).
+	 */
+	readonly totalTimeoutMs?: number;
 	/** Give up on HTTP 429 after this long (default 30 s). */
 	readonly busyTimeoutMs?: number;
 	/** First retry delay after a 429 (doubles, capped at 5 s). Default 1 s. */
@@ -46,6 +53,7 @@ export interface RunProbeOptions {
 	readonly logWaitMs?: number;
 	readonly bandwidthGBs?: number;
 	readonly bytesPerToken?: number;
+	readonly bytesPerTokenSource?: string;
 	readonly onProgress?: (p: LiveProgress) => void;
 	/** A protocol that already worked on this server (skips the 404 dance). */
 	readonly plan?: ProtocolPlan;
@@ -59,6 +67,15 @@ export interface RunProbeOutcome {
 }
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 30_000;
+/** A probe run never lasts longer than this unless `--timeout` says otherwise (5 minutes). */
+export const DEFAULT_TOTAL_TIMEOUT_MS = 300_000;
+/** The `long` prompt may take 5 minutes to its first token alone: its default overall limit is 10. */
+export const LONG_TOTAL_TIMEOUT_MS = 600_000;
+
+/** The overall limit of a run: `--timeout`, else the default for the prompt. */
+export function totalTimeoutFor(kind: ProbePrompt['kind'], given?: number): number {
+	return given ?? (kind === 'long' ? LONG_TOTAL_TIMEOUT_MS : DEFAULT_TOTAL_TIMEOUT_MS);
+}
 
 /** Engine-specific API key variables (sent only to the server they belong to). */
 export const ENGINE_KEY_ENV: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
@@ -189,6 +206,7 @@ async function streamWithRetries(o: RunProbeOptions, model: string | undefined, 
 						liveTps: liveTps(clock, now),
 						ttftMs: clock.tFirst === undefined ? undefined : clock.tFirst - clock.tSent,
 						elapsedMs: now - t0,
+						timeoutMs: o.totalTimeoutMs,
 					});
 				},
 			});
@@ -209,14 +227,38 @@ async function streamWithRetries(o: RunProbeOptions, model: string | undefined, 
 			const delay = Math.max(1, Math.min(left, e.retryAfterMs !== undefined ? Math.max(e.retryAfterMs, base) : backoff));
 			busyRetries++;
 			onBusy(busyRetries);
-			o.onProgress?.({tokens: 0, elapsedMs: performance.now() - t0, status: `server busy (HTTP ${busyCode}), retrying in ${Math.max(1, Math.round(delay / 1000))} s`});
+			o.onProgress?.({tokens: 0, elapsedMs: performance.now() - t0, timeoutMs: o.totalTimeoutMs, status: `server busy (HTTP ${busyCode}), retrying in ${Math.max(1, Math.round(delay / 1000))} s`});
 			await sleep(delay, o.signal);
 		}
 	}
 	throw new ProbeError('failed', `HTTP 404 on ${wrong.join(', ')}: no known generation API here (wrong URL or not an LLM server?)`);
 }
 
-export async function runProbe(o: RunProbeOptions): Promise<RunProbeOutcome> {
+export async function runProbe(outer: RunProbeOptions): Promise<RunProbeOutcome> {
+	// The overall limit: one signal for the whole run, fired by the caller's cancel or by the clock.
+	const limit = totalTimeoutFor(outer.prompt.kind, outer.totalTimeoutMs);
+	const ac = new AbortController();
+	let timedOut = false;
+	const timer = setTimeout(() => {
+		timedOut = true;
+		ac.abort();
+	}, Math.min(limit, 2 ** 31 - 1));
+	const onOuter = (): void => ac.abort();
+	if (outer.signal?.aborted) ac.abort();
+	outer.signal?.addEventListener('abort', onOuter, {once: true});
+	const o: RunProbeOptions = {...outer, signal: ac.signal, totalTimeoutMs: limit};
+	try {
+		return await runProbeWithin(o);
+	} catch (e) {
+		if (timedOut && !outer.signal?.aborted) throw new ProbeError('failed', `probe timed out after ${formatDuration(limit)} (the overall limit, --timeout)`);
+		throw e;
+	} finally {
+		clearTimeout(timer);
+		outer.signal?.removeEventListener('abort', onOuter);
+	}
+}
+
+async function runProbeWithin(o: RunProbeOptions): Promise<RunProbeOutcome> {
 	const model = o.target.model ?? (await pickModel(o.target.url, o.target.engine, o.target.apiKey, o.signal));
 	if (o.signal?.aborted) throw new ProbeError('cancelled', 'probe cancelled');
 	const out = await streamWithRetries(o, model, () => undefined);
@@ -242,6 +284,9 @@ export async function runProbe(o: RunProbeOptions): Promise<RunProbeOutcome> {
 		promptKind: o.prompt.kind,
 		run: o.run,
 		busyRetries: out.busyRetries || undefined,
+		bytesPerToken: o.bytesPerToken,
+		bytesPerTokenSource: o.bytesPerToken === undefined ? undefined : o.bytesPerTokenSource,
+		bandwidthGBs: o.bandwidthGBs,
 		...figures,
 	};
 	return {result, plan: out.protocol};

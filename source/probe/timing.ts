@@ -1,6 +1,7 @@
 /**
- * The probe's clock and its figures (DESIGN §1). Timestamps are taken by the stream reader
- * (performance.now() as each network chunk is parsed), never by React. Every figure comes from
+ * The probe's clock and its figures (DESIGN §1). Timestamps are taken by the transport (the reader
+ * worker's clock, as each network read comes off the socket, before any parsing: transport.ts),
+ * never by React or the parser. Every figure comes from
  * source/model/figures.ts; this file only decides which server counts feed which formula.
  */
 import {
@@ -73,6 +74,8 @@ export interface ProbeFigures {
 	pctOfCeiling?: number;
 	disagree?: boolean;
 	totalMs?: number;
+	/** What in the server's answer (or the log's figures) was not believable; those figures are unknown. */
+	inconsistent?: string[];
 }
 
 export interface FigureInputs {
@@ -132,12 +135,36 @@ function passFigures(i: FigureInputs): Pick<ProbeFigures, 'tokensPerPass' | 'tok
 	return {};
 }
 
-export function computeFigures(i: FigureInputs): ProbeFigures {
+/** The log's figures for the probe, each checked like the server's numbers: unbelievable → dropped, noted. */
+function checkedLog(log: LogFigures | undefined, inconsistent: string[]): LogFigures | undefined {
+	if (!log) return undefined;
+	const out: LogFigures = {};
+	for (const k of ['decoded', 'accepted', 'drafted', 'passes', 'cached'] as const) {
+		const v = log[k];
+		if (v === undefined) continue;
+		if (Number.isFinite(v) && v >= 0 && v <= 1e9) out[k] = v;
+		else inconsistent.push(`log ${k} ${v}`);
+	}
+	if (out.accepted !== undefined && out.drafted !== undefined && out.accepted > out.drafted) {
+		inconsistent.push(`log accepted ${out.accepted} > drafted ${out.drafted}`);
+		out.accepted = undefined;
+		out.drafted = undefined;
+	}
+	return out;
+}
+
+export function computeFigures(input: FigureInputs): ProbeFigures {
+	const inconsistent = [...(input.counts.inconsistent ?? [])];
+	const i: FigureInputs = {...input, log: checkedLog(input.log, inconsistent)};
 	const {clock, counts} = i;
 	const n = counts.completionTokens;
 	const ttftMs = clock.tFirst === undefined ? undefined : clock.tFirst - clock.tSent;
 	const decodeTps = decodeTpsWall(n, clock.tFirst, clock.tLast);
-	const cachedTokens = counts.cachedTokens ?? i.log?.cached;
+	let cachedTokens = counts.cachedTokens ?? i.log?.cached;
+	if (cachedTokens !== undefined && counts.promptTokens !== undefined && cachedTokens > counts.promptTokens) {
+		inconsistent.push(`cached ${cachedTokens} > prompt ${counts.promptTokens} tokens`);
+		cachedTokens = undefined;
+	}
 	// Ollama's prompt_eval_count includes cached tokens and its API never says how many: without the
 	// log's figure the uncached count (and so prefill tok/s) cannot be known.
 	const prefill =
@@ -163,5 +190,6 @@ export function computeFigures(i: FigureInputs): ProbeFigures {
 		pctOfCeiling: pctOfCeiling(decodeTps, ceiling),
 		disagree: ratesDisagree(decodeTps, counts.reportedTps),
 		totalMs: clock.tLast === undefined ? undefined : clock.tLast - clock.tSent,
+		inconsistent: inconsistent.length > 0 ? inconsistent : undefined,
 	};
 }

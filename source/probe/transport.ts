@@ -1,8 +1,13 @@
 /**
  * Where the probe's bytes are read and timestamped. The default transport runs node:http in a
- * worker thread: its own event loop reads each network chunk the moment it arrives and stamps it there,
- * so a React/Ink render (or any other work) on the main thread cannot delay a timestamp. The
+ * worker thread that does nothing else: its own event loop reads each network chunk the moment it
+ * arrives and stamps it there, in a listener placed before http's own (so before the HTTP parser
+ * runs), and the request's clock starts in a connect listener placed before the one that writes the
+ * request. A React/Ink render (or any other work) on the main thread cannot delay a timestamp. The
  * worker is a tiny byte pump (plain JS, no imports of ours); parsing stays on the main thread.
+ * Before it says ready, the worker warms its own request path against a server of its own (a cold
+ * isolate runs its first request and first body chunk through uncompiled code), so the first probe
+ * of a fresh process is timed like the tenth.
  * Where a worker cannot start, the same interface runs global fetch (undici) in this thread.
  *
  * All times are this thread's performance.now() ms (worker times are converted through
@@ -88,22 +93,14 @@ const https = require('node:https');
 const now = () => performance.timeOrigin + performance.now();
 const live = new Map();
 const errInfo = (e) => ({name: e && e.name, message: String((e && e.message) || e), code: e && e.code, cause: e && e.cause ? {code: e.cause.code, message: e.cause.message} : undefined});
-parentPort.postMessage({id: 0, type: 'ready'});
-parentPort.on('message', (m) => {
-	if (m.type === 'abort') {
-		const ac = live.get(m.id);
-		if (ac) ac.abort();
-		return;
-	}
-	if (m.type !== 'open') return;
-	const ac = new AbortController();
-	live.set(m.id, ac);
+
+// One request on this thread. report(msg, transfer) gets response/chunk/end/error messages.
+function request(m, ac, report) {
 	let finished = false;
 	const finish = (msg) => {
 		if (finished) return;
 		finished = true;
-		live.delete(m.id);
-		parentPort.postMessage(msg);
+		report(msg);
 	};
 	let u;
 	try {
@@ -118,14 +115,17 @@ parentPort.on('message', (m) => {
 	// One fresh connection per probe (agent: false). The clock starts when the request leaves, i.e.
 	// once the connection (and TLS) is up: TTFT is the server's answer time, not the network setup.
 	let tSent = now();
+	// The time the socket's latest bytes were read, stamped before the HTTP parser sees them: a body
+	// chunk is emitted while its read is being parsed, so it carries the time its bytes came in.
+	let tRead;
 	const req = mod.request(u, {method: m.init.method, headers, agent: false, signal: ac.signal}, (res) => {
 		const hs = [];
 		for (const [k, v] of Object.entries(res.headers)) hs.push([k, Array.isArray(v) ? v.join(', ') : String(v)]);
-		parentPort.postMessage({id: m.id, type: 'response', t: now(), tSent, status: res.statusCode, headers: hs});
+		report({id: m.id, type: 'response', t: tRead === undefined ? now() : tRead, tSent, status: res.statusCode, headers: hs});
 		res.on('data', (buf) => {
-			const t = now();
+			const t = tRead === undefined ? now() : tRead;
 			const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.length);
-			if (!finished) parentPort.postMessage({id: m.id, type: 'chunk', t, bytes: ab}, [ab]);
+			if (!finished) report({id: m.id, type: 'chunk', t, bytes: ab}, [ab]);
 		});
 		res.on('end', () => finish({id: m.id, type: 'end', t: now()}));
 		res.on('error', (e) => finish({id: m.id, type: 'error', t: now(), error: errInfo(e)}));
@@ -135,16 +135,84 @@ parentPort.on('message', (m) => {
 	});
 	req.on('socket', (sock) => {
 		sock.setNoDelay(true);
-		if (sock.connecting) sock.once(u.protocol === 'https:' ? 'secureConnect' : 'connect', () => { tSent = now(); });
+		// First in line: before http's own data listener hands the bytes to the parser.
+		sock.prependListener('data', () => {
+			tRead = now();
+		});
+		// Prepended: the stamp is taken before the queued request is written on connect, never after.
+		if (sock.connecting) sock.prependOnceListener(u.protocol === 'https:' ? 'secureConnect' : 'connect', () => { tSent = now(); });
 	});
 	req.on('error', (e) => finish({id: m.id, type: 'error', t: now(), error: errInfo(e)}));
 	req.end(body);
+}
+
+// Warm-up before the first real request: the send path, the response parser, chunked decoding,
+// the data events and this file's handlers all run a few times against a server on this thread,
+// so the first token of the first probe meets compiled code, not a cold isolate.
+function warmUp(done) {
+	const frames = ['data: {"choices":[{"delta":{"content":"a"}}]}\n\n', '{"response":"a","done":false}\n'];
+	const server = http.createServer((q, s) => {
+		q.resume();
+		q.on('end', () => {
+			s.writeHead(200, {'content-type': 'text/event-stream'});
+			s.flushHeaders();
+			let i = 0;
+			const next = () => {
+				if (i++ >= 8) return s.end(frames[1]);
+				s.write(frames[i % 2]);
+				setImmediate(next);
+			};
+			next();
+		});
+	});
+	server.on('error', () => done());
+	server.listen(0, '127.0.0.1', () => {
+		const url = 'http://127.0.0.1:' + server.address().port + '/warm';
+		let left = 6;
+		const one = () => {
+			if (left-- <= 0) {
+				server.close();
+				done();
+				return;
+			}
+			request({id: -1, url, init: {method: 'POST', headers: {'content-type': 'application/json'}, body: '{"warm":true}'}}, new AbortController(), (msg, transfer) => {
+				// The same structured clone as a real chunk, sent nowhere that listens.
+				if (msg.type === 'chunk') parentPort.postMessage({id: -1, type: 'warm', t: msg.t, bytes: msg.bytes}, transfer);
+				if (msg.type === 'end' || msg.type === 'error') setImmediate(one);
+			});
+		};
+		one();
+	});
+	// Never hold the start for long: a warm-up that cannot finish is skipped.
+	setTimeout(done, 2000).unref();
+}
+
+let started = false;
+warmUp(() => {
+	if (started) return;
+	started = true;
+	parentPort.postMessage({id: 0, type: 'ready'});
+});
+
+parentPort.on('message', (m) => {
+	if (m.type === 'abort') {
+		const ac = live.get(m.id);
+		if (ac) ac.abort();
+		return;
+	}
+	if (m.type !== 'open') return;
+	const ac = new AbortController();
+	live.set(m.id, ac);
+	request(m, ac, (msg, transfer) => {
+		if (msg.type === 'end' || msg.type === 'error') live.delete(m.id);
+		parentPort.postMessage(msg, transfer);
+	});
 });
 `;
 
 interface PumpMsg {
 	id: number;
-	type: 'response' | 'chunk' | 'end' | 'error' | 'ready';
+	type: 'response' | 'chunk' | 'end' | 'error' | 'ready' | 'warm';
 	t: number;
 	tSent?: number;
 	status?: number;
@@ -179,6 +247,7 @@ function pump(): Pump {
 	let onReady: () => void = () => undefined;
 	const ready = new Promise<void>((r) => (onReady = r));
 	worker.on('message', (m: PumpMsg) => {
+		if (m.type === 'warm') return;
 		if (m.type !== 'ready') {
 			handlers.get(m.id)?.(m);
 			return;

@@ -26,6 +26,10 @@ export interface ProbeResult {
 	readonly passes?: number;
 	readonly ceilingTps?: number;
 	readonly pctOfCeiling?: number;
+	/** The bytes one pass reads and where that came from (`gguf header`, `ollama /api/show`…), for the ceiling. */
+	readonly bytesPerToken?: number;
+	readonly bytesPerTokenSource?: string;
+	readonly bandwidthGBs?: number;
 	/** Wall vs reported differ by more than 5 %. */
 	readonly disagree?: boolean;
 	readonly run?: number;
@@ -40,6 +44,8 @@ export interface ProbeResult {
 	/** HTTP 429 answers waited out before this run got the server. */
 	readonly busyRetries?: number;
 	readonly serverId?: string;
+	/** Numbers of the server's answer that were not believable (`eval_count -5`): their figures are unknown. */
+	readonly inconsistent?: readonly string[];
 	/**
 	 * Requests of this server already in flight when the run left (from its log): the run may have
 	 * waited behind them. Absent when none was seen (or the server has no log to say so).
@@ -80,6 +86,8 @@ export interface ProbeProgress {
 	readonly runs?: number;
 	/** ms since startedAt at the last update. */
 	readonly elapsedMs?: number;
+	/** The run's overall limit (`--timeout`), ms: the pane shows it while the probe runs. */
+	readonly timeoutMs?: number;
 	readonly engine?: string;
 	readonly model?: string;
 }

@@ -127,6 +127,28 @@ describe('probe controller', () => {
 		await c.probe(target(url), 'hex');
 		expect(server.requests[0]!.headers.authorization).toBe('Bearer k1');
 	});
+
+	it('the overall limit (--timeout) is in the running state from the start, and its expiry is the last error', async () => {
+		// Tokens forever: only the overall limit can end it.
+		server = await startServer({
+			'POST /v1/chat/completions': async (_q, res) => {
+				res.writeHead(200, {'content-type': 'text/event-stream'});
+				res.flushHeaders();
+				while (!res.destroyed) {
+					res.write(`data: ${JSON.stringify({choices: [{index: 0, delta: {content: 'x'}}]})}\n\n`);
+					await new Promise((r) => setTimeout(r, 20));
+				}
+			},
+		});
+		const h = harness();
+		const c = createProbeController({dispatch: h.dispatch, getState: h.getState, historyPath: null, totalTimeoutMs: 500});
+		await c.probe(target(server.url), 'code');
+		const running = h.actions.map((a) => a.probe.running).filter((r) => r !== undefined);
+		expect(running.length).toBeGreaterThan(1);
+		expect(running.every((r) => r.timeoutMs === 500)).toBe(true);
+		expect(h.probe().running).toBeUndefined();
+		expect(h.probe().lastError).toBe('probe timed out after 500 ms (the overall limit, --timeout)');
+	});
 });
 
 describe('probe controller: the queue', () => {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {promisify} from 'node:util';
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
-import {HISTORY_HEADER, HISTORY_READ_BYTES, appendHistory, csvField, defaultHistoryPath, historyRow, readHistory} from '../../source/probe/history.js';
+import {HISTORY_HEADER, HISTORY_READ_BYTES, appendHistory, checkHistoryWritable, csvField, defaultHistoryPath, ensureDir, historyRow, readHistory} from '../../source/probe/history.js';
 import type {ProbeResult} from '../../source/types/probe.js';
 
 const run = promisify(execFile);
@@ -114,5 +114,30 @@ describe('readHistory (the screen\'s h)', () => {
 		expect(h.entries.at(-1)!.t).toBe(row(5999).t);
 		expect(h.entries.length).toBeLessThan(6000);
 		expect(h.entries.length).toBeGreaterThan(1000);
+	});
+});
+
+describe('history folder and errors (issue 14: any history error returns at once)', () => {
+	it('creates missing folders level by level, and the header once', async () => {
+		const file = path.join(dir, 'a', 'b', 'c', 'probes.csv');
+		await checkHistoryWritable(file);
+		await appendHistory(file, result, '0.1.0');
+		const lines = (await readFile(file, 'utf8')).trim().split('\n');
+		expect(lines[0]).toBe(HISTORY_HEADER);
+		expect(lines).toHaveLength(2);
+	});
+
+	it('/proc/nope is an error, not a spin (Node 20 recursive mkdir never returns there)', async () => {
+		await expect(ensureDir('/proc/nope/deeper')).rejects.toMatchObject({code: 'ENOENT'});
+		await expect(appendHistory('/proc/nope/x.csv', result, '0.1.0')).rejects.toMatchObject({code: 'ENOENT'});
+		await expect(checkHistoryWritable('/proc/nope/x.csv')).rejects.toMatchObject({code: 'ENOENT'});
+	});
+
+	it('a file where a folder belongs, or a folder where the file belongs, is refused with the reason', async () => {
+		const fs = await import('node:fs/promises');
+		await fs.writeFile(path.join(dir, 'plain'), 'x');
+		await expect(checkHistoryWritable(path.join(dir, 'plain', 'x.csv'))).rejects.toThrow(`${path.join(dir, 'plain')} is not a folder`);
+		await fs.mkdir(path.join(dir, 'folder.csv'));
+		await expect(checkHistoryWritable(path.join(dir, 'folder.csv'))).rejects.toThrow(`${path.join(dir, 'folder.csv')} is not a file`);
 	});
 });

@@ -2,6 +2,7 @@ import {describe, expect, it} from 'vitest';
 import {
 	createOllamaParser,
 	createSseParser,
+	crossCheck,
 	lithosDecodeSteps,
 	llamaBuildNumber,
 	protocolPlan,
@@ -198,5 +199,71 @@ describe('wall clock figures', () => {
 		const f = computeFigures({clock, counts: {completionTokens: 512}, bandwidthGBs: 638, bytesPerToken: 14.45e9});
 		expect(f.ceilingTps!.toFixed(0)).toBe('44');
 		expect(f.pctOfCeiling).toBeCloseTo(50 / (638 / 14.45), 6);
+	});
+});
+
+/** The fields of `o` named in `like` (undefined where absent), to compare with toEqual. */
+const pick = (o: object, like: object): Record<string, unknown> => Object.fromEntries(Object.keys(like).map((k) => [k, (o as Record<string, unknown>)[k]]));
+
+describe('numbers are checked where they enter (issue 14): impossible → unknown and named', () => {
+	const done = (m: Record<string, unknown>) => JSON.stringify({model: 'm', response: '', done: true, ...m}) + '\n';
+
+	it('Ollama: negative and absurd counts and durations are unknown, never 0, never a figure', () => {
+		const p = createOllamaParser();
+		feedAll(p, '{"response":"a","done":false}\n' + done({eval_count: -5, eval_duration: 1e308, prompt_eval_count: -30, prompt_eval_duration: 'x'}));
+		expect(pick(p.counts, {completionTokens: undefined, decodeMs: undefined, reportedTps: undefined, promptTokens: undefined, prefillMs: undefined})).toEqual({completionTokens: undefined, decodeMs: undefined, reportedTps: undefined, promptTokens: undefined, prefillMs: undefined});
+		expect(p.counts.inconsistent).toEqual(['eval_count -5', 'eval_duration 1e+308', 'prompt_eval_count -30', 'prompt_eval_duration a string']);
+	});
+
+	it('Ollama: an absent eval_count (omitempty) is still 0 when eval_duration is there; a fractional one is inconsistent', () => {
+		const a = createOllamaParser();
+		feedAll(a, done({eval_duration: 1000}));
+		expect(a.counts.completionTokens).toBe(0);
+		expect(a.counts.inconsistent).toBeUndefined();
+		const b = createOllamaParser();
+		feedAll(b, done({eval_count: 2.5, eval_duration: 1000}));
+		expect(b.counts.completionTokens).toBeUndefined();
+		expect(b.counts.inconsistent).toEqual(['eval_count 2.5']);
+	});
+
+	it('OpenAI usage: cached_tokens -7, prompt_tokens 1e308, completion_tokens -1 → unknown', () => {
+		const p = createSseParser();
+		feedAll(p, `data: ${JSON.stringify({choices: [{index: 0, delta: {content: 'a'}, finish_reason: 'stop'}]})}\n\ndata: ${JSON.stringify({choices: [], usage: {prompt_tokens: 1e308, completion_tokens: -1, prompt_tokens_details: {cached_tokens: -7}}})}\n\ndata: [DONE]\n\n`);
+		expect(pick(p.counts, {promptTokens: undefined, completionTokens: undefined, cachedTokens: undefined})).toEqual({promptTokens: undefined, completionTokens: undefined, cachedTokens: undefined});
+		expect(p.counts.inconsistent).toEqual(['usage.completion_tokens -1', 'usage.prompt_tokens 1e+308', 'usage.prompt_tokens_details.cached_tokens -7']);
+	});
+
+	it('llama.cpp timings and LM Studio stats: negative fields are unknown', () => {
+		const p = createSseParser();
+		feedAll(p, `data: ${JSON.stringify({choices: [{index: 0, delta: {content: 'a'}, finish_reason: 'stop'}], timings: {predicted_n: 10, prompt_n: -3, cache_n: 5, predicted_ms: -1, predicted_per_second: -66, draft_n: 4, draft_n_accepted: -2}})}\n\n`);
+		expect(pick(p.counts, {completionTokens: 10, prefillTokens: undefined, cachedTokens: 5, decodeMs: undefined, reportedTps: undefined, drafted: 4, accepted: undefined})).toEqual({completionTokens: 10, prefillTokens: undefined, cachedTokens: 5, decodeMs: undefined, reportedTps: undefined, drafted: 4, accepted: undefined});
+		expect(p.counts.inconsistent).toEqual(['timings.prompt_n -3', 'timings.predicted_ms -1', 'timings.predicted_per_second -66', 'timings.draft_n_accepted -2']);
+		const q = createSseParser();
+		feedAll(q, `data: ${JSON.stringify({choices: [{index: 0, delta: {content: 'a'}, finish_reason: 'stop'}], stats: {tokens_per_second: -50, accepted_draft_tokens_count: 3, total_draft_tokens_count: 5}})}\n\n`);
+		expect(pick(q.counts, {reportedTps: undefined, accepted: 3, drafted: 5})).toEqual({reportedTps: undefined, accepted: 3, drafted: 5});
+		expect(q.counts.inconsistent).toEqual(['stats.tokens_per_second -50']);
+	});
+
+	it('contradictions: cached > prompt and accepted > drafted make both sides unknown', () => {
+		const p = createSseParser();
+		feedAll(p, `data: ${JSON.stringify({choices: [{index: 0, delta: {content: 'a'}, finish_reason: 'stop'}], timings: {predicted_n: 10, prompt_n: 3, cache_n: 5, draft_n: 4, draft_n_accepted: 9}})}\n\n`);
+		crossCheck(p.counts);
+		// prompt_n counts the uncached tokens only, so 3 + 5 = 8 prompt tokens: cached 5 ≤ 8 holds.
+		expect(pick(p.counts, {cachedTokens: 5, promptTokens: 8, accepted: undefined, drafted: undefined})).toEqual({cachedTokens: 5, promptTokens: 8, accepted: undefined, drafted: undefined});
+		expect(p.counts.inconsistent).toEqual(['accepted 9 > drafted 4']);
+		const q = createSseParser();
+		feedAll(q, `data: ${JSON.stringify({choices: [{index: 0, delta: {content: 'a'}, finish_reason: 'stop'}], usage: {prompt_tokens: 10, completion_tokens: 1, prompt_tokens_details: {cached_tokens: 11}}})}\n\n`);
+		crossCheck(q.counts);
+		expect(pick(q.counts, {cachedTokens: undefined, promptTokens: 10})).toEqual({cachedTokens: undefined, promptTokens: 10});
+		expect(q.counts.inconsistent).toEqual(['cached 11 > prompt 10 tokens']);
+	});
+
+	it("the log's figures for the probe are checked too; the inconsistency reaches the figures", () => {
+		const clock = newClock(0);
+		markToken(clock, 100);
+		markToken(clock, 200);
+		const f = computeFigures({clock, counts: {source: 'ollama', completionTokens: 11, promptTokens: 20}, log: {accepted: -287, drafted: 458, passes: 225, cached: 1500}});
+		expect(pick(f, {cachedTokens: undefined, acceptance: undefined, accepted: undefined, completionTokens: 11, decodeTps: 100})).toEqual({cachedTokens: undefined, acceptance: undefined, accepted: undefined, completionTokens: 11, decodeTps: 100});
+		expect(f.inconsistent).toEqual(['log accepted -287', 'cached 1500 > prompt 20 tokens']);
 	});
 });

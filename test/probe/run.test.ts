@@ -4,7 +4,7 @@ import {performance} from 'node:perf_hooks';
 import {ProbeError} from '../../source/probe/client.js';
 import {inThreadTransport} from '../../source/probe/transport.js';
 import {loadPrompt} from '../../source/probe/prompts.js';
-import {runProbe, type RunProbeOptions} from '../../source/probe/run.js';
+import {runProbe, totalTimeoutFor, type RunProbeOptions} from '../../source/probe/run.js';
 import {fixture, ollamaStream, openaiStream, replay, sseEvents, startServer, until, wait, type TestServer} from './helpers.js';
 
 let servers: TestServer[] = [];
@@ -296,7 +296,7 @@ describe('failures: one line each, never a crash', () => {
 			},
 		});
 		const e = await failure({target: {url: s.url, engine: 'llamacpp', model: 'm'}, timeouts: {firstTokenMs: 1000, interTokenMs: 120}});
-		expect(e.message).toBe('stream stalled: no data for 120 ms after 3 tokens');
+		expect(e.message).toBe('stream stalled: no token for 120 ms after 3 tokens');
 	});
 
 	it('server killed mid-stream', async () => {
@@ -372,7 +372,7 @@ describe('in-thread transport (fallback when no worker starts): same behaviour',
 			},
 		});
 		expect((await failure({...t, target: {url: s.url, engine: 'ollama', model: 'm'}})).message).toMatch(/^server closed the stream after 4 tokens/);
-		expect((await failure({...t, target: {url: s.url, engine: 'llamacpp', model: 'm'}, timeouts: {firstTokenMs: 1000, interTokenMs: 100}})).message).toBe('stream stalled: no data for 100 ms after 1 tokens');
+		expect((await failure({...t, target: {url: s.url, engine: 'llamacpp', model: 'm'}, timeouts: {firstTokenMs: 1000, interTokenMs: 100}})).message).toBe('stream stalled: no token for 100 ms after 1 tokens');
 		const ac = new AbortController();
 		const p = probe({...t, target: {url: s.url, engine: 'llamacpp', model: 'm'}, signal: ac.signal, onProgress: (x) => x.tokens >= 1 && ac.abort()});
 		await expect(p).rejects.toMatchObject({kind: 'cancelled'});
@@ -407,5 +407,73 @@ describe('worker transport', () => {
 		const {result} = await p;
 		expect(result.ttftMs).toBeGreaterThanOrEqual(35);
 		expect(result.ttftMs).toBeLessThan(250);
+	});
+});
+
+describe('stall and overall limits (issue 14: keep-alives never keep a probe alive)', () => {
+	/** `n` tokens, then `keepAlive` every 20 ms until the client goes away. */
+	const trickle = (ctype: string, token: (i: number) => string, keepAlive: string, n = 3) => async (_q: unknown, res: import('node:http').ServerResponse) => {
+		res.writeHead(200, {'content-type': ctype});
+		res.flushHeaders();
+		for (let i = 0; i < n; i++) res.write(token(i));
+		while (!res.destroyed) {
+			await wait(20);
+			if (!res.destroyed) res.write(keepAlive);
+		}
+	};
+	const ndjson = trickle('application/x-ndjson', (i) => JSON.stringify({model: 'm', response: `t${i}`, done: false}) + '\n', JSON.stringify({model: 'm', response: '', done: false}) + '\n');
+	const sse = trickle('text/event-stream', (i) => `data: ${JSON.stringify({choices: [{index: 0, delta: {content: `t${i}`}}]})}\n\n`, ': keep-alive\n\n');
+
+	it('empty NDJSON chunks do not re-arm the stall limit: it is between tokens', async () => {
+		const s = await serve({'POST /api/generate': ndjson});
+		const e = await failure({target: {url: s.url, engine: 'ollama', model: 'm'}, timeouts: {firstTokenMs: 5000, interTokenMs: 200}});
+		expect(e.message).toBe('stream stalled: no token for 200 ms after 3 tokens');
+	});
+
+	it('SSE comments (: keep-alive) do not re-arm it either', async () => {
+		const s = await serve({'POST /v1/chat/completions': sse});
+		const e = await failure({target: {url: s.url, engine: 'vllm', model: 'm'}, timeouts: {firstTokenMs: 5000, interTokenMs: 200}});
+		expect(e.message).toBe('stream stalled: no token for 200 ms after 3 tokens');
+	});
+
+	it('keep-alives before the first token do not re-arm the first-token limit', async () => {
+		const s = await serve({'POST /v1/chat/completions': trickle('text/event-stream', () => '', ': keep-alive\n\n', 0)});
+		const e = await failure({target: {url: s.url, engine: 'vllm', model: 'm'}, timeouts: {firstTokenMs: 200, interTokenMs: 5000}});
+		expect(e.message).toBe('no token within 200 ms (server stalled before the first token)');
+	});
+
+	it('the overall limit ends a stream that keeps sending tokens', async () => {
+		const s = await serve({
+			'POST /v1/chat/completions': trickle('text/event-stream', () => '', `data: ${JSON.stringify({choices: [{index: 0, delta: {content: 'x'}}]})}\n\n`, 0),
+		});
+		const progress: number[] = [];
+		const e = await failure({target: {url: s.url, engine: 'vllm', model: 'm'}, totalTimeoutMs: 400, onProgress: (p) => p.timeoutMs !== undefined && progress.push(p.timeoutMs)});
+		expect(e.message).toBe('probe timed out after 400 ms (the overall limit, --timeout)');
+		expect(progress.length).toBeGreaterThan(0);
+		expect(new Set(progress)).toEqual(new Set([400]));
+	});
+
+	it('the overall limit covers busy retries too', async () => {
+		const s = await serve({
+			'POST /v1/chat/completions': (_q, res) => {
+				res.writeHead(429, {'retry-after': '0'});
+				res.end('{"error":{"message":"model_busy"}}');
+			},
+		});
+		const e = await failure({target: {url: s.url, engine: 'lithos', model: 'm'}, totalTimeoutMs: 300, busyTimeoutMs: 60_000, busyRetryBaseMs: 50});
+		expect(e.message).toBe('probe timed out after 300 ms (the overall limit, --timeout)');
+	});
+
+	it('the default overall limit: 5 min, 10 min for the long prompt (its first token alone may take 5); --timeout wins', () => {
+		expect(totalTimeoutFor('code')).toBe(300_000);
+		expect(totalTimeoutFor('long')).toBe(600_000);
+		expect(totalTimeoutFor('long', 42_000)).toBe(42_000);
+	});
+
+	it('cancel still reads as cancelled, not as a timeout', async () => {
+		const s = await serve({'POST /api/generate': ndjson});
+		const ac = new AbortController();
+		const p = probe({target: {url: s.url, engine: 'ollama', model: 'm'}, signal: ac.signal, totalTimeoutMs: 60_000, onProgress: (x) => x.tokens >= 3 && ac.abort()});
+		await expect(p).rejects.toMatchObject({kind: 'cancelled'});
 	});
 });

@@ -1,7 +1,7 @@
 import {Box} from 'ink';
 import {memo} from 'react';
-import type {ProbeResult, ProbeState} from '../../types/probe.js';
-import {clock, elapsed, int, ms, pct, tpp, tps} from '../format.js';
+import type {ProbeProgress, ProbeResult, ProbeState} from '../../types/probe.js';
+import {clock, duration, elapsed, int, ms, pct, tpp, tps} from '../format.js';
 import {Line, Span, Title} from './common.js';
 
 export interface ProbePaneProps {
@@ -73,29 +73,39 @@ export function pairLines(first: ProbeResult, second: ProbeResult): [string, str
 	return [`first   ${cell(first)}`, `second  ${cell(second)}`, `${saved} · ${second.prompt} · ${second.model ?? second.engine} · ${clock(second.t)}${queued}`];
 }
 
+/** The live line while a probe runs, with its overall limit (`--timeout`). Pure. */
+export function runningLine(run: ProbeProgress, now: number): string {
+	const many = run.runs !== undefined && run.runs > 1;
+	const runs = many ? ` · run ${run.run ?? 1}/${run.runs}` : '';
+	const limit = run.timeoutMs !== undefined ? ` (limit ${duration(run.timeoutMs)}${many ? ' a run' : ''})` : '';
+	return `▶ ${int(run.tokens)} tokens · ${tps(run.liveTps)} tok/s live · TTFT ${ms(run.ttftMs)} · ${elapsed(now - run.startedAt)} elapsed${limit}${runs}${run.status ? ` · ${run.status}` : ''}   Esc cancels`;
+}
+
+/** What the server's answer said that could not be true (its figures show --). Pure. */
+export function inconsistentLine(what: readonly string[]): string {
+	return `⚠ the server's answer was inconsistent (${what.join(', ')}): those figures are --`;
+}
+
 export const ProbePane = memo(function ProbePane({probe, now, width, height}: ProbePaneProps) {
 	const last = probe.results.at(-1);
 	const run = probe.running;
 	const room = Math.max(0, height - 1);
 	const pairShown = lastPair(probe.results) !== undefined && !run;
 	const lines: {text: string; color?: 'accent' | 'bad' | 'warn' | 'muted'}[] = [];
-	if (run) {
-		const runs = run.runs !== undefined && run.runs > 1 ? ` · run ${run.run ?? 1}/${run.runs}` : '';
-		lines.push({
-			text: `▶ ${int(run.tokens)} tokens · ${tps(run.liveTps)} tok/s live · TTFT ${ms(run.ttftMs)} · ${elapsed(now - run.startedAt)} elapsed${runs}${run.status ? ` · ${run.status}` : ''}   Esc cancels`,
-			color: 'accent',
-		});
-	}
+	if (run) lines.push({text: runningLine(run, now), color: 'accent'});
 	if (probe.lastError) lines.push({text: `✖ ${probe.lastError}`, color: 'bad'});
 	const pair = lastPair(probe.results);
 	if (pair && !run) {
 		const [a, b, c] = pairLines(pair[0], pair[1]);
 		lines.push({text: a}, {text: b}, {text: c, color: 'accent'});
+		const bad = [...(pair[0].inconsistent ?? []), ...(pair[1].inconsistent ?? [])];
+		if (bad.length > 0) lines.push({text: inconsistentLine(bad), color: 'warn'});
 	} else if (last) {
 		const [a, b] = resultLines(last);
 		const flag = disagreement(last);
 		lines.push({text: flag ? `${a}  ${flag}` : a, color: flag ? 'warn' : undefined});
 		lines.push({text: b});
+		if (last.inconsistent && last.inconsistent.length > 0) lines.push({text: inconsistentLine(last.inconsistent), color: 'warn'});
 	} else if (!run) {
 		lines.push({text: 'no probe yet: p probes the selected server, P chooses the prompt, r runs it twice', color: 'muted'});
 	}
