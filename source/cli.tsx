@@ -2,27 +2,34 @@
  * flags → config → either the interactive monitor or a headless command (DESIGN §3).
  * `bin/infertop.js` sets NODE_ENV=production before this module (and React) loads.
  */
+import {statSync} from 'node:fs';
 import os from 'node:os';
 import meow from 'meow';
-import {resolveConfig, formatConfig, type FlagValues} from './config/config.js';
+import {resolveConfig, formatConfig, parseLogSpec, parseNumberFlag, type FlagValues, type NumberFlagRule} from './config/config.js';
+import {loadTheme} from './config/themes.js';
+import {resolveReplayArg} from './sources/replay.js';
 import {VERSION} from './version.js';
 
 const HELP = `
-  infertop — top for local LLM inference engines
+  infertop — top for local LLM inference engines (${VERSION})
 
   Usage
-    $ infertop [options]              the monitor: finds engines on this machine, tails their logs
-    $ infertop --demo                 the monitor on the built-in demo engine (labelled DEMO)
-    $ infertop snapshot [--json]      collect for a few seconds, print one snapshot, exit
-    $ infertop probe [URL]            one wall-clocked streaming probe, printed as a table or JSON
+    $ infertop [options]            the monitor: finds engines on this machine, tails their logs
+    $ infertop --demo               the monitor on the built-in demo engine (labelled DEMO)
+    $ infertop snapshot [--json]    collect for a few seconds, print one snapshot, exit
+    $ infertop probe [URL]          one wall-clocked streaming probe, printed as a table or JSON
 
   Sources
     --server URL          watch and probe this server (repeatable; remote allowed)
-    --api-key KEY         API key for the --server given (sent only to that host; or INFERTOP_API_KEY)
-    --log PATH            tail this log (repeatable); ENGINE=PATH forces the engine,
-                          cmd:COMMAND streams a command (journalctl -u ollama -f -o cat, docker logs -f NAME, ssh HOST tail -F PATH)
-    --replay FILE[:SPEED] replay a captured log with its original pacing (samples/ has one per engine)
-    --demo / --no-demo    start the demo engine / never start it (default: only when no engine is found)
+    --api-key KEY         API key for the --server given, sent only to that host
+                          (or INFERTOP_API_KEY)
+    --log PATH            tail this log (repeatable); ENGINE=PATH forces the engine;
+                          cmd:COMMAND streams a command's output, e.g.
+                          "cmd:journalctl -u ollama -f -o cat", "cmd:docker logs -f NAME"
+    --replay FILE[:SPEED] replay a captured log with its original pacing; a bare NAME
+                          (e.g. vllm) is one of the shipped samples/
+    --demo / --no-demo    start the demo engine / never start it
+                          (default: only when no engine is found)
     --demo-split SHARE    demo: put this share (0..1) of the GGUF model on the CPU
     --no-scan             don't scan the default ports or processes
     --ollama-ps api|cli   read residency from /api/ps (default) or by running \`ollama ps\`
@@ -37,10 +44,10 @@ const HELP = `
 
   Headless
     --json                snapshot/probe: print JSON
-    --seconds N           snapshot: collect for N seconds (default 3)
+    --seconds N           snapshot: collect for N seconds (0..3600, default 3)
     --prompt KIND         probe: code | prose | repeat | hex | long | @FILE (default code)
-    --runs N              probe: run N times (2 shows cache reuse)
-    --max-tokens N        probe: tokens to generate (default 256)
+    --runs N              probe: run N times (1..20; 2 shows cache reuse)
+    --max-tokens N        probe: tokens to generate (2..100000, default 256)
     --model NAME          probe: model to use (default: the loaded one)
     --busy-timeout S      probe: keep retrying a busy (HTTP 429) server this long (default 30)
     --timeout S           probe: give up on a run after S seconds, keep-alives or not (default 300)
@@ -49,10 +56,40 @@ const HELP = `
     --history PATH        probe history CSV (default: probes.csv in the XDG state dir)
     --config PATH         config file (default: config.json in the XDG config dir)
     --print-config        print the effective configuration and where each value came from
-    --serve-metrics [ADDR] expose live figures as Prometheus metrics (default 127.0.0.1:9464)
+    --serve-metrics [ADDR] serve live figures as Prometheus metrics (default 127.0.0.1:9464)
+    --headless            with --serve-metrics: no screen, run until SIGTERM (for systemd)
 
-    --version, --help
+    -v, --version         print the version
+    -h, --help            print this help
 `;
+
+/** Numeric flags: meow hands over the text (type string) so `abc` is an error, not NaN. */
+const NUMBER_FLAGS = {
+	seconds: {flag: '--seconds', rule: {min: 0, max: 3600, unit: 'seconds'}},
+	runs: {flag: '--runs', rule: {min: 1, max: 20, integer: true}},
+	maxTokens: {flag: '--max-tokens', rule: {min: 2, max: 100_000, integer: true}},
+	demoSplit: {flag: '--demo-split', rule: {min: 0, max: 1, unit: '(share of the model on the CPU, e.g. 0.35)'}},
+	timeout: {flag: '--timeout', rule: {min: 1, max: 86_400, unit: 'seconds'}},
+} as const satisfies Record<string, {flag: string; rule: NumberFlagRule}>;
+
+/** An error the user made on the command line: one line on stderr, exit 2. */
+function usageError(lines: readonly string[]): number {
+	for (const l of lines) process.stderr.write(`infertop: ${l}\n`);
+	return 2;
+}
+
+/** `--log PATH` whose file does not exist (or is not a file): the message; commands and present files: undefined. */
+function missingLog(spec: string): string | undefined {
+	const parsed = parseLogSpec(spec);
+	if (!parsed.ok || parsed.spec.kind !== 'file') return undefined;
+	try {
+		if (statSync(parsed.spec.path).isFile()) return undefined;
+		return `--log ${parsed.spec.path}: not a file`;
+	} catch (error) {
+		const code = (error as NodeJS.ErrnoException).code;
+		return `--log ${parsed.spec.path}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? String(error))}`;
+	}
+}
 
 export async function main(argv = process.argv.slice(2)): Promise<number> {
 	// meow cannot take an optional flag value: `--serve-metrics` alone means the default address.
@@ -61,40 +98,64 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 		importMeta: import.meta,
 		argv: args,
 		version: VERSION,
-		autoHelp: true,
-		autoVersion: true,
+		// The help text carries its own title: package.json's description would print it twice.
+		description: false,
+		// Handled below so -h / -v work and --help prints to stdout with exit 0.
+		autoHelp: false,
+		autoVersion: false,
 		allowUnknownFlags: false,
 		flags: {
+			help: {type: 'boolean', shortFlag: 'h', default: false},
+			version: {type: 'boolean', shortFlag: 'v', default: false},
 			server: {type: 'string', isMultiple: true},
 			apiKey: {type: 'string'},
 			log: {type: 'string', isMultiple: true},
 			replay: {type: 'string'},
 			demo: {type: 'boolean'},
-			demoSplit: {type: 'number'},
+			demoSplit: {type: 'string'},
 			scan: {type: 'boolean', default: true},
 			ollamaPs: {type: 'string'},
-			bandwidth: {type: 'number'},
-			refresh: {type: 'number'},
+			bandwidth: {type: 'string'},
+			refresh: {type: 'string'},
 			theme: {type: 'string'},
 			color: {type: 'boolean'},
 			json: {type: 'boolean', default: false},
-			seconds: {type: 'number', default: 3},
+			seconds: {type: 'string'},
 			prompt: {type: 'string', default: 'code'},
-			runs: {type: 'number', default: 1},
-			maxTokens: {type: 'number', default: 256},
+			runs: {type: 'string'},
+			maxTokens: {type: 'string'},
 			model: {type: 'string'},
-			busyTimeout: {type: 'number'},
-			timeout: {type: 'number'},
+			busyTimeout: {type: 'string'},
+			timeout: {type: 'string'},
 			history: {type: 'string'},
 			config: {type: 'string'},
 			printConfig: {type: 'boolean', default: false},
 			serveMetrics: {type: 'string'},
+			headless: {type: 'boolean', default: false},
 		},
 	});
 	const flags = cli.flags;
+	if (flags.help) {
+		process.stdout.write(`${cli.help.replace(/^\n+/, '').trimEnd()}\n`);
+		return 0;
+	}
+	if (flags.version) {
+		process.stdout.write(`${VERSION}\n`);
+		return 0;
+	}
 	// meow reads an absent boolean as false: only a flag actually given may override the config file.
 	const given = (name: string) => args.some(a => a === `--${name}` || a === `--no-${name}` || a.startsWith(`--${name}=`));
 	const [command, ...rest] = cli.input;
+	if (command !== undefined && command !== 'snapshot' && command !== 'probe') {
+		return usageError([`unknown command "${command}" (try: snapshot, probe, --help)`]);
+	}
+	const errors: string[] = [];
+	const numbers: Partial<Record<keyof typeof NUMBER_FLAGS, number>> = {};
+	for (const [key, {flag, rule}] of Object.entries(NUMBER_FLAGS) as [keyof typeof NUMBER_FLAGS, (typeof NUMBER_FLAGS)[keyof typeof NUMBER_FLAGS]][]) {
+		const r = parseNumberFlag(flag, flags[key], rule);
+		if (r.error) errors.push(r.error);
+		else if (r.value !== undefined) numbers[key] = r.value;
+	}
 	const env = process.env;
 	const flagValues: FlagValues = {
 		server: flags.server,
@@ -110,35 +171,55 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 		color: given('color') ? flags.color : undefined,
 		noColor: (given('color') && flags.color === false) || (env.NO_COLOR !== undefined && env.NO_COLOR !== '') || env.TERM === 'dumb' ? true : undefined,
 	};
-	const {config, problems} = resolveConfig({path: flags.config, env, platform: process.platform, homedir: os.homedir(), flags: flagValues});
-	for (const p of problems) process.stderr.write(`infertop: ${p}\n`);
+	const {config, fileProblems, flagProblems} = resolveConfig({path: flags.config, env, platform: process.platform, homedir: os.homedir(), flags: flagValues});
+	errors.push(...flagProblems);
+	if (flags.theme !== undefined && config.theme === flags.theme.trim()) {
+		// A theme named on the command line must exist (one in the config file falls back with a notice).
+		try {
+			loadTheme(config.theme);
+		} catch (error) {
+			errors.push(`--theme: ${(error as Error).message}`);
+		}
+	}
+	if (flags.headless && !config.serveMetrics) errors.push('--headless: only with --serve-metrics ADDR (it serves metrics without a screen)');
+	if (flags.headless && command !== undefined) errors.push(`--headless: not with the ${command} command`);
+	if (errors.length > 0) return usageError(errors);
+	// The config file's problems are warnings: its defaults apply and infertop starts.
+	for (const p of fileProblems) process.stderr.write(`infertop: ${p}\n`);
 	if (flags.printConfig) {
 		process.stdout.write(`${formatConfig(config)}\n`);
 		return 0;
 	}
-	if (command !== undefined && command !== 'snapshot' && command !== 'probe') {
-		process.stderr.write(`infertop: unknown command "${command}" (try: snapshot, probe, --help)\n`);
-		return 2;
-	}
-	if (flags.demoSplit !== undefined && !(flags.demoSplit >= 0 && flags.demoSplit <= 1)) {
-		process.stderr.write('infertop: --demo-split takes a share between 0 and 1 (e.g. 0.35)\n');
-		return 2;
-	}
-	if (flags.timeout !== undefined && !(Number.isFinite(flags.timeout) && flags.timeout >= 1 && flags.timeout <= 86_400)) {
-		process.stderr.write('infertop: --timeout takes seconds between 1 and 86400 (e.g. 300)\n');
-		return 2;
-	}
 	const apiKey = flags.apiKey ?? env.INFERTOP_API_KEY;
-	const probeTimeoutMs = flags.timeout === undefined ? undefined : flags.timeout * 1000;
-	const common = {config, scan: flags.scan, replay: flags.replay, demoSplit: flags.demoSplit, apiKey, probeTimeoutMs};
+	let replay = flags.replay;
+	if (replay !== undefined) {
+		const r = resolveReplayArg(replay);
+		if ('error' in r) return usageError([r.error]);
+		replay = r.spec;
+	}
+	const probeTimeoutMs = numbers.timeout === undefined ? undefined : numbers.timeout * 1000;
+	const common = {config, scan: flags.scan, replay, demoSplit: numbers.demoSplit, apiKey, probeTimeoutMs};
 
 	if (command === 'probe') {
 		const {runProbeCli} = await import('./commands/probe.js');
-		return runProbeCli({...common, url: rest[0], prompt: flags.prompt, runs: flags.runs, json: flags.json, maxTokens: flags.maxTokens, model: flags.model});
+		return runProbeCli({...common, url: rest[0], prompt: flags.prompt, runs: numbers.runs ?? 1, json: flags.json, maxTokens: numbers.maxTokens ?? 256, model: flags.model});
 	}
+	if (flags.headless) {
+		const {runHeadless} = await import('./commands/headless.js');
+		return runHeadless(common);
+	}
+	if (command === undefined && !process.stdout.isTTY && config.serveMetrics && config.origin.serveMetrics === 'flag') {
+		// Most likely a service started without --headless: say why it will not stay up.
+		process.stderr.write('infertop: stdout is not a terminal: printing one snapshot; add --headless to keep serving metrics\n');
+	}
+	// TERM=dumb: a terminal that cannot draw the screen gets the plain snapshot, not the alternate screen.
 	if (command === 'snapshot' || !process.stdout.isTTY || env.TERM === 'dumb') {
+		// A snapshot lasts seconds: a log that is not there now cannot appear in time (the monitor waits for it).
+		// Only the command line's (the config file's logs are lists a user keeps for the monitor).
+		const missing = config.origin.logs === 'flag' ? config.logs.map(missingLog).filter((m): m is string => m !== undefined) : [];
+		if (missing.length > 0) return usageError(missing);
 		const {runSnapshot} = await import('./commands/snapshot.js');
-		return runSnapshot({...common, json: command === 'snapshot' ? flags.json : flags.json, seconds: flags.seconds});
+		return runSnapshot({...common, json: flags.json, seconds: numbers.seconds ?? 3});
 	}
 	const {runMonitor} = await import('./commands/monitor.js');
 	return runMonitor(common);

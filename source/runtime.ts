@@ -259,7 +259,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 		// start() returns at once; the demo decision needs the first round's answer.
 		await disc.refresh();
 		await bandwidthReady;
-		const found = disc.servers().length > 0 || config.logs.length > 0 || options.replay !== undefined;
+		// A server the user named counts even when it is down: it is listed as down, not replaced by the demo.
+		const found = disc.servers().length > 0 || config.servers.length > 0 || config.logs.length > 0 || options.replay !== undefined;
 		if (config.demo === true || (config.demo === 'auto' && !found)) await startDemo();
 	})();
 

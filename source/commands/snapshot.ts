@@ -13,6 +13,20 @@ export interface SnapshotOptions extends RuntimeOptions {
 	readonly stdout?: NodeJS.WritableStream;
 }
 
+/** Rows the text snapshot is laid out for (the panes share them as on a 160×40 terminal). */
+const SNAPSHOT_ROWS = 40;
+
+/**
+ * The screen as text for a pipe or a file: the panes' blank padding (rows a terminal would keep
+ * free) is dropped, so only lines with something on them remain. Pure.
+ */
+export function plainSnapshot(text: string): string {
+	return text
+		.split('\n')
+		.filter((l) => l.trim() !== '')
+		.join('\n');
+}
+
 export async function runSnapshot(options: SnapshotOptions): Promise<number> {
 	const out = options.stdout ?? process.stdout;
 	const seconds = Number.isFinite(options.seconds) && options.seconds >= 0 ? options.seconds : 3;
@@ -25,7 +39,7 @@ export async function runSnapshot(options: SnapshotOptions): Promise<number> {
 		if (options.json) out.write(`${JSON.stringify(toSnapshot(state, VERSION), null, 2)}\n`);
 		else {
 			const columns = (out as NodeJS.WriteStream).columns || 120;
-			out.write(`${renderSnapshotText(state, {columns: Math.max(columns, 80), rows: 60})}\n`);
+			out.write(`${plainSnapshot(renderSnapshotText(state, {columns: Math.max(columns, 80), rows: SNAPSHOT_ROWS}, VERSION))}\n`);
 		}
 		return 0;
 	} finally {

@@ -140,7 +140,7 @@ type Validator<K extends ConfigKey> = (node: JsonNode, report: Report, ctx: Path
 const kindName = (node: JsonNode): string => (node.kind === 'number' && !Number.isFinite(node.value) ? 'number' : node.kind);
 
 function durationValue(node: JsonNode, unit: 'ms' | 's'): number | undefined {
-	if (node.kind === 'number') return node.value;
+	if (node.kind === 'number') return Number.isFinite(node.value) ? node.value : undefined;
 	if (node.kind !== 'string') return undefined;
 	const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/.exec(node.value);
 	if (!m) return undefined;
@@ -260,7 +260,7 @@ const VALIDATORS: {readonly [K in ConfigKey]: Validator<K>} = {
 	logs: (node, report, ctx) => list(node, report, (n) => logEntry(n, report, ctx)),
 	bandwidth: (node, report) => {
 		const v = node.kind === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(node.value) ? Number(node.value) : node.kind === 'number' ? node.value : undefined;
-		if (v === undefined || !(v > 0) || v > 100_000) return void report('expected memory bandwidth in GB/s, a number > 0 (e.g. 546)', node);
+		if (v === undefined || !(v > 0) || v > 100_000) return void report('expected memory bandwidth in GB/s, a number in 0..100000 (e.g. 546)', node);
 		return v;
 	},
 	theme: (node, report) => {
@@ -409,7 +409,9 @@ export function configFromFlags(flags: FlagValues, ctx: PathContext = {}): {part
 	for (const [flag, key] of FLAG_SOURCES) {
 		const raw = given[flag];
 		if (raw === undefined || (Array.isArray(raw) && raw.length === 0)) continue;
-		const value = validateKey(key, toNode(raw), (message) => problems.push(`${FLAG_OF[key]}: ${message}`), ctx);
+		// Say what was typed (one value; lists name their bad entry in the message already).
+		const got = typeof raw === 'string' || typeof raw === 'number' ? `, got ${JSON.stringify(String(raw))}` : '';
+		const value = validateKey(key, toNode(raw), (message) => problems.push(`${FLAG_OF[key]}: ${message}${message.includes('"') && !message.startsWith('expected') ? '' : got}`), ctx);
 		if (value !== undefined) (partial as Record<string, unknown>)[key] = value;
 	}
 	return {partial, problems};
@@ -487,11 +489,44 @@ export interface ResolveOptions extends LoadOptions {
 	readonly flags?: FlagValues;
 }
 
-/** The one call for the CLI: read the file, validate the flags, merge. */
-export function resolveConfig(options: ResolveOptions = {}): {config: EffectiveConfig; problems: string[]} {
+/**
+ * The one call for the CLI: read the file, validate the flags, merge. `problems` holds all of them;
+ * `flagProblems` just the command line's: the file's are warnings (its default applies), a bad
+ * flag is an error (the CLI exits 2: the user just typed it).
+ */
+export function resolveConfig(options: ResolveOptions = {}): {config: EffectiveConfig; problems: string[]; fileProblems: string[]; flagProblems: string[]} {
 	const loaded = loadConfig(options);
 	const fromFlags = configFromFlags(options.flags ?? {}, {env: options.env, platform: options.platform, homedir: options.homedir});
-	return {config: mergeConfig(DEFAULTS, loaded.file, fromFlags.partial, loaded.source), problems: [...loaded.problems, ...fromFlags.problems]};
+	return {
+		config: mergeConfig(DEFAULTS, loaded.file, fromFlags.partial, loaded.source),
+		problems: [...loaded.problems, ...fromFlags.problems],
+		fileProblems: loaded.problems,
+		flagProblems: fromFlags.problems,
+	};
+}
+
+/** What a numeric command-line flag accepts. */
+export interface NumberFlagRule {
+	readonly min: number;
+	readonly max: number;
+	readonly integer?: boolean;
+	/** Said after the range, e.g. `seconds`. */
+	readonly unit?: string;
+}
+
+/**
+ * A numeric flag as typed (meow gives the text): a plain decimal number within the rule, else a
+ * one-line message naming the flag, what was given and the accepted range.
+ */
+export function parseNumberFlag(flag: string, raw: string | number | undefined, rule: NumberFlagRule): {value?: number; error?: string} {
+	if (raw === undefined) return {};
+	const text = String(raw).trim();
+	const v = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(text) ? Number(text) : Number.NaN;
+	const range = `${rule.integer ? 'an integer' : 'a number'} in ${rule.min}..${rule.max}${rule.unit ? ` ${rule.unit}` : ''}`;
+	if (!Number.isFinite(v) || v < rule.min || v > rule.max || (rule.integer === true && !Number.isInteger(v))) {
+		return {error: `${flag}: expected ${range}, got ${JSON.stringify(text)}`};
+	}
+	return {value: v};
 }
 
 /** The key of a server: the file's apiKey, else the variable named by apiKeyEnv. Only send it to `entry.url`. */

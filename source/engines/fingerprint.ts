@@ -13,6 +13,8 @@ export interface FingerprintAnswer {
 	readonly status: number;
 	readonly headers: Readonly<Record<string, string>>;
 	readonly body: string;
+	/** A long list read streaming: the document with its list cut to the first items (the body is only its start). */
+	readonly json?: unknown;
 }
 
 export interface Identity {
@@ -85,7 +87,7 @@ const BUILD_INFO = /^b\d+-[0-9a-f]+$/;
 export function fingerprintEvidence(responses: Readonly<Record<string, FingerprintAnswer | undefined>>, asked: readonly string[]): FingerprintEvidence {
 	const json = (path: string): unknown => {
 		const r = responses[path];
-		return ok(r) ? parseJsonText(r.body) : undefined;
+		return ok(r) ? (r.json !== undefined ? r.json : parseJsonText(r.body)) : undefined;
 	};
 	const version = (path: string): string | undefined => {
 		const j = json(path);

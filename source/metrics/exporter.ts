@@ -24,10 +24,12 @@ type Labels = Readonly<Record<string, string | undefined>>;
 interface Sample {
 	readonly labels: Labels;
 	readonly value: number;
+	/** Histograms: `_bucket`, `_sum`, `_count`. */
+	readonly suffix?: string;
 }
 interface Family {
 	readonly name: string;
-	readonly type: 'gauge' | 'counter';
+	readonly type: 'gauge' | 'counter' | 'histogram';
 	readonly help: string;
 	readonly samples: Sample[];
 }
@@ -67,7 +69,41 @@ interface CounterTotals {
 	prompt?: number;
 	drafted?: number;
 	accepted?: number;
+	/** Per-request distributions, by histogram name. */
+	histograms: Record<string, Histogram>;
 }
+
+/** A cumulative histogram: counts per upper bound (le), plus sum and count (exposition format). */
+export class Histogram {
+	readonly counts: number[];
+	sum = 0;
+	count = 0;
+	constructor(readonly bounds: readonly number[]) {
+		this.counts = bounds.map(() => 0);
+	}
+	observe(v: number): void {
+		for (let i = 0; i < this.bounds.length; i++) if (v <= this.bounds[i]!) this.counts[i]!++;
+		this.sum += v;
+		this.count++;
+	}
+}
+
+/** Durations from a fraction of a second to minutes (prefill of a long prompt, a long answer). */
+const SECONDS_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+/** Tokens per pass: 1 without speculation; 2–5 with good drafts. */
+const TOKENS_PER_PASS_BUCKETS = [1, 1.25, 1.5, 2, 2.5, 3, 3.5, 4, 5, 6, 8];
+const TPS_BUCKETS = [1, 2.5, 5, 10, 20, 30, 40, 50, 75, 100, 150, 200, 300, 500];
+
+/** Per-request histograms: name, help, buckets, and the value one finished request gives (undefined: not observed). */
+const HISTOGRAMS: readonly (readonly [name: string, help: string, bounds: readonly number[], pick: (r: RequestRecord, f: ReturnType<typeof requestFigures>) => number | undefined])[] = [
+	['infertop_request_prefill_duration_seconds', 'Time the engine spent on the prompt of each finished request (prompt processing, the server side of time to first token), seconds.', SECONDS_BUCKETS, (r) => (known(r.prefillMs) ? r.prefillMs / 1000 : undefined)],
+	['infertop_request_decode_duration_seconds', 'Time the engine spent generating the answer of each finished request, seconds.', SECONDS_BUCKETS, (r) => (known(r.decodeMs) ? r.decodeMs / 1000 : undefined)],
+	['infertop_request_decode_tokens_per_second', 'Decode speed of each finished request, generated tokens per second of decode time.', TPS_BUCKETS, (_r, f) => f.decodeTps],
+	['infertop_request_tokens_per_pass', 'Tokens generated per forward pass of the target model, per finished request (1 without speculative decoding).', TOKENS_PER_PASS_BUCKETS, (_r, f) => f.tokensPerPass],
+];
+
+/** Time to first token of each probe, wall clock (DESIGN ttftMs): the only TTFT infertop measures itself. */
+const PROBE_TTFT = ['infertop_probe_ttft_seconds', 'Time to first token of each probe infertop ran, wall clock from the request leaving to the first token, seconds.'] as const;
 
 /**
  * Monotonic totals over the finished requests infertop has seen. The store keeps only a capped ring
@@ -93,13 +129,14 @@ export class RequestCounters {
 			}
 		}
 		this.counted = stillThere;
+		this.observeProbes(state);
 	}
 
 	private add(key: CounterKey, r: RequestRecord): void {
 		const k = `${key.engine}\u0000${key.server}\u0000${key.model ?? ''}`;
 		let entry = this.totals.get(k);
 		if (!entry) {
-			entry = {key, totals: {requests: 0}};
+			entry = {key, totals: {requests: 0, histograms: {}}};
 			this.totals.set(k, entry);
 		}
 		const t = entry.totals;
@@ -110,6 +147,38 @@ export class RequestCounters {
 		t.prompt = plus(t.prompt, f.promptTokens);
 		t.drafted = plus(t.drafted, r.drafted);
 		t.accepted = plus(t.accepted, r.accepted);
+		for (const [name, , bounds, pick] of HISTOGRAMS) {
+			const v = pick(r, f);
+			if (!known(v) || v < 0) continue;
+			(t.histograms[name] ??= new Histogram(bounds)).observe(v);
+		}
+	}
+
+	/** Probes seen, by server and model: their TTFT distribution. */
+	private readonly probeTtft = new Map<string, {key: CounterKey; histogram: Histogram}>();
+	private probesCounted = new Set<string>();
+
+	observeProbes(state: MonitorState): void {
+		const still = new Set<string>();
+		for (const p of state.probe.results) {
+			const id = `${p.url}\u0000${p.model ?? ''}\u0000${p.t}\u0000${p.run ?? ''}\u0000${p.ttftMs ?? ''}\u0000${p.totalMs ?? ''}`;
+			still.add(id);
+			if (this.probesCounted.has(id)) continue;
+			this.probesCounted.add(id);
+			if (!known(p.ttftMs) || p.ttftMs < 0) continue;
+			const k = `${p.engine}\u0000${p.url}\u0000${p.model ?? ''}`;
+			let entry = this.probeTtft.get(k);
+			if (!entry) {
+				entry = {key: {engine: p.engine, server: p.url, model: p.model}, histogram: new Histogram(SECONDS_BUCKETS)};
+				this.probeTtft.set(k, entry);
+			}
+			entry.histogram.observe(p.ttftMs / 1000);
+		}
+		this.probesCounted = still;
+	}
+
+	probeEntries(): readonly {readonly key: CounterKey; readonly histogram: Histogram}[] {
+		return [...this.probeTtft.values()];
 	}
 
 	entries(): readonly {readonly key: CounterKey; readonly totals: Readonly<CounterTotals>}[] {
@@ -121,17 +190,17 @@ export class RequestCounters {
 // Rendering
 
 const MODEL_GAUGES: readonly (readonly [name: string, help: string, pick: (f: ModelFigures) => number | undefined])[] = [
-	['infertop_decode_tokens_per_second', 'Decode tokens per second (wall), DESIGN decodeTps.', (f) => f.decodeTps],
-	['infertop_reported_tokens_per_second', "The engine's own decode tokens per second, DESIGN reportedTps.", (f) => f.reportedTps],
-	['infertop_tokens_per_pass', 'Generated tokens per target forward pass, DESIGN tokensPerPass.', (f) => f.tokensPerPass],
-	['infertop_draft_acceptance_ratio', 'Accepted draft tokens / drafted tokens (0..1), DESIGN acceptance.', (f) => f.acceptance],
-	['infertop_ms_per_pass', 'Milliseconds per target forward pass, DESIGN msPerPass.', (f) => f.msPerPass],
-	['infertop_passes_per_second', 'Target forward passes per second, DESIGN passesPerSec.', (f) => f.passesPerSec],
-	['infertop_bytes_per_token', 'Bytes of weights one target pass reads, DESIGN bytesPerToken.', (f) => f.bytesPerToken],
-	['infertop_ceiling_tokens_per_second', 'Memory-bandwidth ceiling: bandwidth / bytes per token, DESIGN ceilingTps.', (f) => f.ceilingTps],
-	['infertop_ceiling_ratio', 'Decode tokens per second / ceiling (1 = 100 %), DESIGN pctOfCeiling.', (f) => f.pctOfCeiling],
-	['infertop_effective_bandwidth_gbps', 'Bandwidth the engine pulled, gigabytes (1e9 B) per second, DESIGN effectiveBandwidthGBs.', (f) => f.effectiveBandwidthGBs],
-	['infertop_gpu_residency_ratio', 'Share of the model on the GPU (0..1), DESIGN gpuResidency.', (f) => f.gpuResidency],
+	['infertop_decode_tokens_per_second', 'Decode speed: generated tokens per second of wall time, over the recent finished requests of this model.', (f) => f.decodeTps],
+	['infertop_reported_tokens_per_second', 'Decode speed as the engine itself reports it, tokens per second (absent where the engine gives none).', (f) => f.reportedTps],
+	['infertop_tokens_per_pass', 'Tokens generated per forward pass of the target model: 1 without speculative decoding, more when draft tokens are accepted.', (f) => f.tokensPerPass],
+	['infertop_draft_acceptance_ratio', 'Share of the draft tokens that the target model accepted (0 to 1), with speculative decoding.', (f) => f.acceptance],
+	['infertop_seconds_per_pass', 'Time one forward pass of the target model takes during decode, seconds.', (f) => (known(f.msPerPass) ? f.msPerPass / 1000 : undefined)],
+	['infertop_passes_per_second', 'Forward passes of the target model per second during decode.', (f) => f.passesPerSec],
+	['infertop_bytes_per_token', 'Bytes of model weights one forward pass reads from memory.', (f) => f.bytesPerToken],
+	['infertop_ceiling_tokens_per_second', 'Most tokens per second memory bandwidth allows at one token per pass: bandwidth divided by bytes per token.', (f) => f.ceilingTps],
+	['infertop_ceiling_ratio', 'Decode speed as a share of the bandwidth ceiling (1 = at the ceiling; above 1 only with speculative decoding).', (f) => f.pctOfCeiling],
+	['infertop_effective_bandwidth_bytes_per_second', 'Memory bandwidth the engine actually used while decoding: passes per second times bytes per token, bytes per second.', (f) => (known(f.effectiveBandwidthGBs) ? f.effectiveBandwidthGBs * 1e9 : undefined)],
+	['infertop_gpu_residency_ratio', 'Share of the model held on the GPU (1 = all of it; below 1 part of it runs on the CPU, slower).', (f) => f.gpuResidency],
 ];
 
 const COUNTERS: readonly (readonly [name: string, help: string, pick: (t: Readonly<CounterTotals>) => number | undefined])[] = [
@@ -141,6 +210,14 @@ const COUNTERS: readonly (readonly [name: string, help: string, pick: (t: Readon
 	['infertop_draft_tokens_total', 'Draft tokens proposed by speculative decoding in the finished requests seen.', (t) => t.drafted],
 	['infertop_accepted_tokens_total', 'Draft tokens accepted in the finished requests seen.', (t) => t.accepted],
 ];
+
+/** `_bucket` lines (cumulative, then +Inf), `_sum` and `_count` of one histogram series. */
+function histogramSamples(fam: Family, labels: Labels, h: Histogram): void {
+	h.bounds.forEach((le, i) => fam.samples.push({labels: {...labels, le: formatValue(le)}, value: h.counts[i]!, suffix: '_bucket'}));
+	fam.samples.push({labels: {...labels, le: '+Inf'}, value: h.count, suffix: '_bucket'});
+	fam.samples.push({labels, value: h.sum, suffix: '_sum'});
+	fam.samples.push({labels, value: h.count, suffix: '_count'});
+}
 
 /** The full exposition text for one state. Pure (counters are read, not updated). */
 export function renderMetrics(state: MonitorState, figures: readonly ModelFigures[], counters?: RequestCounters): string {
@@ -163,8 +240,8 @@ export function renderMetrics(state: MonitorState, figures: readonly ModelFigure
 	// The last probe per server and model.
 	const lastProbe = new Map<string, MonitorState['probe']['results'][number]>();
 	for (const p of state.probe.results) lastProbe.set(`${p.url}\u0000${p.model ?? ''}`, p);
-	const ttft = family('infertop_probe_ttft_seconds', 'gauge', 'Time to first token of the last probe, seconds (wall clock).');
-	const probeTps = family('infertop_probe_decode_tokens_per_second', 'gauge', 'Decode tokens per second (wall) of the last probe.');
+	const ttft = family('infertop_last_probe_ttft_seconds', 'gauge', 'Time to first token of the last probe, wall clock, seconds.');
+	const probeTps = family('infertop_last_probe_decode_tokens_per_second', 'gauge', 'Decode speed of the last probe, generated tokens per second of wall time.');
 	for (const p of lastProbe.values()) {
 		const labels = {engine: p.engine, server: p.url, model: p.model};
 		if (known(p.ttftMs)) ttft.samples.push({labels, value: p.ttftMs / 1000});
@@ -180,7 +257,17 @@ export function renderMetrics(state: MonitorState, figures: readonly ModelFigure
 		}
 	}
 
-	const up = family('infertop_server_up', 'gauge', 'Whether the server answers (1) or stopped answering (0); absent for log-only sources.');
+	for (const [name, help] of HISTOGRAMS) {
+		const fam = family(name, 'histogram', help);
+		for (const {key, totals} of entries) {
+			const h = totals.histograms[name];
+			if (h) histogramSamples(fam, {engine: key.engine, server: key.server, model: key.model}, h);
+		}
+	}
+	const probeTtft = family(PROBE_TTFT[0], 'histogram', PROBE_TTFT[1]);
+	for (const {key, histogram} of counters?.probeEntries() ?? []) histogramSamples(probeTtft, {engine: key.engine, server: key.server, model: key.model}, histogram);
+
+	const up = family('infertop_server_up', 'gauge', 'Whether the server answers (1) or not (0: stopped answering, or a named server that never did); absent for a log without a server.');
 	for (const id of state.order) {
 		const s = state.servers[id];
 		if (!s || s.state === 'log-only') continue;
@@ -189,14 +276,14 @@ export function renderMetrics(state: MonitorState, figures: readonly ModelFigure
 
 	const sys = state.system;
 	const systemKnown = sys.updatedAt !== undefined;
-	const active = family('infertop_contention_active', 'gauge', 'Whether something competes with the engines right now (1) or not (0).');
+	const active = family('infertop_contention_active', 'gauge', 'Whether something competes with the engines for the machine right now (1) or not (0): busy processes, swap, battery power.');
 	if (systemKnown) active.samples.push({labels: {}, value: sys.contention.active ? 1 : 0});
-	const hot = family('infertop_contention_cpu_percent', 'gauge', 'CPU taken by another busy process, percent (100 = one core).');
-	for (const p of sys.contention.hot) if (known(p.cpuPct)) hot.samples.push({labels: {process: p.name, pid: String(p.pid)}, value: p.cpuPct});
-	const swap = family('infertop_swap_used_bytes', 'gauge', 'Swap in use, bytes.');
+	const hot = family('infertop_contention_cpu_cores', 'gauge', 'CPU taken by another busy process, in cores (1 = one core fully busy).');
+	for (const p of sys.contention.hot) if (known(p.cpuPct)) hot.samples.push({labels: {process: p.name, pid: String(p.pid)}, value: p.cpuPct / 100});
+	const swap = family('infertop_swap_used_bytes', 'gauge', 'Swap space in use on this machine, bytes.');
 	if (known(sys.contention.swapUsedBytes)) swap.samples.push({labels: {}, value: sys.contention.swapUsedBytes});
-	const selfCpu = family('infertop_self_cpu_percent', 'gauge', "infertop's own CPU use, percent (100 = one core).");
-	if (known(sys.self.cpuPct)) selfCpu.samples.push({labels: {}, value: sys.self.cpuPct});
+	const selfCpu = family('infertop_self_cpu_cores', 'gauge', "infertop's own CPU use, in cores (1 = one core fully busy).");
+	if (known(sys.self.cpuPct)) selfCpu.samples.push({labels: {}, value: sys.self.cpuPct / 100});
 	const selfRss = family('infertop_self_rss_bytes', 'gauge', "infertop's own resident memory, bytes.");
 	if (known(sys.self.rssBytes)) selfRss.samples.push({labels: {}, value: sys.self.rssBytes});
 
@@ -205,7 +292,7 @@ export function renderMetrics(state: MonitorState, figures: readonly ModelFigure
 		out.push(`# HELP ${f.name} ${escapeHelp(f.help)}`, `# TYPE ${f.name} ${f.type}`);
 		const seen = new Set<string>();
 		for (const s of f.samples) {
-			const line = `${f.name}${formatLabels(s.labels)}`;
+			const line = `${f.name}${s.suffix ?? ''}${formatLabels(s.labels)}`;
 			if (seen.has(line)) continue; // one series per label set (the first wins)
 			seen.add(line);
 			out.push(`${line} ${formatValue(s.value)}`);

@@ -175,13 +175,22 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 				const merged = {...s, ...Object.fromEntries(Object.entries(action.server).filter(([, v]) => v !== undefined))} as ServerState;
 				// A log-only entry keeps its source when a poller later confirms the server.
 				// A log's own news (engine detected, log attached) does not make a log-only entry a live server.
-				const lifecycle = action.server.source === 'log' && s.state === 'log-only' ? 'log-only' : s.state === 'restarted' ? 'restarted' : 'up';
+				// Nor does it bring back a named server that is down (its poller or discovery does that).
+				const fromLog = action.server.source === 'log' && (s.state === 'log-only' || s.state === 'down');
+				const lifecycle = fromLog ? s.state : s.state === 'restarted' ? 'restarted' : 'up';
 				// The demo engine answers like an Ollama; discovery must not relabel it (always DEMO on screen).
 				const demo = s.demo ? {engine: s.engine, demo: true, source: s.source} : {};
 				// A log attached first (engine detected from content) keeps its engine until a server confirms another.
 				const engine = action.server.engine === 'openai' && s.engine !== 'openai' ? {engine: s.engine} : {};
-				return {...merged, ...engine, source: s.source === 'log' ? action.server.source : s.source, ...demo, state: lifecycle, lastSeen: action.t, lastError: undefined};
+				return {...merged, ...engine, source: s.source === 'log' ? action.server.source : s.source, ...demo, state: lifecycle, lastSeen: action.t, lastError: lifecycle === 'down' ? s.lastError : undefined};
 			});
+		}
+		case 'server-down': {
+			const existing = state.servers[action.server.id];
+			if (existing && existing.state !== 'down' && existing.state !== 'log-only' && existing.state !== 'up') return state;
+			return withServer(state, action.server.id, s =>
+				existing ? {...s, url: s.url ?? action.server.url, state: 'down', lastError: action.error} : {...newServer(action.server, undefined), state: 'down', lastError: action.error},
+			);
 		}
 		case 'server-lost':
 			return state.servers[action.serverId]
@@ -196,6 +205,7 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 				state: s.state === 'stale' || s.state === 'log-only' || s.state === 'starting' ? 'up' : s.state,
 				lastError: undefined,
 				models: action.models,
+				modelsListed: action.listed,
 			}));
 		case 'model-bytes':
 			return withServer(state, action.serverId, s => ({...s, modelBytes: {...s.modelBytes, [action.model]: {bytesPerToken: action.bytesPerToken, source: action.source}}}));

@@ -97,6 +97,8 @@ export function toSnapshot(state: MonitorState, version: string) {
 			source: s.source,
 			demo: s.demo === true,
 			models: s.models.map(m => m.name),
+			// The server listed more than are kept: `models` are the first of `total` (at least, when cut).
+			modelsListed: s.modelsListed ? {total: s.modelsListed.total, atLeast: s.modelsListed.atLeast} : null,
 			lastError: nul(s.lastError),
 			log: s.logLabel ? {path: s.logLabel, state: nul(s.logState), linesParsed: s.linesParsed, linesUnparsed: s.linesUnparsed} : null,
 		})),

@@ -5,6 +5,7 @@
  */
 import {performance} from 'node:perf_hooks';
 import {sanitize} from '../util/sanitize.js';
+import {answerJson, httpGet, isAnswer} from '../sources/http-get.js';
 import {ENGINES, engineOf} from '../engines/index.js';
 import {ProbeError, formatDuration, joinUrl, streamOnce, type StreamOutcome, type StreamTimeouts, DEFAULT_TIMEOUTS} from './client.js';
 import {protocolPlan, type ProtocolPlan} from './protocols.js';
@@ -100,24 +101,13 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 	});
 }
 
-async function getJson(url: string, apiKey: string | undefined, signal: AbortSignal | undefined, timeoutMs = 5000): Promise<unknown> {
-	const ac = new AbortController();
-	const t = setTimeout(() => ac.abort(), timeoutMs);
-	const onAbort = (): void => ac.abort();
-	signal?.addEventListener('abort', onAbort, {once: true});
-	try {
-		const res = await fetch(url, {headers: apiKey ? {authorization: `Bearer ${apiKey}`} : {}, signal: ac.signal, redirect: 'manual'});
-		if (res.status !== 200) {
-			void res.body?.cancel().catch(() => undefined);
-			return undefined;
-		}
-		return (await res.json()) as unknown;
-	} catch {
-		return undefined;
-	} finally {
-		clearTimeout(t);
-		signal?.removeEventListener('abort', onAbort);
-	}
+/**
+ * A JSON GET for the model lookup: the shared any-port client, its list read streaming (a 100 MB
+ * `/api/tags` is never held whole: the first items are kept; only the first is used here).
+ */
+async function getJson(url: string, apiKey: string | undefined, signal: AbortSignal | undefined, listKey: string, timeoutMs = 5000): Promise<unknown> {
+	const r = await httpGet(url, {timeoutMs, apiKey, signal, list: {key: listKey, maxItems: 16}});
+	return isAnswer(r) && r.status === 200 ? answerJson(r) : undefined;
 }
 
 /** The model to probe when none is named: the loaded one first (Ollama /api/ps), else the first listed. */
@@ -129,7 +119,7 @@ export async function pickModel(url: string, engine: string | undefined, apiKey?
 	};
 	// The engine's descriptor says where its model list is (Ollama: loaded first, then installed).
 	for (const step of engineOf(engine).modelList) {
-		const body = (await getJson(joinUrl(url, step.path), apiKey, signal)) as Record<string, unknown> | undefined;
+		const body = (await getJson(joinUrl(url, step.path), apiKey, signal, step.list)) as Record<string, unknown> | undefined;
 		for (const key of step.keys) {
 			const name = first(body?.[step.list], key);
 			if (name) return name;
@@ -156,7 +146,7 @@ export async function detectEngine(url: string, signal?: AbortSignal): Promise<s
 		clearTimeout(t);
 		signal?.removeEventListener('abort', onAbort);
 	}
-	const models = (await getJson(joinUrl(url, '/v1/models'), undefined, signal)) as {data?: {owned_by?: unknown}[]} | undefined;
+	const models = (await getJson(joinUrl(url, '/v1/models'), undefined, signal, 'data')) as {data?: {owned_by?: unknown}[]} | undefined;
 	const owner = Array.isArray(models?.data) ? models.data[0]?.owned_by : undefined;
 	for (const d of Object.values(ENGINES)) if (owner !== undefined && d.quickMarks?.modelOwner === owner) return d.kind;
 	return 'openai';

@@ -133,7 +133,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 			st = await stat(file);
 		} catch (error) {
 			const code = (error as NodeJS.ErrnoException).code;
-			state(code === 'ENOENT' ? `waiting for ${options.path}` : `cannot read ${options.path}: ${code ?? String(error)}`);
+			state(code === 'ENOENT' ? `no such file: ${options.path} (waiting for it)` : `cannot read ${options.path}: ${code ?? String(error)}`);
 			if (ino !== undefined) {
 				// Rotated away and not yet recreated: the next file starts from 0.
 				ino = undefined;

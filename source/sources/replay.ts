@@ -4,7 +4,10 @@
  * mlx-lm/gin times), divided by `speed`; lines without timestamps follow their predecessor, and a
  * log with no timestamps at all plays at a fixed small gap. Long idle gaps are capped.
  */
+import {existsSync, readdirSync, statSync} from 'node:fs';
 import {readFile} from 'node:fs/promises';
+import path from 'node:path';
+import {fileURLToPath} from 'node:url';
 import type {Collector} from '../types/monitor.js';
 
 export interface ReplayOptions {
@@ -91,6 +94,51 @@ export function parseReplaySpec(spec: string): {file: string; speed: number} {
 	const m = /^(.*):(\d+(?:\.\d+)?|\.\d+)$/.exec(spec);
 	if (m && m[1]!.length > 1) return {file: m[1]!, speed: Number(m[2])};
 	return {file: spec, speed: 1};
+}
+
+/** The shipped samples/ folder, found upward from this module (source/sources/ in dev, dist/ installed). */
+export function samplesDir(from = path.dirname(fileURLToPath(import.meta.url))): string | undefined {
+	let dir = from;
+	for (let i = 0; i < 6; i++) {
+		const candidate = path.join(dir, 'samples');
+		if (existsSync(path.join(candidate, 'README.md'))) return candidate;
+		const up = path.dirname(dir);
+		if (up === dir) break;
+		dir = up;
+	}
+	return undefined;
+}
+
+/**
+ * `--replay FILE[:SPEED]` as typed → a spec whose file exists: the path as given, else a shipped
+ * sample by name (`vllm`, `vllm.log`, `samples/vllm.log`) from this installation's samples/.
+ * A file that is nowhere is an error naming the samples there are.
+ */
+export function resolveReplayArg(arg: string, dir = samplesDir()): {spec: string} | {error: string} {
+	const {file, speed} = parseReplaySpec(arg);
+	const suffix = speed === 1 && !/:1(\.0*)?$/.test(arg) ? '' : `:${speed}`;
+	const isFile = (p: string): boolean => {
+		try {
+			return statSync(p).isFile();
+		} catch {
+			return false;
+		}
+	};
+	if (isFile(file)) return {spec: arg};
+	if (dir) {
+		const base = path.basename(file);
+		for (const name of [base, `${base}.log`]) if (isFile(path.join(dir, name))) return {spec: `${path.join(dir, name)}${suffix}`};
+	}
+	const names = dir ? readdirSyncSafe(dir).filter((n) => n.endsWith('.log')).map((n) => n.slice(0, -4)) : [];
+	return {error: `--replay: ${file}: no such file${names.length > 0 ? ` (shipped samples: ${names.join(', ')})` : ''}`};
+}
+
+function readdirSyncSafe(dir: string): string[] {
+	try {
+		return readdirSync(dir).sort();
+	} catch {
+		return [];
+	}
 }
 
 export function createReplay(options: ReplayOptions): Collector {

@@ -118,8 +118,18 @@ export interface LogLine {
 /** How a server came to be known. JSON key `source`. */
 export type ServerSource = 'port-scan' | 'process' | 'flag' | 'config' | 'demo' | 'log';
 
-/** up: answering. stale: stopped answering, last figures kept. restarted: came back with reset counters. */
-export type ServerLifecycle = 'up' | 'stale' | 'restarted' | 'log-only' | 'starting';
+/**
+ * up: answering. stale: stopped answering, last figures kept. restarted: came back with reset
+ * counters. down: a server the user named that has not answered as an engine (lastError says why).
+ */
+export type ServerLifecycle = 'up' | 'stale' | 'restarted' | 'log-only' | 'starting' | 'down';
+
+/** How many models a server listed when that is more than infertop keeps (MAX_MODELS). */
+export interface ModelsListed {
+	readonly total: number;
+	/** The answer was too large to read whole: at least `total`. */
+	readonly atLeast: boolean;
+}
 
 export interface ModelInfo {
 	readonly name: string;
@@ -198,6 +208,8 @@ export interface ServerState extends ServerInfo {
 	readonly lastSeen?: number;
 	readonly lastError?: string;
 	readonly models: readonly ModelInfo[];
+	/** Set when the server listed more models than are kept: `models` are the first of `total`. */
+	readonly modelsListed?: ModelsListed;
 	/** Newest last; capped ring. */
 	readonly requests: readonly RequestRecord[];
 	readonly history: readonly PassSample[];
@@ -249,10 +261,12 @@ export type Action =
 	| {readonly type: 'engine-event'; readonly serverId: string; readonly t: number; readonly event: EngineEvent}
 	| {readonly type: 'log-line'; readonly serverId: string; readonly t: number; readonly text: string; readonly parsed: boolean}
 	| {readonly type: 'log-state'; readonly serverId: string; readonly text: string}
+	/** A named server that does not answer as an engine: listed, never dropped. */
+	| {readonly type: 'server-down'; readonly t: number; readonly server: ServerInfo; readonly error: string}
 	| {readonly type: 'server-seen'; readonly t: number; readonly server: ServerInfo}
 	| {readonly type: 'server-lost'; readonly t: number; readonly serverId: string; readonly error: string}
 	| {readonly type: 'server-restarted'; readonly t: number; readonly serverId: string}
-	| {readonly type: 'server-models'; readonly t: number; readonly serverId: string; readonly models: readonly ModelInfo[]}
+	| {readonly type: 'server-models'; readonly t: number; readonly serverId: string; readonly models: readonly ModelInfo[]; readonly listed?: ModelsListed}
 	| {readonly type: 'model-bytes'; readonly serverId: string; readonly model: string; readonly bytesPerToken: number; readonly source: string}
 	| {readonly type: 'bandwidth'; readonly bandwidth: BandwidthInfo}
 	| {readonly type: 'system'; readonly system: SystemState}

@@ -134,7 +134,7 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 					/>
 				) : null}
 				<ContentionPane system={state.system} width={plan.mainWidth} height={plan.contention} />
-				<ProbePane probe={state.probe} now={state.now} width={plan.mainWidth} height={plan.probe} />
+				<ProbePane probe={state.probe} now={state.now} width={plan.mainWidth} height={plan.probe} readOnly={readOnly} />
 				{plan.logBelow > 0 ? log : null}
 			</>
 		);

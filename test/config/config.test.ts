@@ -5,6 +5,7 @@ import {describe, expect, it} from 'vitest';
 import {
 	DEFAULTS,
 	configFromFlags,
+	parseNumberFlag,
 	formatConfig,
 	loadConfig,
 	mergeConfig,
@@ -195,11 +196,31 @@ describe('flags and merge', () => {
 	it('bad flags are reported by flag name', () => {
 		const r = configFromFlags({refresh: 'fast', bandwidth: '-3', serveMetrics: 'localhost', server: []});
 		expect(r.problems).toEqual([
-			'--bandwidth: expected memory bandwidth in GB/s, a number > 0 (e.g. 546)',
-			'--refresh: expected 250..10000 ms (a number, or "2s")',
+			'--bandwidth: expected memory bandwidth in GB/s, a number in 0..100000 (e.g. 546), got "-3"',
+			'--refresh: expected 250..10000 ms (a number, or "2s"), got "fast"',
 			'--serve-metrics: "localhost": expected HOST:PORT (e.g. 127.0.0.1:9464)',
 		]);
 		expect(r.partial).toEqual({});
+	});
+
+	it('a flag that is not a finite number (meow reads "abc" as NaN) is an error, not a value', () => {
+		const r = configFromFlags({refresh: Number.NaN, busyTimeout: Number.POSITIVE_INFINITY});
+		expect(r.problems).toEqual([
+			'--refresh: expected 250..10000 ms (a number, or "2s"), got "NaN"',
+			'--busy-timeout: expected seconds, 0..3600 (a number, or "2m"), got "Infinity"',
+		]);
+		expect(r.partial).toEqual({});
+	});
+
+	it('numeric command-line flags: a plain number within the range, else one line with the range', () => {
+		const rule = {min: 0, max: 3600, unit: 'seconds'};
+		expect(parseNumberFlag('--seconds', '2.5', rule)).toEqual({value: 2.5});
+		expect(parseNumberFlag('--seconds', undefined, rule)).toEqual({});
+		expect(parseNumberFlag('--seconds', '-1', rule)).toEqual({error: '--seconds: expected a number in 0..3600 seconds, got "-1"'});
+		expect(parseNumberFlag('--seconds', '3s', rule).error).toBe('--seconds: expected a number in 0..3600 seconds, got "3s"');
+		expect(parseNumberFlag('--seconds', '', rule).error).toBe('--seconds: expected a number in 0..3600 seconds, got ""');
+		expect(parseNumberFlag('--runs', '2.5', {min: 1, max: 20, integer: true}).error).toBe('--runs: expected an integer in 1..20, got "2.5"');
+		expect(parseNumberFlag('--runs', '0x10', {min: 1, max: 20, integer: true}).error).toBe('--runs: expected an integer in 1..20, got "0x10"');
 	});
 
 	it('resolveConfig does it all in one call', () => {

@@ -150,6 +150,9 @@ describe('discovery', () => {
 		expect(discovery.servers()[0]?.id).toBe(namedId);
 		await waitFor(() => h.state().notices.some((n) => n.text.includes(String(nowhere))), 'notice');
 		expect(h.state().notices.find((n) => n.text.includes(String(nowhere)))?.text).toMatch(/connection refused/);
+		// …and the unanswering name is listed, down with its reason, never dropped.
+		const downId = `http://127.0.0.1:${nowhere}`;
+		expect(h.state().servers[downId]).toMatchObject({state: 'down', lastError: 'connection refused', source: 'config', url: downId});
 	});
 
 	it('engine processes: their ports are scanned, the pid attached, a llama-server --log-file reported once', async () => {

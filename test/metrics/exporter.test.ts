@@ -70,7 +70,10 @@ function parseExposition(text: string): Exposition {
 				if (body[i] === ',') i++;
 			}
 		}
-		expect(out.type.has(m[1]!), `TYPE before ${m[1]}`).toBe(true);
+		// A histogram's samples are its name plus _bucket, _sum or _count.
+		const base = m[1]!.replace(/_(bucket|sum|count)$/, '');
+		const family = out.type.has(m[1]!) ? m[1]! : out.type.get(base) === 'histogram' ? base : m[1]!;
+		expect(out.type.has(family), `TYPE before ${m[1]}`).toBe(true);
 		out.samples.push({name: m[1]!, labels, value: Number(m[3])});
 	}
 	return out;
@@ -162,12 +165,12 @@ describe('renderMetrics', () => {
 			infertop_reported_tokens_per_second: 51,
 			infertop_tokens_per_pass: 2.28,
 			infertop_draft_acceptance_ratio: 0.63,
-			infertop_ms_per_pass: 45,
+			infertop_seconds_per_pass: 0.045,
 			infertop_passes_per_second: 22.2,
 			infertop_bytes_per_token: 14.45e9,
 			infertop_ceiling_tokens_per_second: 44.15,
 			infertop_ceiling_ratio: 1.146,
-			infertop_effective_bandwidth_gbps: 320.8,
+			infertop_effective_bandwidth_bytes_per_second: 320.8e9,
 			infertop_gpu_residency_ratio: 1,
 		};
 		for (const [name, value] of Object.entries(expected)) {
@@ -184,10 +187,10 @@ describe('renderMetrics', () => {
 
 	it('omits unknown figures (never 0), including NaN', () => {
 		const e = parseExposition(renderMetrics(sampleState(), FIGURES));
-		expect(e.samples.filter((s) => s.labels.server === 'http://127.0.0.1:11434' && s.name !== 'infertop_server_up' && !s.name.startsWith('infertop_probe_'))).toEqual([]);
+		expect(e.samples.filter((s) => s.labels.server === 'http://127.0.0.1:11434' && s.name !== 'infertop_server_up' && !s.name.startsWith('infertop_last_probe_'))).toEqual([]);
 		expect(e.samples.some((s) => Number.isNaN(s.value))).toBe(false);
 		// No system sample yet: contention and self figures are unknown.
-		for (const name of ['infertop_contention_active', 'infertop_contention_cpu_percent', 'infertop_swap_used_bytes', 'infertop_self_cpu_percent', 'infertop_self_rss_bytes']) {
+		for (const name of ['infertop_contention_active', 'infertop_contention_cpu_cores', 'infertop_swap_used_bytes', 'infertop_self_cpu_cores', 'infertop_self_rss_bytes']) {
 			expect(e.type.has(name)).toBe(true);
 			expect(find(e, name)).toEqual([]);
 		}
@@ -198,16 +201,16 @@ describe('renderMetrics', () => {
 	it('escapes label values so they parse back exactly', () => {
 		expect(escapeLabelValue('a"b\\c\nd')).toBe('a\\"b\\\\c\\nd');
 		const e = parseExposition(renderMetrics(sampleState(), FIGURES));
-		const s = find(e, 'infertop_probe_decode_tokens_per_second', {engine: 'ollama'});
-		expect(s).toEqual([{name: 'infertop_probe_decode_tokens_per_second', labels: {engine: 'ollama', server: 'http://127.0.0.1:11434', model: WEIRD_MODEL}, value: 12.5}]);
+		const s = find(e, 'infertop_last_probe_decode_tokens_per_second', {engine: 'ollama'});
+		expect(s).toEqual([{name: 'infertop_last_probe_decode_tokens_per_second', labels: {engine: 'ollama', server: 'http://127.0.0.1:11434', model: WEIRD_MODEL}, value: 12.5}]);
 	});
 
 	it('exports the last probe per server and model; TTFT in seconds', () => {
 		const e = parseExposition(renderMetrics(sampleState(), FIGURES));
-		expect(find(e, 'infertop_probe_ttft_seconds')).toEqual([
-			{name: 'infertop_probe_ttft_seconds', labels: {engine: 'llamacpp', server: 'http://127.0.0.1:8080', model: 'gemma-3-4b'}, value: 0.25},
+		expect(find(e, 'infertop_last_probe_ttft_seconds')).toEqual([
+			{name: 'infertop_last_probe_ttft_seconds', labels: {engine: 'llamacpp', server: 'http://127.0.0.1:8080', model: 'gemma-3-4b'}, value: 0.25},
 		]);
-		expect(find(e, 'infertop_probe_decode_tokens_per_second', {engine: 'llamacpp'})[0]?.value).toBe(47.6);
+		expect(find(e, 'infertop_last_probe_decode_tokens_per_second', {engine: 'llamacpp'})[0]?.value).toBe(47.6);
 	});
 
 	it('server_up: 1 up, 0 stale, absent for log-only sources', () => {
@@ -239,12 +242,12 @@ describe('renderMetrics', () => {
 		};
 		const e = parseExposition(renderMetrics(s, FIGURES));
 		expect(find(e, 'infertop_contention_active')).toEqual([{name: 'infertop_contention_active', labels: {}, value: 1}]);
-		expect(find(e, 'infertop_contention_cpu_percent').map((x) => [x.labels, x.value])).toEqual([
-			[{process: 'blender', pid: '4242'}, 110],
-			[{process: 'blender', pid: '4243'}, 35.5],
+		expect(find(e, 'infertop_contention_cpu_cores').map((x) => [x.labels, x.value])).toEqual([
+			[{process: 'blender', pid: '4242'}, 1.1],
+			[{process: 'blender', pid: '4243'}, 0.355],
 		]);
 		expect(find(e, 'infertop_swap_used_bytes')[0]?.value).toBe(2.1e9);
-		expect(find(e, 'infertop_self_cpu_percent')[0]?.value).toBe(1.5);
+		expect(find(e, 'infertop_self_cpu_cores')[0]?.value).toBe(0.015);
 		expect(find(e, 'infertop_self_rss_bytes')[0]?.value).toBe(80e6);
 	});
 
@@ -258,6 +261,38 @@ describe('renderMetrics', () => {
 });
 
 describe('RequestCounters', () => {
+	it('per-request histograms: prefill and decode duration, decode speed, tokens per pass; probe TTFT', () => {
+		const counters = new RequestCounters();
+		const s = sampleState([
+			// 127 decoded, 99 accepted → 28 passes → 4.5357 tokens per pass; 2.54 s decode; 0.3 s prefill.
+			request('s0/t1', {model: 'gemma-3-4b', generatedTokens: 128, decodedTokens: 127, decodeMs: 2540, prefillMs: 300, accepted: 99, drafted: 120}),
+			// No speculation: one token per pass; 12 s decode; prefill unknown (not observed, never 0).
+			request('s0/t2', {model: 'gemma-3-4b', generatedTokens: 240, decodeMs: 12_000, firstSeen: 3000}),
+		]);
+		counters.observe(s);
+		counters.observe(s); // seen twice, counted once
+		const e = parseExposition(renderMetrics(s, FIGURES, counters));
+		const labels = {engine: 'llamacpp', server: 'http://127.0.0.1:8080', model: 'gemma-3-4b'};
+		const buckets = (name: string) => Object.fromEntries(find(e, `${name}_bucket`).map((x) => [x.labels.le, x.value]));
+		expect(e.type.get('infertop_request_decode_duration_seconds')).toBe('histogram');
+		expect(buckets('infertop_request_decode_duration_seconds')).toMatchObject({'2.5': 0, '5': 1, '10': 1, '30': 2, '+Inf': 2});
+		expect(find(e, 'infertop_request_decode_duration_seconds_sum')).toEqual([{name: 'infertop_request_decode_duration_seconds_sum', labels, value: 14.54}]);
+		expect(find(e, 'infertop_request_decode_duration_seconds_count')[0]?.value).toBe(2);
+		expect(buckets('infertop_request_prefill_duration_seconds')).toMatchObject({'0.25': 0, '0.5': 1, '+Inf': 1});
+		expect(find(e, 'infertop_request_prefill_duration_seconds_count')[0]?.value).toBe(1);
+		expect(buckets('infertop_request_tokens_per_pass')).toMatchObject({'1': 1, '4': 1, '5': 2, '+Inf': 2});
+		expect(find(e, 'infertop_request_tokens_per_pass_sum')[0]?.value).toBeCloseTo(1 + 127 / 28, 12);
+		// 240 tokens / 12 s = 20 tok/s; 127 / 2.54 s = 50 tok/s.
+		expect(buckets('infertop_request_decode_tokens_per_second')).toMatchObject({'10': 0, '20': 1, '40': 1, '50': 2});
+		// Probes: two with a TTFT (0.9 s, 0.25 s), one without (not observed).
+		const ttft = Object.fromEntries(find(e, 'infertop_probe_ttft_seconds_bucket', {engine: 'llamacpp'}).map((x) => [x.labels.le, x.value]));
+		expect(ttft).toMatchObject({'0.1': 0, '0.25': 1, '0.5': 1, '1': 2, '+Inf': 2});
+		expect(find(e, 'infertop_probe_ttft_seconds_count', {engine: 'ollama'})).toEqual([]);
+		// Every bucket series is cumulative (never decreasing with le).
+		const tpp = find(e, 'infertop_request_tokens_per_pass_bucket').map((x) => x.value);
+		expect(tpp).toEqual([...tpp].sort((a, b) => a - b));
+	});
+
 	it('counts each finished request once, keeps totals after the ring drops it, skips unknown counts', () => {
 		const c = new RequestCounters();
 		const r1 = request('s0/t1', {generatedTokens: 128, promptTokens: 1000, cachedTokens: 900, drafted: 120, accepted: 99});

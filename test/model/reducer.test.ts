@@ -69,6 +69,28 @@ describe('reducer', () => {
 		expect(snap.models[0]).toMatchObject({decodeTps: null, tokensPerPass: null, acceptance: null, ceilingTps: null, gpuResidency: null, engine: 'llamacpp'});
 		expect(snap.servers[0]).toMatchObject({engine: 'llamacpp', url: id, state: 'up', source: 'flag'});
 	});
+
+	it('a named server that never answered is down with its reason; its log does not bring it up, the server does', () => {
+		const id = 'http://127.0.0.1:9';
+		const down: Action = {type: 'server-down', t: 1000, server: {id, engine: 'openai', url: id, source: 'flag'}, error: 'connection refused'};
+		let s = run([down]);
+		expect(s.order).toEqual([id]);
+		expect(s.servers[id]).toMatchObject({state: 'down', lastError: 'connection refused', url: id, source: 'flag'});
+		// The log's engine detection: still down, reason kept.
+		s = reduce(s, {type: 'server-seen', t: 1001, server: {id, engine: 'ollama', source: 'log'}});
+		expect(s.servers[id]).toMatchObject({state: 'down', lastError: 'connection refused', engine: 'ollama'});
+		// Another reason replaces the first.
+		s = reduce(s, {...down, t: 1002, error: 'no answer within 800 ms'});
+		expect(s.servers[id]!.lastError).toBe('no answer within 800 ms');
+		// Discovery identifies it: up, reason gone.
+		s = reduce(s, {type: 'server-seen', t: 1003, server: {id, engine: 'ollama', url: id, source: 'flag'}});
+		expect(s.servers[id]).toMatchObject({state: 'up', lastError: undefined});
+		// A later server-down (a stale entry is the poller's business) changes nothing once it answered and went stale.
+		s = reduce(s, {type: 'server-lost', t: 1004, serverId: id, error: 'connection reset'});
+		s = reduce(s, {...down, t: 1005});
+		expect(s.servers[id]).toMatchObject({state: 'stale', lastError: 'connection reset'});
+		expect(toSnapshot(run([down]), '0.0.0').servers[0]).toMatchObject({state: 'down', lastError: 'connection refused'});
+	});
 });
 
 describe('the demo is one engine name', () => {

@@ -76,4 +76,21 @@ describe.skipIf(!npmAvailable)('npm pack → install → run', () => {
 		expect(Array.isArray(snapshot.models)).toBe(true);
 		expect(snapshot.servers!.some((s) => s.demo === true)).toBe(true);
 	}, 90_000);
+
+	it('the installed copy finds its own samples/ for --replay NAME, and a missing one exits 2', async () => {
+		const bin = path.join(project, 'node_modules', '.bin', process.platform === 'win32' ? 'infertop.cmd' : 'infertop');
+		const {stdout} = await run(bin, ['snapshot', '--json', '--no-scan', '--no-demo', '--replay', 'vllm:1000', '--seconds', '2'], {cwd: work, env: cleanEnv(), timeout: 60_000, maxBuffer: 16 * 1024 * 1024});
+		const snapshot = JSON.parse(stdout) as {servers: {id: string; log: {linesParsed: number; linesUnparsed: number} | null}[]};
+		const replay = snapshot.servers.find((s) => s.id.startsWith('replay:'));
+		expect(replay?.id).toBe(`replay:${path.join(project, 'node_modules', 'infertop', 'samples', 'vllm.log')}`);
+		// Every line of the shipped sample was replayed (at 1000× its pacing, within the 2 s).
+		const lines = fs.readFileSync(path.join(root, 'samples', 'vllm.log'), 'utf8').split('\n').filter((l, i, all) => i < all.length - 1 || l !== '').length;
+		expect((replay?.log?.linesParsed ?? 0) + (replay?.log?.linesUnparsed ?? 0)).toBe(lines);
+		const missing = await run(bin, ['snapshot', '--replay', 'no-such-sample'], {cwd: work, env: cleanEnv(), timeout: 60_000}).then(
+			() => ({code: 0, stderr: ''}),
+			(e: {code: number; stderr: string}) => ({code: e.code, stderr: e.stderr}),
+		);
+		expect(missing.code).toBe(2);
+		expect(missing.stderr).toContain('--replay: no-such-sample: no such file (shipped samples: lithos, llama-server');
+	}, 90_000);
 });

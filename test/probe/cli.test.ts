@@ -74,6 +74,6 @@ describe('infertop probe (the CLI)', () => {
 		expect(failed.stdout).toBe('');
 		expect(failed.stderr).toMatch(/^infertop probe: http:\/\/127\.0\.0\.1:\d+: HTTP 404 on /);
 		const bad = await cli(['probe', server.url, '--timeout', '0']);
-		expect(bad).toMatchObject({code: 2, stdout: '', stderr: 'infertop: --timeout takes seconds between 1 and 86400 (e.g. 300)\n'});
+		expect(bad).toMatchObject({code: 2, stdout: '', stderr: 'infertop: --timeout: expected a number in 1..86400 seconds, got "0"\n'});
 	}, 60_000);
 });

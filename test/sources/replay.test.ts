@@ -2,7 +2,8 @@ import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
-import {createReplay, lineTimestampMs, parseReplaySpec, replayDelays} from '../../source/sources/replay.js';
+import {mkdirSync} from 'node:fs';
+import {createReplay, lineTimestampMs, parseReplaySpec, replayDelays, resolveReplayArg, samplesDir} from '../../source/sources/replay.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'infertop-replay-'));
 afterAll(() => rmSync(dir, {recursive: true, force: true}));
@@ -59,5 +60,27 @@ describe('createReplay', () => {
 		await r.start();
 		expect(ended).toBe(true);
 		expect(got[0]).toMatch(/cannot read .*ENOENT/);
+	});
+});
+
+describe('--replay NAME: a shipped sample of this installation', () => {
+	it('finds samples/ upward from the code (dist/ when installed) and resolves a bare name, with or without .log and a speed', () => {
+		const pkg = path.join(dir, 'pkg');
+		mkdirSync(path.join(pkg, 'dist'), {recursive: true});
+		mkdirSync(path.join(pkg, 'samples'));
+		writeFileSync(path.join(pkg, 'samples', 'README.md'), '# samples\n');
+		writeFileSync(path.join(pkg, 'samples', 'vllm.log'), 'x\n');
+		writeFileSync(path.join(pkg, 'samples', 'mlxlm.log'), 'x\n');
+		const samples = samplesDir(path.join(pkg, 'dist'));
+		expect(samples).toBe(path.join(pkg, 'samples'));
+		expect(resolveReplayArg('vllm', samples)).toEqual({spec: path.join(pkg, 'samples', 'vllm.log')});
+		expect(resolveReplayArg('vllm.log:4', samples)).toEqual({spec: `${path.join(pkg, 'samples', 'vllm.log')}:4`});
+		expect(resolveReplayArg('no-such-dir/samples/mlxlm.log', samples)).toEqual({spec: path.join(pkg, 'samples', 'mlxlm.log')});
+		// A path that exists is used as given.
+		const own = path.join(dir, 'own.log');
+		writeFileSync(own, 'y\n');
+		expect(resolveReplayArg(`${own}:2`, samples)).toEqual({spec: `${own}:2`});
+		expect(resolveReplayArg('nope', samples)).toEqual({error: '--replay: nope: no such file (shipped samples: mlxlm, vllm)'});
+		expect(resolveReplayArg('nope', path.join(dir, 'no-samples-here'))).toEqual({error: '--replay: nope: no such file'});
 	});
 });

@@ -105,6 +105,10 @@ describe('contention, probe, log, empty', () => {
 		expect(lines).toContain('  logs       --');
 		expect(lines.at(-1)).toMatch(/press d/);
 		expect(emptyLines(undefined, false).at(-1)).toMatch(/infertop --demo/);
+		// --no-scan: the scan did not run, and the text says so instead of `--`.
+		const off = emptyLines({ports: [], processes: [], logs: []}, true);
+		expect(off).toContain('  ports      not scanned (--no-scan)');
+		expect(off).toContain('  processes  not scanned (--no-scan)');
 	});
 });
 

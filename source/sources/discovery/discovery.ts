@@ -209,7 +209,12 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
 					if (!existing || existing.info.engine !== fp.identity.engine) addServer(s.norm.id, s.norm.url, fp.identity, s.source, s.apiKey);
 					noticed.delete(s.norm.id);
 				} else if (!existing) {
-					notice(s.norm.id, `${s.norm.url}: ${fp.error ?? 'not an inference server'}`);
+					// Listed as down with the reason, never dropped: the user named it.
+					const why = fp.error ?? 'not an inference server';
+					if (noticed.get(s.norm.id) !== `${s.norm.url}: ${why}`) {
+						dispatch({type: 'server-down', t: now(), server: {id: s.norm.id, engine: 'openai', url: s.norm.url, source: s.source}, error: why});
+					}
+					notice(s.norm.id, `${s.norm.url}: ${why}`);
 				}
 			});
 		let scanWork: Promise<void> = Promise.resolve();

@@ -4,7 +4,7 @@
  * collects them with short deadlines.
  */
 import {FINGERPRINT_PATHS, identifyEngine, type Identity} from '../../engines/index.js';
-import {httpGet, isAnswer, type HttpAnswer, type HttpResult} from './http.js';
+import {httpGet, isAnswer, type HttpAnswer, type HttpResult, type ListRead} from './http.js';
 
 /** Paths asked of every candidate server (GET only, all side-effect free): every engine descriptor's. */
 export const PROBE_PATHS: readonly string[] = FINGERPRINT_PATHS;
@@ -41,11 +41,22 @@ export interface FingerprintResult {
 	readonly error?: string;
 }
 
+/**
+ * Paths whose answer can be a long list (a model hub's /v1/models of 1.4 MB): read streaming, the
+ * first items kept, so a big list still identifies its server.
+ */
+const LIST_PATHS: Readonly<Record<string, ListRead>> = {
+	'/v1/models': {key: 'data', maxItems: 256},
+	'/api/v0/models': {key: 'data', maxItems: 256},
+	'/api/v1/models': {key: 'models', maxItems: 256},
+	'/running': {key: 'running', maxItems: 256},
+};
+
 /** Ask every probe path of `baseUrl` in parallel (one deadline for all) and identify the engine. */
 export async function fingerprint(baseUrl: string, options: FingerprintOptions = {}): Promise<FingerprintResult> {
 	const base = baseUrl.replace(/\/+$/, '');
 	const results = await Promise.all(
-		PROBE_PATHS.map(async (path) => [path, await httpGet(base + path, {timeoutMs: options.timeoutMs, apiKey: options.apiKey, signal: options.signal, maxBytes: 256 * 1024})] as const),
+		PROBE_PATHS.map(async (path) => [path, await httpGet(base + path, {timeoutMs: options.timeoutMs, apiKey: options.apiKey, signal: options.signal, ...(LIST_PATHS[path] ? {list: LIST_PATHS[path]} : {maxBytes: 256 * 1024})})] as const),
 	);
 	const responses: ProbeResponses = {};
 	let error: string | undefined;

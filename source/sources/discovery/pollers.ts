@@ -8,7 +8,8 @@
 import type {Dispatch, EngineKind, ModelInfo, ServerInfo} from '../../types/monitor.js';
 import {engineOf} from '../../engines/index.js';
 import type {PollAnswers, PollPlan, RestartMarker} from '../../engines/descriptor.js';
-import {httpGet, isAnswer, parseJson, type HttpResult, sharedAbortController} from './http.js';
+import {MAX_MODELS} from '../../engines/descriptor.js';
+import {answerJson, httpGet, isAnswer, type HttpResult, sharedAbortController} from './http.js';
 
 export {MAX_MODELS, openAiModels, type RestartMarker} from '../../engines/descriptor.js';
 export {runnerOfFormat, ollamaPsModels} from '../../engines/ollama.js';
@@ -42,8 +43,15 @@ function mergeMarker(prev: RestartMarker | undefined, next: RestartMarker): Rest
 	return {...prev, ...clean(next)};
 }
 
+/** How many models the server listed, where its list was longer than what is kept. */
+export interface ListedCount {
+	readonly total: number;
+	/** The answer was cut (too large): at least this many. */
+	readonly atLeast: boolean;
+}
+
 export type PollResult =
-	| {readonly ok: true; readonly models?: readonly ModelInfo[]; readonly version?: string; readonly marker: RestartMarker}
+	| {readonly ok: true; readonly models?: readonly ModelInfo[]; readonly version?: string; readonly marker: RestartMarker; readonly listed?: ListedCount}
 	| {readonly ok: false; readonly error: string};
 
 export interface PollContext {
@@ -59,12 +67,27 @@ export interface PollContext {
 	readonly checkIdentity: boolean;
 }
 
+/** Answers that are lists of models, read streaming (first items kept, the rest counted). */
+const LIST_KEY: Readonly<Record<string, string>> = {'/api/ps': 'models', '/v1/models': 'data', '/api/v1/models': 'models', '/api/v0/models': 'data', '/running': 'running'};
+/** Items a list read keeps (the descriptors keep MAX_MODELS of them, loaded ones first). */
+const LIST_ITEMS = MAX_MODELS * 4;
+
 function get(ctx: PollContext, path: string, maxBytes?: number): Promise<HttpResult> {
-	return httpGet(ctx.url.replace(/\/+$/, '') + path, {timeoutMs: ctx.timeoutMs, apiKey: ctx.apiKey, signal: ctx.signal, maxBytes});
+	const key = LIST_KEY[path];
+	return httpGet(ctx.url.replace(/\/+$/, '') + path, {timeoutMs: ctx.timeoutMs, apiKey: ctx.apiKey, signal: ctx.signal, maxBytes, ...(key ? {list: {key, maxItems: LIST_ITEMS}} : {})});
 }
 
 function okJson(r: HttpResult | undefined): unknown {
-	return isAnswer(r) && r.status >= 200 && r.status < 300 ? parseJson(r.body) : undefined;
+	return isAnswer(r) && r.status >= 200 && r.status < 300 ? answerJson(r) : undefined;
+}
+
+/** The count of a list answer when it holds more models than are kept. */
+function listedOf(r: HttpResult | undefined, kept: readonly ModelInfo[] | undefined): ListedCount | undefined {
+	if (!isAnswer(r) || r.listTotal === undefined || kept === undefined) return undefined;
+	if (r.listTotal <= kept.length && r.listTotalAtLeast !== true) return undefined;
+	// Fewer kept than listed only because some entries were not models (no name): not a long list.
+	if (r.listTotalAtLeast !== true && kept.length < MAX_MODELS && r.listTotal <= LIST_ITEMS) return undefined;
+	return {total: r.listTotal, atLeast: r.listTotalAtLeast === true};
 }
 
 /** Any answer at all means the server is alive; only when none answered is it lost. */
@@ -94,7 +117,13 @@ export async function runPlan(plan: PollPlan, ctx: PollContext): Promise<PollRes
 		if (isAnswer(r) && r.status === 200) raw = {headers: r.headers, body: r.body};
 	}
 	const read = plan.read({json, raw});
-	return {ok: true, models: read.models, version: read.version, marker: read.marker};
+	// A list longer than what is kept: say how long (the longest list answer of this poll).
+	let listed: ListedCount | undefined;
+	for (const r of results) {
+		const l = listedOf(r, read.models);
+		if (l && (!listed || l.total > listed.total)) listed = l;
+	}
+	return {ok: true, models: read.models, version: read.version, marker: read.marker, ...(listed ? {listed} : {})};
 }
 
 /** One poll of one server, as its engine's descriptor declares. Never throws. */
@@ -173,10 +202,10 @@ export function createPoller(options: PollerOptions): ServerPoller {
 		if (restarted) dispatch({type: 'server-restarted', t, serverId: server.id});
 		if (wasLost) options.onBack?.();
 		if (result.models !== undefined) {
-			const json = JSON.stringify(result.models);
+			const json = JSON.stringify([result.models, result.listed]);
 			if (json !== lastModelsJson) {
 				lastModelsJson = json;
-				dispatch({type: 'server-models', t, serverId: server.id, models: result.models});
+				dispatch({type: 'server-models', t, serverId: server.id, models: result.models, ...(result.listed ? {listed: result.listed} : {})});
 			}
 		}
 	};

@@ -13,8 +13,10 @@ export interface EmptyStateProps {
 export function emptyLines(lookedFor: MonitorState['lookedFor'], canType: boolean): string[] {
 	const lines = ['No inference engine found yet.', ''];
 	lines.push('Looked for:');
-	lines.push(`  ports      ${lookedFor && lookedFor.ports.length > 0 ? lookedFor.ports.join(', ') : '--'}`);
-	lines.push(`  processes  ${lookedFor && lookedFor.processes.length > 0 ? lookedFor.processes.join(', ') : '--'}`);
+	// An empty list after discovery ran means the scan was turned off: say so rather than `--`.
+	const off = lookedFor !== undefined && lookedFor.ports.length === 0 ? 'not scanned (--no-scan)' : '--';
+	lines.push(`  ports      ${lookedFor && lookedFor.ports.length > 0 ? lookedFor.ports.join(', ') : off}`);
+	lines.push(`  processes  ${lookedFor && lookedFor.processes.length > 0 ? lookedFor.processes.join(', ') : off}`);
 	lines.push(`  logs       ${lookedFor && lookedFor.logs.length > 0 ? lookedFor.logs.join(', ') : '--'}`);
 	lines.push('');
 	lines.push('Point infertop at one:');

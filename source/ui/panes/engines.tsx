@@ -13,6 +13,7 @@ const STATE_GLYPH: Record<ServerLifecycle, {glyph: string; word: string; color: 
 	restarted: {glyph: '↻', word: 'restarted', color: 'warn'},
 	'log-only': {glyph: '≡', word: 'log', color: 'muted'},
 	starting: {glyph: '◐', word: 'starting', color: 'muted'},
+	down: {glyph: '✖', word: 'down', color: 'bad'},
 };
 
 export interface EngineRow {
@@ -28,6 +29,8 @@ export interface EngineRow {
 	readonly context: string;
 	readonly until: string;
 	readonly demo: boolean;
+	/** A line about the server rather than a model (e.g. how many models it listed). */
+	readonly note?: string;
 }
 
 /** PROCESSOR text as `ollama ps` prints it, or layers offloaded, with the CPU share when partly on CPU. */
@@ -55,6 +58,11 @@ function contextOf(server: ServerState, model: ModelInfo | undefined): string {
 	return ctx === undefined ? DASH : String(ctx);
 }
 
+/** What is wrong with the server's log, if anything (missing, unreadable); nothing while it is followed. */
+function logProblem(s: ServerState): string | undefined {
+	return s.logState !== undefined && !s.logState.startsWith('following') && !s.logState.startsWith('replay of') ? s.logState : undefined;
+}
+
 /** One row per model per server (a server with no model yet still gets its row). Pure. */
 export function engineRows(servers: Readonly<Record<string, ServerState>>, order: readonly string[], now: number): EngineRow[] {
 	const rows: EngineRow[] = [];
@@ -68,16 +76,19 @@ export function engineRows(servers: Readonly<Record<string, ServerState>>, order
 				serverId: id,
 				first: i === 0,
 				state: s.state,
-				engine: engineName(s),
+				// A named server that never answered as an engine: which engine it is is unknown.
+				engine: s.state === 'down' && s.engine === 'openai' ? DASH : engineName(s),
 				url: s.url ? shortUrl(s.url) : (s.logLabel ?? DASH),
 				model: m?.name ?? DASH,
 				processor: res.text,
 				cpuShare: res.cpuShare,
 				context: contextOf(s, m),
 				until:
-					s.state === 'stale' && s.lastError
-						? s.lastError
-						: m?.expiresAt !== undefined
+					(s.state === 'stale' || s.state === 'down') && s.lastError
+						? `${s.lastError}${logProblem(s) ? ` · log: ${logProblem(s)}` : ''}`
+						: s.state === 'log-only' && logProblem(s)
+							? logProblem(s)!
+							: m?.expiresAt !== undefined
 							? until(m.expiresAt, now)
 							: engineOf(s.engine).keepAlive === true
 								? DASH
@@ -85,6 +96,12 @@ export function engineRows(servers: Readonly<Record<string, ServerState>>, order
 				demo: s.demo === true,
 			});
 		});
+		if (s.modelsListed && s.modelsListed.total > s.models.length) {
+			// Say what is shown when the server listed more than is kept.
+			const n = s.modelsListed.total.toLocaleString('en-US');
+			const note = `first ${s.models.length} of ${s.modelsListed.atLeast ? 'at least ' : ''}${n} models listed`;
+			rows.push({serverId: id, first: false, state: s.state, engine: '', url: '', model: note, processor: '', context: '', until: '', demo: s.demo === true, note});
+		}
 	}
 	return rows;
 }
@@ -104,6 +121,12 @@ export function keepAliveText(until: string): string {
 	if (until === 'Forever' || until === 'Never') return `keep-alive ${until.toLowerCase()}`;
 	if (until === 'Stopping...') return 'unloading';
 	return until;
+}
+
+/** A row whose last column is what is wrong (a down or stale server's error, a log problem), not a keep-alive. */
+export function problemRow(r: EngineRow): boolean {
+	const keepAlive = r.until === '' || r.until === DASH || /(?: from now|^Forever|^Never|^Stopping\.\.\.)$/.test(r.until);
+	return (r.state === 'down' || r.state === 'stale' || r.state === 'log-only') && !keepAlive;
 }
 
 export interface EngineColumns {
@@ -129,8 +152,10 @@ export const procText = (r: EngineRow, wide: boolean) =>
  * columns). When it does not fit, the keep-alive goes first, then the server and residency shrink,
  * then the state keeps only its glyph; the model name is cut last. Pure.
  */
-export function engineColumns(rows: readonly EngineRow[], width: number): EngineColumns {
+export function engineColumns(all: readonly EngineRow[], width: number): EngineColumns {
 	const wide = width >= 110;
+	// A note row (`first 8 of 120 models listed`) spans the columns; it sets no width.
+	const rows = all.filter(r => r.note === undefined);
 	const natural = (pick: (r: EngineRow) => string, head: string) => Math.max(len(head), ...rows.map(r => len(pick(r))));
 	const c = {
 		state: natural(stateText, HEAD.state),
@@ -139,7 +164,7 @@ export function engineColumns(rows: readonly EngineRow[], width: number): Engine
 		model: natural(r => r.model, HEAD.model),
 		proc: natural(r => procText(r, wide), HEAD.proc),
 		ctx: natural(r => r.context, HEAD.ctx),
-		until: rows.some(r => r.until !== '') ? natural(r => keepAliveText(r.until), HEAD.until) : 0,
+		until: rows.some(r => r.until !== '' && !problemRow(r)) ? Math.max(len(HEAD.until), ...rows.filter(r => !problemRow(r)).map(r => len(keepAliveText(r.until)))) : 0,
 	};
 	const total = () => 2 + c.state + c.engine + c.url + c.model + c.proc + c.ctx + (c.until > 0 ? c.until + 1 : 0) + 5;
 	if (total() > width) c.until = 0;
@@ -176,6 +201,15 @@ export const EnginesPane = memo(function EnginesPane({rows, selectedId, width, h
 			{visible.rows.map(r => {
 				const selected = r.serverId === (selectedId ?? rows[0]?.serverId) && r.first;
 				const st = STATE_GLYPH[r.state];
+				if (r.note !== undefined) {
+					const indent = c.state + c.engine + c.url + 5;
+					return (
+						<Line key={`${r.serverId}/note`}>
+							{' '.repeat(indent)}
+							<Span color="muted">{fit(r.note, Math.max(0, width - indent - 1))}</Span>
+						</Line>
+					);
+				}
 				return (
 					<Line key={`${r.serverId}/${r.model}`} inverse={selected}>
 						{selected ? <Span color="selected">▸ </Span> : '  '}
@@ -189,9 +223,13 @@ export const EnginesPane = memo(function EnginesPane({rows, selectedId, width, h
 						{' '}
 						{r.cpuShare !== undefined ? <Span color="bad">{fit(procText(r, wide), c.proc, true)}</Span> : fit(r.processor, c.proc, true)}
 						{' '}
-						{fit(r.context, c.ctx, c.until > 0)}
-						{c.until > 0 && r.until ? ' ' : ''}
-						{c.until > 0 && r.until ? <Span color="muted">{fit(keepAliveText(r.until), c.until)}</Span> : null}
+						{fit(r.context, c.ctx, c.until > 0 || (problemRow(r) && r.until !== ''))}
+						{problemRow(r) && r.until ? (
+							// What is wrong always shows, in whatever room the line has left (the line is cut at the width).
+							<Span color={r.state === 'log-only' ? 'muted' : 'bad'}>{` ${r.until}`}</Span>
+						) : c.until > 0 && r.until ? (
+							<Span color="muted">{` ${fit(keepAliveText(r.until), c.until)}`}</Span>
+						) : null}
 					</Line>
 				);
 			})}

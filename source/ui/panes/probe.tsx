@@ -9,6 +9,8 @@ export interface ProbePaneProps {
 	readonly now: number;
 	readonly width: number;
 	readonly height: number;
+	/** No keys to press (a snapshot, a pipe): no key hints. */
+	readonly readOnly?: boolean;
 }
 
 /** Wall vs reported: flagged in words when they differ by more than 5 %. */
@@ -86,7 +88,7 @@ export function inconsistentLine(what: readonly string[]): string {
 	return `⚠ the server's answer was inconsistent (${what.join(', ')}): those figures are --`;
 }
 
-export const ProbePane = memo(function ProbePane({probe, now, width, height}: ProbePaneProps) {
+export const ProbePane = memo(function ProbePane({probe, now, width, height, readOnly = false}: ProbePaneProps) {
 	const last = probe.results.at(-1);
 	const run = probe.running;
 	const room = Math.max(0, height - 1);
@@ -107,7 +109,7 @@ export const ProbePane = memo(function ProbePane({probe, now, width, height}: Pr
 		lines.push({text: b});
 		if (last.inconsistent && last.inconsistent.length > 0) lines.push({text: inconsistentLine(last.inconsistent), color: 'warn'});
 	} else if (!run) {
-		lines.push({text: 'no probe yet: p probes the selected server, P chooses the prompt, r runs it twice', color: 'muted'});
+		lines.push({text: readOnly ? 'no probe yet (infertop probe URL runs one)' : 'no probe yet: p probes the selected server, P chooses the prompt, r runs it twice', color: 'muted'});
 	}
 	return (
 		<Box flexDirection="column" height={height} width={width}>

@@ -1,0 +1,272 @@
+/**
+ * The one small GET that discovery, the pollers and the probe's model lookup use: node:http /
+ * node:https with a hard deadline (connect + headers + body), a byte cap, and for answers that are
+ * long lists (`/api/ps`, `/api/tags`, `/v1/models`) a streaming JSON parser that keeps the first
+ * items and counts the rest, so a 100 MB answer is never held whole and a 1.4 MB one is not lost.
+ *
+ * Why not fetch: undici refuses the ports on the Fetch standard's "bad port" list (1, 9, 6000,
+ * 6665–6669, …) before connecting, so a server there would read "bad port" instead of being asked.
+ * node:http reaches any port. Redirects are never followed (an API key stays with its host).
+ *
+ * Never throws: a dead, refusing or silent server gives `{error}` within `timeoutMs`.
+ */
+import {setMaxListeners} from 'node:events';
+import http from 'node:http';
+import https from 'node:https';
+import {Tokenizer, TokenParser, type ParsedElementInfo} from '@streamparser/json';
+import {isRecord} from '../engines/descriptor.js';
+import {parseJsonText as parseJson} from '../engines/fingerprint.js';
+
+/** Parse a body as JSON (undefined when it is not JSON); is it a plain object: pure, one definition in engines/. */
+export {isRecord, parseJson};
+
+/** What one GET answered. */
+export interface HttpAnswer {
+	readonly status: number;
+	/** Lower-cased names; repeated headers joined with `, `. */
+	readonly headers: Readonly<Record<string, string>>;
+	/** The body text, at most `maxBytes` (list reads: at most the first 64 KB). */
+	readonly body: string;
+	/** The body was longer than the cap: the rest was not read. */
+	readonly truncated?: boolean;
+	/** List reads: the document with the list cut to its first `maxItems` items (undefined: not a JSON object). */
+	readonly json?: unknown;
+	/** List reads: items seen in the list (all of them, or as many as came before the cap). */
+	readonly listTotal?: number;
+	/** List reads: `listTotal` is only a lower bound (the answer was cut at the cap or ended early). */
+	readonly listTotalAtLeast?: boolean;
+}
+
+export interface HttpFailure {
+	readonly error: string;
+}
+
+export type HttpResult = HttpAnswer | HttpFailure;
+
+export interface ListRead {
+	/** The top-level key holding the list: `models` (Ollama), `data` (OpenAI), `running` (llama-swap). */
+	readonly key: string;
+	/** Items kept; the rest are counted and dropped as they are parsed. */
+	readonly maxItems: number;
+}
+
+export interface GetOptions {
+	readonly timeoutMs?: number;
+	/** Sent as `Authorization: Bearer …` to this URL only. */
+	readonly apiKey?: string;
+	/** Body bytes read; past them the connection is closed and the answer marked `truncated`. */
+	readonly maxBytes?: number;
+	/** Abort from outside (collector stopped). */
+	readonly signal?: AbortSignal;
+	/** Parse the body as a JSON object holding a long list (see ListRead). */
+	readonly list?: ListRead;
+}
+
+export const DEFAULT_HTTP_TIMEOUT_MS = 800;
+/** Plain reads keep at most this much text. */
+export const DEFAULT_MAX_BYTES = 1 << 20;
+/** List reads parse at most this much: beyond it, what fits is kept and the count is a lower bound. */
+export const LIST_MAX_BYTES = 8 << 20;
+/** Raw text kept beside a list read (enough for any small answer; never the whole of a big one). */
+const LIST_TEXT_BYTES = 64 << 10;
+
+export function isAnswer(r: HttpResult | undefined): r is HttpAnswer {
+	return r !== undefined && 'status' in r;
+}
+
+/** A socket or TLS error as a short reason. */
+export function networkReason(error: unknown): string {
+	const e = error as {code?: string; message?: string; cause?: {code?: string; message?: string}};
+	const code = e?.code ?? e?.cause?.code;
+	if (code === 'ECONNREFUSED') return 'connection refused';
+	if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET') return 'connection reset';
+	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') return 'host not found';
+	if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return 'host unreachable';
+	if (code === 'ABORT_ERR') return 'aborted';
+	if (code) return code;
+	return String(e?.message ?? error).slice(0, 120);
+}
+
+/**
+ * An AbortController whose signal many requests share (a discovery round, a poller): each request
+ * listens on it while in flight, so Node's default limit of 10 listeners would print a warning on
+ * stderr (over the screen) for a dozen parallel probes. Listeners are removed when requests end.
+ */
+export function sharedAbortController(): AbortController {
+	const controller = new AbortController();
+	setMaxListeners(1000, controller.signal);
+	return controller;
+}
+
+/**
+ * Streams a JSON object, keeping its top-level members except one long list, of which it keeps the
+ * first `maxItems` items and counts the rest. Memory stays at what is kept (keepStack: false drops
+ * each emitted item from the parser's own structures).
+ */
+class ListCollector {
+	private readonly tokenizer = new Tokenizer();
+	private readonly parser: TokenParser;
+	private readonly members: Record<string, unknown> = {};
+	private readonly items: unknown[] = [];
+	private sawList = false;
+	private failed = false;
+	private firstByte = true;
+	count = 0;
+	done = false;
+
+	constructor(private readonly list: ListRead) {
+		this.parser = new TokenParser({paths: [`$.${list.key}.*`, '$.*'], keepStack: false});
+		this.tokenizer.onToken = (t) => this.parser.write(t);
+		this.parser.onValue = (info: ParsedElementInfo) => this.onValue(info);
+		this.parser.onEnd = () => {
+			this.done = true;
+		};
+		this.tokenizer.onError = () => {
+			this.failed = true;
+		};
+		this.parser.onError = () => {
+			this.failed = true;
+		};
+	}
+
+	private onValue({key, stack, value}: ParsedElementInfo): void {
+		if (stack.length === 2 && stack[1]?.key === this.list.key) {
+			this.sawList = true;
+			this.count++;
+			if (this.items.length < this.list.maxItems) this.items.push(value);
+		} else if (stack.length === 1 && typeof key === 'string') {
+			if (key === this.list.key) {
+				if (Array.isArray(value)) this.sawList = true;
+				else this.members[key] = value; // not a list: the parsers will say so
+			} else this.members[key] = value;
+		}
+	}
+
+	write(chunk: Buffer): void {
+		if (this.failed || this.done) return;
+		if (this.firstByte) {
+			const text = chunk.toString('utf8').trimStart();
+			if (text === '') return;
+			this.firstByte = false;
+			if (!text.startsWith('{')) {
+				this.failed = true;
+				return;
+			}
+		}
+		try {
+			this.tokenizer.write(chunk);
+		} catch {
+			this.failed = true;
+		}
+	}
+
+	/** The document with its list cut, or undefined when the body was not a JSON object. */
+	result(): unknown {
+		if (this.failed || this.firstByte) return undefined;
+		return this.sawList ? {...this.members, [this.list.key]: this.items} : {...this.members};
+	}
+
+	get ok(): boolean {
+		return !this.failed && !this.firstByte;
+	}
+}
+
+/** GET `url`; resolves within about `timeoutMs` whatever the server does. */
+export function httpGet(url: string, options: GetOptions = {}): Promise<HttpResult> {
+	const timeoutMs = options.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS;
+	const maxBytes = options.maxBytes ?? (options.list ? LIST_MAX_BYTES : DEFAULT_MAX_BYTES);
+	return new Promise<HttpResult>((resolve) => {
+		let target: URL;
+		try {
+			target = new URL(url);
+		} catch {
+			resolve({error: `bad URL ${JSON.stringify(url.slice(0, 120))}`});
+			return;
+		}
+		const lib = target.protocol === 'https:' ? https : target.protocol === 'http:' ? http : undefined;
+		if (!lib) {
+			resolve({error: `only http:// and https:// (got ${target.protocol})`});
+			return;
+		}
+		if (options.signal?.aborted) {
+			resolve({error: 'aborted'});
+			return;
+		}
+		let settled = false;
+		let request: http.ClientRequest | undefined;
+		const finish = (result: HttpResult): void => {
+			if (settled) return;
+			settled = true;
+			clearTimeout(timer);
+			options.signal?.removeEventListener('abort', onAbort);
+			request?.destroy();
+			resolve(result);
+		};
+		const timer = setTimeout(() => finish({error: `no answer within ${timeoutMs} ms`}), timeoutMs);
+		const onAbort = (): void => finish({error: 'aborted'});
+		options.signal?.addEventListener('abort', onAbort, {once: true});
+
+		const headers: Record<string, string> = {accept: 'application/json, text/plain;q=0.9, */*;q=0.1'};
+		if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+		try {
+			// agent: false: one connection per request, closed after it (no pooled socket outlives a stop()).
+			request = lib.request(target, {method: 'GET', headers, agent: false});
+		} catch (error) {
+			finish({error: networkReason(error)});
+			return;
+		}
+		request.on('error', (error) => finish({error: networkReason(error)}));
+		request.on('response', (response) => {
+			const out: Record<string, string> = {};
+			for (const [key, value] of Object.entries(response.headers)) {
+				if (value !== undefined) out[key.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+			}
+			const list = options.list ? new ListCollector(options.list) : undefined;
+			const textCap = list ? Math.min(LIST_TEXT_BYTES, maxBytes) : maxBytes;
+			const chunks: Buffer[] = [];
+			let kept = 0;
+			let bytes = 0;
+			let truncated = false;
+			const answer = (): HttpAnswer => {
+				const body = Buffer.concat(chunks, kept).toString('utf8');
+				if (!list) return {status: response.statusCode ?? 0, headers: out, body, ...(truncated ? {truncated} : {})};
+				const json = list.result();
+				const complete = list.done && !truncated;
+				return {
+					status: response.statusCode ?? 0,
+					headers: out,
+					body,
+					...(truncated ? {truncated} : {}),
+					json,
+					...(list.ok ? {listTotal: list.count, listTotalAtLeast: !complete} : {}),
+				};
+			};
+			response.on('data', (chunk: Buffer) => {
+				if (settled) return;
+				let piece = chunk;
+				if (bytes + piece.length > maxBytes) {
+					piece = piece.subarray(0, maxBytes - bytes);
+					truncated = true;
+				}
+				bytes += piece.length;
+				if (kept < textCap) {
+					const part = piece.subarray(0, textCap - kept);
+					chunks.push(part);
+					kept += part.length;
+				}
+				list?.write(piece);
+				if (truncated) finish(answer());
+			});
+			response.on('end', () => finish(answer()));
+			response.on('error', (error) => finish({error: networkReason(error)}));
+			response.on('aborted', () => finish({error: 'connection reset'}));
+		});
+		request.end();
+	});
+}
+
+/** The JSON of an answer: a list read's parsed document, else the body parsed. */
+export function answerJson(r: HttpAnswer): unknown {
+	return r.json !== undefined ? r.json : parseJson(r.body);
+}
+
