@@ -173,9 +173,23 @@ function ollamaPsCli(ctx: RuntimeContext): Collector | undefined {
 }
 
 /** The built-in demo engine: an Ollama (engine `ollama`, `demo: true`) with its log and the same poller a real Ollama gets. */
-async function demoEngine(ctx: RuntimeContext, collectors: Collector[]): Promise<{engine: DemoEngine; dir: string}> {
+async function demoEngine(ctx: RuntimeContext, collectors: Collector[]): Promise<{engine: DemoEngine; dir: string; remove: () => void}> {
 	const {options, config} = ctx;
 	const dir = mkdtempSync(path.join(os.tmpdir(), 'infertop-demo-'));
+	// Every exit path removes it: stop() (remove), and — when the process ends without it (the
+	// terminal closed, an uncaught error, process.exit from elsewhere) — the synchronous exit hook.
+	const removeDir = (): void => {
+		try {
+			rmSync(dir, {recursive: true, force: true});
+		} catch {
+			// Nothing more can be done while exiting.
+		}
+	};
+	process.once('exit', removeDir);
+	const remove = (): void => {
+		process.off('exit', removeDir);
+		removeDir();
+	};
 	const engine = await startDemoEngine({logPath: path.join(dir, 'server.log'), split: options.demoSplit, speed: options.demoSpeed, agent: options.demoAgent});
 	const id = normalizeServerUrl(engine.url)?.id ?? engine.url;
 	const info = {id, engine: 'ollama' as const, url: engine.url, source: 'demo' as const, demo: true, version: DEMO_OLLAMA_VERSION};
@@ -186,7 +200,7 @@ async function demoEngine(ctx: RuntimeContext, collectors: Collector[]): Promise
 	collectors.push({start: () => poller.start(), stop: () => poller.stop()});
 	poller.start();
 	await poller.pollNow();
-	return {engine, dir};
+	return {engine, dir, remove};
 }
 
 // ---- the composition root -------------------------------------------------------------------------
@@ -197,7 +211,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 	const collectors: Collector[] = [];
 	const logsAttached = new Set<string>();
 	const quitHandlers: (() => void)[] = [];
-	let demo: {engine: DemoEngine; dir: string} | undefined;
+	let demo: {engine: DemoEngine; dir: string; remove: () => void} | undefined;
 	let demoStarting: Promise<void> | undefined;
 	let stopped = false;
 
@@ -322,7 +336,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 			probe.cancel();
 			await Promise.all(collectors.map(c => c.stop().catch(() => undefined)));
 			await demo?.engine.stop().catch(() => undefined);
-			if (demo) rmSync(demo.dir, {recursive: true, force: true});
+			demo?.remove();
 		},
 	};
 }

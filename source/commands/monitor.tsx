@@ -87,19 +87,49 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 		}
 	})().catch(error => store.dispatch({type: 'notice', t: Date.now(), level: 'error', text: String(error)}));
 	const onSignal = () => app.unmount();
-	process.once('SIGTERM', onSignal);
-	process.once('SIGHUP', onSignal);
-	process.once('SIGINT', onSignal);
+	// The terminal went away (tmux kill-session, a closed window): writes fail with EIO/EPIPE. That
+	// is a way to leave, not a crash: stop as on SIGHUP, so the collectors and the demo clean up.
+	let hungUp = false;
+	const onHangup = () => {
+		hungUp = true;
+		onSignal();
+	};
+	const onOutputError = () => onHangup();
+	process.stdout.on('error', onOutputError);
+	// `on`, not `once`: a listener stays while the collectors stop, so a second signal (a hangup
+	// comes with more) cannot end the process half-way through the cleanup (and Ink's exit hook,
+	// seeing no other listener, would re-raise it). A second Ctrl+C still leaves at once.
+	let interrupts = 0;
+	const onInterrupt = () => {
+		interrupts += 1;
+		if (interrupts > 1) process.exit(130);
+		onSignal();
+	};
+	process.on('SIGTERM', onSignal);
+	process.on('SIGHUP', onHangup);
+	process.on('SIGINT', onInterrupt);
 	try {
 		await app.waitUntilExit();
 	} finally {
-		process.off('SIGTERM', onSignal);
-		process.off('SIGHUP', onSignal);
-		process.off('SIGINT', onSignal);
 		await starting;
 		await metrics?.close().catch(() => undefined);
 		await runtime?.stop();
 		restore();
+		// Only now: until here a signal must find us listening (see above).
+		process.off('SIGTERM', onSignal);
+		process.off('SIGHUP', onHangup);
+		process.off('SIGINT', onInterrupt);
+		process.stdout.off('error', onOutputError);
+		// Writes still queued for a terminal that is gone must not throw once the listener is off.
+		process.stdout.on('error', () => undefined);
+		// Everything is cleaned up. A normal exit would now restore the terminal's modes, and Node
+		// aborts when the terminal is gone (nodejs/node#51519: tcsetattr fails with EIO): end the
+		// way a hangup ends a program instead, by SIGHUP with its default action.
+		// (Other SIGHUP listeners — Ink's exit hook, a loader's relay — have nothing left to do.)
+		if (hungUp) {
+			process.removeAllListeners('SIGHUP');
+			process.kill(process.pid, 'SIGHUP');
+		}
 	}
 	return 0;
 }

@@ -43,6 +43,9 @@ class Fail extends Error {
 	}
 }
 
+/** Deepest nesting of objects/arrays accepted; a config is a few levels deep, never thousands. */
+export const MAX_JSONC_DEPTH = 64;
+
 const describe = (ch: string | undefined): string => (ch === undefined ? 'end of file' : JSON.stringify(ch));
 
 export function parseJsonc(input: string): JsoncResult {
@@ -61,6 +64,7 @@ export function parseJsonc(input: string): JsoncResult {
 		return {line: lo + 1, col: offset - lineStarts[lo]! + 1};
 	};
 	let i = 0;
+	let depth = 0;
 
 	const wordAt = (at: number): string => {
 		const word = /^[^\s,:{}[\]"]{1,20}/.exec(text.slice(at, at + 20))?.[0];
@@ -110,12 +114,29 @@ export function parseJsonc(input: string): JsoncResult {
 		}
 	};
 
+	const enter = (): void => {
+		depth += 1;
+		if (depth > MAX_JSONC_DEPTH) throw new Fail(`nested more than ${MAX_JSONC_DEPTH} levels deep`, i);
+	};
+
 	const parseValue = (): JsonNode => {
 		skip();
 		const at = i;
 		const pos = posOf(at);
 		const ch = text[i];
-		if (ch === '{') {
+		if (ch === '{' || ch === '[') {
+			enter();
+			try {
+				return ch === '{' ? parseObject(pos) : parseArray(pos);
+			} finally {
+				depth -= 1;
+			}
+		}
+		return parseScalar(at, pos);
+	};
+
+	const parseObject = (pos: Position): JsonNode => {
+		{
 			i++;
 			const entries: JsonEntry[] = [];
 			skip();
@@ -150,7 +171,10 @@ export function parseJsonc(input: string): JsoncResult {
 				throw new Fail(`expected ',' or '}', found ${describe(text[i])}`, i);
 			}
 		}
-		if (ch === '[') {
+	};
+
+	const parseArray = (pos: Position): JsonNode => {
+		{
 			i++;
 			const items: JsonNode[] = [];
 			skip();
@@ -177,6 +201,10 @@ export function parseJsonc(input: string): JsoncResult {
 				throw new Fail(`expected ',' or ']', found ${describe(text[i])}`, i);
 			}
 		}
+	};
+
+	const parseScalar = (at: number, pos: Position): JsonNode => {
+		const ch = text[i];
 		if (ch === '"') return {kind: 'string', value: parseString(), ...pos};
 		const num = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
 		if (num && (ch === '-' || (ch !== undefined && ch >= '0' && ch <= '9'))) {

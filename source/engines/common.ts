@@ -1,5 +1,6 @@
 /** Small pieces shared by the Python engines' parsers (uvicorn / stdlib access lines). */
 import type {EngineEvent} from '../types/monitor.js';
+import type {NumberCheck} from '../util/numbers.js';
 
 const UVICORN = /^(?:\([^)]*\) )?INFO: +(\[?[\da-fA-F.:]+\]?):(\d+) - "([A-Z]+) (\S+) HTTP\/[\d.]+" (\d{3})/;
 const STDLIB = /^(\S+) - - \[[^\]]+\] "([A-Z]+) (\S+) HTTP\/[\d.]+" (\d{3})/;
@@ -32,4 +33,13 @@ export function clean<T extends object>(o: T): T {
 	const src = o as Record<string, unknown>;
 	for (const k in src) if (src[k] !== undefined) out[k] = src[k];
 	return out as T;
+}
+
+/**
+ * A line's events, plus one `inconsistent` event when a number on it could not be true (the
+ * checker left that field unknown): the line is counted, its reason shown in the log pane.
+ */
+export function withCheck(events: EngineEvent[], check: NumberCheck): EngineEvent[] {
+	const reason = check.reason();
+	return reason === undefined ? events : [...events, {type: 'inconsistent', reason}];
 }

@@ -8,6 +8,7 @@ import type {EngineKind, LineParser, ModelInfo} from '../types/monitor.js';
 import type {ProbeProtocol} from '../types/probe.js';
 import {sanitize} from '../util/sanitize.js';
 import type {FingerprintRule} from './fingerprint.js';
+import {checkNumber, type NumberKind} from '../util/numbers.js';
 
 /** How a log line says when it was written (see engines/log-time.ts). */
 export type LogTimeFormat = 'slog' | 'gin' | 'iso';
@@ -166,12 +167,42 @@ export function processBase(p: string): string {
 	return (parts[parts.length - 1] ?? p).toLowerCase().replace(/\.exe$/, '');
 }
 
-export function num(v: unknown): number | undefined {
-	return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined;
+/**
+ * Problems found while one answer is read (util/numbers.ts). Set only around a synchronous read
+ * (readAnswer), so concurrent pollers never share it.
+ */
+let answerProblems: string[] | undefined;
+
+/** Read one answer, collecting the numbers in it that cannot be true (the answer is then inconsistent). */
+export function readAnswer<T>(read: () => T): {readonly value: T; readonly problems: readonly string[]} {
+	const outer = answerProblems;
+	const problems: string[] = [];
+	answerProblems = problems;
+	try {
+		return {value: read(), problems};
+	} finally {
+		answerProblems = outer;
+	}
 }
 
-export function posInt(v: unknown): number | undefined {
-	return typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined;
+function checked(v: unknown, field: string, kind: NumberKind, integer: boolean): number | undefined {
+	// Only numbers are judged: another type is another schema (a field we do not know), not a lie.
+	if (typeof v !== 'number') return undefined;
+	const c = checkNumber(field, v, kind, {integer});
+	if (c.ok) return c.value;
+	answerProblems?.push(c.problem);
+	return undefined;
+}
+
+/** Bytes in an answer: not finite, negative or beyond a petabyte → unknown, and counted (readAnswer). */
+export function num(v: unknown, field = 'size'): number | undefined {
+	return checked(v, field, 'bytes', false);
+}
+
+/** A positive whole count in an answer (context sizes by default: bounded like token counts). */
+export function posInt(v: unknown, field = 'count', kind: NumberKind = 'tokens'): number | undefined {
+	const n = checked(v, field, kind, true);
+	return n !== undefined && n > 0 ? n : undefined;
 }
 
 export function text(v: unknown, max = 200): string | undefined {
@@ -198,7 +229,7 @@ export function openAiModels(body: unknown): ModelInfo[] | undefined {
 		out.push(cleanModel<ModelInfo>({
 			name,
 			// vLLM/SGLang max_model_len, lithos-metal context_window: the context one request may use.
-			contextLength: posInt(m.max_model_len) ?? posInt(m.context_window) ?? posInt(m.context_length),
+			contextLength: posInt(m.max_model_len, 'max_model_len') ?? posInt(m.context_window, 'context_window') ?? posInt(m.context_length, 'context_length'),
 			modelPath: text(m.root, 1024) !== name ? text(m.root, 1024) : undefined,
 		}));
 	}

@@ -4,8 +4,9 @@
  * and 429 `model_busy` → busy.
  */
 import type {EngineEvent, LineParser} from '../types/monitor.js';
+import {numberCheck} from '../util/numbers.js';
 import {OPENAI_MODEL_LIST, OPENAI_POLL, OPENAI_PROBE, type EngineDescriptor} from './descriptor.js';
-import {clean, parseUvicorn} from './common.js';
+import {clean, parseUvicorn, withCheck} from './common.js';
 import {MAX_PARSE_CHARS} from './llamacpp.js';
 
 const LOGGER = /^([A-Z]+):([\w.]+):(.*)$/;
@@ -60,17 +61,18 @@ export function createLithosParser(): LineParser {
 			const d = msg.slice('Generation: '.length);
 			if (!d.startsWith('{') || !d.endsWith('}')) return [];
 			seq += 1;
-			return [clean({
+			const check = numberCheck();
+			return withCheck([clean({
 				type: 'request',
 				key: `lithos#${seq}`,
 				model,
 				started: true,
 				done: true,
-				passes: dictNumber(d, 'steps'),
-				cachedTokens: dictNumber(d, 'cached_prompt_tokens'),
-				decodeMs: dictNumber(d, 'decode_gpu_ms'),
-				prefillMs: dictNumber(d, 'prefill_wall_ms'),
-			}) as EngineEvent];
+				passes: check.count('steps', dictNumber(d, 'steps')),
+				cachedTokens: check.count('cached_prompt_tokens', dictNumber(d, 'cached_prompt_tokens')),
+				decodeMs: check.num('decode_gpu_ms', dictNumber(d, 'decode_gpu_ms'), 'ms'),
+				prefillMs: check.num('prefill_wall_ms', dictNumber(d, 'prefill_wall_ms'), 'ms'),
+			}) as EngineEvent], check);
 		}
 		if (msg.startsWith('lithos-metal ready')) {
 			const r = READY.exec(msg);

@@ -4,6 +4,8 @@
  * (router children: `<port>:s<slot>/t<task>`), so interleaved slots never mix figures.
  */
 import type {EngineEvent, LineParser, ModelInfo, OllamaRunner} from '../types/monitor.js';
+import {numberCheck, type NumberCheck} from '../util/numbers.js';
+import {withCheck} from './common.js';
 import {str} from './fingerprint.js';
 import {cleanModel, isRecord, OPENAI_MODEL_LIST, OPENAI_PROBE, posInt, text, processBase, type EngineDescriptor, type RestartMarker} from './descriptor.js';
 
@@ -23,19 +25,21 @@ const CHILD = /^\[\s*(\d+)\] /;
 const SLOT = /^slot +(\S+): (?:id +(\d+) \| task (-?\d+) \| ?)?(.*)$/;
 const TAGGED = /^[a-z]{3,4} +(\S+): (.*)$/;
 
-const PROMPT_EVAL = /^\s*prompt eval time = +([\d.]+) ms \/ +(\d+) tokens \( *([\d.]+|-?nan|inf) ms per token, +([\d.]+|-?nan|inf) tokens per second\)/;
-const EVAL = /^\s*eval time = +([\d.]+) ms \/ +(\d+) (?:tokens|runs) +\( *([\d.]+|-?nan|inf) ms per token, +([\d.]+|-?nan|inf) tokens per second\)/;
+// Numbers are captured with their sign (`-?`): a negative one is seen and counted as inconsistent,
+// not silently skipped (util/numbers.ts checks every one).
+const PROMPT_EVAL = /^\s*prompt eval time = +(-?[\d.]+) ms \/ +(-?\d+) tokens \( *(-?[\d.]+|-?nan|inf) ms per token, +(-?[\d.]+|-?nan|inf) tokens per second\)/;
+const EVAL = /^\s*eval time = +(-?[\d.]+) ms \/ +(-?\d+) (?:tokens|runs) +\( *(-?[\d.]+|-?nan|inf) ms per token, +(-?[\d.]+|-?nan|inf) tokens per second\)/;
 const TOTAL = /^\s*total time = +[\d.]+ ms \/ +\d+ tokens/;
 const GRAPHS = /^\s*graphs reused = +\d+/;
-const DRAFT = /draft acceptance(?: rate)? = ([\d.]+|-?nan) \( *(\d+) accepted \/ +(\d+) generated\)(?:, mean (?:len|acceptance length) = +([\d.]+|-?nan))?/;
+const DRAFT = /draft acceptance(?: rate)? = (-?[\d.]+|-?nan) \( *(-?\d+) accepted \/ +(-?\d+) generated\)(?:, mean (?:len|acceptance length) = +(-?[\d.]+|-?nan))?/;
 const ACC_POS = /^\s*acc per pos = \(/;
-const LIVE = /n_(?:gen|decoded) = +(\d+), tg = +([\d.]+) t\/s(?:, tg_3s = +([\d.]+) t\/s)?/;
-const PROGRESS = /prompt processing(?: progress)?, n_(?:tokens|past) = +(\d+), (?:(?:batch\.)?n_tokens = +(\d+), )?progress = ([\d.]+)(?:, t = +([\d.]+) s \/ ([\d.]+) tokens per second)?/;
-const PROMPT_DONE = /prompt (?:processing )?done, n_(?:past|tokens) = +(\d+)/;
-const NEW_PROMPT = /new prompt, n_ctx_slot = (\d+), n_keep = \d+, (?:task\.n_tokens|n_prompt_tokens) = (\d+)/;
-const CACHED = /^(?:cached )?(?:n_tokens|n_past) = (\d+), memory_seq_rm \[(\d+), end\)|^kv cache rm \[(\d+), end\)/;
-const N_PAST_SET = /^n_past was set to (\d+)/;
-const NEED_EVAL = /need to evaluate at least 1 token .*task\.n_tokens\(\) = (\d+)\)/;
+const LIVE = /n_(?:gen|decoded) = +(-?\d+), tg = +(-?[\d.]+) t\/s(?:, tg_3s = +(-?[\d.]+) t\/s)?/;
+const PROGRESS = /prompt processing(?: progress)?, n_(?:tokens|past) = +(-?\d+), (?:(?:batch\.)?n_tokens = +(-?\d+), )?progress = (-?[\d.]+)(?:, t = +(-?[\d.]+) s \/ (-?[\d.]+) tokens per second)?/;
+const PROMPT_DONE = /prompt (?:processing )?done, n_(?:past|tokens) = +(-?\d+)/;
+const NEW_PROMPT = /new prompt, n_ctx_slot = (-?\d+), n_keep = -?\d+, (?:task\.n_tokens|n_prompt_tokens) = (-?\d+)/;
+const CACHED = /^(?:cached )?(?:n_tokens|n_past) = (-?\d+), memory_seq_rm \[(-?\d+), end\)|^kv cache rm \[(-?\d+), end\)/;
+const N_PAST_SET = /^n_past was set to (-?\d+)/;
+const NEED_EVAL = /need to evaluate at least 1 token .*task\.n_tokens\(\) = (-?\d+)\)/;
 const NEW_SLOT = /new slot,? n_ctx(?:_slot)? = (\d+)/;
 const INIT_SLOTS = /initializing(?: slots)?, n_slots = (\d+)(?:, n_ctx_slot = (\d+))?/;
 const REQUEST = /(?:done )?request: ([A-Z]+) (\S+) (\S+) (\d{3})$/;
@@ -44,9 +48,9 @@ const LOADING = /loading model '([^']*)'/;
 const STATS = /statistics +([\w-]+): #calls/;
 const LIBRARY_LINE = /^~?[A-Za-z_][\w.()]*: /;
 
-const OFFLOADED = /offloaded\s+(\d+)\/(\d+)\s+layers to GPU/;
-const BUFFER = /^[^:]*?([A-Za-z_][A-Za-z0-9_]*):\s+(\S+)\s+(model|KV|compute|output|RS)\s+buffer size\s*=\s*([\d.]+)\s*MiB/;
-const N_CTX = /^(?:llama_context|llama_init_from_model|llama_new_context_with_model): (n_ctx(?:_seq|_per_seq)?|n_seq_max) += (\d+)/;
+const OFFLOADED = /offloaded\s+(-?\d+)\/(-?\d+)\s+layers to GPU/;
+const BUFFER = /^[^:]*?([A-Za-z_][A-Za-z0-9_]*):\s+(\S+)\s+(model|KV|compute|output|RS)\s+buffer size\s*=\s*(-?[\d.]+)\s*MiB/;
+const N_CTX = /^(?:llama_context|llama_init_from_model|llama_new_context_with_model): (n_ctx(?:_seq|_per_seq)?|n_seq_max) += (-?\d+)/;
 const SPEC_TYPE = /(?:adding speculative implementation|auto-detected speculative type) '([^']+)'/;
 const DRAFT_MODEL = /loading draft model '([^']*)'/;
 const MTP = /creating MTP draft context against the target model '([^']*)'/;
@@ -56,6 +60,16 @@ const num = (s: string | undefined): number | undefined => {
 	const n = Number(s);
 	return Number.isFinite(n) ? n : undefined;
 };
+
+/** `offloaded N/M layers to GPU` (all eras, Ollama too) → an offload event, numbers checked. */
+export function offloaded(m: RegExpExecArray): EngineEvent[] {
+	const check: NumberCheck = numberCheck();
+	const onGpu = check.num('layers offloaded', m[1], 'count', {integer: true});
+	const total = check.num('layers', m[2], 'count', {integer: true});
+	if (onGpu !== undefined && total !== undefined && onGpu > total) check.fail(`offloaded ${onGpu} of ${total} layers`);
+	const ok = onGpu !== undefined && total !== undefined && onGpu <= total;
+	return withCheck(ok ? [{type: 'offload', layersOnGpu: onGpu, layersTotal: total}] : [], check);
+}
 
 /** `CPU`, `BLAS`, `CPU_*`, `*_Host` stay on the CPU; `_Mapped`/`_REPACK`/`_Private` are stripped (Ollama's rule). */
 export function bufferDevice(name: string): {device: string; onGpu: boolean} {
@@ -119,21 +133,29 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 	/** Timing/acceptance lines, shared by slot lines and bare continuation lines. */
 	const timing = (msg: string, key: string, slot?: number, task?: number): Ev[] | null => {
 		const c = firstNonSpace(msg);
+		const check = numberCheck();
 		if (c === 'p') {
 			const m = PROMPT_EVAL.exec(msg);
-			if (m) return [req(key, slot, task, {prefillMs: num(m[1]), prefillTokens: num(m[2])})];
+			if (m) {
+				const ms = check.num('prompt eval time', m[1], 'ms');
+				const n = check.count('prompt eval tokens', m[2]);
+				check.num('prompt ms per token', m[3], 'ms', {nanIsUnknown: true});
+				check.num('prompt tokens per second', m[4], 'tps', {nanIsUnknown: true});
+				return withCheck([req(key, slot, task, {prefillMs: ms, prefillTokens: n})], check);
+			}
 		} else if (c === 'e') {
 			const m = EVAL.exec(msg);
 			if (m) {
-				const ms = Number(m[1]);
-				const n = Number(m[2]);
-				const tps = num(m[4]);
-				return [req(key, slot, task, {
+				const ms = check.num('eval time', m[1], 'ms');
+				const n = check.count('eval tokens', m[2]);
+				const msPerToken = check.num('eval ms per token', m[3], 'ms', {nanIsUnknown: true});
+				const tps = check.num('eval tokens per second', m[4], 'tps', {nanIsUnknown: true});
+				return withCheck([req(key, slot, task, {
 					generatedTokens: n,
-					decodedTokens: decodedFromEval(n, ms, tps, num(m[3])),
+					decodedTokens: n !== undefined && ms !== undefined ? decodedFromEval(n, ms, tps, msPerToken) : undefined,
 					decodeMs: ms,
 					engineTps: tps,
-				})];
+				})], check);
 			}
 		} else if (c === 't') {
 			if (TOTAL.test(msg)) return [];
@@ -141,7 +163,13 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 			if (GRAPHS.test(msg)) return [];
 		} else if (c === 'd') {
 			const m = DRAFT.exec(msg);
-			if (m) return [req(key, slot, task, {accepted: Number(m[2]), drafted: Number(m[3]), engineMeanLen: num(m[4])})];
+			if (m) {
+				check.num('draft acceptance', m[1], 'ratio', {nanIsUnknown: true});
+				const accepted = check.count('accepted', m[2]);
+				const drafted = check.count('generated', m[3]);
+				const meanLen = check.num('mean len', m[4], 'perPass', {nanIsUnknown: true});
+				return withCheck([req(key, slot, task, {accepted, drafted, engineMeanLen: meanLen})], check);
+			}
 		} else if (c === 'a') {
 			if (ACC_POS.test(msg)) return [];
 		}
@@ -167,12 +195,20 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 			if (t) return t;
 			let m = LIVE.exec(msg);
 			if (m) {
-				const ev: Record<string, unknown> = {type: 'live-rate', key, generated: Number(m[1]), tps: Number(m[2])};
-				if (m[3] !== undefined) ev.tps3s = Number(m[3]);
-				return [ev as unknown as Ev];
+				const check = numberCheck();
+				const generated = check.count('n_gen', m[1]);
+				const tps = check.num('tg', m[2], 'tps');
+				const tps3s = check.num('tg_3s', m[3], 'tps');
+				const out: Ev[] = [];
+				if (generated !== undefined && tps !== undefined) {
+					const ev: Record<string, unknown> = {type: 'live-rate', key, generated, tps};
+					if (tps3s !== undefined) ev.tps3s = tps3s;
+					out.push(ev as unknown as Ev);
+				}
+				return withCheck(out, check);
 			}
 			m = PROGRESS.exec(msg);
-			if (m) return [progress(key, m)];
+			if (m) return progress(key, m);
 			return [];
 		}
 		if (msg.startsWith('processing task')) {
@@ -188,22 +224,30 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 			if (pending?.key === key) pending = undefined;
 			return [req(key, slot, task, {done: true})];
 		}
+		const check = numberCheck();
 		if (!hasTask) {
 			const m = NEW_SLOT.exec(msg);
-			if (m) return [{type: 'context', nCtxPerSlot: Number(m[1])}];
+			if (m) {
+				const n = check.count('n_ctx_slot', m[1]);
+				return withCheck(n === undefined ? [] : [{type: 'context', nCtxPerSlot: n}], check);
+			}
 			return [];
 		}
 		let m: RegExpExecArray | null;
 		if (msg.startsWith('new prompt')) {
 			m = NEW_PROMPT.exec(msg);
-			if (m) return [req(key, slot, task, {promptTokens: Number(m[2])})];
+			if (m) {
+				check.count('n_ctx_slot', m[1]);
+				return withCheck([req(key, slot, task, {promptTokens: check.count('task.n_tokens', m[2])})], check);
+			}
 			return [];
 		}
 		if (msg.includes('memory_seq_rm') || msg.startsWith('kv cache rm')) {
 			m = CACHED.exec(msg);
 			if (m && !cacheSeen.has(key)) {
 				cacheSeen.add(key);
-				return [req(key, slot, task, {cachedTokens: Number(m[1] ?? m[3])})];
+				if (m[2] !== undefined) check.count('memory_seq_rm', m[2]);
+				return withCheck([req(key, slot, task, {cachedTokens: check.count('n_past', m[1] ?? m[3])})], check);
 			}
 			return [];
 		}
@@ -211,29 +255,39 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 			m = N_PAST_SET.exec(msg);
 			if (m && !cacheSeen.has(key)) {
 				cacheSeen.add(key);
-				return [req(key, slot, task, {cachedTokens: Number(m[1])})];
+				return withCheck([req(key, slot, task, {cachedTokens: check.count('n_past', m[1])})], check);
 			}
 			return [];
 		}
 		if (msg.startsWith('need to evaluate')) {
 			m = NEED_EVAL.exec(msg);
-			if (m) return [req(key, slot, task, {promptTokens: Number(m[1])})];
+			if (m) return withCheck([req(key, slot, task, {promptTokens: check.count('task.n_tokens', m[1])})], check);
 			return [];
 		}
 		if (msg.startsWith('prompt ')) {
 			m = PROGRESS.exec(msg);
-			if (m) return [progress(key, m)];
+			if (m) return progress(key, m);
 			m = PROMPT_DONE.exec(msg);
-			if (m) return [{type: 'prefill-progress', key, processed: Number(m[1]), progress: 1}];
+			if (m) {
+				const processed = check.count('n_tokens', m[1]);
+				return withCheck(processed === undefined ? [] : [{type: 'prefill-progress', key, processed, progress: 1}], check);
+			}
 		}
 		return [];
 	};
 
-	const progress = (key: string, m: RegExpExecArray): Ev => {
-		const ev: Record<string, unknown> = {type: 'prefill-progress', key, processed: Number(m[1]), progress: Number(m[3])};
-		const tps = num(m[5]);
+	const progress = (key: string, m: RegExpExecArray): Ev[] => {
+		const check = numberCheck();
+		const processed = check.count('n_tokens', m[1]);
+		if (m[2] !== undefined) check.count('batch.n_tokens', m[2]);
+		const share = check.num('progress', m[3], 'ratio');
+		check.num('t', m[4], 'seconds');
+		const tps = check.num('tokens per second', m[5], 'tps');
+		if (processed === undefined) return withCheck([], check);
+		const ev: Record<string, unknown> = {type: 'prefill-progress', key, processed};
+		if (share !== undefined) ev.progress = share;
 		if (tps !== undefined) ev.tps = tps;
-		return ev as unknown as Ev;
+		return withCheck([ev as unknown as Ev], check);
 	};
 
 	const library = (rest: string): Ev[] | null => {
@@ -244,18 +298,22 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 			const m = BUFFER.exec(rest);
 			if (m) {
 				const {device, onGpu} = bufferDevice(m[2]!);
-				return [{type: 'buffer', device, kind: m[3] as 'model', mib: Number(m[4]), onGpu}];
+				const check = numberCheck();
+				const mib = check.num('buffer size', m[4], 'mib');
+				return withCheck(mib === undefined ? [] : [{type: 'buffer', device, kind: m[3] as 'model', mib, onGpu}], check);
 			}
 		} else if (last === 85 /* U: `… to GPU` */) {
 			const m = OFFLOADED.exec(rest);
-			if (m) return [{type: 'offload', layersOnGpu: Number(m[1]), layersTotal: Number(m[2])}];
+			if (m) return offloaded(m);
 			if (rest.includes('offloading')) return [];
 		}
 		const c = rest.charCodeAt(0);
 		if (c === 108 /* l */ && (rest.includes(': n_ctx') || rest.includes(': n_seq_max'))) {
 			const m = N_CTX.exec(rest);
 			if (m) {
-				const n = Number(m[2]);
+				const check = numberCheck();
+				const n = check.count(m[1]!, m[2]);
+				if (n === undefined) return withCheck([], check);
 				if (m[1] === 'n_ctx') return [{type: 'context', nCtx: n}];
 				if (m[1] === 'n_seq_max') return [{type: 'context', slots: n}];
 				return [{type: 'context', nCtxPerSlot: n}];
@@ -301,9 +359,13 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 		if (msg.startsWith('initializing')) {
 			m = INIT_SLOTS.exec(msg);
 			if (m) {
-				const ev: Record<string, unknown> = {type: 'context', slots: Number(m[1])};
-				if (m[2] !== undefined) ev.nCtxPerSlot = Number(m[2]);
-				return [ev as unknown as Ev];
+				const check = numberCheck();
+				const slots = check.num('n_slots', m[1], 'count', {integer: true});
+				const perSlot = check.count('n_ctx_slot', m[2]);
+				const ev: Record<string, unknown> = {type: 'context'};
+				if (slots !== undefined) ev.slots = slots;
+				if (perSlot !== undefined) ev.nCtxPerSlot = perSlot;
+				return withCheck(Object.keys(ev).length > 1 ? [ev as unknown as Ev] : [], check);
 			}
 			return [];
 		}
@@ -419,8 +481,8 @@ export function llamaServerModels(props: unknown, slots: unknown, models: unknow
 	const meta = first && isRecord(first.meta) ? first.meta : {};
 	const slotList = Array.isArray(slots) ? slots.filter(isRecord) : [];
 	const dgs = p && isRecord(p.default_generation_settings) ? p.default_generation_settings : {};
-	const perSlot = posInt(slotList[0]?.n_ctx) ?? posInt(dgs.n_ctx) ?? posInt(meta.n_ctx);
-	const slotCount = posInt(p?.total_slots) ?? (slotList.length > 0 ? slotList.length : undefined);
+	const perSlot = posInt(slotList[0]?.n_ctx, 'n_ctx') ?? posInt(dgs.n_ctx, 'n_ctx') ?? posInt(meta.n_ctx, 'n_ctx');
+	const slotCount = posInt(p?.total_slots, 'total_slots', 'count') ?? (slotList.length > 0 ? slotList.length : undefined);
 	const name = text(first?.id) ?? text(p?.model_alias) ?? text(p?.model_path);
 	if (!name) return [];
 	return [cleanModel<ModelInfo>({
@@ -431,8 +493,8 @@ export function llamaServerModels(props: unknown, slots: unknown, models: unknow
 		slots: slotCount,
 		contextPerSlot: perSlot,
 		contextLength: perSlot,
-		modelBytes: posInt(meta.size),
-		parameterCount: posInt(meta.n_params),
+		modelBytes: posInt(meta.size, 'size', 'bytes'),
+		parameterCount: posInt(meta.n_params, 'n_params', 'params'),
 		loaded: true,
 	})];
 }

@@ -39,8 +39,8 @@ export function lmStudioV1Models(body: unknown): ModelInfo[] | undefined {
 			family: text(m.architecture, 64),
 			parameterSize: text(m.params_string, 32),
 			quantization: quant,
-			modelBytes: posInt(m.size_bytes),
-			contextLength: posInt(config.context_length),
+			modelBytes: posInt(m.size_bytes, 'size_bytes', 'bytes'),
+			contextLength: posInt(config.context_length, 'context_length'),
 			loaded: instances.length > 0,
 		}));
 	}
@@ -62,7 +62,7 @@ export function lmStudioV0Models(body: unknown): ModelInfo[] | undefined {
 			family: text(m.arch, 64),
 			quantization: text(m.quantization, 32),
 			// loaded_context_length where newer builds send it; max_context_length is the model's limit, not the loaded context.
-			contextLength: posInt(m.loaded_context_length),
+			contextLength: posInt(m.loaded_context_length, 'loaded_context_length'),
 			loaded: state === 'loaded' ? true : state === 'not-loaded' ? false : undefined,
 		}));
 	}

@@ -4,12 +4,13 @@
  * mlx-lm logs no acceptance statistics and no per-request timings.
  */
 import type {EngineEvent, LineParser} from '../types/monitor.js';
+import {numberCheck} from '../util/numbers.js';
 import {OPENAI_MODEL_LIST, OPENAI_POLL, OPENAI_PROBE, type EngineDescriptor} from './descriptor.js';
-import {parseStdlibAccess} from './common.js';
+import {parseStdlibAccess, withCheck} from './common.js';
 import {MAX_PARSE_CHARS} from './llamacpp.js';
 
 const LINE = /^(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},\d{3}) - ([A-Z]+) - (.*)$/;
-const PROGRESS = /^Prompt processing progress: (\d+)\/(\d+)/;
+const PROGRESS = /^Prompt processing progress: (-?\d+)\/(-?\d+)/;
 const HTTPD = /^Starting httpd at (\S+) on port (\d+)/;
 
 export function createMlxLmParser(): LineParser {
@@ -20,8 +21,10 @@ export function createMlxLmParser(): LineParser {
 		if (c === 80 /* P */) {
 			const m = PROGRESS.exec(msg);
 			if (m) {
-				const processed = Number(m[1]);
-				const total = Number(m[2]);
+				const check = numberCheck();
+				const processed = check.count('processed', m[1]);
+				const total = check.count('total', m[2]);
+				if (processed === undefined || total === undefined) return withCheck([], check);
 				if (key === undefined || processed <= 0) key = `mlxlm#${++seq}`;
 				return [{type: 'prefill-progress', key, processed, total, ...(total > 0 ? {progress: Math.min(1, processed / total)} : {})}];
 			}

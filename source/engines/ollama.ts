@@ -5,9 +5,11 @@
  */
 import type {EngineEvent, LineParser, ModelInfo, OllamaRunner} from '../types/monitor.js';
 import {gpuResidency, ollamaProcessor} from '../model/figures.js';
+import {numberCheck} from '../util/numbers.js';
+import {withCheck} from './common.js';
 import {ok} from './fingerprint.js';
 import {CHAT, cleanModel, isRecord, MAX_MODELS, num, OLLAMA_GENERATE, OPENAI_MODEL_LIST, posInt, text, versionOf, processBase, type EngineDescriptor, type LogLocation, type LogLocationContext} from './descriptor.js';
-import {bufferDevice, createLlamaCppParser, MAX_PARSE_CHARS} from './llamacpp.js';
+import {bufferDevice, createLlamaCppParser, MAX_PARSE_CHARS, offloaded} from './llamacpp.js';
 
 type Ev = EngineEvent;
 
@@ -18,8 +20,8 @@ const GIN = /^\[GIN\] (\d{4}\/\d{2}\/\d{2} - \d{2}:\d{2}:\d{2}) \|\s*(\d{3})\s*\
 const GOLOG = /^\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2} \S+:\d+: (.*)$/;
 const LISTENING = /^Listening on (\S+) \(version ([^)]+)\)/;
 const STARTED = /^(?:llama runner|llama-server) started in ([\d.]+) seconds/;
-const OFFLOADED = /offloaded\s+(\d+)\/(\d+)\s+layers to GPU/;
-const SIZE = /^([\d.]+)\s*(B|KiB|MiB|GiB|TiB|KB|MB|GB|TB)$/;
+const OFFLOADED = /offloaded\s+(-?\d+)\/(-?\d+)\s+layers to GPU/;
+const SIZE = /^(-?[\d.]+)\s*(B|KiB|MiB|GiB|TiB|KB|MB|GB|TB)$/;
 
 /** Go `time.Duration.String()` (`39.45µs`, `8.12s`, `1m2.5s`, `1h0m3s`) → milliseconds. */
 export function goDurationMs(s: string): number | undefined {
@@ -67,12 +69,6 @@ export function slogAttrs(attrs: string): Record<string, string> {
 	return out;
 }
 
-const int = (s: string | undefined): number | undefined => {
-	if (s === undefined || s === '') return undefined;
-	const n = Number(s);
-	return Number.isFinite(n) ? n : undefined;
-};
-
 export function createOllamaParser(): LineParser {
 	const llama = createLlamaCppParser({runner: 'gguf', model: () => ggufModel});
 	let mlxSeq = 0;
@@ -96,37 +92,40 @@ export function createOllamaParser(): LineParser {
 			const key = openMlx();
 			const ev: Record<string, unknown> = {type: 'request', key, runner: 'mlx', started: true};
 			if (mlxModel !== undefined) ev.model = mlxModel;
-			const total = int(a.total);
-			const cached = int(a.cached);
-			const left = int(a.left);
+			const check = numberCheck();
+			const total = check.count('total', a.total);
+			const cached = check.count('cached', a.cached);
+			const left = check.count('left', a.left);
 			if (total !== undefined) ev.promptTokens = total;
 			if (cached !== undefined) ev.cachedTokens = cached;
-			else if (msg === 'cache miss') ev.cachedTokens = 0;
+			else if (msg === 'cache miss' && a.cached === undefined) ev.cachedTokens = 0;
 			if (left !== undefined) ev.prefillTokens = left;
-			return [ev as unknown as Ev];
+			return withCheck([ev as unknown as Ev], check);
 		}
 		if (msg === 'Prompt processing progress') {
 			const a = slogAttrs(attrs);
-			const processed = int(a.processed);
-			if (processed === undefined) return [];
-			const total = int(a.total);
+			const check = numberCheck();
+			const processed = check.count('processed', a.processed);
+			const total = check.count('total', a.total);
+			if (processed === undefined) return withCheck([], check);
 			const ev: Record<string, unknown> = {type: 'prefill-progress', processed};
 			if (mlxKey !== undefined) ev.key = mlxKey;
 			if (total !== undefined && total > 0) {
 				ev.total = total;
 				ev.progress = Math.min(1, processed / total);
 			}
-			return [ev as unknown as Ev];
+			return withCheck([ev as unknown as Ev], check);
 		}
 		if (msg === 'speculative decode stats' || msg === 'MTP decode stats') {
 			const a = slogAttrs(attrs);
 			const key = mlxKey ?? openMlx();
 			mlxKey = undefined;
-			const iterations = int(a.iterations);
-			const accepted = int(a.accepted);
-			const drafted = int(a.drafted);
-			const generated = int(a.generated);
-			const avgAccepted = int(a.avg_accepted);
+			const check = numberCheck();
+			const iterations = check.count('iterations', a.iterations);
+			const accepted = check.count('accepted', a.accepted);
+			const drafted = check.count('drafted', a.drafted);
+			const generated = check.count('generated', a.generated);
+			const avgAccepted = check.num('avg_accepted', a.avg_accepted, 'perPass');
 			const decoded = generated ?? (iterations !== undefined && accepted !== undefined ? iterations + accepted : undefined);
 			const ev: Record<string, unknown> = {type: 'request', key, runner: 'mlx', done: true};
 			if (mlxModel !== undefined) ev.model = mlxModel;
@@ -138,33 +137,38 @@ export function createOllamaParser(): LineParser {
 				ev.generatedTokens = decoded;
 			}
 			if (avgAccepted !== undefined) ev.engineMeanLen = 1 + avgAccepted;
-			return [ev as unknown as Ev];
+			return withCheck([ev as unknown as Ev], check);
 		}
 		let m = LISTENING.exec(msg);
 		if (m) return [{type: 'server-start', listen: m[1], version: m[2]}];
 		m = STARTED.exec(msg);
 		if (m) {
 			ggufNamed = false;
-			return [{type: 'model-loaded', runner: 'gguf', seconds: Number(m[1]), model: ggufModel}];
+			const check = numberCheck();
+			return withCheck([{type: 'model-loaded', runner: 'gguf', seconds: check.num('started in', m[1], 'seconds'), model: ggufModel}], check);
 		}
 		if (msg === 'mlx runner is ready') return [{type: 'model-loaded', runner: 'mlx', model: mlxModel}];
 		m = OFFLOADED.exec(msg);
-		if (m) return [{type: 'offload', layersOnGpu: Number(m[1]), layersTotal: Number(m[2])}];
+		if (m) return offloaded(m);
 		if (msg === 'offload' || msg.startsWith('offload to ')) {
 			const a = slogAttrs(attrs);
-			const total = int(a['layers.model']);
-			const onGpu = int(a['layers.offload'] ?? a['layers.real']);
-			if (total !== undefined && onGpu !== undefined) return [{type: 'offload', layersOnGpu: onGpu, layersTotal: total}];
-			return [];
+			const check = numberCheck();
+			const total = check.num('layers.model', a['layers.model'], 'count', {integer: true});
+			const onGpu = check.num('layers.offload', a['layers.offload'] ?? a['layers.real'], 'count', {integer: true});
+			if (total !== undefined && onGpu !== undefined && onGpu > total) check.fail(`offloaded ${onGpu} of ${total} layers`);
+			else if (total !== undefined && onGpu !== undefined) return withCheck([{type: 'offload', layersOnGpu: onGpu, layersTotal: total}], check);
+			return withCheck([], check);
 		}
 		if (msg === 'model weights' || msg === 'kv cache' || msg === 'compute graph') {
 			const a = slogAttrs(attrs);
 			const name = a.device ?? a.buffer;
-			const mib = a.size === undefined ? undefined : sizeToMiB(a.size);
-			if (name === undefined || mib === undefined) return [];
+			const check = numberCheck();
+			const size = a.size === undefined ? undefined : sizeToMiB(a.size);
+			const mib = size === undefined ? undefined : check.num('size', size, 'mib');
+			if (name === undefined || mib === undefined) return withCheck([], check);
 			const {device, onGpu} = bufferDevice(name);
 			const kind = msg === 'model weights' ? 'model' : msg === 'kv cache' ? 'KV' : 'compute';
-			return [{type: 'buffer', device, kind, mib, onGpu}];
+			return withCheck([{type: 'buffer', device, kind, mib, onGpu}], check);
 		}
 		if (msg === 'starting mlx runner subprocess') {
 			const a = slogAttrs(attrs);
@@ -220,7 +224,10 @@ export function createOllamaParser(): LineParser {
 			const m = GOLOG.exec(line);
 			if (m) {
 				const s = STARTED.exec(m[1]!);
-				if (s) return [{type: 'model-loaded', runner: 'gguf', seconds: Number(s[1]), model: ggufModel}];
+				if (s) {
+					const check = numberCheck();
+					return withCheck([{type: 'model-loaded', runner: 'gguf', seconds: check.num('started in', s[1], 'seconds'), model: ggufModel}], check);
+				}
 				return [];
 			}
 		}
@@ -250,8 +257,8 @@ export function ollamaPsModels(body: unknown): ModelInfo[] | undefined {
 		const name = text(m.name) ?? text(m.model);
 		if (!name) continue;
 		const d = isRecord(m.details) ? m.details : {};
-		const size = num(m.size);
-		const sizeVram = num(m.size_vram);
+		const size = num(m.size, 'size');
+		const sizeVram = num(m.size_vram, 'size_vram');
 		const format = text(d.format, 40);
 		out.push(cleanModel<ModelInfo>({
 			name,
@@ -259,7 +266,7 @@ export function ollamaPsModels(body: unknown): ModelInfo[] | undefined {
 			sizeVramBytes: sizeVram,
 			processor: ollamaProcessor(size, sizeVram),
 			gpuResidency: gpuResidency(size, sizeVram),
-			contextLength: posInt(m.context_length),
+			contextLength: posInt(m.context_length, 'context_length'),
 			expiresAt: text(m.expires_at, 64),
 			format,
 			runner: runnerOfFormat(format),

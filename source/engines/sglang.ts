@@ -3,8 +3,9 @@
  * `Prefill batch` (`#cached-token`) → interval-stats; uvicorn access lines.
  */
 import type {EngineEvent, LineParser} from '../types/monitor.js';
+import {numberCheck} from '../util/numbers.js';
 import {OPENAI_MODEL_LIST, OPENAI_PROBE, OPENAI_VERSIONED_POLL, type EngineDescriptor} from './descriptor.js';
-import {clean, finite, parseUvicorn} from './common.js';
+import {clean, parseUvicorn, withCheck} from './common.js';
 import {MAX_PARSE_CHARS} from './llamacpp.js';
 import {notPythonWorker} from './vllm.js';
 
@@ -21,8 +22,6 @@ export function sglangFields(body: string): Record<string, string> {
 	}
 	return out;
 }
-
-const pct = (v: string): number | undefined => finite(v.endsWith('%') ? v.slice(0, -1) : v);
 
 export function parseSglangMessage(msg: string): EngineEvent[] | null {
 	const c = msg.charCodeAt(0);
@@ -45,33 +44,35 @@ export function parseSglangMessage(msg: string): EngineEvent[] | null {
 	let fresh: number | undefined;
 	let hitPct: number | undefined;
 	const parts = msg.slice(m[0].length).split(', ');
+	const check = numberCheck();
 	for (const part of parts) {
 		const i = part.indexOf(': ');
 		if (i <= 0) continue;
 		const v = part.slice(i + 2);
-		switch (part.slice(0, i)) {
-			case 'token usage': usage = finite(v); break;
-			case 'full token usage': fullUsage = finite(v); break;
-			case 'gen throughput (token/s)': gen = finite(v); break;
-			case 'input throughput (token/s)': input = finite(v); break;
-			case '#running-req': running = finite(v); break;
-			case '#queue-req': queue = finite(v); break;
-			case 'accept len': acceptLen = finite(v); break;
-			case 'accept rate': acceptRate = finite(v); break;
-			case '#cached-token': cached = finite(v); break;
-			case '#new-token': fresh = finite(v); break;
-			case 'cache hit rate': hitPct = pct(v); break;
+		const name = part.slice(0, i);
+		switch (name) {
+			case 'token usage': usage = check.num(name, v, 'ratio'); break;
+			case 'full token usage': fullUsage = check.num(name, v, 'ratio'); break;
+			case 'gen throughput (token/s)': gen = check.num(name, v, 'tps', {nanIsUnknown: true}); break;
+			case 'input throughput (token/s)': input = check.num(name, v, 'tps', {nanIsUnknown: true}); break;
+			case '#running-req': running = check.num(name, v, 'count', {integer: true}); break;
+			case '#queue-req': queue = check.num(name, v, 'count', {integer: true}); break;
+			case 'accept len': acceptLen = check.num(name, v, 'perPass', {nanIsUnknown: true}); break;
+			case 'accept rate': acceptRate = check.num(name, v, 'ratio', {nanIsUnknown: true}); break;
+			case '#cached-token': cached = check.count(name, v); break;
+			case '#new-token': fresh = check.count(name, v); break;
+			case 'cache hit rate': hitPct = check.num(name, v.endsWith('%') ? v.slice(0, -1) : v, 'percent', {nanIsUnknown: true}); break;
 			default: break;
 		}
 	}
 	const kvUsage = usage ?? fullUsage;
 	if (decode) {
-		return [clean({type: 'interval-stats', genTps: gen, running, waiting: queue, kvUsage, meanAcceptLen: acceptLen, acceptRate}) as EngineEvent];
+		return withCheck([clean({type: 'interval-stats', genTps: gen, running, waiting: queue, kvUsage, meanAcceptLen: acceptLen, acceptRate}) as EngineEvent], check);
 	}
 	let hit: number | undefined;
 	if (cached !== undefined && fresh !== undefined && cached + fresh > 0) hit = cached / (cached + fresh);
 	else if (hitPct !== undefined) hit = hitPct / 100;
-	return [clean({type: 'interval-stats', promptTps: input, running, waiting: queue, kvUsage, prefixHitRate: hit}) as EngineEvent];
+	return withCheck([clean({type: 'interval-stats', promptTps: input, running, waiting: queue, kvUsage, prefixHitRate: hit}) as EngineEvent], check);
 }
 
 export function createSglangParser(): LineParser {

@@ -3,19 +3,21 @@
  * (all forms) and V0 `Speculative metrics`, uvicorn access lines, `(APIServer pid=N) ` prefixes.
  */
 import type {EngineEvent, LineParser} from '../types/monitor.js';
+import {numberCheck} from '../util/numbers.js';
 import {OPENAI_MODEL_LIST, OPENAI_PROBE, OPENAI_VERSIONED_POLL, type EngineDescriptor} from './descriptor.js';
-import {clean, finite, parseUvicorn} from './common.js';
+import {clean, parseUvicorn, withCheck} from './common.js';
 import {MAX_PARSE_CHARS} from './llamacpp.js';
 
 const PREFIX = /^(?:\([^)]*pid=\d+\) )?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2} \[[^\]:]+:\d+\] /;
-const STATS = /^(?:(?:Engine \d+|\d+ Engines Aggregated): )?Avg prompt throughput: ([\d.]+) tokens\/s, Avg generation throughput: ([\d.]+) tokens\/s, Running: (\d+) reqs(.*)$/;
-const WAITING = /(?:Waiting|Pending): (\d+) reqs/;
-const KV = /GPU KV cache usage: ([\d.]+)%/;
-const PREFIX_HIT = /(?<!External )Prefix cache hit rate: ([\d.]+)%/;
-const MEAN_LEN = /Mean acceptance length: ([\d.]+|nan)/;
-const ACCEPTED = /Accepted: (\d+) tokens/;
-const DRAFTED = /Drafted: (\d+) tokens/;
-const RATE = /(?:Avg )?Draft acceptance rate: ([\d.]+|nan)(%?)/;
+// Numbers are captured with their sign: a negative one is counted as inconsistent, not skipped.
+const STATS = /^(?:(?:Engine \d+|\d+ Engines Aggregated): )?Avg prompt throughput: (-?[\d.]+) tokens\/s, Avg generation throughput: (-?[\d.]+) tokens\/s, Running: (-?\d+) reqs(.*)$/;
+const WAITING = /(?:Waiting|Pending): (-?\d+) reqs/;
+const KV = /GPU KV cache usage: (-?[\d.]+)%/;
+const PREFIX_HIT = /(?<!External )Prefix cache hit rate: (-?[\d.]+)%/;
+const MEAN_LEN = /Mean acceptance length: (-?[\d.]+|nan)/;
+const ACCEPTED = /Accepted: (-?\d+) tokens/;
+const DRAFTED = /Drafted: (-?\d+) tokens/;
+const RATE = /(?:Avg )?Draft acceptance rate: (-?[\d.]+|nan)(%?)/;
 const LISTEN = /(?:Starting vLLM API server \d+ on|Uvicorn running on) (\S+)/;
 const VERSION = /vLLM API server version (\S+)/;
 
@@ -25,30 +27,32 @@ export function parseVllmMessage(msg: string): EngineEvent[] | null {
 		const m = STATS.exec(msg);
 		if (m) {
 			const rest = m[4]!;
-			const kv = KV.exec(rest);
-			const hit = PREFIX_HIT.exec(rest);
-			return [clean({
+			const check = numberCheck();
+			const kv = check.num('GPU KV cache usage', KV.exec(rest)?.[1], 'percent');
+			const hit = check.num('Prefix cache hit rate', PREFIX_HIT.exec(rest)?.[1], 'percent');
+			return withCheck([clean({
 				type: 'interval-stats',
-				promptTps: Number(m[1]),
-				genTps: Number(m[2]),
-				running: Number(m[3]),
-				waiting: finite(WAITING.exec(rest)?.[1]),
-				kvUsage: kv ? Number(kv[1]) / 100 : undefined,
-				prefixHitRate: hit ? Number(hit[1]) / 100 : undefined,
-			}) as EngineEvent];
+				promptTps: check.num('Avg prompt throughput', m[1], 'tps'),
+				genTps: check.num('Avg generation throughput', m[2], 'tps'),
+				running: check.num('Running', m[3], 'count', {integer: true}),
+				waiting: check.num('Waiting', WAITING.exec(rest)?.[1], 'count', {integer: true}),
+				kvUsage: kv !== undefined ? kv / 100 : undefined,
+				prefixHitRate: hit !== undefined ? hit / 100 : undefined,
+			}) as EngineEvent], check);
 		}
 	}
 	if (c === 83 && (msg.startsWith('SpecDecoding metrics') || msg.startsWith('Speculative metrics'))) {
 		const rate = RATE.exec(msg);
-		let acceptRate = finite(rate?.[1]);
+		const check = numberCheck();
+		let acceptRate = check.num('Draft acceptance rate', rate?.[1], rate?.[2] === '%' ? 'percent' : 'ratio', {nanIsUnknown: true});
 		if (acceptRate !== undefined && rate?.[2] === '%') acceptRate /= 100;
-		return [clean({
+		return withCheck([clean({
 			type: 'interval-stats',
-			meanAcceptLen: finite(MEAN_LEN.exec(msg)?.[1]),
-			accepted: finite(ACCEPTED.exec(msg)?.[1]),
-			drafted: finite(DRAFTED.exec(msg)?.[1]),
+			meanAcceptLen: check.num('Mean acceptance length', MEAN_LEN.exec(msg)?.[1], 'perPass', {nanIsUnknown: true}),
+			accepted: check.count('Accepted', ACCEPTED.exec(msg)?.[1]),
+			drafted: check.count('Drafted', DRAFTED.exec(msg)?.[1]),
 			acceptRate,
-		}) as EngineEvent];
+		}) as EngineEvent], check);
 	}
 	let m = VERSION.exec(msg);
 	if (m) return [{type: 'server-start', version: m[1]}];

@@ -54,6 +54,8 @@ export function newServer(info: ServerInfo, t?: number): ServerState {
 		httpCount: 0,
 		linesParsed: 0,
 		linesUnparsed: 0,
+		linesInconsistent: 0,
+		answersInconsistent: 0,
 		log: [],
 		modelBytes: {},
 	};
@@ -147,6 +149,12 @@ export function applyEvent(server: ServerState, t: number, event: EngineEvent, c
 		}
 		case 'spec-init':
 			return {...server, spec: {kind: event.kind, detail: event.detail}};
+		case 'inconsistent':
+			return {
+				...server,
+				linesInconsistent: server.linesInconsistent + 1,
+				log: push(server.log, {t, text: `inconsistent, not used: ${event.reason}`, parsed: true, note: true}, MAX_LOG_LINES),
+			};
 		case 'model-loaded':
 			return server;
 	}
@@ -207,6 +215,10 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 				models: action.models,
 				modelsListed: action.listed,
 			}));
+		case 'answer-inconsistent':
+			return state.servers[action.serverId]
+				? withServer(state, action.serverId, s => ({...s, answersInconsistent: s.answersInconsistent + 1, lastInconsistent: action.reason}))
+				: state;
 		case 'model-bytes':
 			return withServer(state, action.serverId, s => ({...s, modelBytes: {...s.modelBytes, [action.model]: {bytesPerToken: action.bytesPerToken, source: action.source}}}));
 		case 'bandwidth':

@@ -100,7 +100,9 @@ export function toSnapshot(state: MonitorState, version: string) {
 			// The server listed more than are kept: `models` are the first of `total` (at least, when cut).
 			modelsListed: s.modelsListed ? {total: s.modelsListed.total, atLeast: s.modelsListed.atLeast} : null,
 			lastError: nul(s.lastError),
-			log: s.logLabel ? {path: s.logLabel, state: nul(s.logState), linesParsed: s.linesParsed, linesUnparsed: s.linesUnparsed} : null,
+			answersInconsistent: s.answersInconsistent,
+			lastInconsistent: nul(s.lastInconsistent),
+			log: s.logLabel ? {path: s.logLabel, state: nul(s.logState), linesParsed: s.linesParsed, linesUnparsed: s.linesUnparsed, linesInconsistent: s.linesInconsistent} : null,
 		})),
 		models: figures.map(f => modelJson(f, state.servers[f.serverId])),
 		requests: servers.flatMap(s => s.requests.filter(r => r.done).map(r => requestJson(r, s))),

@@ -2,6 +2,10 @@
  * A log that is a command's output (`journalctl -u ollama -f -o cat`, `docker logs -f …`): stream
  * stdout+stderr line by line through execa (an argument array, never a shell), buffer partial
  * lines, and restart the command with back-off (1 s doubling to 30 s) whenever it exits.
+ *
+ * The command runs in its own process group (POSIX): `sh -c 'sleep 1003 | cat'` leaves a grandchild
+ * that holds the pipe open after its parent is gone. stop() sends SIGTERM to the whole group,
+ * SIGKILL after a grace period, then stops reading the pipes — it never waits forever on one.
  */
 import path from 'node:path';
 import {execa, type ResultPromise} from 'execa';
@@ -18,9 +22,45 @@ export interface CommandLogOptions {
 	readonly maxBackoffMs?: number;
 	/** A run at least this long (ms) resets the back-off to its first delay. Default 30 s. */
 	readonly resetAfterMs?: number;
+	/** SIGTERM → SIGKILL grace period on stop (ms). Default STOP_GRACE_MS. */
+	readonly stopGraceMs?: number;
 }
 
 export const MIN_BACKOFF_MS = 1000;
+/** How long stop() waits after SIGTERM before it sends SIGKILL to the group. */
+export const STOP_GRACE_MS = 1500;
+/** How long stop() waits after SIGKILL (and closing the pipes) before it returns anyway. */
+const KILL_WAIT_MS = 500;
+
+const GROUPS = process.platform !== 'win32';
+/** Process groups still running, so an exit of infertop (any path) takes them down too. */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
+	try {
+		process.kill(GROUPS ? -pid : pid, signal);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+function installExitHook(): void {
+	if (exitHookInstalled) return;
+	exitHookInstalled = true;
+	// 'exit' handlers run synchronously: a signal is all that can be sent from here.
+	process.on('exit', () => {
+		for (const pid of liveGroups) signalGroup(pid, 'SIGTERM');
+		liveGroups.clear();
+	});
+}
+
+const delay = (ms: number): Promise<'timeout'> =>
+	new Promise(resolve => {
+		const t = setTimeout(() => resolve('timeout'), ms);
+		t.unref?.();
+	});
 export const MAX_BACKOFF_MS = 30_000;
 
 const fmtDelay = (ms: number): string => (ms < 1000 ? `${ms} ms` : ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`);
@@ -30,6 +70,7 @@ export function createCommandLog(options: CommandLogOptions): Collector {
 	const minBackoff = options.minBackoffMs ?? MIN_BACKOFF_MS;
 	const maxBackoff = options.maxBackoffMs ?? MAX_BACKOFF_MS;
 	const resetAfter = options.resetAfterMs ?? MAX_BACKOFF_MS;
+	const grace = options.stopGraceMs ?? STOP_GRACE_MS;
 	const name = argv[0] === undefined ? '(no command)' : path.basename(argv[0]);
 	let backoff = minBackoff;
 	let stopped = true;
@@ -59,16 +100,24 @@ export function createCommandLog(options: CommandLogOptions): Collector {
 		const splitter = new LineSplitter(line => options.onLine(line, Date.now()));
 		let sub: ResultPromise;
 		try {
-			sub = execa(argv[0]!, argv.slice(1), {all: true, buffer: false, stdin: 'ignore', reject: false, stripFinalNewline: false});
+			// detached: its own process group (POSIX), so stop() can signal every process in it.
+			sub = execa(argv[0]!, argv.slice(1), {all: true, buffer: false, stdin: 'ignore', reject: false, stripFinalNewline: false, detached: GROUPS, cleanup: !GROUPS});
 		} catch (error) {
 			schedule(`${name} failed to start (${(error as Error).message})`);
 			return;
 		}
 		child = sub;
+		const pid = sub.pid;
+		if (GROUPS && pid !== undefined) {
+			installExitHook();
+			liveGroups.add(pid);
+		}
 		options.onState(`running ${argv.join(' ')}`);
 		sub.all?.on('data', (chunk: Buffer) => splitter.write(chunk));
 		running = (async () => {
 			const result = await sub;
+			// The leader is gone; whatever it left in its group goes too (a grandchild holding the pipe).
+			if (pid !== undefined && liveGroups.delete(pid)) signalGroup(pid, 'SIGTERM');
 			splitter.flush();
 			if (child === sub) child = undefined;
 			if (stopped) return;
@@ -97,8 +146,21 @@ export function createCommandLog(options: CommandLogOptions): Collector {
 			timer = undefined;
 			const sub = child;
 			child = undefined;
-			if (sub) sub.kill('SIGTERM');
-			if (running) await running.catch(() => undefined);
+			const done = running?.catch(() => undefined);
+			if (!sub || !done) return;
+			const pid = sub.pid;
+			const signal = (sig: NodeJS.Signals): void => {
+				if (pid === undefined || !signalGroup(pid, sig)) sub.kill(sig);
+			};
+			signal('SIGTERM');
+			if ((await Promise.race([done, delay(grace)])) !== 'timeout') return;
+			signal('SIGKILL');
+			// A process that left the group (setsid) may still hold the pipe: stop reading it.
+			sub.all?.destroy();
+			sub.stdout?.destroy();
+			sub.stderr?.destroy();
+			await Promise.race([done, delay(KILL_WAIT_MS)]);
+			if (pid !== undefined) liveGroups.delete(pid);
 		},
 	};
 }

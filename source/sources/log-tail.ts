@@ -1,11 +1,22 @@
 /**
- * Tail a log file by byte offset, the way `tail -F` does: starts from the last ~64 KB of an
- * existing file, buffers partial lines, survives truncation and rotation (rename + new file),
- * waits for a file that does not exist yet. chokidar watches the folder (so a file that appears
- * later, or a new file after rotation, is seen); a slow stat poll backs it up where file events
+ * Tail a log file by byte offset, the way GNU `tail -F` does: starts from the last ~64 KB of a file
+ * that existed at start (a file that appears later is read from its beginning), buffers partial
+ * lines, survives truncation and rotation, waits for a file that does not exist yet.
+ *
+ * The file stays open between reads: on rotation (rename + new file) the old one is drained to its
+ * end before the new one is followed, so lines written just before the rename are not lost.
+ * A file is the same file only while its identity holds: device + inode (+ birth time where the
+ * platform has one), a size never seen below our offset, and a hash of its first KB; a
+ * copytruncate that regrows past our offset, or a delete-and-recreate that reuses the inode, is
+ * a new file and is read from its beginning.
+ *
+ * chokidar watches the file itself, not its folder (a busy sibling file costs nothing); a slow
+ * stat poll notices a file that appears or reappears, and backs the watch up where file events
  * are unreliable (network folders, some container mounts).
  */
-import {open, stat} from 'node:fs/promises';
+import {createHash} from 'node:crypto';
+import type {Stats} from 'node:fs';
+import {open, stat, type FileHandle} from 'node:fs/promises';
 import path from 'node:path';
 import {StringDecoder} from 'node:string_decoder';
 import {watch, type FSWatcher} from 'chokidar';
@@ -17,7 +28,9 @@ export const TAIL_START_BYTES = 64 * 1024;
 export const MAX_PARTIAL_CHARS = 1024 * 1024;
 export const MAX_KEPT_LINE = 64 * 1024;
 const READ_CHUNK = 1024 * 1024;
-const MARK_BYTES = 16;
+const MARK_BYTES = 64;
+/** Bytes at the start of the file whose hash is part of its identity. */
+export const HEAD_BYTES = 1024;
 const POLL_MS = 1000;
 
 export interface LogTailOptions {
@@ -28,6 +41,8 @@ export interface LogTailOptions {
 	readonly startBytes?: number;
 	/** Poll interval of the stat fallback (ms). */
 	readonly pollMs?: number;
+	/** Watch the file for changes (default true); false: the stat poll alone (folders where events never come). */
+	readonly watch?: boolean;
 }
 
 /**
@@ -87,27 +102,37 @@ export class LineSplitter {
 	}
 }
 
-export function createLogTail(options: LogTailOptions): Collector & {readonly offset: () => number} {
+export function createLogTail(options: LogTailOptions): Collector & {readonly offset: () => number; readonly readNow: () => Promise<void>} {
 	const file = path.resolve(options.path);
-	const dir = path.dirname(file);
-	const base = path.basename(file);
 	let offset = 0;
-	let ino: number | undefined;
+	/** The file being followed, kept open (it may have been renamed away meanwhile). */
+	let handle: FileHandle | undefined;
+	let identity: {dev: number; ino: number; birth: number} | undefined;
+	/** Hash of the first `headLength` bytes of the file being followed. */
+	let headHash: string | undefined;
+	let headLength = 0;
+	/** The last bytes read before `offset`: if they change, the file was rewritten under us. */
+	let tailMark: Buffer | undefined;
+	/** A stat between two reads saw the file smaller than our offset (truncated, maybe regrown since). */
+	let shrunk = false;
+	/** Whether the file existed when the tail started (only then does the start-up window apply). */
+	let existedAtStart: boolean | undefined;
 	let watcher: FSWatcher | undefined;
+	let watchedIno: number | undefined;
 	let poll: NodeJS.Timeout | undefined;
 	let stopped = false;
 	let reading = false;
 	let again = false;
-	let first = true;
 	let lastState = '';
-	/** The last bytes read before `offset`: if they change, the file was truncated and rewritten past our offset. */
-	let tailMark: Buffer | undefined;
 	const splitter = new LineSplitter(line => options.onLine(line, Date.now()));
 	const state = (text: string) => {
 		if (text !== lastState) {
 			lastState = text;
 			options.onState?.(text);
 		}
+	};
+	const following = () => {
+		if (!lastState.startsWith('following')) state(`following ${options.path}`);
 	};
 
 	async function readMore(): Promise<void> {
@@ -127,121 +152,178 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 		}
 	}
 
+	const identityOf = (st: Stats) => ({dev: st.dev, ino: st.ino, birth: st.birthtimeMs > 0 ? st.birthtimeMs : 0});
+	const sameIdentity = (st: Stats): boolean => {
+		const id = identityOf(st);
+		return identity !== undefined && id.dev === identity.dev && id.ino === identity.ino && id.birth === identity.birth;
+	};
+
+	async function closeHandle(): Promise<void> {
+		const h = handle;
+		handle = undefined;
+		identity = undefined;
+		headHash = undefined;
+		headLength = 0;
+		tailMark = undefined;
+		shrunk = false;
+		await h?.close().catch(() => undefined);
+	}
+
+	async function readAt(h: FileHandle, length: number, position: number): Promise<Buffer> {
+		const buf = Buffer.alloc(length);
+		const {bytesRead} = await h.read(buf, 0, length, position);
+		return buf.subarray(0, bytesRead);
+	}
+
+	const hashOf = (b: Buffer): string => createHash('sha1').update(b).digest('hex');
+
+	/** The head and the mark before our offset still read as they did: the same content. */
+	async function contentHolds(h: FileHandle, size: number): Promise<boolean> {
+		if (headLength > 0) {
+			if (size < headLength) return false;
+			if (hashOf(await readAt(h, headLength, 0)) !== headHash) return false;
+		}
+		if (tailMark && offset >= tailMark.length) {
+			if (size < offset) return false;
+			if (!(await readAt(h, tailMark.length, offset - tailMark.length)).equals(tailMark)) return false;
+		}
+		return true;
+	}
+
+	/** Remember (or extend, while the file is still shorter than HEAD_BYTES) the hash of its head. */
+	async function noteHead(h: FileHandle, size: number): Promise<void> {
+		const want = Math.min(size, HEAD_BYTES);
+		if (want <= headLength) return;
+		const head = await readAt(h, want, 0);
+		headLength = head.length;
+		headHash = hashOf(head);
+	}
+
+	/** Read the open file from our offset to its end (it may have been renamed away: drain it). */
+	async function drain(skipPartial: boolean): Promise<void> {
+		const h = handle;
+		if (!h) return;
+		const size = (await h.stat()).size;
+		if (size < offset || shrunk || (size > offset && !(await contentHolds(h, size)))) {
+			// Truncated in place (copytruncate), maybe regrown past our offset since: start over.
+			offset = 0;
+			tailMark = undefined;
+			headHash = undefined;
+			headLength = 0;
+			shrunk = false;
+			splitter.reset();
+			state(`following ${options.path} (truncated)`);
+		}
+		if (size === offset) return;
+		const buffer = Buffer.allocUnsafe(READ_CHUNK);
+		let skip = skipPartial;
+		while (!stopped && offset < size) {
+			const want = Math.min(READ_CHUNK, size - offset);
+			const {bytesRead} = await h.read(buffer, 0, want, offset);
+			if (bytesRead <= 0) break;
+			let chunk = buffer.subarray(0, bytesRead);
+			offset += bytesRead;
+			if (skip) {
+				// Started mid-file: drop the partial first line.
+				const nl = chunk.indexOf(0x0a);
+				if (nl < 0) continue;
+				chunk = chunk.subarray(nl + 1);
+				skip = false;
+			}
+			splitter.write(Buffer.from(chunk));
+			tailMark = Buffer.from(buffer.subarray(Math.max(0, bytesRead - MARK_BYTES), bytesRead));
+		}
+		await noteHead(h, offset);
+	}
+
 	async function readOnce(): Promise<void> {
-		let st;
+		let st: Stats | undefined;
+		let why: string | undefined;
 		try {
 			st = await stat(file);
 		} catch (error) {
 			const code = (error as NodeJS.ErrnoException).code;
-			state(code === 'ENOENT' ? `no such file: ${options.path} (waiting for it)` : `cannot read ${options.path}: ${code ?? String(error)}`);
-			if (ino !== undefined) {
-				// Rotated away and not yet recreated: the next file starts from 0.
-				ino = undefined;
+			why = code === 'ENOENT' ? `no such file: ${options.path} (waiting for it)` : `cannot read ${options.path}: ${code ?? String(error)}`;
+		}
+		existedAtStart ??= st !== undefined;
+		// Whatever the name points to now, first finish the file we have open (tail -F does too).
+		if (handle) await drain(false);
+		if (!st || !st.isFile()) {
+			state(why ?? `${options.path} is not a file`);
+			if (handle) {
+				// Rotated away (or deleted) and not yet recreated: the next file starts from 0.
+				await closeHandle();
 				offset = 0;
 				splitter.reset();
 			}
 			return;
 		}
-		if (!st.isFile()) {
-			state(`${options.path} is not a file`);
-			return;
+		let rotated = false;
+		if (handle && !sameIdentity(st)) {
+			await closeHandle();
+			rotated = true;
 		}
-		if (ino !== undefined && st.ino !== ino) {
-			// Rotation: a new file under the same name.
+		if (!handle) {
+			try {
+				handle = await open(file, 'r');
+			} catch (error) {
+				state(`cannot open ${options.path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+				return;
+			}
+			const opened = await handle.stat();
+			identity = identityOf(opened);
 			offset = 0;
 			splitter.reset();
-			state(`following ${options.path} (rotated)`);
-		} else if (st.size < offset || (st.size !== offset && offset > 0 && tailMark && !(await sameMark(st.size)))) {
-			// Truncation (also when the file grew past our offset again before we looked): start over.
-			offset = 0;
-			tailMark = undefined;
-			splitter.reset();
-			state(`following ${options.path} (truncated)`);
-		}
-		let skipPartial = false;
-		if (ino === undefined && first) {
+			let skipPartial = false;
+			// Only a file that was there at start is read from its last ~64 KB; one that appeared
+			// (or replaced it) since is new: every line of it is read.
 			const startBytes = options.startBytes ?? TAIL_START_BYTES;
-			if (st.size > startBytes) {
-				offset = st.size - startBytes;
+			if (existedAtStart && watchedIno === undefined && !rotated && opened.size > startBytes) {
+				offset = opened.size - startBytes;
 				skipPartial = true;
 			}
+			await noteHead(handle, Math.min(opened.size, HEAD_BYTES));
+			if (rotated) state(`following ${options.path} (rotated)`);
+			arm(opened.ino);
+			await drain(skipPartial);
 		}
-		first = false;
-		ino = st.ino;
-		if (st.size === offset) {
-			if (!lastState.startsWith('following')) state(`following ${options.path}`);
-			return;
-		}
-		let handle;
-		try {
-			handle = await open(file, 'r');
-		} catch (error) {
-			state(`cannot open ${options.path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-			return;
-		}
-		try {
-			const buffer = Buffer.allocUnsafe(READ_CHUNK);
-			while (!stopped && offset < st.size) {
-				const want = Math.min(READ_CHUNK, st.size - offset);
-				const {bytesRead} = await handle.read(buffer, 0, want, offset);
-				if (bytesRead <= 0) break;
-				let chunk = buffer.subarray(0, bytesRead);
-				offset += bytesRead;
-				if (skipPartial) {
-					// Started mid-file: drop the partial first line.
-					const nl = chunk.indexOf(0x0a);
-					if (nl < 0) continue;
-					chunk = chunk.subarray(nl + 1);
-					skipPartial = false;
-				}
-				splitter.write(Buffer.from(chunk));
-				const markStart = Math.max(0, bytesRead - MARK_BYTES);
-				tailMark = Buffer.from(buffer.subarray(markStart, bytesRead));
-			}
-		} finally {
-			await handle.close().catch(() => undefined);
-		}
-		if (!lastState.startsWith('following')) state(`following ${options.path}`);
-	}
-
-	async function sameMark(size: number): Promise<boolean> {
-		if (!tailMark || size < offset) return false;
-		let handle;
-		try {
-			handle = await open(file, 'r');
-			const probe = Buffer.alloc(tailMark.length);
-			const {bytesRead} = await handle.read(probe, 0, tailMark.length, offset - tailMark.length);
-			return bytesRead === tailMark.length && probe.equals(tailMark);
-		} catch {
-			return true;
-		} finally {
-			await handle?.close().catch(() => undefined);
-		}
+		following();
 	}
 
 	const kick = () => {
 		void readMore().catch(error => state(`error reading ${options.path}: ${String(error)}`));
 	};
 
+	/** Watch the file itself (not its folder); re-armed for each new file under the name. */
+	function arm(ino: number): void {
+		if (stopped || watchedIno === ino) return;
+		watchedIno = ino;
+		if (options.watch === false) return;
+		const old = watcher;
+		watcher = undefined;
+		void old?.close().catch(() => undefined);
+		try {
+			const w = watch(file, {ignoreInitial: true, persistent: true, alwaysStat: true});
+			w.on('all', (_event, _p, stats?: Stats) => {
+				// chokidar stats the file on each event: a size below our offset is a truncation,
+				// even when the file has grown back past it by the time we read.
+				if (stats && stats.ino === identity?.ino && stats.size < offset) shrunk = true;
+				kick();
+			});
+			w.on('error', () => undefined);
+			watcher = w;
+		} catch {
+			// The stat poll covers it.
+		}
+	}
+
 	return {
 		offset: () => offset,
+		/** Read whatever is new now (what a file event or the poll would do). */
+		readNow: () => readMore(),
 		async start() {
 			stopped = false;
 			await readMore();
-			try {
-				watcher = watch(dir, {
-					depth: 0,
-					ignoreInitial: true,
-					persistent: true,
-					ignored: (p: string) => p !== dir && path.basename(p) !== base,
-				});
-				watcher.on('all', (_event, p) => {
-					if (path.basename(p) === base) kick();
-				});
-				watcher.on('error', () => undefined);
-			} catch {
-				// The folder may not exist yet: the stat poll below covers it.
-			}
 			poll = setInterval(kick, options.pollMs ?? POLL_MS);
 			poll.unref?.();
 		},
@@ -251,7 +333,10 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 			poll = undefined;
 			const w = watcher;
 			watcher = undefined;
+			watchedIno = undefined;
 			await w?.close().catch(() => undefined);
+			while (reading) await new Promise(r => setTimeout(r, 5));
+			await closeHandle();
 		},
 	};
 }

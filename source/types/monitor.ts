@@ -106,13 +106,20 @@ export type EngineEvent =
 		readonly acceptRate?: number;
 	}
 	/** Speculative decoding configured (MTP / DFlash / DSpark / draft model). */
-	| {readonly type: 'spec-init'; readonly kind: string; readonly detail?: string};
+	| {readonly type: 'spec-init'; readonly kind: string; readonly detail?: string}
+	/**
+	 * The line carried a number that cannot be true (negative, not finite, beyond a sane bound —
+	 * util/numbers.ts): that field was left unknown; the line is counted as inconsistent, with why.
+	 */
+	| {readonly type: 'inconsistent'; readonly reason: string};
 
 /** A line from a log, kept for the log pane (sanitized, capped). */
 export interface LogLine {
 	readonly t: number;
 	readonly text: string;
 	readonly parsed: boolean;
+	/** infertop's own note on the line above (why it was counted as inconsistent), not the log's text. */
+	readonly note?: boolean;
 }
 
 /** How a server came to be known. JSON key `source`. */
@@ -223,6 +230,11 @@ export interface ServerState extends ServerInfo {
 	/** Log lines parsed / not understood (counted, never errors). */
 	readonly linesParsed: number;
 	readonly linesUnparsed: number;
+	/** Log lines whose numbers could not be true (negative, not finite, absurd): counted, never figures. */
+	readonly linesInconsistent: number;
+	/** Poll answers whose numbers could not be true, and the newest reason. */
+	readonly answersInconsistent: number;
+	readonly lastInconsistent?: string;
 	/** Newest last; capped ring of sanitized lines. */
 	readonly log: readonly LogLine[];
 	readonly logState?: string;
@@ -267,6 +279,8 @@ export type Action =
 	| {readonly type: 'server-lost'; readonly t: number; readonly serverId: string; readonly error: string}
 	| {readonly type: 'server-restarted'; readonly t: number; readonly serverId: string}
 	| {readonly type: 'server-models'; readonly t: number; readonly serverId: string; readonly models: readonly ModelInfo[]; readonly listed?: ModelsListed}
+	/** A poll's answer held numbers that cannot be true (util/numbers.ts): those fields were left unknown. */
+	| {readonly type: 'answer-inconsistent'; readonly t: number; readonly serverId: string; readonly reason: string}
 	| {readonly type: 'model-bytes'; readonly serverId: string; readonly model: string; readonly bytesPerToken: number; readonly source: string}
 	| {readonly type: 'bandwidth'; readonly bandwidth: BandwidthInfo}
 	| {readonly type: 'system'; readonly system: SystemState}

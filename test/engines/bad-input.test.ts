@@ -38,10 +38,8 @@ describe('bad input never crashes and never yields a wrong figure', () => {
 				'(APIServer pid=1) INFO 05-07 04:56:17 [metrics.py:101] SpecDecoding metrics: Mean acceptance length: nan, Accepted: 0 tokens, Drafted: 0 tokens, Avg Draft acceptance rate: nan%',
 				'',
 			];
-			const t0 = performance.now();
+			// Huge lines are rejected up front, not scanned (speed is the parse bench's business, not a test's).
 			const {events} = run(p, lines);
-			// Huge lines are rejected up front, not scanned: well under a second for 10 MB.
-			expect(performance.now() - t0).toBeLessThan(2000);
 			// The huge line never produces a request; the half-written eval line no figure.
 			const reqs = requests(events);
 			expect(reqs.has('s0/t9')).toBe(false);
@@ -50,9 +48,7 @@ describe('bad input never crashes and never yields a wrong figure', () => {
 				for (const [k, v] of Object.entries(e)) if (typeof v === 'number') expect(Number.isFinite(v), `${engine} ${e.type}.${k}`).toBe(true);
 			}
 			// Unsanitized 10 MB line straight into the parser: rejected on length.
-			const t1 = performance.now();
 			expect(p.push(huge)).toBeNull();
-			expect(performance.now() - t1).toBeLessThan(50);
 			if (engine === 'llamacpp' || engine === 'ollama') {
 				const r = reqs.get('s0/t3')!;
 				expect(r.generatedTokens).toBe(100);

@@ -8,7 +8,7 @@
 import type {Dispatch, EngineKind, ModelInfo, ServerInfo} from '../../types/monitor.js';
 import {engineOf} from '../../engines/index.js';
 import type {PollAnswers, PollPlan, RestartMarker} from '../../engines/descriptor.js';
-import {MAX_MODELS} from '../../engines/descriptor.js';
+import {MAX_MODELS, readAnswer} from '../../engines/descriptor.js';
 import {answerJson, httpGet, isAnswer, type HttpResult, sharedAbortController} from './http.js';
 
 export {MAX_MODELS, openAiModels, type RestartMarker} from '../../engines/descriptor.js';
@@ -51,7 +51,7 @@ export interface ListedCount {
 }
 
 export type PollResult =
-	| {readonly ok: true; readonly models?: readonly ModelInfo[]; readonly version?: string; readonly marker: RestartMarker; readonly listed?: ListedCount}
+	| {readonly ok: true; readonly models?: readonly ModelInfo[]; readonly version?: string; readonly marker: RestartMarker; readonly listed?: ListedCount; readonly inconsistent?: string}
 	| {readonly ok: false; readonly error: string};
 
 export interface PollContext {
@@ -116,14 +116,15 @@ export async function runPlan(plan: PollPlan, ctx: PollContext): Promise<PollRes
 		const r = await get(ctx, plan.identityRaw.path, plan.identityRaw.maxBytes);
 		if (isAnswer(r) && r.status === 200) raw = {headers: r.headers, body: r.body};
 	}
-	const read = plan.read({json, raw});
+	// Numbers in the answers that cannot be true are left unknown by the readers and counted here.
+	const {value: read, problems} = readAnswer(() => plan.read({json, raw}));
 	// A list longer than what is kept: say how long (the longest list answer of this poll).
 	let listed: ListedCount | undefined;
 	for (const r of results) {
 		const l = listedOf(r, read.models);
 		if (l && (!listed || l.total > listed.total)) listed = l;
 	}
-	return {ok: true, models: read.models, version: read.version, marker: read.marker, ...(listed ? {listed} : {})};
+	return {ok: true, models: read.models, version: read.version, marker: read.marker, ...(listed ? {listed} : {}), ...(problems.length > 0 ? {inconsistent: problems.join('; ')} : {})};
 }
 
 /** One poll of one server, as its engine's descriptor declares. Never throws. */
@@ -200,6 +201,7 @@ export function createPoller(options: PollerOptions): ServerPoller {
 			dispatch({type: 'server-seen', t, server: {...server, version: lastVersion, ...(pid !== undefined ? {pid} : {})}});
 		}
 		if (restarted) dispatch({type: 'server-restarted', t, serverId: server.id});
+		if (result.inconsistent !== undefined) dispatch({type: 'answer-inconsistent', t, serverId: server.id, reason: result.inconsistent});
 		if (wasLost) options.onBack?.();
 		if (result.models !== undefined) {
 			const json = JSON.stringify([result.models, result.listed]);

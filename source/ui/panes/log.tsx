@@ -25,7 +25,7 @@ export interface LogPaneProps {
 }
 
 export interface VisibleLog {
-	readonly lines: {readonly text: string; readonly parsed: boolean; readonly ranges: [number, number][]}[];
+	readonly lines: {readonly text: string; readonly parsed: boolean; readonly note?: boolean; readonly ranges: [number, number][]}[];
 	readonly matched: number;
 	/** Matching lines newer than the bottom of the view (0 = following the newest). */
 	readonly newer: number;
@@ -73,6 +73,9 @@ export function logStep(log: readonly LogLine[], total: number, filter: string, 
 
 const PREFIX = 11;
 
+/** `!` infertop's own note (why the line above was counted as inconsistent), `•` parsed, blank otherwise. */
+const glyph = (l: LogLine) => (l.note ? '!' : l.parsed ? '•' : ' ');
+
 /** Split into chunks of `width` characters (code points). */
 function chunks(text: string, width: number): string[] {
 	const chars = Array.from(text);
@@ -102,8 +105,9 @@ export function visibleLog(log: readonly LogLine[], filter: string, scroll: {rea
 			const ranges = f ? f.ranges(full) : [];
 			const parts = chunks(full, room);
 			const block = parts.map((p, j) => ({
-				text: `${j === 0 ? `${clock(l.t)} ${l.parsed ? '•' : ' '} ` : ' '.repeat(PREFIX)}${p}`,
+				text: `${j === 0 ? `${clock(l.t)} ${glyph(l)} ` : ' '.repeat(PREFIX)}${p}`,
 				parsed: l.parsed,
+				note: l.note,
 				ranges: shift(ranges, j * room, room, PREFIX),
 			}));
 			blocks.unshift(block);
@@ -122,7 +126,7 @@ export function visibleLog(log: readonly LogLine[], filter: string, scroll: {rea
 			const rest = chars.slice(from).join('');
 			if (Array.from(rest).length > room) cut = true;
 			const text = (from > 0 ? '…' : '') + fit(from > 0 ? rest.slice(1) : rest, from > 0 ? room - 1 : room);
-			out.push({text: `${clock(l.t)} ${l.parsed ? '•' : ' '} ${text}`, parsed: l.parsed, ranges: f ? f.ranges(text).map(([a, b]) => [a + PREFIX, b + PREFIX] as [number, number]) : []});
+			out.push({text: `${clock(l.t)} ${glyph(l)} ${text}`, parsed: l.parsed, note: l.note, ranges: f ? f.ranges(text).map(([a, b]) => [a + PREFIX, b + PREFIX] as [number, number]) : []});
 		}
 	}
 	return {lines: out, matched: matched.length, newer: matched.length - endIdx, cut, error};
@@ -159,7 +163,7 @@ export const LogPane = memo(function LogPane(props: LogPaneProps) {
 	].filter(Boolean);
 	const filterText = props.filter
 		? `filter ${props.filter}: ${view.matched} of ${props.log.length} lines${view.error ? ` (${view.error})` : ''} · Esc clears`
-		: `${props.log.length} lines · • = parsed · / filters · PgUp/PgDn Home/End · ←/→ · w wraps`;
+		: `${props.log.length} lines · • = parsed · ! = inconsistent · / filters · PgUp/PgDn Home/End · ←/→ · w wraps`;
 	const filterLine = props.editing ? `/ ${props.draft}▏  Enter applies · Esc stops editing` : [...position, filterText].join(' · ');
 	return (
 		<Box flexDirection="column" height={props.height} width={props.width}>
@@ -167,7 +171,7 @@ export const LogPane = memo(function LogPane(props: LogPaneProps) {
 			<Line color={props.editing || position.length > 0 ? 'accent' : 'muted'}>{filterLine}</Line>
 			{view.lines.length === 0 && rows > 0 ? <Line color="muted">{props.filter ? 'no line matches' : 'no log lines yet'}</Line> : null}
 			{view.lines.map((l, i) => (
-				<Line key={i} color={l.parsed ? undefined : 'muted'}>
+				<Line key={i} color={l.note ? 'warn' : l.parsed ? undefined : 'muted'}>
 					<Highlighted text={l.text} ranges={l.ranges} />
 				</Line>
 			))}
