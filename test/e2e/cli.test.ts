@@ -91,7 +91,10 @@ describe('infertop on the command line', () => {
 	});
 
 	it('--serve-metrics ADDR --headless runs without a terminal, serves /metrics, and stops cleanly on SIGTERM', async () => {
-		const child = execa(tsx, ['source/cli.tsx', '--demo', '--no-scan', '--serve-metrics', '127.0.0.1:0', '--headless', '--history', '/dev/null'], {
+		// node itself runs the source (tsx as a loader, not tsx's CLI): the signal reaches our process directly,
+		// as systemd's reaches the service's main process. tsx's CLI relays signals over IPC with a short
+		// wait for the child's answer, and on a loaded machine it then kills itself with the signal (exit 143).
+		const child = execa(process.execPath, ['--import', 'tsx', 'source/cli.tsx', '--demo', '--no-scan', '--serve-metrics', '127.0.0.1:0', '--headless', '--history', '/dev/null'], {
 			cwd: root, reject: false, stdin: 'ignore', detached: true, env: {NO_COLOR: '1', XDG_CONFIG_HOME: '/nonexistent-infertop-test'},
 		});
 		try {
@@ -107,7 +110,6 @@ describe('infertop on the command line', () => {
 				body = await fetch(url).then((r) => r.text(), () => '');
 				return /^infertop_server_up\{[^}]*engine="ollama"[^}]*demo="true"[^}]*\} 1$/m.test(body);
 			}, {timeoutMs: 60_000, everyMs: 200, what: 'the demo server up in /metrics'});
-			// To tsx, which forwards it to the node process it runs (as systemd signals the service's main process).
 			process.kill(child.pid!, 'SIGTERM');
 			const done = await child;
 			expect(done.exitCode).toBe(0);
