@@ -83,7 +83,7 @@ export async function run(): Promise<string> {
 		`self-cost: system collector at 1 s refresh, ${steady.seconds.toFixed(0)} s steady state (after 3 s warm-up), ${os.cpus().length} cores, ${process.platform}, node ${process.version}`,
 		`  infertop process CPU: ${f1(steady.cpuPct)} % of one core (idle baseline of the same process without collector: ${f1(idle.cpuPct)} %)`,
 		`  spawned children CPU (ps, nvidia-smi…; Linux /proc cutime): ${f1(steady.childrenPct)} % of one core`,
-		`  collector's own view of self: ${f1(s?.cpuPct)} % (last second), RSS ${mib(s?.rssBytes)}`,
+		`  collector's own view of self: ${f1(s?.cpuPct)} % (since its previous scan), RSS ${mib(s?.rssBytes)}`,
 		`  RSS: ${mib(rss)} at end, ${mib(peakRss)} peak`,
 		`  process table: scan ${s?.processScanMs ?? '--'} ms (smoothed), every ${s?.processEveryMs ?? '--'} ms; ${dispatches - d0} dispatches in ${steady.seconds.toFixed(0)} s`,
 		`  machine: load ${os.loadavg().map((v) => v.toFixed(1)).join(' ')} (a busy machine slows the scans)`,

@@ -110,6 +110,43 @@ function stage(entry: string | undefined): {dir: string; entry: string; note?: s
 	return {dir, entry: used, note};
 }
 
+/** The files loaded before the first frame: dist/cli.js, the monitor chunk, and what they import statically. */
+function firstFrameFiles(dist: string): Set<string> {
+	const chunks = path.join(dist, 'chunks');
+	const monitor = fs.existsSync(chunks) ? fs.readdirSync(chunks).find((f) => f.startsWith('monitor-')) : undefined;
+	const todo = [path.join(dist, 'cli.js'), ...(monitor ? [path.join(chunks, monitor)] : [])];
+	const seen = new Set<string>();
+	while (todo.length > 0) {
+		const f = todo.pop()!;
+		if (seen.has(f) || !fs.existsSync(f)) continue;
+		seen.add(f);
+		const text = fs.readFileSync(f, 'utf8');
+		for (const m of text.matchAll(/^(?:import\s[^'"]*?from\s*|import\s*)["'](\.{1,2}\/[^"']+)["']/gm)) todo.push(path.resolve(path.dirname(f), m[1]!));
+	}
+	return seen;
+}
+
+const DEPENDENCIES = ['ink', 'react', 'meow', 'execa', 'chokidar', 'systeminformation', 'eventsource-parser', 'strip-ansi'];
+
+/** What each dependency costs at start: its import time from node_modules (median of 3) and whether the first frame waits for it in the bundle. */
+function dependencyCosts(dist: string): string[] {
+	const files = firstFrameFiles(dist);
+	const text = [...files].map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+	const bytes = [...files].reduce((n, f) => n + fs.statSync(f).size, 0);
+	const lines = [`  before the first frame: ${files.size} files, ${(bytes / 1024).toFixed(0)} KiB of the bundle; per dependency (import from node_modules, unbundled, median of 3):`];
+	for (const dep of DEPENDENCIES) {
+		const times: number[] = [];
+		for (let i = 0; i < 3; i++) {
+			const r = spawnSync(process.execPath, ['--input-type=module', '-e', `const t = performance.now(); await import(${JSON.stringify(dep)}); process.stdout.write(String(performance.now() - t));`], {cwd: root, encoding: 'utf8'});
+			const ms = Number(r.stdout);
+			if (r.status === 0 && Number.isFinite(ms)) times.push(ms);
+		}
+		const onPath = text.includes(`// node_modules/${dep}/`);
+		lines.push(`    ${dep.padEnd(20)} ${times.length ? `${median(times).toFixed(0)} ms`.padStart(7) : '     --'}   ${onPath ? 'loaded before the first frame' : 'deferred (loaded after the first frame, or not by the monitor)'}`);
+	}
+	return lines;
+}
+
 export async function run(): Promise<string> {
 	const runs = Math.max(5, Number(process.env.INFERTOP_BENCH_RUNS) || 7);
 	const {dir, entry, note} = stage(process.env.INFERTOP_BENCH_ENTRY || undefined);
@@ -131,6 +168,7 @@ export async function run(): Promise<string> {
 			`  ${stats('infertop first byte', cli.map((t) => t.firstByteMs))}`,
 			`  ${stats('infertop first frame', cli.map((t) => t.firstFrameMs))}`,
 			`  ${stats('infertop exit', cli.map((t) => (t.exitedByItself ? t.exitMs : undefined)))}${cli.some((t) => !t.exitedByItself) ? '  (runs that did not exit after the first frame were killed: INFERTOP_EXIT_AFTER_FIRST_FRAME not honoured)' : ''}`,
+			...dependencyCosts(path.join(dir, 'dist')),
 		];
 		return lines.join('\n');
 	} finally {

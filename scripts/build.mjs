@@ -20,11 +20,16 @@
  *   start, so that module is replaced by an empty one, and Ink's isDev() is replaced by `false`:
  *   DEV=true does nothing in the built CLI (it cannot hang Ink 6.8 waiting for a DevTools server,
  *   nor make it read a package.json beside the bundle).
+ * - Ink 6.8 is patched as it is bundled (scripts/ink-incremental-fix.mjs): the incremental renderer
+ *   fixed (ink#910) and turned on through `__INK_910_FIXED__` (a changed figure rewrites its line,
+ *   not the screen); its per-frame output caches shared across frames (an unchanged line is not
+ *   measured again); its two never-emptied text caches bounded (they grew for as long as it ran).
  */
 import {build} from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
+import {inkIncrementalFix} from './ink-incremental-fix.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
@@ -58,10 +63,20 @@ const banner = [
 	'const __dirname = __infertopDirname(__filename);',
 ].join('\n');
 
+const inkFixState = {applied: false, outputShared: false, textCaches: 0, widths: false};
+const inkFix = inkIncrementalFix(inkFixState);
 const started = performance.now();
+const outdir = path.dirname(outfile);
+const entryName = path.basename(outfile).replace(/\.m?js$/, '');
+// Chunks of an earlier build would pile up: start from an empty chunk folder.
+fs.rmSync(path.join(outdir, 'chunks'), {recursive: true, force: true});
 const result = await build({
-	entryPoints: [entry],
-	outfile,
+	entryPoints: {[entryName]: entry},
+	outdir,
+	// Code splitting: what the first frame does not need (the collectors, systeminformation, the
+	// probe and snapshot commands, the metrics server) sits in chunks loaded by dynamic import later.
+	splitting: true,
+	chunkNames: 'chunks/[name]-[hash]',
 	bundle: true,
 	platform: 'node',
 	format: 'esm',
@@ -69,7 +84,7 @@ const result = await build({
 	jsx: 'automatic',
 	define: {'process.env.NODE_ENV': '"production"'},
 	banner: {js: banner},
-	plugins: [noInkDevtools],
+	plugins: [noInkDevtools, inkFix],
 	// Optional native or platform-specific modules some dependencies try at run time.
 	external: ['osx-temperature-sensor', 'bufferutil', 'utf-8-validate', 'fsevents'],
 	minify: args.has('--minify'),
@@ -83,7 +98,9 @@ const result = await build({
 	process.exit(1);
 });
 
-const out = fs.readFileSync(outfile, 'utf8');
+const outputs = Object.keys(result.metafile.outputs).filter((f) => f.endsWith('.js')).map((f) => path.resolve(process.cwd(), f));
+const out = outputs.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+const entryBytes = fs.statSync(outfile).size;
 // The guarantees above, checked on the output rather than assumed.
 if (/from\s*["']react-devtools-core["']|require\(["']react-devtools-core["']\)/.test(out)) {
 	console.error('build: react-devtools-core is still imported by the bundle');
@@ -93,17 +110,26 @@ if (out.includes('node_modules/ink/build/') && !out.includes('isDev = () => fals
 	console.error("build: Ink's isDev() was not replaced (did ink/build/utils.js move?)");
 	process.exit(1);
 }
+if (out.includes('node_modules/ink/build/') && (!inkFixState.applied || !inkFixState.outputShared || inkFixState.textCaches !== 2 || !inkFixState.widths)) {
+	console.error('build: the Ink patches (ink#910, shared output caches, bounded text caches) are not all in the bundle');
+	process.exit(1);
+}
 if (/process\.env\.NODE_ENV\s*[!=]==?\s*["']development["']/.test(out)) {
 	console.error('build: the bundle still tests NODE_ENV at run time');
 	process.exit(1);
 }
 
 const kb = (n) => `${(n / 1024).toFixed(0)} KiB`;
-console.log(`build: ${path.relative(root, entry)} → ${path.relative(root, outfile)} (${kb(Buffer.byteLength(out))}, ${Math.round(performance.now() - started)} ms)`);
+console.log(`build: ${path.relative(root, entry)} → ${path.relative(root, outfile)} (${kb(entryBytes)} entry, ${kb(Buffer.byteLength(out))} with ${outputs.length - 1} chunks, ${Math.round(performance.now() - started)} ms)`);
 if (args.has('--analyze')) {
-	const inputs = Object.entries(result.metafile.outputs[path.relative(process.cwd(), outfile)]?.inputs ?? {})
-		.map(([file, info]) => [file.replace(/^node_modules\//, ''), info.bytesInOutput])
-		.sort((a, b) => b[1] - a[1])
-		.slice(0, 25);
-	for (const [file, bytes] of inputs) console.log(`  ${kb(bytes).padStart(9)}  ${file}`);
+	// What each output holds, biggest inputs first; the entry and the chunks it imports statically load at start.
+	for (const [file, info] of Object.entries(result.metafile.outputs).filter(([f]) => f.endsWith('.js'))) {
+		const stat = info.imports.filter((i) => i.kind === 'import-statement').map((i) => path.basename(i.path));
+		console.log(`${path.relative(root, path.resolve(process.cwd(), file))}  ${kb(info.bytes)}${stat.length ? `  (imports ${stat.join(', ')})` : ''}`);
+		const inputs = Object.entries(info.inputs)
+			.map(([f, i]) => [f.replace(/^node_modules\//, ''), i.bytesInOutput])
+			.sort((a, b) => b[1] - a[1])
+			.slice(0, 6);
+		for (const [f, bytes] of inputs) console.log(`  ${kb(bytes).padStart(9)}  ${f}`);
+	}
 }

@@ -18,7 +18,7 @@ import {splitArgs} from './sources/command-log.js';
 import {parseReplaySpec} from './sources/replay.js';
 import {createDiscovery} from './sources/discovery/discovery.js';
 import {normalizeServerUrl} from './sources/discovery/server-id.js';
-import {createSystemCollector} from './sources/system-collector.js';
+import {createSystemCollector, type SystemCollector} from './sources/system-collector.js';
 import {detectBandwidth} from './sources/bandwidth.js';
 import {createModelBytesResolver} from './sources/model-bytes.js';
 import {defaultLogLocations, findExistingLogs} from './sources/log-locations.js';
@@ -138,7 +138,7 @@ function bandwidth(ctx: RuntimeContext, demoRunning: () => boolean): Promise<voi
 }
 
 /** The system scan (process table, GPU). */
-function system(ctx: RuntimeContext): Collector | undefined {
+function system(ctx: RuntimeContext): SystemCollector | undefined {
 	return ctx.options.system === false ? undefined : createSystemCollector({dispatch: ctx.dispatch, intervalMs: ctx.config.refresh});
 }
 
@@ -254,7 +254,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 	// The collectors, in start order.
 	await namedLogs(ctx);
 	const bandwidthReady = bandwidth(ctx, () => demoStarting !== undefined);
-	await start(system(ctx));
+	const sys = system(ctx);
+	// An engine got work: the system scan leaves its quiet pace at once.
+	if (sys) reactions.push(action => (action.type === 'engine-event' || action.type === 'log-line' ? sys.wake() : undefined));
+	await start(sys);
 	const disc = discovery(ctx);
 	collectors.push(disc);
 	await defaultLogs(ctx);

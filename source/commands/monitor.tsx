@@ -5,13 +5,16 @@
 import React from 'react';
 import {render} from 'ink';
 import os from 'node:os';
-import {startRuntime, type Controller, type Runtime, type RuntimeOptions} from '../runtime.js';
+import type {Controller, Runtime, RuntimeOptions} from '../runtime.js';
 import {createStore} from '../model/store.js';
 import {App} from '../ui/app.js';
 import {VERSION} from '../version.js';
-import {startMetricsServer} from '../metrics/exporter.js';
-import {deriveModels} from '../model/derive.js';
 import {themeCycle} from '../config/themes.js';
+
+/** Defined true by scripts/build.mjs in a bundle whose Ink has the ink#910 fix; undefined when run from source. */
+declare const __INK_910_FIXED__: boolean | undefined;
+/** Incremental rendering (a changed figure rewrites one line) only where Ink 6.8's renderer is fixed. */
+export const INCREMENTAL = typeof __INK_910_FIXED__ !== 'undefined' && __INK_910_FIXED__ === true;
 
 export async function runMonitor(options: RuntimeOptions): Promise<number> {
 	const {config} = options;
@@ -64,10 +67,17 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 	// Themes are files: read (and checked) here, before the screen; one that does not load is a notice.
 	const {themes, error: themeError} = themeCycle({name: config.theme, noColor: config.noColor});
 	if (themeError) store.dispatch({type: 'notice', t: Date.now(), level: 'warn', text: themeError});
+	// Frames Ink drew (for the overhead bench: INFERTOP_RENDER_STATS=FILE gets them as JSON at exit).
+	let frames = 0;
+	const startedAt = performance.now();
 	const app = render(<App store={store} controller={controller} themes={themes} version={VERSION} />, {
 		exitOnCtrlC: false,
 		patchConsole: false,
 		maxFps: 10,
+		incrementalRendering: INCREMENTAL,
+		onRender: () => {
+			frames++;
+		},
 	});
 	// Node's warnings go to stderr, which would scribble over the screen: show them as notices.
 	process.removeAllListeners('warning');
@@ -77,9 +87,12 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 	let metrics: {close(): Promise<void>} | undefined;
 	const starting = (async () => {
 		if (quitRequested || process.env.INFERTOP_EXIT_AFTER_FIRST_FRAME === '1') return;
+		// Loaded after the first frame: the collectors (and their dependencies) are not needed to draw it.
+		const {startRuntime} = await import('../runtime.js');
 		runtime = await startRuntime({...options, store});
 		if (config.serveMetrics) {
 			try {
+				const [{startMetricsServer}, {deriveModels}] = await Promise.all([import('../metrics/exporter.js'), import('../model/derive.js')]);
 				metrics = await startMetricsServer({addr: config.serveMetrics, getState: store.getSnapshot, derive: deriveModels});
 			} catch (error) {
 				store.dispatch({type: 'notice', t: Date.now(), level: 'error', text: (error as Error).message});
@@ -115,6 +128,11 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 		await metrics?.close().catch(() => undefined);
 		await runtime?.stop();
 		restore();
+		const statsFile = process.env.INFERTOP_RENDER_STATS;
+		if (statsFile) {
+			const {writeFileSync} = await import('node:fs');
+			writeFileSync(statsFile, JSON.stringify({frames, publishes: store.publishes(), seconds: (performance.now() - startedAt) / 1000}));
+		}
 		// Only now: until here a signal must find us listening (see above).
 		process.off('SIGTERM', onSignal);
 		process.off('SIGHUP', onHangup);

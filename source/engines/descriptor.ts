@@ -4,7 +4,7 @@
  * The I/O code (sources/, probe/) takes what a descriptor declares — paths to ask, parse functions
  * for the answers, log locations to try — and never switches on an engine name itself.
  */
-import type {EngineKind, LineParser, ModelInfo} from '../types/monitor.js';
+import type {EngineKind, LineParser, ModelInfo, ServerLoad} from '../types/monitor.js';
 import type {ProbeProtocol} from '../types/probe.js';
 import {sanitize} from '../util/sanitize.js';
 import type {FingerprintRule} from './fingerprint.js';
@@ -44,7 +44,8 @@ export interface PollPlan {
 	readonly identityRaw?: {readonly path: string; readonly maxBytes: number};
 	/** Tried when none of `paths` answered (LM Studio's REST → plain `/v1/models`). */
 	readonly fallback?: PollPlan;
-	readonly read: (answers: PollAnswers) => {readonly models?: readonly ModelInfo[]; readonly version?: string; readonly marker: RestartMarker};
+	/** `load`: what the server says it is doing now (running / waiting requests, memory), where it has a status API. */
+	readonly read: (answers: PollAnswers) => {readonly models?: readonly ModelInfo[]; readonly version?: string; readonly marker: RestartMarker; readonly load?: ServerLoad};
 }
 
 /** A way to ask for a generation; a 404 moves the probe to the next one. */

@@ -124,6 +124,6 @@ export function fingerprintEvidence(responses: Readonly<Record<string, Fingerpri
 		llamaProps: props,
 		llamaBuild,
 		sglangInfo,
-		otherMarker: llamaHeader || llamaBuild !== undefined || sglangInfo || ['vllm', 'sglang', 'lithos-metal', 'llamacpp', 'llama-swap'].some(ownedBy),
+		otherMarker: llamaHeader || llamaBuild !== undefined || sglangInfo || ['vllm', 'sglang', 'lithos-metal', 'llamacpp', 'llama-swap', 'omlx'].some(ownedBy),
 	};
 }

@@ -18,6 +18,7 @@ import {llamaswap} from './llamaswap.js';
 import {lmstudio} from './lmstudio.js';
 import {localai} from './localai.js';
 import {mlxlm} from './mlxlm.js';
+import {omlx} from './omlx.js';
 import {ollama} from './ollama.js';
 import {openai} from './openai.js';
 import {sglang} from './sglang.js';
@@ -31,6 +32,7 @@ export {createVllmParser} from './vllm.js';
 export {createSglangParser} from './sglang.js';
 export {createMlxLmParser} from './mlxlm.js';
 export {createLithosParser} from './lithos.js';
+export {createOmlxParser} from './omlx.js';
 
 /** Every engine, in the order discovery lists them. */
 export const ENGINES: Readonly<Record<EngineKind, EngineDescriptor>> = {
@@ -44,6 +46,7 @@ export const ENGINES: Readonly<Record<EngineKind, EngineDescriptor>> = {
 	llamaswap,
 	koboldcpp,
 	localai,
+	omlx,
 	openai,
 };
 

@@ -105,6 +105,8 @@ function residency(server: ServerState, model: ModelInfo | undefined): {gpuResid
 		const r = residencyFromLayers(server.offload.layersOnGpu, server.offload.layersTotal);
 		return {gpuResidency: r, processor: `${server.offload.layersOnGpu}/${server.offload.layersTotal} layers GPU`};
 	}
+	// A listed model that is not in memory (oMLX, LM Studio, llama-swap say so) has no residency.
+	if (model?.loaded === false) return {};
 	if (model?.runner === 'mlx' || engineOf(server.engine).unifiedMemory) return {gpuResidency: 1, processor: '100% GPU (unified)'};
 	if (model?.sizeBytes !== undefined && model.sizeVramBytes !== undefined) return {processor: ollamaProcessor(model.sizeBytes, model.sizeVramBytes)};
 	return {};

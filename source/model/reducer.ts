@@ -5,6 +5,7 @@
 import {emptySystem} from '../types/system.js';
 import {emptyProbe, MAX_PROBE_RESULTS} from '../types/probe.js';
 import {requestFigures} from './figures.js';
+import {appendLog, emptyLog} from './log-ring.js';
 import type {Action, EngineEvent, MonitorState, RequestRecord, ServerState, ServerInfo, PassSample} from '../types/monitor.js';
 
 export const MAX_REQUESTS = 200;
@@ -56,7 +57,7 @@ export function newServer(info: ServerInfo, t?: number): ServerState {
 		linesUnparsed: 0,
 		linesInconsistent: 0,
 		answersInconsistent: 0,
-		log: [],
+		log: emptyLog(),
 		modelBytes: {},
 	};
 }
@@ -153,9 +154,13 @@ export function applyEvent(server: ServerState, t: number, event: EngineEvent, c
 			return {
 				...server,
 				linesInconsistent: server.linesInconsistent + 1,
-				log: push(server.log, {t, text: `inconsistent, not used: ${event.reason}`, parsed: true, note: true}, MAX_LOG_LINES),
+				log: appendLog(server.log, {t, text: `inconsistent, not used: ${event.reason}`, parsed: true, note: true}, MAX_LOG_LINES),
 			};
 		case 'model-loaded':
+			return server;
+		case 'model-unloaded':
+			// What is loaded comes from the server's own status API (oMLX `/v1/models/status`): a log line
+			// may be old (the backlog) or already undone by a reload, and the poller only dispatches changes.
 			return server;
 	}
 }
@@ -167,7 +172,7 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 		case 'log-line':
 			return withServer(state, action.serverId, s => ({
 				...s,
-				log: push(s.log, {t: action.t, text: action.text, parsed: action.parsed}, MAX_LOG_LINES),
+				log: appendLog(s.log, {t: action.t, text: action.text, parsed: action.parsed}, MAX_LOG_LINES),
 				linesParsed: s.linesParsed + (action.parsed ? 1 : 0),
 				linesUnparsed: s.linesUnparsed + (action.parsed ? 0 : 1),
 			}));
@@ -206,6 +211,8 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 				: state;
 		case 'server-restarted':
 			return withServer(state, action.serverId, s => ({...s, state: 'restarted', lastSeen: action.t, lastError: undefined}));
+		case 'server-load':
+			return state.servers[action.serverId] ? withServer(state, action.serverId, s => ({...s, load: {...action.load, t: action.t}})) : state;
 		case 'server-models':
 			return withServer(state, action.serverId, s => ({
 				...s,

@@ -99,6 +99,16 @@ export function toSnapshot(state: MonitorState, version: string) {
 			models: s.models.map(m => m.name),
 			// The server listed more than are kept: `models` are the first of `total` (at least, when cut).
 			modelsListed: s.modelsListed ? {total: s.modelsListed.total, atLeast: s.modelsListed.atLeast} : null,
+			load: s.load
+				? {
+					running: nul(s.load.running),
+					waiting: nul(s.load.waiting),
+					memoryBytes: nul(s.load.memoryBytes),
+					memoryLimitBytes: s.load.memoryLimitBytes ?? null,
+					// The server says it has no memory limit (null: not said).
+					memoryUnlimited: s.load.memoryLimitBytes === undefined ? null : s.load.memoryLimitBytes === null,
+				}
+				: null,
 			lastError: nul(s.lastError),
 			answersInconsistent: s.answersInconsistent,
 			lastInconsistent: nul(s.lastInconsistent),
@@ -118,7 +128,7 @@ export function toSnapshot(state: MonitorState, version: string) {
 			memoryPressure: nul(sys.contention.memoryPressure),
 			power: nul(sys.contention.power),
 		},
-		self: {cpuPct: round(sys.self.cpuPct, 1), rssBytes: nul(sys.self.rssBytes)},
+		self: {cpuPct: round(sys.self.cpuPct, 1), rssBytes: nul(sys.self.rssBytes), processScanMs: nul(sys.self.processScanMs), processEveryMs: nul(sys.self.processEveryMs)},
 		probe: {
 			last: nul(state.probe.results.at(-1)),
 			lastError: nul(state.probe.lastError),

@@ -20,17 +20,60 @@ export interface MonitorStore {
 	isPaused(): boolean;
 	/**
 	 * Tell subscribers to read again without publishing a snapshot (the screen shows the store's
-	 * latest refresh interval and pause at once, also while paused).
+	 * latest refresh interval and pause at once, also while paused). Unlike publish() it is never
+	 * skipped: no change check and no pause holds it back.
 	 */
 	notify(): void;
+	/**
+	 * What the screen shows of the clock: the store publishes a tick alone (only `now` moved) only
+	 * when this key changes. Without one, every tick publishes.
+	 */
+	setClockKey(key: ((state: MonitorState) => string) | undefined): void;
+	/** Published snapshots so far (for tests and benches). */
+	publishes(): number;
 	/** Start the publish ticker (default: the state's refresh interval, at least 250 ms); returns a stop function. */
 	startTicker(intervalMs?: number): () => void;
+}
+
+/** Actions that, polled every few seconds, mostly repeat what the server already said. */
+const REPEATING = new Set<Action['type']>(['server-seen', 'server-models', 'server-lost', 'log-state']);
+
+/** Fields of a server that no pane reads (a poll that moves only these changes nothing on screen). */
+const UNSHOWN: ReadonlySet<string> = new Set(['lastSeen']);
+
+/**
+ * True when `next` differs from `prev` only where nothing is shown: a poll that confirmed the same
+ * server with the same models. The state still advances (getSnapshot sees it); no frame is made.
+ */
+export function invisible(prev: MonitorState, next: MonitorState, action: Action): boolean {
+	if (!REPEATING.has(action.type) || prev.order !== next.order) return false;
+	const id = 'serverId' in action ? action.serverId : 'server' in action ? action.server.id : undefined;
+	if (id === undefined) return false;
+	const a = prev.servers[id];
+	const b = next.servers[id];
+	if (!a || !b) return false;
+	for (const k of Object.keys(prev)) if (k !== 'servers' && prev[k as keyof MonitorState] !== next[k as keyof MonitorState]) return false;
+	const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+	for (const k of keys) {
+		if (UNSHOWN.has(k)) continue;
+		const x = a[k as keyof typeof a];
+		const y = b[k as keyof typeof b];
+		if (x === y) continue;
+		if (k === 'models' && JSON.stringify(x) === JSON.stringify(y)) continue;
+		return false;
+	}
+	return true;
 }
 
 export function createStore(options: InitialOptions = {}): MonitorStore {
 	let state = initialState(options);
 	let published = state;
 	let dirty = false;
+	// only `now` moved since the last publish
+	let clockDirty = false;
+	let clockKey: ((state: MonitorState) => string) | undefined;
+	let publishedKey: string | undefined;
+	let count = 0;
 	let paused = false;
 	const listeners = new Set<() => void>();
 	const store: MonitorStore = {
@@ -45,16 +88,33 @@ export function createStore(options: InitialOptions = {}): MonitorStore {
 		dispatch(action) {
 			const next = reduce(state, action);
 			if (next !== state) {
+				const prev = state;
 				state = next;
-				dirty = true;
+				if (action.type === 'tick') clockDirty = true;
+				else if (!invisible(prev, next, action)) dirty = true;
 			}
 		},
 		publish() {
-			if (!dirty || paused) return;
+			if (paused || (!dirty && !clockDirty)) return;
+			if (!dirty && clockKey) {
+				// Only the clock moved: publish only if a text that reads it changed ("4 minutes from now").
+				clockDirty = false;
+				publishedKey ??= clockKey(published);
+				const key = clockKey(state);
+				if (key === publishedKey) return;
+				publishedKey = key;
+			} else publishedKey = undefined;
 			dirty = false;
+			clockDirty = false;
 			published = state;
+			count++;
 			for (const l of listeners) l();
 		},
+		setClockKey(key) {
+			clockKey = key;
+			publishedKey = undefined;
+		},
+		publishes: () => count,
 		setPaused(p) {
 			paused = p;
 			if (!p) store.publish();

@@ -323,8 +323,13 @@ export function createSseParser(): StreamParser {
 			usageCompletion = checked(counts, 'usage.completion_tokens', usage.completion_tokens, 'count') ?? usageCompletion;
 			const pt = checked(counts, 'usage.prompt_tokens', usage.prompt_tokens, 'count');
 			if (pt !== undefined) counts.promptTokens = pt;
-			const cached = checked(counts, 'usage.prompt_tokens_details.cached_tokens', obj(usage.prompt_tokens_details)?.cached_tokens, 'count');
+			// OpenAI `prompt_tokens_details.cached_tokens`; oMLX puts `cached_tokens` in usage itself (server.py v0.3.5 Usage).
+			const cached = checked(counts, 'usage.prompt_tokens_details.cached_tokens', obj(usage.prompt_tokens_details)?.cached_tokens, 'count')
+				?? checked(counts, 'usage.cached_tokens', usage.cached_tokens, 'count');
 			if (cached !== undefined) counts.cachedTokens = cached;
+			// oMLX `generation_tokens_per_second`: completion tokens over the time after the first token (server.py v0.3.5).
+			const genTps = checked(counts, 'usage.generation_tokens_per_second', usage.generation_tokens_per_second, 'rate');
+			if (genTps !== undefined && genTps > 0) counts.reportedTps = genTps;
 			if (counts.source === undefined) counts.source = 'usage';
 		}
 		const timings = obj(d.timings);

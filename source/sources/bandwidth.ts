@@ -4,7 +4,6 @@
  * looked up in the built-in table (model/chips.ts). Never throws; unknown → gbs undefined + hint.
  */
 import {execa} from 'execa';
-import si from 'systeminformation';
 import type {BandwidthInfo} from '../types/monitor.js';
 import {appleChip, lookupBandwidth, unknownChipHint, type ChipInput} from '../model/chips.js';
 import {sanitize} from '../util/sanitize.js';
@@ -30,6 +29,8 @@ async function defaultRun(file: string, args: readonly string[]): Promise<string
 
 async function defaultCpuBrand(): Promise<string | undefined> {
 	try {
+		// systeminformation only for these static facts, loaded when first asked (not at start-up)
+		const si = (await import('systeminformation')).default;
 		const c = await si.cpu();
 		const brand = [c.manufacturer, c.brand].filter(Boolean).join(' ').trim();
 		return brand || undefined;
@@ -40,6 +41,7 @@ async function defaultCpuBrand(): Promise<string | undefined> {
 
 async function defaultControllers(): Promise<readonly {model?: string; cores?: number}[]> {
 	try {
+		const si = (await import('systeminformation')).default;
 		const g = await si.graphics();
 		return g.controllers.map((c) => ({model: c.model, cores: (c as {cores?: number}).cores}));
 	} catch {

@@ -2,35 +2,48 @@
  * The machine around the engines: memory, swap, GPU, power, other processes, infertop's own cost.
  *
  * Cadence (nothing here runs on the render path; every scan is async and guarded):
- *  - every tick (default 1 s): infertop's own CPU % and RSS, machine CPU load (os.cpus deltas), memory/swap;
- *  - the process table (systeminformation processes(), expensive): every 2 s, backing off to
- *    10 × its measured duration (smoothed, at most 10 s) when a scan is slow;
- *  - GPU (nvidia-smi): every 2 s; not asked again once it is known to be missing;
- *  - memory pressure every 5 s, power (battery, pmset, governor) every 10 s, static facts once.
- * Dispatches `{type: 'system'}` only when the state changed. Missing tools and permission errors
- * become `reasons`, never a crash.
+ *  - the machine loop: infertop's own CPU % and RSS, machine CPU load, memory/swap and the process
+ *    table (the lean sampler: /proc on Linux, one `ps` on macOS; systeminformation elsewhere), every
+ *    2 s (or the refresh interval when slower). When the machine is quiet (no engine busy, no hot
+ *    process, no GPU user, no log activity) the interval doubles per quiet scan up to 10 s; `wake()`
+ *    (an engine got work) brings it back to the base at once. A slow scan (10 × its duration)
+ *    also stretches it;
+ *  - GPU (nvidia-smi): at the machine loop's pace; not asked again once it is known to be missing;
+ *  - memory pressure every 5 s, power (battery, pmset, governor) every 10 s (both slowed with the
+ *    machine loop when quiet), static facts once.
+ * Dispatches `{type: 'system'}` only when what it shows changed (figures compared at the resolution
+ * they are shown). Missing tools and permission errors become `reasons`, never a crash.
  */
 import os from 'node:os';
+import {readFileSync} from 'node:fs';
 import {readFile} from 'node:fs/promises';
-import si from 'systeminformation';
 import {execa} from 'execa';
 import type {Collector, Dispatch} from '../types/monitor.js';
 import type {ContentionState, GpuInfo, GpuProcess, SystemState} from '../types/system.js';
 import {createContentionTracker, type ContentionOptions, type MemoryPressureLevel, type ProcSample} from '../system/contention.js';
 import {macPressureLevel, parseGovernor, parsePmset, parsePsiMemory} from '../system/power.js';
+import {parseMeminfo, parseProcStatCpu} from '../system/proc.js';
 import {readNvidiaSmi, type NvidiaSmiOptions} from './nvidia-smi.js';
 import {firstLine} from './ollama-ps-cli.js';
+import {createProcessSampler, type ProcessSampler} from './process-sampler.js';
+
+/** systeminformation is loaded only where it still earns its place (static facts, macOS memory, battery, Windows). */
+type SI = typeof import('systeminformation');
+let siModule: Promise<SI> | undefined;
+const loadSi = (): Promise<SI> => (siModule ??= import('systeminformation').then((m) => ((m as {default?: SI}).default ?? m) as SI));
 
 export interface SystemCollectorOptions {
 	readonly dispatch: Dispatch;
 	/** Pids of the engines infertop watches (never counted as contention). Read on every scan. */
 	readonly enginePids?: () => ReadonlySet<number>;
-	/** Tick for the cheap figures, ms. Default 1000. */
+	/** The refresh interval, ms: the machine loop never runs faster than this. Default 1000. */
 	readonly intervalMs?: number;
 	readonly now?: () => number;
-	/** Fastest process-table cadence, ms. Default 2000. */
+	/** Fastest machine-loop cadence (self cost, CPU load, memory, process table), ms. Default 2000. */
 	readonly processEveryMs?: number;
-	/** GPU cadence, ms. Default 2000. */
+	/** Slowest cadence when the machine is quiet, ms. Default 10 000. */
+	readonly quietEveryMs?: number;
+	/** GPU cadence when busy, ms. Default: the machine loop's. */
 	readonly gpuEveryMs?: number;
 	readonly nvidiaSmi?: NvidiaSmiOptions;
 	readonly contention?: ContentionOptions;
@@ -41,15 +54,19 @@ export interface SystemCollectorOptions {
 /** The collector, plus a read of the last state it computed (for benches and one-shot modes). */
 export interface SystemCollector extends Collector {
 	current(): SystemState | undefined;
+	/** An engine got work (a request, a log line): scan at the base pace again, now. */
+	wake(): void;
 }
 
 const PRESSURE_EVERY_MS = 5000;
 const POWER_EVERY_MS = 10_000;
-const MAX_PROCESS_EVERY_MS = 10_000;
+const MAX_SLOW_SCAN_EVERY_MS = 10_000;
+/** CPU % (100 = one core) from which an engine counts as busy for the back-off. */
+const ENGINE_BUSY_PCT = 5;
 
 type Mutable<T> = {-readonly [K in keyof T]: T[K]};
 
-function cpuTimes(): {idle: number; total: number} {
+function cpuTimesFromOs(): {idle: number; total: number} {
 	let idle = 0;
 	let total = 0;
 	for (const c of os.cpus()) {
@@ -67,22 +84,48 @@ function errWords(error: unknown): string {
 	return firstLine(e?.message) ?? 'failed';
 }
 
+/**
+ * The key a state is compared by: figures at the resolution they are shown (CPU % to 0.1, bytes
+ * to three significant digits), so a figure that moves in its last byte does not make a frame.
+ */
+export function systemKey(state: SystemState): string {
+	return JSON.stringify(state, (k, v: unknown) => {
+		if (k === 'updatedAt') return undefined;
+		if (typeof v !== 'number') return v;
+		if (/Bytes$/.test(k) && Math.abs(v) >= 1000) return Number(v.toPrecision(3));
+		return Number.isInteger(v) ? v : Math.round(v * 10) / 10;
+	});
+}
+
 export function createSystemCollector(opts: SystemCollectorOptions): SystemCollector {
 	const now = opts.now ?? Date.now;
-	const tickMs = opts.intervalMs ?? 1000;
-	const baseProcessEvery = opts.processEveryMs ?? 2000;
-	const gpuEvery = opts.gpuEveryMs ?? 2000;
 	const platform = opts.platform ?? process.platform;
+	const baseEvery = Math.max(opts.processEveryMs ?? 2000, opts.intervalMs ?? 1000);
+	const quietEvery = Math.max(baseEvery, opts.quietEveryMs ?? 10_000);
 	const darwin = platform === 'darwin';
 	const linux = platform === 'linux';
+	const nativeProc = linux && platform === process.platform;
 	// systeminformation normalises process CPU to all cores on Linux and Windows; ps on macOS is per core.
-	const cores = os.cpus().length || 1;
-	const cpuScale = linux || platform === 'win32' ? cores : 1;
+	const cpus = os.cpus();
+	const cores = cpus.length || 1;
+	const cpuModel = cpus[0]?.model?.trim() || undefined;
+	const siCpuScale = linux || platform === 'win32' ? cores : 1;
 	const tracker = createContentionTracker(opts.contention);
+	const sampler: ProcessSampler | undefined = platform === process.platform ? createProcessSampler({platform}) : undefined;
 
 	const timers = new Set<NodeJS.Timeout>();
 	let running = false;
 	const inflight = new Set<Promise<unknown>>();
+
+	const cpuTimes = (): {idle: number; total: number} => {
+		if (nativeProc) {
+			try {
+				const t = parseProcStatCpu(readFileSync('/proc/stat', 'latin1'));
+				if (t) return t;
+			} catch {}
+		}
+		return cpuTimesFromOs();
+	};
 
 	// Latest inputs.
 	let lastCpuUsage = process.cpuUsage();
@@ -96,7 +139,8 @@ export function createSystemCollector(opts: SystemCollectorOptions): SystemColle
 	let table: ProcSample[] | undefined;
 	let tableFresh = false;
 	let primed = false;
-	let processEvery = baseProcessEvery;
+	let every = baseEvery;
+	let slowFloor = baseEvery;
 	let scanMsAvg: number | undefined;
 	let computeTimer: NodeJS.Timeout | undefined;
 	let gpus: GpuInfo[] = [];
@@ -110,6 +154,8 @@ export function createSystemCollector(opts: SystemCollectorOptions): SystemColle
 	let gpuProcesses: readonly GpuProcess[] = [];
 	let lastKey = '';
 	let state: SystemState | undefined;
+	let woken = false;
+	let machineWake: (() => void) | undefined;
 
 	const setReason = (key: string, text: string | undefined): void => {
 		if (text === undefined) reasons.delete(key);
@@ -121,6 +167,7 @@ export function createSystemCollector(opts: SystemCollectorOptions): SystemColle
 		void p.finally(() => inflight.delete(p));
 	}
 
+	/** Own cost and machine CPU load over the window since the last machine scan. */
 	function cheap(): void {
 		const wall = performance.now();
 		const usage = process.cpuUsage(lastCpuUsage);
@@ -140,54 +187,94 @@ export function createSystemCollector(opts: SystemCollectorOptions): SystemColle
 
 	async function scanMemory(): Promise<void> {
 		try {
-			const m = await si.mem();
-			if (m.total > 0) {
-				memory.totalBytes = m.total;
-				const avail = m.available > 0 ? m.available : undefined;
-				memory.usedBytes = avail !== undefined ? m.total - avail : m.used;
+			if (nativeProc) {
+				// /proc/meminfo directly (what systeminformation reads, without its extra work)
+				const m = parseMeminfo(readFileSync('/proc/meminfo', 'latin1'));
+				if (m.totalBytes !== undefined) memory.totalBytes = m.totalBytes;
+				if (m.usedBytes !== undefined) memory.usedBytes = m.usedBytes;
+				swapTotal = m.swapTotalBytes;
+				swapUsed = m.swapUsedBytes;
+			} else {
+				const m = await (await loadSi()).mem();
+				if (m.total > 0) {
+					memory.totalBytes = m.total;
+					const avail = m.available > 0 ? m.available : undefined;
+					memory.usedBytes = avail !== undefined ? m.total - avail : m.used;
+				}
+				// swaptotal 0 = no swap configured: used 0 of 0 is true, not unknown.
+				swapTotal = Number.isFinite(m.swaptotal) ? m.swaptotal : undefined;
+				swapUsed = Number.isFinite(m.swapused) ? m.swapused : undefined;
 			}
-			// swaptotal 0 = no swap configured: used 0 of 0 is true, not unknown.
-			swapTotal = Number.isFinite(m.swaptotal) ? m.swaptotal : undefined;
-			swapUsed = Number.isFinite(m.swapused) ? m.swapused : undefined;
 			setReason('memory', undefined);
 		} catch (error) {
 			setReason('memory', `memory: ${errWords(error)}`);
 		}
 	}
 
+	function noteScan(ms: number): void {
+		if (primed) {
+			// smoothed; the priming scan (no CPU baseline) does not count
+			scanMsAvg = scanMsAvg === undefined ? ms : scanMsAvg * 0.7 + ms * 0.3;
+			self.processScanMs = Math.round(scanMsAvg);
+			slowFloor = Math.min(MAX_SLOW_SCAN_EVERY_MS, Math.max(baseEvery, Math.round(scanMsAvg * 10)));
+		}
+	}
+
 	async function scanProcesses(): Promise<void> {
 		const t0 = performance.now();
 		try {
-			const r = await si.processes();
-			const ms = performance.now() - t0;
-			if (primed) {
-				// smoothed; the priming scan (module warm-up, no CPU baseline) does not count
-				scanMsAvg = scanMsAvg === undefined ? ms : scanMsAvg * 0.7 + ms * 0.3;
-				self.processScanMs = Math.round(scanMsAvg);
-				processEvery = Math.min(MAX_PROCESS_EVERY_MS, Math.max(baseProcessEvery, Math.round(scanMsAvg * 10)));
-				self.processEveryMs = processEvery;
+			if (sampler) {
+				const keep = new Set(opts.enginePids?.() ?? []);
+				keep.add(process.pid);
+				// GPU users are named from the table, busy or not
+				for (const a of gpuApps) keep.add(a.pid);
+				const r = await sampler.sample(keep);
+				noteScan(r.scanMs);
+				table = r.processes;
+				setReason('processes', r.total === 0 ? 'processes: none listed' : undefined);
+			} else {
+				const r = await (await loadSi()).processes();
+				noteScan(performance.now() - t0);
+				const list: ProcSample[] = [];
+				for (const p of r.list ?? []) {
+					if (!Number.isInteger(p.pid) || p.pid <= 0) continue;
+					const command = [p.command, p.params].filter((s) => s && s !== '').join(' ');
+					list.push({
+						pid: p.pid,
+						...(Number.isInteger(p.parentPid) ? {ppid: p.parentPid} : {}),
+						name: p.name || (p.command ?? '').split(/\s+/)[0] || '?',
+						...(command !== '' ? {command} : {}),
+						// the first scan has no baseline (lifetime averages on Linux): names only
+						...(primed && Number.isFinite(p.cpu) ? {cpuPct: p.cpu * siCpuScale} : {}),
+						...(Number.isFinite(p.memRss) && p.memRss > 0 ? {memRssBytes: p.memRss * 1024} : {}),
+					});
+				}
+				table = list;
+				setReason('processes', list.length === 0 ? 'processes: none listed' : undefined);
 			}
-			const list: ProcSample[] = [];
-			for (const p of r.list ?? []) {
-				if (!Number.isInteger(p.pid) || p.pid <= 0) continue;
-				const command = [p.command, p.params].filter((s) => s && s !== '').join(' ');
-				list.push({
-					pid: p.pid,
-					...(Number.isInteger(p.parentPid) ? {ppid: p.parentPid} : {}),
-					name: p.name || (p.command ?? '').split(/\s+/)[0] || '?',
-					...(command !== '' ? {command} : {}),
-					// the first scan has no baseline (lifetime averages on Linux): names only
-					...(primed && Number.isFinite(p.cpu) ? {cpuPct: p.cpu * cpuScale} : {}),
-					...(Number.isFinite(p.memRss) && p.memRss > 0 ? {memRssBytes: p.memRss * 1024} : {}),
-				});
-			}
-			table = list;
 			tableFresh = true;
 			primed = true;
-			setReason('processes', list.length === 0 ? 'processes: none listed' : undefined);
 		} catch (error) {
 			setReason('processes', `processes: ${errWords(error)}`);
 		}
+	}
+
+	/** Quiet: nothing competes, no engine works, no log said anything since the last scan. */
+	function quiet(): boolean {
+		const c = contention;
+		const engineBusy = c.engines.some((e) => (e.cpuPct ?? 0) >= ENGINE_BUSY_PCT);
+		return !woken && !engineBusy && c.hot.length === 0 && c.gpuUsers.length === 0 && !c.active;
+	}
+
+	async function machine(): Promise<void> {
+		cheap();
+		await scanMemory();
+		await scanProcesses();
+		// the next interval: doubled while quiet (up to quietEvery), the base the moment work shows
+		every = primed && quiet() ? Math.min(quietEvery, Math.max(every * 2, baseEvery)) : baseEvery;
+		every = Math.max(every, slowFloor);
+		woken = false;
+		self.processEveryMs = every;
 	}
 
 	async function scanGpu(): Promise<void> {
@@ -206,7 +293,7 @@ export function createSystemCollector(opts: SystemCollectorOptions): SystemColle
 		if (!graphicsTried) {
 			graphicsTried = true;
 			try {
-				const g = await si.graphics();
+				const g = await (await loadSi()).graphics();
 				gpus = (g.controllers ?? []).filter((c) => c.model).map((c, index) => {
 					const apple = darwin || /apple/i.test(c.vendor ?? '');
 					const info: Mutable<GpuInfo> = {index, name: c.model, ...(c.vendor ? {vendor: c.vendor} : {})};
@@ -252,7 +339,7 @@ export function createSystemCollector(opts: SystemCollectorOptions): SystemColle
 	async function scanPower(): Promise<void> {
 		const next: Mutable<NonNullable<ContentionState['power']>> = {};
 		try {
-			const b = await si.battery();
+			const b = await (await loadSi()).battery();
 			if (b.hasBattery) {
 				next.source = b.acConnected ? 'ac' : 'battery';
 				if (Number.isFinite(b.percent)) next.percent = b.percent;
@@ -297,10 +384,9 @@ export function createSystemCollector(opts: SystemCollectorOptions): SystemColle
 		tableFresh = false;
 		contention = r.state;
 		gpuProcesses = r.gpuProcesses;
-		const cpu = os.cpus();
 		const next: SystemState = {
-			...(cpu[0]?.model ? {cpuModel: cpu[0].model.trim()} : {}),
-			cores: cpu.length,
+			...(cpuModel ? {cpuModel} : {}),
+			cores,
 			...(cpuLoadPct !== undefined ? {cpuLoadPct} : {}),
 			memory: {...memory},
 			gpus,
@@ -309,7 +395,7 @@ export function createSystemCollector(opts: SystemCollectorOptions): SystemColle
 			self: {...self},
 			reasons: [...reasons.values()],
 		};
-		const key = JSON.stringify(next, (_k, v: unknown) => (typeof v === 'number' && !Number.isInteger(v) ? Math.round(v * 10) / 10 : v));
+		const key = systemKey(next);
 		state = {...next, updatedAt: t};
 		if (key !== lastKey) {
 			lastKey = key;
@@ -331,22 +417,38 @@ export function createSystemCollector(opts: SystemCollectorOptions): SystemColle
 	 * slow scan never overlaps itself and never delays the others. Results landing together are
 	 * folded into one recompute.
 	 */
-	function loop(job: () => Promise<void>, nextDelay: () => number): void {
+	function loop(job: () => Promise<void>, nextDelay: () => number): {poke(): void} {
+		let pending: NodeJS.Timeout | undefined;
+		let busy = false;
 		const run = (): void => {
 			if (!running) return;
+			busy = true;
 			const p = job().catch(() => undefined).then(() => {
+				busy = false;
 				requestCompute();
 				if (!running) return;
 				const t = setTimeout(() => {
 					timers.delete(t);
+					pending = undefined;
 					run();
 				}, nextDelay());
 				t.unref?.();
 				timers.add(t);
+				pending = t;
 			});
 			track(p);
 		};
 		run();
+		return {
+			poke() {
+				// run now instead of at the end of a long quiet wait (never twice at once)
+				if (!running || busy || !pending) return;
+				clearTimeout(pending);
+				timers.delete(pending);
+				pending = undefined;
+				run();
+			},
+		};
 	}
 
 	return {
@@ -356,15 +458,21 @@ export function createSystemCollector(opts: SystemCollectorOptions): SystemColle
 			lastCpuUsage = process.cpuUsage();
 			lastCpuWall = performance.now();
 			lastTimes = cpuTimes();
-			loop(async () => {
-				cheap();
-				await scanMemory();
-			}, () => tickMs);
-			// the second process scan comes soon after the priming one (CPU % needs a baseline ≥ 0.5 s old)
-			loop(scanProcesses, () => (scanMsAvg === undefined ? 600 : processEvery));
-			loop(scanGpu, () => gpuEvery);
-			loop(scanPressure, () => PRESSURE_EVERY_MS);
-			loop(scanPower, () => POWER_EVERY_MS);
+			// the second machine scan comes soon after the priming one (CPU % needs a baseline ≥ 0.5 s old)
+			const m = loop(machine, () => (scanMsAvg === undefined ? 600 : every));
+			machineWake = () => m.poke();
+			// GPU at the machine loop's pace (nvidia-smi is the costliest thing here), slowed with it when quiet
+			loop(scanGpu, () => Math.max(opts.gpuEveryMs ?? baseEvery, every));
+			loop(scanPressure, () => Math.max(PRESSURE_EVERY_MS, every));
+			loop(scanPower, () => Math.max(POWER_EVERY_MS, every));
+		},
+		wake(): void {
+			woken = true;
+			// only worth an early scan when the loop has slowed down
+			if (every > baseEvery) {
+				every = baseEvery;
+				machineWake?.();
+			}
 		},
 		async stop(): Promise<void> {
 			running = false;

@@ -70,6 +70,8 @@ export function engineProcessKind(name: string, command: string): EngineKind | u
 		|| /^mlx_lm\.(server|generate|chat)$/.test(nl)) return 'mlxlm';
 	if (/^lithos(-metal)?$/.test(el) || /^lithos(-metal)?$/.test(nl) || /(^|[/\s])lithos-metal(\s|$)/.test(cmd) || /(^|\s)-m\s+lithos(_metal)?(\s|$)/.test(cmd)) return 'lithos';
 	if (/^VLLM::/.test(n) || /^VLLM::/.test(cmd) || /(^|[/\s])vllm\s+serve\b|vllm\.entrypoints\b/.test(cmd)) return 'vllm';
+	// oMLX: the `omlx serve` console script (CLI, menu-bar app, `brew services`), a Python process.
+	if (/(^|[/\s])omlx\s+serve\b|(^|\s)-m\s+omlx(\.cli)?\s+serve\b/.test(cmd)) return 'omlx';
 	if (/^sglang::/i.test(n) || /^sglang::/i.test(cmd) || /sglang\.launch_server\b|(^|[/\s])sglang\s+serve\b|-m\s+sglang\.srt\b/.test(cmd)) return 'sglang';
 
 	// LM Studio: the app, its helpers and its engine workers live under `LM Studio` / `~/.lmstudio`.

@@ -19,10 +19,11 @@ export type EngineKind =
 	| 'llamaswap'
 	| 'koboldcpp'
 	| 'localai'
+	| 'omlx'
 	| 'openai';
 
 export const ENGINE_KINDS: readonly EngineKind[] = [
-	'ollama', 'llamacpp', 'mlxlm', 'lithos', 'vllm', 'sglang', 'lmstudio', 'llamaswap', 'koboldcpp', 'localai', 'openai',
+	'ollama', 'llamacpp', 'mlxlm', 'lithos', 'vllm', 'sglang', 'lmstudio', 'llamaswap', 'koboldcpp', 'localai', 'omlx', 'openai',
 ];
 
 /** Ollama runs each model on one of two engines: llama-server over GGUF, or its own MLX runner. */
@@ -84,6 +85,8 @@ export type EngineEvent =
 	| {readonly type: 'context'; readonly nCtx?: number; readonly nCtxPerSlot?: number; readonly slots?: number}
 	/** A model finished loading / the runner is ready. */
 	| {readonly type: 'model-loaded'; readonly model?: string; readonly runner?: OllamaRunner; readonly seconds?: number}
+	/** A model left memory: LRU eviction to fit another, its idle TTL ran out, or an unload (oMLX engine pool). */
+	| {readonly type: 'model-unloaded'; readonly model?: string; readonly reason: 'evicted' | 'ttl' | 'unloaded'; readonly by?: string}
 	/** The server announced itself (Ollama `Listening on … (version …)`, llama-server `listening on`). */
 	| {readonly type: 'server-start'; readonly version?: string; readonly listen?: string}
 	/** An HTTP request line (gin, uvicorn, llama-server request log). */
@@ -120,6 +123,19 @@ export interface LogLine {
 	readonly parsed: boolean;
 	/** infertop's own note on the line above (why it was counted as inconsistent), not the log's text. */
 	readonly note?: boolean;
+}
+
+/**
+ * The log buffer: a window [start, end) onto a shared, append-only backing array (model/log-ring.ts
+ * appends in amortised O(1) and reads it; nothing else writes it).
+ */
+export interface LogRing {
+	/** Shared, append-only backing store: read only [start, end). */
+	readonly buffer: readonly LogLine[];
+	readonly start: number;
+	readonly end: number;
+	/** Lines in the ring (end − start). */
+	readonly length: number;
 }
 
 /** How a server came to be known. JSON key `source`. */
@@ -171,6 +187,8 @@ export interface ModelInfo {
 	readonly parameterCount?: number;
 	/** true: in memory now; false: listed but not loaded (LM Studio `state`, llama-swap `/running`); undefined: not known. */
 	readonly loaded?: boolean;
+	/** Kept in memory whatever the pressure (oMLX `pinned`); undefined: not known. */
+	readonly pinned?: boolean;
 }
 
 /** What a poller or the discovery learned about a server. Merged into ServerState. */
@@ -210,6 +228,18 @@ export interface PassSample {
 	readonly runner?: OllamaRunner;
 }
 
+/**
+ * What a server says it is doing right now, from its status API (oMLX `/api/status`): requests
+ * running at once (the batch) and waiting, and the memory its models hold against its limit.
+ * undefined = not said; `memoryLimitBytes: null` = the server has no limit.
+ */
+export interface ServerLoad {
+	readonly running?: number;
+	readonly waiting?: number;
+	readonly memoryBytes?: number;
+	readonly memoryLimitBytes?: number | null;
+}
+
 export interface ServerState extends ServerInfo {
 	readonly state: ServerLifecycle;
 	readonly lastSeen?: number;
@@ -226,6 +256,8 @@ export interface ServerState extends ServerInfo {
 	readonly interval?: Extract<EngineEvent, {type: 'interval-stats'}> & {readonly t: number};
 	readonly spec?: {readonly kind: string; readonly detail?: string};
 	readonly busy?: {readonly t: number; readonly reason: string; readonly status?: number};
+	/** The last load the server's status API reported, with when. */
+	readonly load?: ServerLoad & {readonly t: number};
 	readonly httpCount: number;
 	/** Log lines parsed / not understood (counted, never errors). */
 	readonly linesParsed: number;
@@ -236,7 +268,8 @@ export interface ServerState extends ServerInfo {
 	readonly answersInconsistent: number;
 	readonly lastInconsistent?: string;
 	/** Newest last; capped ring of sanitized lines. */
-	readonly log: readonly LogLine[];
+	/** The newest MAX_LOG_LINES lines (model/log-ring.ts: appended in O(1), read with logLines/logTail). */
+	readonly log: LogRing;
 	readonly logState?: string;
 	/** Bytes per token resolved for each model by name (survives /api/ps refreshes). */
 	readonly modelBytes: Readonly<Record<string, {readonly bytesPerToken: number; readonly source: string}>>;
@@ -279,6 +312,7 @@ export type Action =
 	| {readonly type: 'server-lost'; readonly t: number; readonly serverId: string; readonly error: string}
 	| {readonly type: 'server-restarted'; readonly t: number; readonly serverId: string}
 	| {readonly type: 'server-models'; readonly t: number; readonly serverId: string; readonly models: readonly ModelInfo[]; readonly listed?: ModelsListed}
+	| {readonly type: 'server-load'; readonly t: number; readonly serverId: string; readonly load: ServerLoad}
 	/** A poll's answer held numbers that cannot be true (util/numbers.ts): those fields were left unknown. */
 	| {readonly type: 'answer-inconsistent'; readonly t: number; readonly serverId: string; readonly reason: string}
 	| {readonly type: 'model-bytes'; readonly serverId: string; readonly model: string; readonly bytesPerToken: number; readonly source: string}

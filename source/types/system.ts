@@ -73,12 +73,12 @@ export interface ContentionState {
 }
 
 export interface SelfCost {
-	/** infertop's own CPU %, over the last second (100 = one core). */
+	/** infertop's own CPU % since the previous system scan (2–10 s; 100 = one core). */
 	readonly cpuPct?: number;
 	readonly rssBytes?: number;
-	/** How long the last process-table scan took, ms (systeminformation processes()). */
+	/** How long a process-table scan takes, ms (smoothed). */
 	readonly processScanMs?: number;
-	/** Current process-table cadence, ms (backs off when scans are slow). */
+	/** Current system-scan cadence, ms (2 s; up to 10 s while the machine is quiet or scans are slow). */
 	readonly processEveryMs?: number;
 }
 

@@ -4,11 +4,12 @@
  * key router (key-router.tsx) and the dashboard (dashboard.tsx) side by side.
  */
 import {useStdin} from 'ink';
-import {useCallback, useReducer, useRef, useSyncExternalStore} from 'react';
+import {useCallback, useEffect, useReducer, useRef, useSyncExternalStore} from 'react';
 import type {MonitorStore} from '../model/store.js';
 import type {Controller} from '../types/controller.js';
 import {Dashboard} from './dashboard.js';
 import {KeyRouter} from './key-router.js';
+import {clockKey, FLASH_MS} from './selectors.js';
 import {KEYMAP, type KeyBinding} from './keymap.js';
 import {noColorTheme, type Theme} from './theme.js';
 import {ThemeContext} from './theme-context.js';
@@ -50,6 +51,15 @@ export function App({store, controller, themes = FALLBACK_THEMES, version, keyma
 	const list = themes.length > 0 ? themes : FALLBACK_THEMES;
 	const theme = list[view.themeIndex % list.length] ?? noColorTheme();
 	const {isRawModeSupported} = useStdin();
+	// A tick alone reaches the screen only when a text that reads the clock changed (the store's
+	// clock key), or a key's flash in the footer expired (view state, read through the mirror).
+	useEffect(() => {
+		store.setClockKey(s => {
+			const flash = viewRef.current.flash;
+			return `${clockKey(s)}\u0000${flash && s.now - flash.t < FLASH_MS ? flash.t : ''}`;
+		});
+		return () => store.setClockKey(undefined);
+	}, [store]);
 	return (
 		<ThemeContext.Provider value={theme}>
 			<KeyRouter store={store} controller={controller} keymap={keymap} view={getView} act={act} size={getSize} themes={list} />

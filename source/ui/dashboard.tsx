@@ -3,10 +3,10 @@
  * terminal size, panes only render. No store, no keys, no I/O (app.tsx and key-router.tsx).
  */
 import {Box, renderToString} from 'ink';
-import {useMemo} from 'react';
+import {useMemo, useRef} from 'react';
 import stripAnsi from 'strip-ansi';
 import {deriveServer} from '../model/derive.js';
-import type {MonitorState} from '../types/monitor.js';
+import type {MonitorState, PassSample} from '../types/monitor.js';
 import {sanitize} from '../util/sanitize.js';
 import {KEYMAP, type KeyBinding} from './keymap.js';
 import {planLayout} from './layout.js';
@@ -21,7 +21,7 @@ import {HelpOverlay, PromptOverlay, TooSmall} from './panes/overlays.js';
 import {PassesPane} from './panes/passes.js';
 import {ProbePane} from './panes/probe.js';
 import {DetailOverlay, RequestsPane, requestEntries, tableEntries} from './panes/requests.js';
-import {activeScopes, currentNotice, FLASH_MS, logTotal, selectedServer} from './selectors.js';
+import {activeScopes, currentNotice, FLASH_MS, logTotal, selectedServer, windowCount} from './selectors.js';
 import {noColorTheme} from './theme.js';
 import {ThemeContext, useTheme} from './theme-context.js';
 import {initialView, type ViewState} from './view-state.js';
@@ -43,19 +43,50 @@ export interface DashboardProps {
 	readonly footerNote?: string;
 }
 
+/** The previous value while `next` is equal to it (by its JSON), so memoised panes see the same reference. */
+function useStable<T>(next: T): T {
+	const ref = useRef<{value: T; key: string; input: T} | undefined>(undefined);
+	// the same input as last time (a memo that did not rerun): nothing to compare
+	if (ref.current !== undefined && ref.current.input === next) return ref.current.value;
+	const key = JSON.stringify(next);
+	if (ref.current === undefined || ref.current.key !== key) ref.current = {value: next, key, input: next};
+	else ref.current.input = next;
+	return ref.current.value;
+}
+
+const NO_HISTORY: readonly PassSample[] = [];
+
 export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP, paused = false, refreshMs, readOnly = false, footerNote}: DashboardProps) {
 	const theme = useTheme();
-	const engineList: EngineRow[] = useMemo(() => engineRows(state.servers, state.order, state.now), [state.servers, state.order, state.now]);
+	// Rows are rebuilt each render (cheap) and kept by reference while equal: the pane re-renders only when a row changed.
+	const engineList: EngineRow[] = useStable(engineRows(state.servers, state.order, state.now));
 	const plan = planLayout({columns, rows, showLog: view.showLog, engineRows: engineList.length});
 	const selectedId = selectedServer(state, view);
 	const server = selectedId !== undefined ? state.servers[selectedId] : undefined;
-	// deriveServer reads servers, bandwidth, probe results and now; memoised on exactly those.
-	const figures = useMemo(
+	// deriveServer reads servers, bandwidth, probe results and, through the figure window, the clock:
+	// memoised on those, with the window's size standing in for the clock (it moves a few times a minute, not every tick).
+	const inWindow = windowCount(server, state.now);
+	const derived = useMemo(
 		() => (selectedId !== undefined ? deriveServer(state, selectedId) : []),
-		[selectedId, state.servers, state.bandwidth, state.probe.results, state.now],
+		[selectedId, state.servers, state.bandwidth, state.probe.results, inWindow],
 	);
+	const figures = useStable(derived);
 	const allRequests = useMemo(() => requestEntries(state.servers, state.order), [state.servers, state.order]);
 	const table = useMemo(() => tableEntries(allRequests, view.tableSort, view.tableFilter), [allRequests, view.tableSort, view.tableFilter]);
+
+	// hooks before the early returns: the same number of hooks every render
+	const notice = currentNotice(state);
+	const flash = view.flash && state.now - view.flash.t < FLASH_MS ? view.flash : undefined;
+	const note = useStable(
+		footerNote !== undefined
+			? {text: footerNote, level: 'info' as const}
+			: flash
+				? {text: flash.text, level: 'info' as const}
+				: notice
+					? {text: sanitize(notice.text, 300), level: notice.level}
+					: undefined,
+	);
+	const scopes = useStable(activeScopes(view, state.order.length === 0).filter(s => s !== 'always'));
 
 	if (view.suspended) return <Box height={1} />;
 	if (plan.tooSmall) return <TooSmall columns={columns} rows={rows} need={plan.need} />;
@@ -65,16 +96,6 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 	const middle = plan.height - plan.header - plan.footer;
 	const contention = state.system.contention.active ? state.system.contention.verdict : undefined;
 	const chip = state.bandwidth.chip ?? state.system.gpus[0]?.name ?? state.system.cpuModel;
-	const notice = currentNotice(state);
-	const flash = view.flash && state.now - view.flash.t < FLASH_MS ? view.flash : undefined;
-	const note =
-		footerNote !== undefined
-			? {text: footerNote, level: 'info' as const}
-			: flash
-				? {text: flash.text, level: 'info' as const}
-				: notice
-					? {text: sanitize(notice.text, 300), level: notice.level}
-					: undefined;
 	const tableFocused = view.focus === 'table' && plan.requests > 0;
 	const editingLog = view.filterEditing && view.filterTarget === 'log';
 	const log = server ? (
@@ -112,7 +133,8 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 				<EnginesPane rows={engineList} selectedId={selectedId} width={plan.mainWidth} height={plan.engines} />
 				<PassesPane
 					figures={figures}
-					history={server?.history ?? []}
+					history={server?.history ?? NO_HISTORY}
+					load={server?.load}
 					serverLabel={selectedId}
 					contention={contention}
 					width={plan.mainWidth}
@@ -134,7 +156,7 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 					/>
 				) : null}
 				<ContentionPane system={state.system} width={plan.mainWidth} height={plan.contention} />
-				<ProbePane probe={state.probe} now={state.now} width={plan.mainWidth} height={plan.probe} readOnly={readOnly} />
+				<ProbePane probe={state.probe} now={state.probe.running ? state.now : 0} width={plan.mainWidth} height={plan.probe} readOnly={readOnly} />
 				{plan.logBelow > 0 ? log : null}
 			</>
 		);
@@ -163,7 +185,7 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 					</Box>
 				) : null}
 			</Box>
-			<Footer keymap={keymap} scopes={activeScopes(view, empty).filter(s => s !== 'always')} self={state.system.self} readOnly={readOnly} width={columns} note={note} />
+			<Footer keymap={keymap} scopes={scopes} self={state.system.self} readOnly={readOnly} width={columns} note={note} />
 		</Box>
 	);
 }

@@ -2,8 +2,8 @@
  * What the dashboard and the key router both read from (snapshot, view state, size): one
  * definition each, so a key acts on exactly what the screen shows. Pure.
  */
-import {deriveServer} from '../model/derive.js';
-import type {ModelFigures, MonitorState} from '../types/monitor.js';
+import {deriveServer, FIGURE_WINDOW_MS} from '../model/derive.js';
+import type {ModelFigures, MonitorState, ServerState} from '../types/monitor.js';
 import type {KeyScope} from './keymap.js';
 import {planLayout} from './layout.js';
 import {engineRows} from './panes/engines.js';
@@ -20,6 +20,27 @@ export const FLASH_MS = 4000;
 export function currentNotice(state: MonitorState): MonitorState['notices'][number] | undefined {
 	const last = state.notices.at(-1);
 	return last && state.now - last.t <= NOTICE_MS && last.t <= state.now + 1000 ? last : undefined;
+}
+
+/** Finished requests of a server inside the figure window at `now` (the window only shrinks as the clock moves). */
+export function windowCount(server: ServerState | undefined, now: number): number {
+	let n = 0;
+	if (server) for (const r of server.requests) if (r.done && now - r.lastSeen <= FIGURE_WINDOW_MS) n++;
+	return n;
+}
+
+/**
+ * Everything on screen that reads the store's clock, as one key: the store publishes a tick alone
+ * only when it changes (a keep-alive's "4 minutes from now", a notice expiring, a request leaving
+ * the figure window, a running probe's elapsed time). A key's flash lives in the view state: the
+ * App adds it (app.tsx). Pure.
+ */
+export function clockKey(state: MonitorState): string {
+	const parts: string[] = [String(currentNotice(state)?.t ?? '')];
+	for (const r of engineRows(state.servers, state.order, state.now)) parts.push(r.until);
+	for (const id of state.order) parts.push(String(windowCount(state.servers[id], state.now)));
+	if (state.probe.running) parts.push(String(state.now));
+	return parts.join('\u0000');
 }
 
 /** The scopes whose bindings are live, most specific first (router and footer agree). */

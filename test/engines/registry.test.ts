@@ -27,12 +27,12 @@ describe('engine registry', () => {
 	it('log parsers: each engine its own, llama-swap and KoboldCpp llama.cpp\'s, none for LM Studio, LocalAI, OpenAI', () => {
 		expect(ENGINE_KINDS.map((k) => [k, parserEngine(k) ?? null])).toEqual([
 			['ollama', 'ollama'], ['llamacpp', 'llamacpp'], ['mlxlm', 'mlxlm'], ['lithos', 'lithos'], ['vllm', 'vllm'], ['sglang', 'sglang'],
-			['lmstudio', null], ['llamaswap', 'llamacpp'], ['koboldcpp', 'llamacpp'], ['localai', null], ['openai', null],
+			['lmstudio', null], ['llamaswap', 'llamacpp'], ['koboldcpp', 'llamacpp'], ['localai', null], ['omlx', 'omlx'], ['openai', null],
 		]);
 	});
 
 	it('memory model: unified only for the Apple-silicon engines', () => {
-		expect(ENGINE_KINDS.filter((k) => ENGINES[k].unifiedMemory)).toEqual(['mlxlm', 'lithos']);
+		expect(ENGINE_KINDS.filter((k) => ENGINES[k].unifiedMemory)).toEqual(['mlxlm', 'lithos', 'omlx']);
 	});
 
 	it('probe plans come from the descriptors', () => {
@@ -46,7 +46,7 @@ describe('engine registry', () => {
 		expect([...DEFAULT_PORTS].sort((a, b) => a - b)).toEqual([1234, 1337, 5000, 5001, 8000, 8080, 9931, 11434, 30000]);
 		expect(ENGINE_PROCESS_NAMES).toContain('llama-server');
 		expect(ENGINE_PROCESS_NAMES).toContain('LM Studio');
-		expect([...FINGERPRINT_PATHS].sort()).toEqual(['/', '/.well-known/localai.json', '/api/extra/version', '/api/v0/models', '/api/v1/models', '/api/version', '/get_model_info', '/props', '/readyz', '/running', '/v1/models', '/version']);
+		expect([...FINGERPRINT_PATHS].sort()).toEqual(['/', '/.well-known/localai.json', '/api/extra/version', '/api/v0/models', '/api/v1/models', '/api/version', '/get_model_info', '/health', '/props', '/readyz', '/running', '/v1/models', '/version']);
 		const ranks = ENGINE_KINDS.map((k) => ENGINES[k].fingerprint?.rank).filter((r) => r !== undefined);
 		expect(new Set(ranks).size).toBe(ranks.length);
 	});

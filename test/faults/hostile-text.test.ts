@@ -107,7 +107,7 @@ describe('to JSON and CSV (raw bytes)', {timeout: 120_000}, () => {
 	const cli = (args: string[]) => execa(process.execPath, ['--import', 'tsx', path.join(root, 'source', 'cli.tsx'), ...args], {cwd: root, reject: false, timeout: 60_000, env: {XDG_CONFIG_HOME: '/nonexistent-infertop-test', NO_COLOR: '1'}, encoding: 'buffer'});
 
 	it('snapshot --json: parses, carries the names without their control sequences', async () => {
-		const r = await cli(['snapshot', '--json', '--seconds', '1.5', '--no-scan', '--no-demo', '--server', server.url, '--log', `ollama=${log}`, '--history', '/dev/null']);
+		const r = await cli(['snapshot', '--json', '--seconds', '5', '--no-scan', '--no-demo', '--server', server.url, '--log', `ollama=${log}`, '--history', '/dev/null']);
 		expect(r.exitCode).toBe(0);
 		const raw = Buffer.from(r.stdout);
 		expect(forbidden(raw)).toEqual([]);

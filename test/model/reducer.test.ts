@@ -3,6 +3,7 @@ import {initialState, reduce, MAX_LOG_LINES} from '../../source/model/reducer.js
 import {deriveServer} from '../../source/model/derive.js';
 import {toSnapshot} from '../../source/model/snapshot.js';
 import type {Action, MonitorState} from '../../source/types/monitor.js';
+import {appendLog, emptyLog, logLines, logTail, type LogRing} from '../../source/model/log-ring.js';
 
 const run = (actions: Action[], s: MonitorState = initialState({now: 1000})) => actions.reduce(reduce, s);
 const seen = (id: string, t = 1000): Action => ({type: 'server-seen', t, server: {id, engine: 'llamacpp', url: id, source: 'flag'}});
@@ -48,8 +49,29 @@ describe('reducer', () => {
 		let s = initialState();
 		for (let i = 0; i < MAX_LOG_LINES + 50; i++) s = reduce(s, {type: 'log-line', serverId: id, t: i, text: `l${i}`, parsed: i % 2 === 0});
 		expect(s.servers[id]!.log).toHaveLength(MAX_LOG_LINES);
-		expect(s.servers[id]!.log.at(-1)!.text).toBe(`l${MAX_LOG_LINES + 49}`);
+		expect(logLines(s.servers[id]!.log).at(-1)!.text).toBe(`l${MAX_LOG_LINES + 49}`);
 		expect(s.servers[id]!.linesParsed + s.servers[id]!.linesUnparsed).toBe(MAX_LOG_LINES + 50);
+	});
+
+	it('the log ring: earlier states never change, the backing array stays under twice the cap, no copy per line', () => {
+		const cap = 4;
+		const line = (i: number) => ({t: i, text: `l${i}`, parsed: false});
+		const states: LogRing[] = [emptyLog()];
+		for (let i = 0; i < 20; i++) states.push(appendLog(states.at(-1)!, line(i), cap));
+		// every state still reads what it read when it was made
+		states.forEach((r, n) => expect(logLines(r).map(l => l.t)).toEqual(Array.from({length: Math.min(n, cap)}, (_, k) => n - Math.min(n, cap) + k)));
+		expect(states.every(r => r.buffer.length <= cap * 2)).toBe(true);
+		// between compactions consecutive states share one backing array (appended, not copied)
+		const shared = states.slice(1).filter((r, i) => r.buffer === states[i]!.buffer).length;
+		// 20 appends, 4 copies: the first line, then one each time the backing array reaches 2 × cap (lines 9, 13, 17)
+		expect(shared).toBe(16);
+		// a branch from an older state copies instead of writing over the newer state's line
+		const old = states[10]!;
+		const branch = appendLog(old, line(99), cap);
+		expect(logLines(branch).map(l => l.t)).toEqual([7, 8, 9, 99]);
+		expect(logLines(states[11]!).map(l => l.t)).toEqual([7, 8, 9, 10]);
+		expect(logTail(states[20]!, 2, 1).map(l => l.t)).toEqual([17, 18]);
+		expect(logLines(emptyLog())).toEqual([]);
 	});
 
 	it('the demo keeps its label when discovery sees it as an Ollama', () => {

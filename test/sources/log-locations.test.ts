@@ -4,8 +4,11 @@ import {defaultLogLocations, findExistingLogs} from '../../source/sources/log-lo
 describe('defaultLogLocations', () => {
 	it('macOS: app log and Homebrew prefixes', () => {
 		const l = defaultLogLocations('darwin', {}, '/Users/me');
-		expect(l.map(x => x.path)).toEqual(['/Users/me/.ollama/logs/server.log', '/opt/homebrew/var/log/ollama.log', '/usr/local/var/log/ollama.log']);
-		expect(l.every(x => x.engine === 'ollama' && x.kind === 'file')).toBe(true);
+		expect(l.map(x => x.path)).toEqual([
+			'/Users/me/.ollama/logs/server.log', '/opt/homebrew/var/log/ollama.log', '/usr/local/var/log/ollama.log',
+			'/Users/me/.omlx/logs/server.log', '/opt/homebrew/var/log/omlx.log', '/usr/local/var/log/omlx.log',
+		]);
+		expect(l.every(x => (x.engine === 'ollama' || x.engine === 'omlx') && x.kind === 'file')).toBe(true);
 	});
 	it('Linux: journalctl when systemd has the unit', () => {
 		const l = defaultLogLocations('linux', {HOMEBREW_PREFIX: '/opt/hb'}, '/home/me');

@@ -5,7 +5,7 @@
  * (stopped answering; the reducer keeps the last figures, STALE), `server-seen` (back) and
  * `server-restarted` (back with reset counters).
  */
-import type {Dispatch, EngineKind, ModelInfo, ServerInfo} from '../../types/monitor.js';
+import type {Dispatch, EngineKind, ModelInfo, ServerInfo, ServerLoad} from '../../types/monitor.js';
 import {engineOf} from '../../engines/index.js';
 import type {PollAnswers, PollPlan, RestartMarker} from '../../engines/descriptor.js';
 import {MAX_MODELS, readAnswer} from '../../engines/descriptor.js';
@@ -51,7 +51,7 @@ export interface ListedCount {
 }
 
 export type PollResult =
-	| {readonly ok: true; readonly models?: readonly ModelInfo[]; readonly version?: string; readonly marker: RestartMarker; readonly listed?: ListedCount; readonly inconsistent?: string}
+	| {readonly ok: true; readonly models?: readonly ModelInfo[]; readonly version?: string; readonly marker: RestartMarker; readonly listed?: ListedCount; readonly inconsistent?: string; readonly load?: ServerLoad}
 	| {readonly ok: false; readonly error: string};
 
 export interface PollContext {
@@ -124,7 +124,7 @@ export async function runPlan(plan: PollPlan, ctx: PollContext): Promise<PollRes
 		const l = listedOf(r, read.models);
 		if (l && (!listed || l.total > listed.total)) listed = l;
 	}
-	return {ok: true, models: read.models, version: read.version, marker: read.marker, ...(listed ? {listed} : {}), ...(problems.length > 0 ? {inconsistent: problems.join('; ')} : {})};
+	return {ok: true, models: read.models, version: read.version, marker: read.marker, ...(listed ? {listed} : {}), ...(problems.length > 0 ? {inconsistent: problems.join('; ')} : {}), ...(read.load !== undefined ? {load: read.load} : {})};
 }
 
 /** One poll of one server, as its engine's descriptor declares. Never throws. */
@@ -171,6 +171,7 @@ export function createPoller(options: PollerOptions): ServerPoller {
 	let inflight: Promise<void> | undefined;
 	let controller = sharedAbortController();
 	let lastModelsJson: string | undefined;
+	let lastLoadJson: string | undefined;
 	let lastVersion = server.version;
 	// What discovery saw when it identified the server counts as the first marker.
 	let marker: RestartMarker | undefined = server.version !== undefined ? {version: server.version} : undefined;
@@ -184,6 +185,7 @@ export function createPoller(options: PollerOptions): ServerPoller {
 			if (state !== 'lost') {
 				state = 'lost';
 				lastModelsJson = undefined;
+				lastLoadJson = undefined;
 				checkIdentity = true;
 				dispatch({type: 'server-lost', t, serverId: server.id, error: result.error});
 			}
@@ -208,6 +210,13 @@ export function createPoller(options: PollerOptions): ServerPoller {
 			if (json !== lastModelsJson) {
 				lastModelsJson = json;
 				dispatch({type: 'server-models', t, serverId: server.id, models: result.models, ...(result.listed ? {listed: result.listed} : {})});
+			}
+		}
+		if (result.load !== undefined) {
+			const json = JSON.stringify(result.load);
+			if (json !== lastLoadJson) {
+				lastLoadJson = json;
+				dispatch({type: 'server-load', t, serverId: server.id, load: result.load});
 			}
 		}
 	};

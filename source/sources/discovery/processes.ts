@@ -6,6 +6,7 @@
 import type {EngineKind} from '../../types/monitor.js';
 import {engineProcessKind} from '../../system/contention.js';
 import {engineOf, ENGINE_PROCESS_NAMES} from '../../engines/index.js';
+import {createProcessSampler, hasLeanSampler, type ProcessSampler} from '../process-sampler.js';
 
 /** Names looked for (for the empty state): every engine descriptor's. */
 export {ENGINE_PROCESS_NAMES};
@@ -132,7 +133,14 @@ export interface ProcessFinder {
 	lastError(): string | undefined;
 }
 
+let lean: ProcessSampler | undefined;
+
+/** Engine candidates from the lean sampler (/proc, or one `ps` on macOS); systeminformation elsewhere. */
 async function siProcesses(): Promise<readonly ProcessRow[]> {
+	if (hasLeanSampler()) {
+		lean ??= createProcessSampler({busyPct: Infinity});
+		if (lean) return (await lean.sample(new Set())).processes.map((p) => ({pid: p.pid, ...(p.ppid !== undefined ? {parentPid: p.ppid} : {}), name: p.name, ...(p.command !== undefined ? {command: p.command} : {})}));
+	}
 	const si = await import('systeminformation');
 	const data = await si.processes();
 	return data.list;

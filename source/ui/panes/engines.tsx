@@ -90,9 +90,13 @@ export function engineRows(servers: Readonly<Record<string, ServerState>>, order
 							? logProblem(s)!
 							: m?.expiresAt !== undefined
 							? until(m.expiresAt, now)
-							: engineOf(s.engine).keepAlive === true
-								? DASH
-								: '',
+							: m?.loaded === false
+								? 'not loaded'
+								: m?.pinned === true
+									? 'pinned'
+									: engineOf(s.engine).keepAlive === true
+										? DASH
+										: '',
 				demo: s.demo === true,
 			});
 		});

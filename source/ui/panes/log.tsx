@@ -1,13 +1,14 @@
 import {Box} from 'ink';
 import {memo, useMemo} from 'react';
-import type {LogLine} from '../../types/monitor.js';
+import type {LogLine, LogRing} from '../../types/monitor.js';
+import {isLogRing, logTail} from '../../model/log-ring.js';
 import {sanitize} from '../../util/sanitize.js';
 import {clock, fit} from '../format.js';
 import {compileFilter} from '../view-state.js';
 import {Line, Span, Title} from './common.js';
 
 export interface LogPaneProps {
-	readonly log: readonly LogLine[];
+	readonly log: LogRing | readonly LogLine[];
 	/** Lines ever seen on this server (the log keeps the newest MAX_LOG_LINES of them). */
 	readonly total: number;
 	readonly label?: string;
@@ -34,20 +35,37 @@ export interface VisibleLog {
 	readonly error?: string;
 }
 
+type Log = LogRing | readonly LogLine[];
+
 interface Numbered {
 	readonly line: LogLine;
 	readonly abs: number;
 }
 
-/** The log's lines that pass the filter, each with its absolute number. Pure. */
-export function matchedLines(log: readonly LogLine[], total: number, filter: string): {lines: Numbered[]; error?: string; test?: (l: string) => boolean} {
+/** Line `i` (0 = oldest held) of a ring or a plain array, read in place (no copy of the buffer). */
+function lineAt(log: Log, i: number): LogLine {
+	return isLogRing(log) ? log.buffer[log.start + i]! : log[i]!;
+}
+
+/** Absolute number of the oldest held line (the ring keeps the newest of `total` lines). */
+const baseOf = (log: Log, total: number): number => Math.max(total, log.length) - log.length;
+
+/** The log's lines that pass the filter, each with its absolute number (reads the ring in place). Pure. */
+export function matchedLines(log: Log, total: number, filter: string): {lines: Numbered[]; error?: string} {
 	const f = compileFilter(filter);
-	const base = Math.max(total, log.length) - log.length;
+	const base = baseOf(log, total);
 	const lines: Numbered[] = [];
-	log.forEach((line, i) => {
+	for (let i = 0; i < log.length; i++) {
+		const line = lineAt(log, i);
 		if (!f || f.test(line.text)) lines.push({line, abs: base + i});
-	});
+	}
 	return {lines, error: f?.error};
+}
+
+/** Index just past the bottom line of the view among `count` lines, given how many have abs <= end. */
+function bottomOf(count: number, atOrBefore: number | undefined, rows: number): number {
+	if (atOrBefore === undefined) return count;
+	return Math.min(count, Math.max(atOrBefore, Math.min(rows, count)));
 }
 
 /** Index just past the bottom line of the view in `lines` (lines.length when following). */
@@ -55,15 +73,43 @@ function bottomIndex(lines: readonly Numbered[], end: number | undefined, rows: 
 	if (end === undefined) return lines.length;
 	let n = 0;
 	while (n < lines.length && lines[n]!.abs <= end) n++;
-	return Math.min(lines.length, Math.max(n, Math.min(rows, lines.length)));
+	return bottomOf(lines.length, n, rows);
+}
+
+/**
+ * What the view needs of the log: the (at most `rows`) matching lines ending at the bottom of the
+ * view, how many match and the bottom's index among them. Without a filter only that tail is read
+ * (logTail): never a copy of the whole ring.
+ */
+function window(log: Log, total: number, filter: string, end: number | undefined, rows: number): {tail: Numbered[]; matched: number; endIdx: number; error?: string} {
+	const f = compileFilter(filter);
+	if (!f) {
+		const base = baseOf(log, total);
+		const endIdx = bottomOf(log.length, end === undefined ? undefined : Math.max(0, Math.min(log.length, end - base + 1)), rows);
+		const lines = logTail(log, rows, log.length - endIdx);
+		const first = endIdx - lines.length;
+		return {tail: lines.map((line, k) => ({line, abs: base + first + k})), matched: log.length, endIdx};
+	}
+	const {lines, error} = matchedLines(log, total, filter);
+	const endIdx = bottomIndex(lines, end, rows);
+	return {tail: lines.slice(Math.max(0, endIdx - rows), endIdx), matched: lines.length, endIdx, error};
 }
 
 /**
  * The next bottom line after scrolling `delta` matching lines back (positive) or forward; `'home'`
  * is the oldest screenful, `'end'` follows the newest again (undefined). Pure.
  */
-export function logStep(log: readonly LogLine[], total: number, filter: string, end: number | undefined, step: number | 'home' | 'end', rows: number): number | undefined {
+export function logStep(log: Log, total: number, filter: string, end: number | undefined, step: number | 'home' | 'end', rows: number): number | undefined {
 	if (step === 'end') return undefined;
+	if (!compileFilter(filter)) {
+		// No filter: the numbers are the ring's positions, nothing to scan.
+		const base = baseOf(log, total);
+		const count = log.length;
+		const floor = Math.min(Math.max(1, rows), count);
+		const at = bottomOf(count, end === undefined ? undefined : Math.max(0, Math.min(count, end - base + 1)), rows);
+		const next = step === 'home' ? floor : Math.max(floor, Math.min(count, at - step));
+		return next >= count ? undefined : base + next - 1;
+	}
 	const {lines} = matchedLines(log, total, filter);
 	const floor = Math.min(Math.max(1, rows), lines.length);
 	const at = bottomIndex(lines, end, rows);
@@ -85,10 +131,9 @@ function chunks(text: string, width: number): string[] {
 }
 
 /** Filter, scroll (back, sideways) and cut or wrap the log to what fits, before anything renders. Pure. */
-export function visibleLog(log: readonly LogLine[], filter: string, scroll: {readonly total?: number; readonly end?: number; readonly left?: number; readonly wrap?: boolean}, rows: number, width: number): VisibleLog {
+export function visibleLog(log: Log, filter: string, scroll: {readonly total?: number; readonly end?: number; readonly left?: number; readonly wrap?: boolean}, rows: number, width: number): VisibleLog {
 	const f = compileFilter(filter);
-	const {lines: matched, error} = matchedLines(log, scroll.total ?? log.length, filter);
-	const endIdx = bottomIndex(matched, scroll.end, rows);
+	const {tail, matched, endIdx, error} = window(log, scroll.total ?? log.length, filter, scroll.end, rows);
 	const room = Math.max(1, width - PREFIX);
 	const left = Math.max(0, scroll.left ?? 0);
 	const out: VisibleLog['lines'][number][] = [];
@@ -96,11 +141,11 @@ export function visibleLog(log: readonly LogLine[], filter: string, scroll: {rea
 	const shift = (ranges: [number, number][], from: number, len: number, at: number): [number, number][] =>
 		ranges.flatMap(([a, b]) => (b <= from || a >= from + len ? [] : [[Math.max(a, from) - from + at, Math.min(b, from + len) - from + at] as [number, number]]));
 	if (scroll.wrap) {
-		// Newest at the bottom: take whole lines backwards until the rows are full.
+		// Newest at the bottom: take whole lines backwards until the rows are full (each takes at least one row).
 		const blocks: VisibleLog['lines'][number][][] = [];
 		let used = 0;
-		for (let i = endIdx - 1; i >= 0 && used < rows; i--) {
-			const l = matched[i]!.line;
+		for (let i = tail.length - 1; i >= 0 && used < rows; i--) {
+			const l = tail[i]!.line;
 			const full = sanitize(l.text, 1024);
 			const ranges = f ? f.ranges(full) : [];
 			const parts = chunks(full, room);
@@ -116,7 +161,7 @@ export function visibleLog(log: readonly LogLine[], filter: string, scroll: {rea
 		const flat = blocks.flat();
 		out.push(...flat.slice(Math.max(0, flat.length - rows)));
 	} else {
-		for (const {line: l} of matched.slice(Math.max(0, endIdx - rows), endIdx)) {
+		for (const {line: l} of tail) {
 			let full = sanitize(l.text, 1024);
 			// A match past the right edge: start the line shortly before it, so the match is on screen.
 			const first = left === 0 ? f?.ranges(full)[0] : undefined;
@@ -129,7 +174,7 @@ export function visibleLog(log: readonly LogLine[], filter: string, scroll: {rea
 			out.push({text: `${clock(l.t)} ${glyph(l)} ${text}`, parsed: l.parsed, note: l.note, ranges: f ? f.ranges(text).map(([a, b]) => [a + PREFIX, b + PREFIX] as [number, number]) : []});
 		}
 	}
-	return {lines: out, matched: matched.length, newer: matched.length - endIdx, cut, error};
+	return {lines: out, matched, newer: matched - endIdx, cut, error};
 }
 
 function Highlighted({text, ranges}: {readonly text: string; readonly ranges: readonly [number, number][]}) {

@@ -1,6 +1,6 @@
 import {Box} from 'ink';
 import {memo, useEffect, useMemo, useRef} from 'react';
-import type {ModelFigures, PassSample} from '../../types/monitor.js';
+import type {ModelFigures, PassSample, ServerLoad} from '../../types/monitor.js';
 import {nextScale} from '../../model/verdict.js';
 import {ceilingRow, graphBlock, graphPlotWidth, markerRow, niceCeil, placeLabels, sparkline} from '../charts.js';
 import {DASH, gb, gbs, num, pct, tpp, tps} from '../format.js';
@@ -12,6 +12,8 @@ export interface PassesPaneProps {
 	readonly figures: readonly ModelFigures[];
 	readonly history: readonly PassSample[];
 	readonly serverLabel?: string;
+	/** What the server's status API says it runs now (batch size, waiting). */
+	readonly load?: ServerLoad;
 	readonly contention?: string;
 	readonly width: number;
 	readonly height: number;
@@ -92,6 +94,12 @@ export function VerdictLine({verdict}: {readonly verdict: Verdict}) {
 	);
 }
 
+/** `3 running, 1 waiting` as the server's status API says (several running: its throughput is shared by them). */
+export function batchText(load: ServerLoad | undefined): string | undefined {
+	if (load?.running === undefined) return undefined;
+	return `${load.running} running${load.waiting !== undefined && load.waiting > 0 ? `, ${load.waiting} waiting` : ''}`;
+}
+
 const GUTTER = 6;
 const LABELS = 20;
 
@@ -107,6 +115,7 @@ export const PassesPane = memo(function PassesPane(props: PassesPaneProps) {
 		f?.runner,
 		f ? `${f.requestCount} request${f.requestCount === 1 ? '' : 's'}${f.basis ? ` (${f.basis})` : ''}` : undefined,
 		others.length > 0 ? `also ${others.join(', ')}` : undefined,
+		batchText(props.load),
 	]
 		.filter(Boolean)
 		.join(' · ');

@@ -3,7 +3,8 @@ import {memo} from 'react';
 import {requestFigures, type RequestFigures} from '../../model/figures.js';
 import {engineName} from '../../engines/index.js';
 import {modelLabel} from '../../model/derive.js';
-import type {LogLine, RequestRecord, ServerState} from '../../types/monitor.js';
+import type {LogLine, LogRing, RequestRecord, ServerState} from '../../types/monitor.js';
+import {logLines} from '../../model/log-ring.js';
 import {sanitize} from '../../util/sanitize.js';
 import {clock, DASH, fit, int, ms, num, pct, right, tpp, tps} from '../format.js';
 import type {TableSort} from '../view-state.js';
@@ -140,7 +141,7 @@ export const RequestsPane = memo(function RequestsPane({entries, total, focused,
 });
 
 /** Every field of one request with its figures, then the server's log lines from its first to its last line. Pure. */
-export function detailLines(e: RequestEntry, log: readonly LogLine[]): {fields: [string, string][]; log: string[]} {
+export function detailLines(e: RequestEntry, log: LogRing | readonly LogLine[]): {fields: [string, string][]; log: string[]} {
 	const r = e.record;
 	const f = e.figures;
 	const field = (label: string, value: string | undefined): [string, string] => [label, value ?? DASH];
@@ -175,11 +176,11 @@ export function detailLines(e: RequestEntry, log: readonly LogLine[]): {fields: 
 		fields.push(field('live', r.liveTps !== undefined ? `${tps(r.liveTps)} tok/s, ${int(r.liveGenerated)} tokens` : undefined));
 		fields.push(field('prefill progress', pct(r.prefillProgress)));
 	}
-	const lines = log.filter(l => l.t >= r.firstSeen && l.t <= r.lastSeen).map(l => `${clock(l.t)} ${l.parsed ? '•' : ' '} ${sanitize(l.text, 1024)}`);
+	const lines = logLines(log).filter(l => l.t >= r.firstSeen && l.t <= r.lastSeen).map(l => `${clock(l.t)} ${l.parsed ? '•' : ' '} ${sanitize(l.text, 1024)}`);
 	return {fields, log: lines};
 }
 
-export function DetailOverlay({entry, log, width, height}: {readonly entry?: RequestEntry; readonly log: readonly LogLine[]; readonly width: number; readonly height: number}) {
+export function DetailOverlay({entry, log, width, height}: {readonly entry?: RequestEntry; readonly log: LogRing | readonly LogLine[]; readonly width: number; readonly height: number}) {
 	if (!entry) {
 		return (
 			<Box flexDirection="column" height={height} width={width}>

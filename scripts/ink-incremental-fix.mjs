@@ -1,0 +1,158 @@
+/**
+ * ink#910 for Ink 6.8.0, patched at build time: its incremental renderer (`incrementalRendering`)
+ * rewinds to the top of the last frame with `cursorUp(previousVisible - 1)`. Every frame Ink writes
+ * below the terminal's full height ends with a newline, which leaves the cursor one row BELOW the
+ * frame's last line, so the rewind stops one row short: each update lands one row lower, and the
+ * lines it skips as unchanged stay behind as ghosts. Ink 7 rewinds by the full line count when the
+ * previous frame ended with a newline (vadimdemedes/ink c32da0b); Ink 7 needs Node 22, so the same
+ * one-line change is made here to node_modules/ink/build/log-update.js as esbuild loads it.
+ *
+ * The build fails when the line is not found (an Ink upgrade moved it): the patch is never silently
+ * skipped, and the bundle only turns incremental rendering on through the `__INK_910_FIXED__`
+ * constant this same build defines.
+ */
+import fs from 'node:fs';
+
+/** The line in ink@6.8.0 build/log-update.js (createIncremental, same-or-taller branch). */
+export const INK_910_BUGGY = 'buffer.push(ansiEscapes.cursorUp(previousVisible - 1));';
+
+/** The fix: a frame that ended with a newline left the cursor below its last line. */
+export const INK_910_FIXED = "buffer.push(ansiEscapes.cursorUp(previousVisible - (previousOutput.endsWith('\\n') ? 0 : 1)));";
+
+/** Apply the fix to log-update.js's source; throws when the buggy line is not there exactly once. */
+export function patchInkLogUpdate(source) {
+	const at = source.indexOf(INK_910_BUGGY);
+	if (at < 0 || source.indexOf(INK_910_BUGGY, at + 1) >= 0) {
+		throw new Error('ink#910 patch: the line to fix was not found exactly once in ink/build/log-update.js (Ink changed?)');
+	}
+	return source.slice(0, at) + INK_910_FIXED + source.slice(at + INK_910_BUGGY.length);
+}
+
+/** The line in ink@6.8.0 build/output.js: a fresh width/glyph cache for every frame. */
+export const INK_OUTPUT_CACHES = 'caches = new OutputCaches();';
+
+/**
+ * The caches shared by all frames instead (bounded: dropped whole past 4,000 lines), so an
+ * unchanged line is not tokenized and measured again on every frame. The cached glyph arrays are
+ * only read by Output.get() (placed in the grid, then turned into a string), never written.
+ */
+export const INK_OUTPUT_CACHES_SHARED = 'caches = __infertopSharedCaches(OutputCaches);';
+const SHARED_CACHES_FN = `
+function __infertopSharedCaches(Caches) {
+	const c = (globalThis.__infertopInkCaches ??= new Caches());
+	if (c.styledChars.size + c.widths.size + c.blockWidths.size > 4000) {
+		c.styledChars.clear();
+		c.widths.clear();
+		c.blockWidths.clear();
+	}
+	return c;
+}
+`;
+
+/** Share Ink's per-frame output caches across frames; throws when the line is not there exactly once. */
+export function patchInkOutput(source) {
+	const at = source.indexOf(INK_OUTPUT_CACHES);
+	if (at < 0 || source.indexOf(INK_OUTPUT_CACHES, at + 1) >= 0) {
+		throw new Error('ink output patch: the line to change was not found exactly once in ink/build/output.js (Ink changed?)');
+	}
+	const shared = source.slice(0, at) + INK_OUTPUT_CACHES_SHARED + source.slice(at + INK_OUTPUT_CACHES.length) + SHARED_CACHES_FN;
+	// A line that lies wholly inside its clip region needs no slicing (sliceAnsi re-tokenizes every glyph).
+	return replaceOnce(shared, INK_CLIP_SLICE, INK_CLIP_SLICE_FAST, 'output.js');
+}
+
+/** The clip of each line inside an overflow="hidden" box, on every frame. */
+export const INK_CLIP_SLICE = 'return sliceAnsi(line, from, to);';
+export const INK_CLIP_SLICE_FAST = 'return from === 0 && to >= width ? line : sliceAnsi(line, from, to);';
+
+/**
+ * Ink 6.8 keeps every text it ever measured or wrapped in two module-level caches that are never
+ * emptied (build/measure-text.js, build/wrap-text.js). A monitor draws new figures every second,
+ * so they grow for as long as it runs: the RSS growth over a soak. Bounded here: emptied whole
+ * past 4,000 entries (a full 160×50 screen holds a few hundred texts).
+ */
+export const INK_TEXT_CACHES = {
+	'measure-text.js': {
+		from: '    const cachedDimensions = cache.get(text);',
+		to: '    if (cache.size > 4000) cache.clear();\n    const cachedDimensions = cache.get(text);',
+	},
+	'wrap-text.js': {
+		from: 'const cache = {};',
+		to: 'const cache = new Map();',
+		more: [
+			['    const cachedText = cache[cacheKey];', '    if (cache.size > 4000) cache.clear();\n    const cachedText = cache.get(cacheKey);'],
+			['    cache[cacheKey] = wrappedText;', '    cache.set(cacheKey, wrappedText);'],
+		],
+	},
+};
+
+function replaceOnce(source, from, to, file) {
+	const at = source.indexOf(from);
+	if (at < 0 || source.indexOf(from, at + 1) >= 0) throw new Error(`ink patch: ${JSON.stringify(from)} not found exactly once in ink/build/${file} (Ink changed?)`);
+	return source.slice(0, at) + to + source.slice(at + from.length);
+}
+
+/** Bound one of Ink's text caches (`file` is measure-text.js or wrap-text.js). */
+export function patchInkTextCache(file, source) {
+	const p = INK_TEXT_CACHES[file];
+	if (!p) throw new Error(`ink patch: no text-cache patch for ${file}`);
+	let out = replaceOnce(source, p.from, p.to, file);
+	for (const [from, to] of p.more ?? []) out = replaceOnce(out, from, to, file);
+	return out;
+}
+
+/** The width of every text node, measured again on every frame (build/render-node-to-output.js). */
+export const INK_WIDEST_LINE = 'const currentWidth = widestLine(text);';
+const WIDEST_LINE_FN = `
+const __infertopWidths = new Map();
+function __infertopWidestLine(text) {
+	let w = __infertopWidths.get(text);
+	if (w === undefined) {
+		if (__infertopWidths.size > 4000) __infertopWidths.clear();
+		w = widestLine(text);
+		__infertopWidths.set(text, w);
+	}
+	return w;
+}
+`;
+
+/** Measure each text once (bounded cache) instead of on every frame. */
+export function patchInkRenderNode(source) {
+	return replaceOnce(source, INK_WIDEST_LINE, 'const currentWidth = __infertopWidestLine(text);', 'render-node-to-output.js') + WIDEST_LINE_FN;
+}
+
+/**
+ * esbuild plugin: patch Ink's log-update.js on load, and define `__INK_910_FIXED__` = true so the
+ * monitor turns incremental rendering on only in a bundle that has the fix.
+ * `state.applied` says whether Ink's log-update.js went through it (the build checks).
+ * @param {{applied?: boolean}} [state]
+ * @returns {import('esbuild').Plugin}
+ */
+export function inkIncrementalFix(state = {}) {
+	return {
+		name: 'ink-910-incremental-fix',
+		setup(b) {
+			b.initialOptions.define = {...b.initialOptions.define, __INK_910_FIXED__: 'true'};
+			b.onLoad({filter: /[\\/]ink[\\/]build[\\/]log-update\.js$/}, async (a) => {
+				const contents = patchInkLogUpdate(await fs.promises.readFile(a.path, 'utf8'));
+				state.applied = true;
+				return {contents, loader: 'js'};
+			});
+			b.onLoad({filter: /[\\/]ink[\\/]build[\\/]output\.js$/}, async (a) => {
+				const contents = patchInkOutput(await fs.promises.readFile(a.path, 'utf8'));
+				state.outputShared = true;
+				return {contents, loader: 'js'};
+			});
+			b.onLoad({filter: /[\\/]ink[\\/]build[\\/]render-node-to-output\.js$/}, async (a) => {
+				const contents = patchInkRenderNode(await fs.promises.readFile(a.path, 'utf8'));
+				state.widths = true;
+				return {contents, loader: 'js'};
+			});
+			b.onLoad({filter: /[\\/]ink[\\/]build[\\/](measure|wrap)-text\.js$/}, async (a) => {
+				const file = a.path.slice(a.path.search(/(measure|wrap)-text\.js$/));
+				const contents = patchInkTextCache(file, await fs.promises.readFile(a.path, 'utf8'));
+				state.textCaches = (state.textCaches ?? 0) + 1;
+				return {contents, loader: 'js'};
+			});
+		},
+	};
+}

@@ -1,0 +1,194 @@
+/**
+ * Render only what changed, checked on the renderer the CLI ships: the App bundled with the same
+ * esbuild plugin as scripts/build.mjs (Ink 6.8 with the ink#910 fix), on a fake 120×40 terminal.
+ *  - with nothing changing, N ticks make no publish, no React render and no byte on the terminal;
+ *  - one changed figure rewrites exactly one line;
+ *  - the screen a virtual terminal shows after incremental updates is the one a full repaint
+ *    shows (no ghost lines), while Ink 6.8 unpatched, the control, leaves the screen wrong.
+ * Structure only: no timing is asserted.
+ */
+process.env.CI = 'false'; // Ink renders nothing until exit in CI (is-in-ci reads this at import)
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {build, type Plugin} from 'esbuild';
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import {pathToFileURL} from 'node:url';
+import {INK_910_BUGGY, inkIncrementalFix, patchInkLogUpdate} from '../../scripts/ink-incremental-fix.mjs';
+import type {Mounted} from '../fixtures/render/incremental-entry.js';
+import type {SystemState} from '../../source/types/system.js';
+import {T0} from './fixtures.js';
+
+type Entry = {mount(columns: number, rows: number, incremental: boolean): Mounted; busySystem: SystemState};
+
+const COLUMNS = 120;
+const ROWS = 40;
+const root = path.resolve(import.meta.dirname, '..', '..');
+let dir: string;
+let fixed: Entry;
+let unpatched: Entry;
+
+/** Ink imports React DevTools only with DEV=true; not installed, so an empty module stands in (as in the build). */
+const noDevtools: Plugin = {
+	name: 'no-devtools',
+	setup(b) {
+		b.onResolve({filter: /^react-devtools-core$/}, () => ({path: 'react-devtools-core', namespace: 'stub'}));
+		b.onLoad({filter: /.*/, namespace: 'stub'}, () => ({contents: 'export default undefined;', loader: 'js'}));
+	},
+};
+
+async function bundle(name: string, patched: boolean): Promise<Entry> {
+	const outfile = path.join(dir, `${name}.mjs`);
+	await build({
+		entryPoints: [path.join(root, 'test/fixtures/render/incremental-entry.tsx')],
+		outfile,
+		bundle: true,
+		platform: 'node',
+		format: 'esm',
+		target: 'node20',
+		jsx: 'automatic',
+		define: {'process.env.NODE_ENV': '"production"'},
+		banner: {js: "import {createRequire as __cr} from 'node:module'; const require = __cr(import.meta.url);"},
+		plugins: [noDevtools, ...(patched ? [inkIncrementalFix()] : [])],
+		logLevel: 'error',
+	});
+	return (await import(pathToFileURL(outfile).href)) as Entry;
+}
+
+beforeAll(async () => {
+	dir = mkdtempSync(path.join(tmpdir(), 'infertop-incremental-'));
+	[fixed, unpatched] = await Promise.all([bundle('fixed', true), bundle('unpatched', false)]);
+}, 120_000);
+
+afterAll(() => {
+	if (dir) rmSync(dir, {recursive: true, force: true});
+});
+
+/** A small virtual terminal: the escape sequences Ink's log-update writes, nothing more. */
+function screenOf(writes: readonly string[], columns = COLUMNS, rows = ROWS): string[] {
+	const blank = () => Array.from({length: columns}, () => ' ');
+	const screen = Array.from({length: rows}, blank);
+	let x = 0;
+	let y = 0;
+	const data = writes.join('');
+	for (let i = 0; i < data.length; ) {
+		const ch = data[i]!;
+		if (ch === '\u001b') {
+			const csi = /^\u001b\[([?0-9;]*)([A-Za-z])/.exec(data.slice(i, i + 16));
+			if (!csi) {
+				i += 1;
+				continue;
+			}
+			const [all, params = '', op] = csi;
+			const n = params.startsWith('?') ? NaN : Number(params || '1');
+			if (op === 'A') y = Math.max(0, y - n);
+			else if (op === 'B') y = Math.min(rows - 1, y + n);
+			else if (op === 'E') [x, y] = [0, Math.min(rows - 1, y + n)];
+			else if (op === 'G') x = n - 1;
+			else if (op === 'K') {
+				if (params === '2') screen[y] = blank();
+				else for (let k = x; k < columns; k++) screen[y]![k] = ' ';
+			} else if (op === 'J' && params === '2') for (let r = 0; r < rows; r++) screen[r] = blank();
+			i += all.length;
+			continue;
+		}
+		i += ch.length;
+		if (ch === '\n') {
+			x = 0;
+			y++;
+			if (y >= rows) {
+				screen.shift();
+				screen.push(blank());
+				y = rows - 1;
+			}
+			continue;
+		}
+		if (ch === '\r') {
+			x = 0;
+			continue;
+		}
+		if (x < columns) screen[y]![x] = ch;
+		x++;
+	}
+	return screen.map(r => r.join('').trimEnd());
+}
+
+const settle = () => new Promise(r => setTimeout(r, 120)); // longer than Ink's render throttle (33 ms)
+
+async function until(check: () => boolean, what: string): Promise<void> {
+	for (let i = 0; i < 200; i++) {
+		if (check()) return;
+		await new Promise(r => setTimeout(r, 25));
+	}
+	throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Lines an incremental write rewrites: each is `cursorTo(0) + text + eraseEndLine`. */
+const rewritten = (write: string): string[] => [...write.matchAll(/\u001b\[1G(.*?)\u001b\[K/g)].map(m => m[1]!);
+
+/** The scripted session: first frame, a clock jump, 20 quiet ticks, one changed figure. */
+async function session(entry: Entry, incremental: boolean) {
+	const m = entry.mount(COLUMNS, ROWS, incremental);
+	try {
+		await until(() => m.writes.join('').includes('infertop 0.1.0'), 'the first frame');
+		await settle();
+		// the clock jumps 137 s: the keep-alive texts and the figure window change, so this publishes
+		const drawn = m.renders();
+		m.dispatch({type: 'tick', t: T0 + 200_000});
+		m.publish();
+		await until(() => m.renders() > drawn, 'the frame of the clock jump');
+		await settle();
+		const quiet = {writes: m.writes.length, renders: m.renders(), publishes: m.publishes()};
+		for (let i = 1; i <= 20; i++) {
+			m.dispatch({type: 'tick', t: T0 + 200_000 + i * 100});
+			m.publish();
+		}
+		await settle();
+		const afterTicks = {writes: m.writes.length, renders: m.renders(), publishes: m.publishes()};
+		// one figure changes: infertop's own CPU in the footer
+		m.dispatch({type: 'system', system: {...entry.busySystem, self: {...entry.busySystem.self, cpuPct: 7.7}}});
+		m.publish();
+		await until(() => m.writes.length > afterTicks.writes, 'the changed frame');
+		await settle();
+		return {quiet, afterTicks, changed: m.writes.slice(afterTicks.writes), writes: [...m.writes]};
+	} finally {
+		m.unmount();
+	}
+}
+
+describe('render only what changed (bundled renderer, 120×40)', () => {
+	it('the ink#910 patch finds its line in the installed Ink, exactly once', () => {
+		const source = readFileSync(path.join(root, 'node_modules/ink/build/log-update.js'), 'utf8');
+		expect(source.split(INK_910_BUGGY)).toHaveLength(2);
+		const patched = patchInkLogUpdate(source);
+		expect(patched).not.toContain(INK_910_BUGGY);
+		expect(() => patchInkLogUpdate(patched)).toThrow(/not found exactly once/);
+	});
+
+	it('N quiet ticks make no publish, no render, no byte; one changed figure rewrites one line; no ghost lines', async () => {
+		const inc = await session(fixed, true);
+		expect(inc.afterTicks).toEqual(inc.quiet);
+		// one frame (Ink wraps each in synchronized-output marks, written apart)
+		const frames = inc.changed.filter(w => w !== '\u001b[?2026h' && w !== '\u001b[?2026l');
+		expect(frames).toHaveLength(1);
+		const lines = rewritten(frames[0]!);
+		expect(lines).toHaveLength(1);
+		expect(lines[0]).toMatch(/infertop CPU 7\.7% RSS 85 MB$/);
+		expect(inc.writes.join('')).not.toContain('\u001b[2J');
+
+		// the same session repainted in full (Ink's standard renderer) is the truth to compare with
+		const full = await session(fixed, false);
+		const expected = screenOf(full.writes);
+		expect(expected.join('\n')).toContain('infertop CPU 7.7%');
+		expect(screenOf(inc.writes)).toEqual(expected);
+		// and a full repaint rewrites the whole frame for the same change
+		expect(full.changed.join('').split('\n').length).toBeGreaterThan(30);
+	}, 60_000);
+
+	it('control: Ink 6.8 unpatched leaves the screen wrong after the same updates', async () => {
+		const full = await session(fixed, false);
+		const broken = await session(unpatched, true);
+		expect(screenOf(broken.writes)).not.toEqual(screenOf(full.writes));
+	}, 60_000);
+});
