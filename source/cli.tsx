@@ -18,6 +18,7 @@ const HELP = `
     $ infertop --demo               the monitor on the built-in demo engine (labelled DEMO)
     $ infertop snapshot [--json]    collect for a few seconds, print one snapshot, exit
     $ infertop probe [URL]          one wall-clocked streaming probe, printed as a table or JSON
+    $ infertop compare [URL…]       code, prose, long prompts (2 runs each) on every server × model
 
   Sources
     --server URL          watch and probe this server (repeatable; remote allowed)
@@ -43,12 +44,12 @@ const HELP = `
     --no-color            no colours (also NO_COLOR=1)
 
   Headless
-    --json                snapshot/probe: print JSON
+    --json                snapshot/probe/compare: print JSON
     --seconds N           snapshot: collect for N seconds (0..3600, default 3)
     --prompt KIND         probe: code | prose | repeat | hex | long | @FILE (default code)
     --runs N              probe: run N times (1..20; 2 shows cache reuse)
-    --max-tokens N        probe: tokens to generate (2..100000, default 256)
-    --model NAME          probe: model to use (default: the loaded one)
+    --max-tokens N        probe/compare: tokens to generate (2..100000, default 256)
+    --model NAME          probe/compare: model to use (default: the loaded one; compare: each)
     --busy-timeout S      probe: keep retrying a busy (HTTP 429) server this long (default 30)
     --timeout S           probe: give up on a run after S seconds, keep-alives or not (default 300)
 
@@ -146,8 +147,8 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 	// meow reads an absent boolean as false: only a flag actually given may override the config file.
 	const given = (name: string) => args.some(a => a === `--${name}` || a === `--no-${name}` || a.startsWith(`--${name}=`));
 	const [command, ...rest] = cli.input;
-	if (command !== undefined && command !== 'snapshot' && command !== 'probe') {
-		return usageError([`unknown command "${command}" (try: snapshot, probe, --help)`]);
+	if (command !== undefined && command !== 'snapshot' && command !== 'probe' && command !== 'compare') {
+		return usageError([`unknown command "${command}" (try: snapshot, probe, compare, --help)`]);
 	}
 	const errors: string[] = [];
 	const numbers: Partial<Record<keyof typeof NUMBER_FLAGS, number>> = {};
@@ -203,6 +204,10 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 	if (command === 'probe') {
 		const {runProbeCli} = await import('./commands/probe.js');
 		return runProbeCli({...common, url: rest[0], prompt: flags.prompt, runs: numbers.runs ?? 1, json: flags.json, maxTokens: numbers.maxTokens ?? 256, model: flags.model});
+	}
+	if (command === 'compare') {
+		const {runCompareCli} = await import('./commands/compare.js');
+		return runCompareCli({...common, urls: rest, json: flags.json, maxTokens: numbers.maxTokens ?? 256, model: flags.model});
 	}
 	if (flags.headless) {
 		const {runHeadless} = await import('./commands/headless.js');

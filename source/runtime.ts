@@ -11,9 +11,10 @@ import {mkdtempSync, rmSync} from 'node:fs';
 import type {EffectiveConfig} from './config/config.js';
 import {parseLogSpec, resolveApiKey, effectiveHistoryPath} from './config/config.js';
 import {createStore, type MonitorStore} from './model/store.js';
-import {logCountsInWindow} from './model/derive.js';
+import {matchProbeRequest} from './model/derive.js';
 import type {Action, Collector, Dispatch, EngineKind, ModelInfo, ServerInfo} from './types/monitor.js';
 import {createLogSource, labelOf, type LogInput} from './sources/log-source.js';
+import {processStartMs} from './sources/process-start.js';
 import {splitArgs} from './sources/command-log.js';
 import {parseReplaySpec} from './sources/replay.js';
 import {createDiscovery} from './sources/discovery/discovery.js';
@@ -24,6 +25,7 @@ import {createModelBytesResolver} from './sources/model-bytes.js';
 import {defaultLogLocations, findExistingLogs} from './sources/log-locations.js';
 import {createProbeController} from './probe/controller.js';
 import {readHistory} from './probe/history.js';
+import {createCompareController} from './probe/compare-controller.js';
 import type {Controller} from './types/controller.js';
 import {startDemoEngine, DEMO_OLLAMA_VERSION, type DemoEngine} from './demo/engine.js';
 import {createPoller} from './sources/discovery/pollers.js';
@@ -42,7 +44,7 @@ export interface RuntimeOptions {
 	/** Demo speed factor (tests). */
 	readonly demoSpeed?: number;
 	/** Demo background agent (tests turn it off to send their own requests). */
-	readonly demoAgent?: boolean;
+	readonly demoAgent?: boolean | 'both';
 	/** Discovery/poll interval (ms). */
 	readonly pollMs?: number;
 	/** Run the system scan (process table, GPU). */
@@ -89,7 +91,7 @@ interface RuntimeContext {
 	readonly apiKeyFor: (url: string | undefined) => string | undefined;
 	readonly namedServers: readonly {readonly url: string; readonly apiKey?: string; readonly source: 'flag'}[];
 	/** Attach a log to a server (once per server and log). */
-	readonly attachLog: (serverId: string, input: LogInput, engine: EngineKind | undefined, serverInfo?: Partial<ServerInfo>) => Promise<void>;
+	readonly attachLog: (serverId: string, input: LogInput, engine: EngineKind | undefined, serverInfo?: Partial<ServerInfo>, processStart?: () => Promise<number | undefined>) => Promise<void>;
 }
 
 /** A reaction: something the runtime does when the store hears an action (after the reducer ran). */
@@ -139,7 +141,12 @@ function bandwidth(ctx: RuntimeContext, demoRunning: () => boolean): Promise<voi
 
 /** The system scan (process table, GPU). */
 function system(ctx: RuntimeContext): SystemCollector | undefined {
-	return ctx.options.system === false ? undefined : createSystemCollector({dispatch: ctx.dispatch, intervalMs: ctx.config.refresh});
+	// Watched engines are known by pid (discovery's ports → pids, the process scan): never contention.
+	const enginePids = (): ReadonlySet<number> => {
+		const servers = ctx.store.getSnapshot().servers;
+		return new Set(Object.values(servers).flatMap(s => (s.pid !== undefined && !s.demo ? [s.pid] : [])));
+	};
+	return ctx.options.system === false ? undefined : createSystemCollector({dispatch: ctx.dispatch, intervalMs: ctx.config.refresh, enginePids});
 }
 
 /** Discovery: named servers, default ports and processes; a log a process names is attached to its server. */
@@ -152,7 +159,10 @@ function discovery(ctx: RuntimeContext) {
 		pollIntervalMs: ctx.options.pollMs,
 		lookedForLogs: defaultLogLocations(process.platform, process.env, os.homedir()).map(l => (l.kind === 'file' ? l.path! : l.argv!.join(' '))),
 		onLogFound: (serverId, logPath) => {
-			void ctx.attachLog(serverId, {kind: 'file', path: logPath}, undefined);
+			// The process that names its log (`--log-file`) is known: its start anchors llama.cpp's
+			// process-relative stamps, so the backlog carries wall-clock times.
+			const pid = ctx.store.getSnapshot().servers[serverId]?.pid;
+			void ctx.attachLog(serverId, {kind: 'file', path: logPath}, undefined, undefined, pid === undefined ? undefined : () => processStartMs(pid));
 		},
 	});
 }
@@ -232,7 +242,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 		dispatch,
 		apiKeyFor,
 		namedServers,
-		async attachLog(serverId, input, engine, serverInfo) {
+		async attachLog(serverId, input, engine, serverInfo, processStart) {
 			const label = labelOf(input);
 			if (logsAttached.has(`${serverId}\u0000${label}`)) return;
 			logsAttached.add(`${serverId}\u0000${label}`);
@@ -240,7 +250,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 			dispatch({type: 'server-seen', t: Date.now(), server: existing
 				? {id: serverId, engine: existing.engine, source: existing.source, logLabel: label}
 				: {id: serverId, engine: engine ?? 'openai', source: 'log', logLabel: label, ...serverInfo}});
-			const source = createLogSource({serverId, engine, input, dispatch});
+			const source = createLogSource({serverId, engine, input, dispatch, ...(processStart ? {processStartMs: processStart} : {})});
 			collectors.push(source);
 			await source.start();
 		},
@@ -285,13 +295,32 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 	let probing: string | undefined;
 	const probe = createProbeController({
 		dispatch,
-		logFigures: (fromMs, toMs) => (probing ? logCountsInWindow(store.getSnapshot(), probing, fromMs, toMs) : undefined),
+		logFigures: q => {
+			if (!probing) return undefined;
+			const found = matchProbeRequest(store.getSnapshot(), probing, q);
+			// The probe's own counts are evidence of which model its log request is of.
+			if (found?.reason === undefined && found !== undefined && q.model !== undefined) {
+				dispatch({type: 'request-attributed', serverId: probing, key: found.key, model: q.model, by: 'probe'});
+			}
+			return found;
+		},
 		getState: store.getSnapshot,
 		historyPath: effectiveHistoryPath(config),
 		busyTimeoutMs: config.busyTimeout * 1000,
 		totalTimeoutMs: options.probeTimeoutMs,
 		apiKeyFor,
 		onHistoryError: message => dispatch({type: 'notice', t: Date.now(), level: 'warn', text: `probe history: ${message}`}),
+	});
+
+	// The comparison (key `c`): one request at a time per machine, its own run id in the history.
+	const comparer = createCompareController({
+		dispatch,
+		getState: store.getSnapshot,
+		historyPath: effectiveHistoryPath(config),
+		busyTimeoutMs: config.busyTimeout * 1000,
+		totalTimeoutMs: options.probeTimeoutMs,
+		apiKeyFor,
+		onHistoryError: message => dispatch({type: 'notice', t: Date.now(), level: 'warn', text: `compare history: ${message}`}),
 	});
 
 	const stopTicker = store.startTicker();
@@ -309,6 +338,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 			void probe.probe({serverId, engine: s.engine, url: s.url, model, apiKey: apiKeyFor(s.url)}, prompt ?? store.getSnapshot().probe.prompt, runs);
 		},
 		cancelProbe: () => probe.cancel(),
+		compare: () => {
+			if (probe.running) probe.cancel();
+			void comparer.start();
+		},
+		cancelCompare: () => comparer.cancel(),
 		startDemo: () => {
 			void startDemo().catch(error => dispatch({type: 'notice', t: Date.now(), level: 'error', text: `demo: ${String(error)}`}));
 		},
@@ -337,6 +371,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 			stopped = true;
 			stopTicker();
 			probe.cancel();
+			comparer.cancel();
 			await Promise.all(collectors.map(c => c.stop().catch(() => undefined)));
 			await demo?.engine.stop().catch(() => undefined);
 			demo?.remove();

@@ -25,6 +25,8 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 	const controller: Controller = {
 		probe: (id, prompt, runs, model) => runtime?.controller.probe(id, prompt, runs, model),
 		cancelProbe: () => runtime?.controller.cancelProbe(),
+		compare: () => runtime?.controller.compare?.(),
+		cancelCompare: () => runtime?.controller.cancelCompare?.(),
 		startDemo: () => runtime?.controller.startDemo(),
 		quit: () => {
 			quitRequested = true;

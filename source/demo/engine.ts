@@ -38,8 +38,8 @@ export interface DemoOptions {
 	port?: number;
 	/** 0..1 share of the GGUF model on the CPU; default 0. */
 	split?: number;
-	/** Background requests every few seconds; default true. */
-	agent?: boolean;
+	/** Background requests every few seconds; default true. `both`: one agent per model, both models busy at once. */
+	agent?: boolean | 'both';
 	/** Agent period in ms; default 4000 / speed. */
 	agentIntervalMs?: number;
 	/** Time scale (tests use e.g. 20); default 1. Durations, rates and bandwidth all scale with it. */
@@ -808,15 +808,17 @@ export async function startDemoEngine(opts: DemoOptions): Promise<DemoEngine> {
 		};
 		const kinds: PromptKind[] = ['code', 'prose', 'code', 'repeat', 'code', 'hex'];
 		let n = 0;
-		let busy = false;
-		const tick = async (): Promise<void> => {
-			if (stopped || busy) return;
-			busy = true;
+		// One request at a time per agent; `both` runs one agent per model, so both are busy at once.
+		const agents = opts.agent === 'both' ? models.map((m) => m.spec.name) : [undefined];
+		const busyOf = new Map<string | undefined, boolean>();
+		const tickOne = async (pinned: string | undefined): Promise<void> => {
+			if (stopped || busyOf.get(pinned) === true) return;
+			busyOf.set(pinned, true);
 			try {
 				const kind = kinds[n % kinds.length] ?? 'code';
 				const list = asks[kind];
 				const ask = list[Math.floor(agentRng() * list.length)] ?? list[0] ?? 'Hello';
-				const model = models[n % models.length]?.spec.name ?? 'qwen3.8:latest';
+				const model = pinned ?? models[n % models.length]?.spec.name ?? 'qwen3.8:latest';
 				const numPredict = 96 + Math.floor(agentRng() * 224);
 				const endpoint = n % 3;
 				n++;
@@ -837,8 +839,11 @@ export async function startDemoEngine(opts: DemoOptions): Promise<DemoEngine> {
 			} catch {
 				// the agent is best effort: a failed request is simply the next one's turn
 			} finally {
-				busy = false;
+				busyOf.set(pinned, false);
 			}
+		};
+		const tick = async (): Promise<void> => {
+			await Promise.all(agents.map((a) => tickOne(a)));
 		};
 		const schedule = (delay: number): void => {
 			if (stopped) return;

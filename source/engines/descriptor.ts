@@ -11,7 +11,12 @@ import type {FingerprintRule} from './fingerprint.js';
 import {checkNumber, type NumberKind} from '../util/numbers.js';
 
 /** How a log line says when it was written (see engines/log-time.ts). */
-export type LogTimeFormat = 'slog' | 'gin' | 'iso';
+/**
+ * How a log line carries time: `slog` (Ollama `time=` with its zone), `gin` (`[GIN] YYYY/MM/DD - hh:mm:ss`,
+ * local), `iso` (Python `YYYY-MM-DD hh:mm:ss[,mmm]`, local), `mmdd` (vLLM `INFO mm-dd hh:mm:ss`, local, no
+ * year), `process` (llama.cpp `m.ss.mmm.uuu` since the process started: wall time only with its start).
+ */
+export type LogTimeFormat = 'slog' | 'gin' | 'iso' | 'mmdd' | 'process';
 
 /** What tells one process of a server from the next. */
 export interface RestartMarker {
@@ -52,6 +57,8 @@ export interface PollPlan {
 export interface ProbeStep {
 	readonly protocol: ProbeProtocol;
 	readonly path: string;
+	/** Fields added to the request body (vLLM `include_metrics: true` asks for its per-request `metrics`). */
+	readonly extraBody?: Readonly<Record<string, unknown>>;
 }
 
 /** Where the probe looks for a model name when none is given: `GET path`, first item of `list`, its `keys`. */
@@ -137,6 +144,8 @@ export interface EngineDescriptor {
 	readonly modelList: readonly ModelListStep[];
 	/** Unified memory (Apple silicon only): every model is 100 % GPU. */
 	readonly unifiedMemory: boolean;
+	/** One model per server process (llama-server, vLLM, SGLang…): a request the log does not name is of that model. */
+	readonly oneModel?: boolean;
 	/** Slots × context per slot is the engine's context model (llama-server). */
 	readonly slotContext?: boolean;
 	/** The engine unloads models after a keep-alive (Ollama `expires_at`): unknown shows `--`. */

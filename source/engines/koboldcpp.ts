@@ -12,6 +12,7 @@ export const koboldcpp: EngineDescriptor = {
 	probe: OPENAI_PROBE,
 	modelList: OPENAI_MODEL_LIST,
 	unifiedMemory: false,
+	oneModel: true,
 	defaultPorts: [5001],
 	process: {names: ['koboldcpp']},
 	modelBytes: {localDirs: true},

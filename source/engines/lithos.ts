@@ -43,16 +43,39 @@ export function dictNumber(dict: string, key: string): number | undefined {
 	return Number.isFinite(n) ? n : undefined;
 }
 
+/**
+ * lithos-metal 0.1.2 `monolith/serve.py` `main()` (lithos-ai/lithos-metal, search-index copies of
+ * 46b2bc4c and later): `backend.warmup(model_name)` runs generations (each logs `Generation: {…}`)
+ * *before* `'lithos-metal ready: http://%s:%s — model=%s; DSpark=%s; verification rows=%s'` with
+ * `args.draft or 'disabled'` and `assets.gamma + 1`, and only then `uvicorn.run(…)`. So a Generation
+ * before `ready` is a warmup, not a request; once uvicorn speaks (a tail that began after `ready`)
+ * the server is serving. `DSpark=disabled` (one verification row): one token per step.
+ */
 export function createLithosParser(): LineParser {
 	let seq = 0;
 	let model: string | undefined;
+	/** Past `ready` (or uvicorn has spoken): Generations are requests. */
+	let serving = false;
+	/** Generations seen before we knew: warmups if `ready` follows, requests if uvicorn speaks first. */
+	let pending: EngineEvent[] = [];
+	/** No speculation: `DSpark=disabled` or `verification rows=1`. */
+	let noSpec = false;
+	const startServing = (): EngineEvent[] => {
+		serving = true;
+		const out = pending;
+		pending = [];
+		return out;
+	};
 	const push = (line: string): EngineEvent[] | null => {
 		if (line.length === 0 || line.length > MAX_PARSE_CHARS) return null;
 		const h = parseUvicorn(line);
 		if (h) {
-			if (h.type === 'http' && h.status === 429) return [h, {type: 'busy', status: 429, reason: 'model_busy'}];
-			return [h];
+			const earlier = serving ? [] : startServing();
+			if (h.type === 'http' && h.status === 429) return [...earlier, h, {type: 'busy', status: 429, reason: 'model_busy'}];
+			return [...earlier, h];
 		}
+		// `INFO:     Started server process [N]`, `Uvicorn running on …`: uvicorn runs only after `ready`.
+		if (!serving && /^INFO: +(?:Started server process|Uvicorn running on|Application startup complete)/.test(line)) return startServing();
 		if (line.includes('model_busy')) return [clean({type: 'busy', status: line.includes('429') ? 429 : undefined, reason: 'model_busy'}) as EngineEvent];
 		const m = LOGGER.exec(line);
 		if (!m) return /^(?:INFO|WARNING|ERROR): /.test(line) ? [] : null;
@@ -62,24 +85,41 @@ export function createLithosParser(): LineParser {
 			if (!d.startsWith('{') || !d.endsWith('}')) return [];
 			seq += 1;
 			const check = numberCheck();
-			return withCheck([clean({
+			const steps = check.count('steps', dictNumber(d, 'steps'));
+			const oneRow = noSpec || dictNumber(d, 'verify_tokens') === 1;
+			const ev = clean({
 				type: 'request',
 				key: `lithos#${seq}`,
 				model,
 				started: true,
 				done: true,
-				passes: check.count('steps', dictNumber(d, 'steps')),
+				passes: steps,
 				cachedTokens: check.count('cached_prompt_tokens', dictNumber(d, 'cached_prompt_tokens')),
 				decodeMs: check.num('decode_gpu_ms', dictNumber(d, 'decode_gpu_ms'), 'ms'),
 				prefillMs: check.num('prefill_wall_ms', dictNumber(d, 'prefill_wall_ms'), 'ms'),
-			}) as EngineEvent], check);
+				wallMs: check.num('wall_ms', dictNumber(d, 'wall_ms'), 'ms'),
+				// Without a draft every step verifies one row: one token per step.
+				decodedTokens: oneRow ? steps : undefined,
+			}) as EngineEvent;
+			if (!serving) {
+				// A warmup (or not yet known): its bad numbers still count now.
+				pending.push(ev);
+				if (pending.length > 16) pending.shift();
+				return withCheck([], check);
+			}
+			return withCheck([ev], check);
 		}
 		if (msg.startsWith('lithos-metal ready')) {
 			const r = READY.exec(msg);
 			if (!r) return [];
 			model = r[2]?.trim();
+			// The Generations before this line were the warmup.
+			pending = [];
+			serving = true;
+			const dspark = r[3]?.trim();
+			noSpec = dspark === 'disabled' || r[4] === '1';
 			const out: EngineEvent[] = [{type: 'server-start', listen: r[1]}, clean({type: 'model-loaded', model}) as EngineEvent];
-			if (r[3] !== undefined) out.push(clean({type: 'spec-init', kind: 'dspark', detail: r[3].trim() + (r[4] ? ` (verification rows ${r[4]})` : '')}));
+			if (dspark !== undefined && !noSpec) out.push(clean({type: 'spec-init', kind: 'dspark', detail: dspark + (r[4] ? ` (verification rows ${r[4]})` : '')}));
 			return out;
 		}
 		return [];
@@ -103,6 +143,7 @@ export const lithos: EngineDescriptor = {
 	modelList: OPENAI_MODEL_LIST,
 	quickMarks: {modelOwner: 'lithos-metal'},
 	unifiedMemory: true,
+	oneModel: true,
 	defaultPorts: [8000],
 	process: {names: ['lithos-metal']},
 	modelBytes: {localDirs: true},

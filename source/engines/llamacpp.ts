@@ -43,6 +43,14 @@ const NEED_EVAL = /need to evaluate at least 1 token .*task\.n_tokens\(\) = (-?\
 const NEW_SLOT = /new slot,? n_ctx(?:_slot)? = (\d+)/;
 const INIT_SLOTS = /initializing(?: slots)?, n_slots = (\d+)(?:, n_ctx_slot = (\d+))?/;
 const REQUEST = /(?:done )?request: ([A-Z]+) (\S+) (\S+) (\d{3})$/;
+/** `SLT_INF(slot, "stop processing: n_tokens = %d, truncated = %d\n")` — tools/server/server-context.cpp @ 3f545be (b10573). */
+const STOP_N_TOKENS = /^stop processing: n_tokens = (\d+)/;
+/** `"selected slot by LCP similarity, f_sim_best = %.3f (> %.3f thold), f_keep = %.3f\n"` — server-context.cpp @ 3f545be. */
+const F_SIM = /^selected slot by LCP similarity, f_sim_best = ([\d.]+)/;
+/** `SRV_ERR("task id = %d, error: %s\n")` in `send_error` — server-context.cpp @ 3f545be. */
+const SEND_ERROR = /^task id = (\d+), error: (.*)$/;
+/** `SRV_WRN("cancel task, id_task = %d\n")` — tools/server/server-queue.cpp @ 3f545be. */
+const CANCEL = /^cancel task, id_task = (\d+)/;
 const LISTEN = /listening on (\S+)/;
 const LOADING = /loading model '([^']*)'/;
 const STATS = /statistics +([\w-]+): #calls/;
@@ -79,16 +87,28 @@ export function bufferDevice(name: string): {device: string; onGpu: boolean} {
 }
 
 /**
- * Tokens decoded by decode passes. Since b10424 llama.cpp prints n_gen tokens but computes its
- * t/s over n_gen − 1 steps (the first token comes out of the prompt pass): read which from the line.
+ * Tokens decoded by the decode passes that `eval time` times. In every era the first of the n
+ * printed tokens comes out of the prompt pass, and the eval time starts when it is sampled, so the
+ * time covers n − 1 decode steps:
+ * - before b10424, `t_token_generation` runs from `n_decoded == 1` and the line prints
+ *   `1e3 / t_token_generation * n_decoded` (n tokens over n − 1 steps: the engine's t/s overstates)
+ *   — tools/server/server-context.cpp @ decaf508b^ (b10423);
+ * - since b10424 (PR #26920, commit decaf508b) `n_gen_steps() = n_gen − 1` is the divisor
+ *   — tools/server/server-common.h @ 3f545be.
+ * `eraOfEval` tells the two apart from the line's own figures.
  */
-export function decodedFromEval(n: number, ms: number, tps: number | undefined, msPerToken: number | undefined): number {
-	if (n < 1) return n;
+export function decodedFromEval(n: number): number {
+	return n >= 1 ? n - 1 : n;
+}
+
+/** Which timing convention an `eval time` line follows: its t/s × ms is n (before b10424) or n − 1 (b10424+). */
+export function eraOfEval(n: number, ms: number, tps: number | undefined, msPerToken: number | undefined): 'pre-b10424' | 'b10424+' | undefined {
+	if (n < 2 || ms <= 0) return undefined;
 	let est: number | undefined;
 	if (tps !== undefined && tps > 0) est = (tps * ms) / 1000;
 	else if (msPerToken !== undefined && msPerToken > 0) est = ms / msPerToken;
-	if (est === undefined) return n;
-	return Math.abs(est - (n - 1)) < Math.abs(est - n) ? n - 1 : n;
+	if (est === undefined) return undefined;
+	return Math.abs(est - (n - 1)) < Math.abs(est - n) ? 'b10424+' : 'pre-b10424';
 }
 
 export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineParser {
@@ -108,11 +128,38 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 	let run = 0;
 	let requestsThisRun = false;
 	const closed = new Set<string>();
+	/**
+	 * What a default-verbosity log says of each open request, for the prompt it does not state:
+	 * tokens evaluated (`prompt eval time … / N tokens`), generated (`eval time … / N tokens`),
+	 * whether the prompt / cached count was stated (`new prompt`, `cached n_tokens`, full-reuse W lines),
+	 * the LCP similarity the slot was picked by (`f_sim_best`), and how it ended.
+	 */
+	interface Tally {prefill?: number; generated?: number; promptStated?: boolean; cachedStated?: boolean; fSim?: number; outcome?: 'error' | 'cancelled'}
+	const tally = new Map<string, Tally>();
+	const tallyOf = (key: string): Tally => {
+		let t = tally.get(key);
+		if (!t) {
+			t = {};
+			tally.set(key, t);
+			if (tally.size > 256) tally.delete(tally.keys().next().value!);
+		}
+		return t;
+	};
+	/** `f_sim_best` of the slot's last pick (a `task -1` line), taken by the slot's next task. */
+	const fSimOfSlot = new Map<string, number>();
+	/** Request key of each task id (send_error and cancel name the task only). */
+	const keyOfTask = new Map<string, string>();
+	/** Keys that closed with a print_timing block (a later cancel is not theirs to change). */
+	const finished = new Set<string>();
 	const newRun = (): void => {
 		run += 1;
 		requestsThisRun = false;
 		closed.clear();
 		cacheSeen.clear();
+		tally.clear();
+		fSimOfSlot.clear();
+		keyOfTask.clear();
+		finished.clear();
 		pending = undefined;
 		lastKey = undefined;
 	};
@@ -141,6 +188,7 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 				const n = check.count('prompt eval tokens', m[2]);
 				check.num('prompt ms per token', m[3], 'ms', {nanIsUnknown: true});
 				check.num('prompt tokens per second', m[4], 'tps', {nanIsUnknown: true});
+				tallyOf(key).prefill = n;
 				return withCheck([req(key, slot, task, {prefillMs: ms, prefillTokens: n})], check);
 			}
 		} else if (c === 'e') {
@@ -148,11 +196,12 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 			if (m) {
 				const ms = check.num('eval time', m[1], 'ms');
 				const n = check.count('eval tokens', m[2]);
-				const msPerToken = check.num('eval ms per token', m[3], 'ms', {nanIsUnknown: true});
+				check.num('eval ms per token', m[3], 'ms', {nanIsUnknown: true});
 				const tps = check.num('eval tokens per second', m[4], 'tps', {nanIsUnknown: true});
+				tallyOf(key).generated = n;
 				return withCheck([req(key, slot, task, {
 					generatedTokens: n,
-					decodedTokens: n !== undefined && ms !== undefined ? decodedFromEval(n, ms, tps, msPerToken) : undefined,
+					decodedTokens: n !== undefined ? decodedFromEval(n) : undefined,
 					decodeMs: ms,
 					engineTps: tps,
 				})], check);
@@ -215,6 +264,13 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 			if (!hasTask) return [];
 			lastKey = key;
 			cacheSeen.delete(key);
+			tally.delete(key);
+			const slotKey = `${keyPrefix}s${slot}`;
+			const fSim = fSimOfSlot.get(slotKey);
+			fSimOfSlot.delete(slotKey);
+			if (fSim !== undefined) tallyOf(key).fSim = fSim;
+			keyOfTask.set(`${keyPrefix}${task}`, key);
+			if (keyOfTask.size > 256) keyOfTask.delete(keyOfTask.keys().next().value!);
 			return [req(key, slot, task, {started: true, model: modelName})];
 		}
 		if (msg.startsWith('stop processing')) {
@@ -222,10 +278,23 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 			cacheSeen.delete(key);
 			closed.add(`${keyPrefix}s${slot}/t${task}`);
 			if (pending?.key === key) pending = undefined;
-			return [req(key, slot, task, {done: true})];
+			const t = tally.get(key);
+			tally.delete(key);
+			if (t?.outcome === undefined && t?.generated !== undefined) {
+				finished.add(key);
+				if (finished.size > 256) finished.delete(finished.keys().next().value!);
+			}
+			if (t?.outcome !== undefined) tally.set(key, {outcome: t.outcome});
+			return [req(key, slot, task, {done: true, ...estimatePrompt(t, msg)})];
 		}
 		const check = numberCheck();
 		if (!hasTask) {
+			if (msg.startsWith('selected slot by LCP')) {
+				const f = F_SIM.exec(msg);
+				const v = num(f?.[1]);
+				if (v !== undefined && v <= 1) fSimOfSlot.set(`${keyPrefix}s${slot}`, v);
+				return [];
+			}
 			const m = NEW_SLOT.exec(msg);
 			if (m) {
 				const n = check.count('n_ctx_slot', m[1]);
@@ -238,6 +307,7 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 			m = NEW_PROMPT.exec(msg);
 			if (m) {
 				check.count('n_ctx_slot', m[1]);
+				tallyOf(key).promptStated = true;
 				return withCheck([req(key, slot, task, {promptTokens: check.count('task.n_tokens', m[2])})], check);
 			}
 			return [];
@@ -247,6 +317,7 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 			if (m && !cacheSeen.has(key)) {
 				cacheSeen.add(key);
 				if (m[2] !== undefined) check.count('memory_seq_rm', m[2]);
+				tallyOf(key).cachedStated = true;
 				return withCheck([req(key, slot, task, {cachedTokens: check.count('n_past', m[1] ?? m[3])})], check);
 			}
 			return [];
@@ -255,13 +326,17 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 			m = N_PAST_SET.exec(msg);
 			if (m && !cacheSeen.has(key)) {
 				cacheSeen.add(key);
+				tallyOf(key).cachedStated = true;
 				return withCheck([req(key, slot, task, {cachedTokens: check.count('n_past', m[1])})], check);
 			}
 			return [];
 		}
 		if (msg.startsWith('need to evaluate')) {
 			m = NEED_EVAL.exec(msg);
-			if (m) return withCheck([req(key, slot, task, {promptTokens: check.count('task.n_tokens', m[1])})], check);
+			if (m) {
+				tallyOf(key).promptStated = true;
+				return withCheck([req(key, slot, task, {promptTokens: check.count('task.n_tokens', m[1])})], check);
+			}
 			return [];
 		}
 		if (msg.startsWith('prompt ')) {
@@ -338,8 +413,31 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 		return null;
 	};
 
-	const tagged = (fn: string, msg: string): Ev[] | null => {
+	/** `send_error` / `stop: cancel task`: the task's request failed or was cancelled. */
+	const taskEnd = (keyPrefix: string, task: string, outcome: 'error' | 'cancelled', error?: string): Ev[] => {
+		const key = keyOfTask.get(`${keyPrefix}${task}`);
+		if (key === undefined) return [];
+		const t = tallyOf(key);
+		// An error outranks the cancel llama-server sends after it (errors.log: send_error, release, cancel).
+		if (t.outcome === 'error') return [];
+		// A cancel after the request closed normally changes nothing (its figures are complete).
+		if (outcome === 'cancelled' && finished.has(key)) return [];
+		t.outcome = outcome;
+		const fields: Record<string, unknown> = {outcome};
+		if (error !== undefined) fields.error = error.slice(0, 200);
+		return [req(key, undefined, undefined, fields)];
+	};
+
+	const tagged = (fn: string, msg: string, keyPrefix = ''): Ev[] | null => {
 		let m: RegExpExecArray | null;
+		if (fn === 'send_error') {
+			m = SEND_ERROR.exec(msg);
+			return m ? taskEnd(keyPrefix, m[1]!, 'error', m[2]) : [];
+		}
+		if (fn === 'stop' && msg.startsWith('cancel task')) {
+			m = CANCEL.exec(msg);
+			return m ? taskEnd(keyPrefix, m[1]!, 'cancelled') : [];
+		}
 		if (fn === 'log_server_r') {
 			m = REQUEST.exec(msg);
 			if (m) return [{type: 'http', method: m[1]!, path: m[2]!, client: m[3]!, status: Number(m[4])}];
@@ -413,7 +511,7 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 			const m = TAGGED.exec(line);
 			if (m) {
 				pending = undefined;
-				return tagged(m[1]!, m[2]!);
+				return tagged(m[1]!, m[2]!, keyPrefix);
 			}
 		}
 		// Bare continuation lines of the pre-b9232 timings block.
@@ -446,6 +544,31 @@ export function timestampLength(s: string): number {
 	if (!isDigit(s, i + 4) || !isDigit(s, i + 5) || !isDigit(s, i + 6) || s.charCodeAt(i + 7) !== 46) return 0;
 	if (!isDigit(s, i + 8) || !isDigit(s, i + 9) || !isDigit(s, i + 10) || s.charCodeAt(i + 11) !== 32) return 0;
 	return i + 12;
+}
+
+/**
+ * The prompt a default-verbosity log does not state (engines.md §2a, v2 partial-reuse captures):
+ * at `stop processing: n_tokens = N` the slot holds cached + evaluated + generated − 1 tokens, so
+ * prompt = N + 1 − generated and cached = prompt − evaluated. Only for a request that finished
+ * normally with both counts logged (a cancelled or failed one holds other tokens), only where the
+ * log did not state them, cross-checked against `f_sim_best` (= LCP / prompt, `%.3f`) where the
+ * slot was picked by similarity; an estimate (`~`), never a stated count.
+ */
+function estimatePrompt(t: {prefill?: number; generated?: number; promptStated?: boolean; cachedStated?: boolean; fSim?: number; outcome?: string} | undefined, msg: string): Record<string, unknown> {
+	if (!t || t.outcome !== undefined || t.prefill === undefined || t.generated === undefined) return {};
+	if (t.promptStated && t.cachedStated) return {};
+	const m = STOP_N_TOKENS.exec(msg);
+	if (!m) return {};
+	const nTokens = Number(m[1]);
+	const prompt = nTokens + 1 - t.generated;
+	const cached = prompt - t.prefill;
+	if (!Number.isFinite(prompt) || prompt < 1 || cached < 0) return {};
+	// f_sim_best is the LCP share of the prompt; the cache reuses at most the LCP (full reuse keeps one token back).
+	if (t.fSim !== undefined && Math.abs(cached / prompt - t.fSim) > 0.0005 + 1 / prompt) return {};
+	const out: Record<string, unknown> = {promptEstimated: true};
+	if (!t.promptStated) out.promptTokens = prompt;
+	if (!t.cachedStated) out.cachedTokens = cached;
+	return out;
 }
 
 function firstNonSpace(s: string): string {
@@ -523,7 +646,7 @@ export const llamacpp: EngineDescriptor = {
 			{weight: 2, test: l => /^(?:llama_model_loader|load_tensors|llama_context|print_info|llama_kv_cache|sched_reserve|main): /.test(l)},
 		],
 	},
-	logTimes: [],
+	logTimes: ['process'],
 	poll: {
 		paths: ['/props', '/slots', '/v1/models'],
 		identityRaw: {path: '/metrics', maxBytes: 64 * 1024},
@@ -541,6 +664,7 @@ export const llamacpp: EngineDescriptor = {
 	apiKeyEnv: ['LLAMA_API_KEY'],
 	modelList: OPENAI_MODEL_LIST,
 	unifiedMemory: false,
+	oneModel: true,
 	slotContext: true,
 	quickMarks: {serverHeader: /llama\.cpp/i, modelOwner: 'llamacpp'},
 	defaultPorts: [8080],

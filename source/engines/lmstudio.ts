@@ -1,9 +1,145 @@
 /**
- * LM Studio: no log parser yet (its `lms log stream` format is issue 12 §2); REST v1 (≥ 0.4.0) and
- * v0 (≥ 0.3.6) model lists, and its own chat endpoint for the probe (`stats` in answers).
+ * LM Studio: the `lms log stream` parser (text blocks with `--stats`, and `--json`), REST v1
+ * (≥ 0.4.0) and v0 (≥ 0.3.6) model lists, and its own chat endpoint for the probe (`stats` in answers).
  */
-import type {ModelInfo} from '../types/monitor.js';
-import {CHAT, cleanModel, COMPLETIONS, isRecord, MAX_MODELS, OPENAI_MODEL_LIST, OPENAI_POLL, posInt, text, type EngineDescriptor} from './descriptor.js';
+import type {EngineEvent, LineParser, ModelInfo} from '../types/monitor.js';
+import {CHAT, cleanModel, COMPLETIONS, isRecord, MAX_MODELS, num, OPENAI_MODEL_LIST, OPENAI_POLL, posInt, text, type EngineDescriptor} from './descriptor.js';
+import {clean} from './common.js';
+import {createLlamaCppParser} from './llamacpp.js';
+
+// ---- `lms log stream` ---------------------------------------------------------------------------
+//
+// lmstudio-ai/lms src/subcommands/log.ts @ 07b7252 (lms 0.3.43, 2026-08-13):
+// - `--json`: `console.log(JSON.stringify(log))` per event, `{timestamp, data: {type, …}}`;
+// - text, `--source model` (default): `timestamp: <Date.toLocaleString()>`, `type: <data.type>`,
+//   `modelIdentifier: <id>`, then for `llm.prediction.input` `modelPath: …` and `input:` + the text, for
+//   `llm.prediction.output` `output:` + the text, then with `--stats` one `<key>: <value>` line per
+//   entry of `data.stats` (or `No stats available`), then two empty lines;
+// - `--source server`: `data.content` as is; `--source runtime`:
+//   `[LEVEL] <engineName>@<engineVersion> (<engineType>) <modelIdentifier> pid=<pid> <message>`.
+// The stats keys are LLMPredictionStats of @lmstudio/sdk (stopReason, tokensPerSecond, numGpuLayers,
+// timeToFirstTokenSec, totalTimeSec, promptTokensCount, predictedTokensCount, totalTokensCount,
+// usedDraftModelKey, totalDraftTokensCount, acceptedDraftTokensCount, rejected…, ignored…).
+
+const BLOCK_KEY = /^(timestamp|type|modelIdentifier|modelPath): (.*)$/;
+const STAT = /^(stopReason|tokensPerSecond|numGpuLayers|timeToFirstTokenSec|totalTimeSec|promptTokensCount|predictedTokensCount|totalTokensCount|usedDraftModelKey|totalDraftTokensCount|acceptedDraftTokensCount|rejectedDraftTokensCount|ignoredDraftTokensCount): (\S.*)$/;
+const RUNTIME = /^\[([A-Z]+)\] (\S+@\S+) \(([^)]+)\)(?: (?!pid=)(\S+))?(?: pid=(\d+))? (.*)$/;
+
+/** LLMPredictionStats (camelCase) → request fields; every number checked. */
+export function lmStudioStatsFields(stats: Record<string, unknown>): Record<string, unknown> {
+	const n = (k: string): number | undefined => {
+		const v = stats[k];
+		return num(typeof v === 'string' && v.trim() !== '' ? Number(v) : v);
+	};
+	const stop = typeof stats.stopReason === 'string' ? stats.stopReason : undefined;
+	const ttft = n('timeToFirstTokenSec');
+	const total = n('totalTimeSec');
+	return clean({
+		promptTokens: n('promptTokensCount'),
+		generatedTokens: n('predictedTokensCount'),
+		engineTps: n('tokensPerSecond'),
+		ttftMs: ttft === undefined ? undefined : ttft * 1000,
+		wallMs: total === undefined ? undefined : total * 1000,
+		drafted: n('totalDraftTokensCount'),
+		accepted: n('acceptedDraftTokensCount'),
+		outcome: stop === 'failed' ? 'error' : stop === 'userStopped' || stop === 'modelUnloaded' ? 'cancelled' : undefined,
+	});
+}
+
+export function createLmStudioLogParser(): LineParser {
+	/** Runtime log messages of the llama.cpp engine are llama.cpp lines. */
+	const llama = createLlamaCppParser();
+	let seq = 0;
+	let block: {type?: string; model?: string; inText?: boolean} = {};
+	/** The request an `llm.prediction.input` block opened, waiting for its output block. */
+	let openKey: string | undefined;
+	let outKey: string | undefined;
+
+	const request = (fields: Record<string, unknown>): EngineEvent => ({type: 'request', ...fields}) as unknown as EngineEvent;
+
+	const startOutput = (model: string | undefined): EngineEvent[] => {
+		const key = openKey ?? `lms#${++seq}`;
+		openKey = undefined;
+		outKey = key;
+		return [request(clean({key, model, started: true, done: true}))];
+	};
+
+	const json = (line: string): EngineEvent[] | null => {
+		let v: unknown;
+		try {
+			v = JSON.parse(line);
+		} catch {
+			// A long answer was cut at the line cap: still one request, figures unknown.
+			if (line.includes('"type":"llm.prediction.output"')) return startOutput(undefined);
+			return line.includes('"type":"llm.prediction.') || line.includes('"type":"server.log"') || line.includes('"type":"runtime.log"') ? [] : null;
+		}
+		if (!isRecord(v) || !isRecord(v.data) || typeof v.data.type !== 'string') return null;
+		const d = v.data;
+		const model = text(d.modelIdentifier);
+		// `llm.prediction` is the first form of the input event (lms-shared-types before the output event).
+		if (d.type === 'llm.prediction.input' || d.type === 'llm.prediction') {
+			openKey = `lms#${++seq}`;
+			return [request(clean({key: openKey, model, started: true}))];
+		}
+		if (d.type === 'llm.prediction.output') {
+			const out = startOutput(model);
+			if (isRecord(d.stats)) out.push(request({key: outKey!, ...lmStudioStatsFields(d.stats)}));
+			return out;
+		}
+		if (d.type === 'runtime.log' && typeof d.message === 'string') return llama.push(d.message) ?? [];
+		return [];
+	};
+
+	const push = (line: string): EngineEvent[] | null => {
+		if (line.length === 0) return null;
+		// lms-shared-types diagnosticsLogEventSchema: z.object({timestamp: z.number(), data: …}).
+		if (line.charCodeAt(0) === 123 /* { */ && line.includes('"data":{"type":"')) return json(line);
+		if (line.length > 8192) return null;
+		const b = BLOCK_KEY.exec(line);
+		if (b && (b[1] !== 'timestamp' || !block.inText || /\d/.test(b[2]!))) {
+			if (b[1] === 'timestamp') {
+				block = {};
+				outKey = undefined;
+				return [];
+			}
+			if (b[1] === 'type') {
+				block.type = b[2];
+				return b[2]!.startsWith('llm.prediction.') ? [] : null;
+			}
+			if (b[1] === 'modelIdentifier') {
+				block.model = text(b[2]);
+				if (block.type === 'llm.prediction.input') {
+					openKey = `lms#${++seq}`;
+					return [request(clean({key: openKey, model: block.model, started: true}))];
+				}
+				return [];
+			}
+			return [];
+		}
+		if (line === 'output:' && block.type === 'llm.prediction.output') {
+			block.inText = true;
+			return startOutput(block.model);
+		}
+		if (line === 'input:' && block.type === 'llm.prediction.input') {
+			block.inText = true;
+			return [];
+		}
+		if (outKey !== undefined) {
+			const s = STAT.exec(line);
+			if (s) {
+				block.inText = false;
+				const fields = lmStudioStatsFields({[s[1]!]: s[2]});
+				return Object.keys(fields).length > 0 ? [request({key: outKey, ...fields})] : [];
+			}
+			if (line === 'No stats available') return [];
+		}
+		if (block.inText) return [];
+		const r = RUNTIME.exec(line);
+		if (r) return llama.push(r[6]!) ?? [];
+		return null;
+	};
+	return {engine: 'lmstudio', push};
+}
 
 function lmStudioV0Items(j: unknown): Record<string, unknown>[] | undefined {
 	if (!isRecord(j) || !Array.isArray(j.data)) return undefined;
@@ -72,6 +208,18 @@ export function lmStudioV0Models(body: unknown): ModelInfo[] | undefined {
 export const lmstudio: EngineDescriptor = {
 	kind: 'lmstudio',
 	label: 'LM Studio',
+	logParser: createLmStudioLogParser,
+	// `lms log stream` lines (src/subcommands/log.ts @ 07b7252): decisive, so a runtime log's llama.cpp
+	// messages or a server log's OpenAI paths do not make it llama.cpp or openai.
+	logSignature: {
+		rules: [
+			{weight: 5, test: l => l.startsWith('type: llm.prediction.')},
+			{weight: 5, test: l => l.startsWith('{"') && /"data":\{"type":"(?:llm\.prediction|server\.log|runtime\.log)/.test(l)},
+			{weight: 2, test: l => l.startsWith('modelIdentifier: ')},
+			{weight: 2, test: l => /^\[[A-Z]+\] \S+@\S+ \((?:llm|embedding)\)/.test(l)},
+		],
+		decisive: {atLeast: 5, rank: 0},
+	},
 	logTimes: [],
 	poll: {
 		paths: ['/api/v1/models', '/api/v0/models'],

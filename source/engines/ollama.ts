@@ -70,18 +70,36 @@ export function slogAttrs(attrs: string): Record<string, string> {
 }
 
 export function createOllamaParser(): LineParser {
-	const llama = createLlamaCppParser({runner: 'gguf', model: () => ggufModel});
+	// Ollama's per-request lines (MLX `speculative decode stats`, raw llama-server lines, `[GIN]`) do
+	// not name the model: they are tied to a model only while one model of that runner has been
+	// started since the server started (its load lines); with two, the request's model is left to
+	// other evidence (model/attribution.ts), never guessed as the last one loaded.
+	const mlxStarted = new Set<string>();
+	const ggufStarted = new Set<string>();
+	const llama = createLlamaCppParser({runner: 'gguf', model: () => (ggufStarted.size <= 1 ? ggufModel : undefined)});
 	let mlxSeq = 0;
 	let mlxKey: string | undefined;
 	let mlxModel: string | undefined;
+	/** The GGUF model being loaded now (its offload lines follow). */
 	let ggufModel: string | undefined;
 	/** The model name came from `loading model via llama-server model=` (better than a blob path). */
 	let ggufNamed = false;
 
+	/** An offload line belongs to the GGUF model being loaded (a log with two loads has one line each). */
+	const ofModel = (events: Ev[]): Ev[] => (ggufModel === undefined ? events : events.map(e => (e.type === 'offload' ? {...e, model: ggufModel} : e)));
+
+	/** The MLX request whose `ServeHTTP` line (its wall time, its close) has not come yet. */
+	let mlxOpen: string | undefined;
 	const openMlx = (): string => {
 		mlxSeq += 1;
 		mlxKey = `mlx#${mlxSeq}`;
+		mlxOpen = mlxKey;
 		return mlxKey;
+	};
+	const mlxReq = (key: string, fields: Record<string, unknown>): Ev => {
+		const ev: Record<string, unknown> = {type: 'request', key, runner: 'mlx', ...fields};
+		if (mlxModel !== undefined) ev.model = mlxModel;
+		return ev as unknown as Ev;
 	};
 
 	const slog = (msg: string, attrs: string): Ev[] => {
@@ -89,7 +107,10 @@ export function createOllamaParser(): LineParser {
 		// Hot per-request MLX lines first.
 		if (c === 99 /* c */ && (msg === 'cache hit' || msg === 'cache miss')) {
 			const a = slogAttrs(attrs);
+			// The runner serialises requests (pipeline.go `pipelineSlot = 0`): a new one closes the last.
+			const prev = mlxOpen;
 			const key = openMlx();
+			const out: Ev[] = prev !== undefined ? [mlxReq(prev, {done: true})] : [];
 			const ev: Record<string, unknown> = {type: 'request', key, runner: 'mlx', started: true};
 			if (mlxModel !== undefined) ev.model = mlxModel;
 			const check = numberCheck();
@@ -100,7 +121,32 @@ export function createOllamaParser(): LineParser {
 			if (cached !== undefined) ev.cachedTokens = cached;
 			else if (msg === 'cache miss' && a.cached === undefined) ev.cachedTokens = 0;
 			if (left !== undefined) ev.prefillTokens = left;
-			return withCheck([ev as unknown as Ev], check);
+			out.push(...withCheck([ev as unknown as Ev], check));
+			return out;
+		}
+		// x/mlxrunner/server.go @ fb30760 (since 44bdd9a2e, v0.17.6; same in v0.24.0 … v0.33.0-rc2):
+		// slog.Log(ctx, level, "ServeHTTP", "method", …, "path", …, "took", time.Since(t), "status", "200 OK")
+		// at INFO below 300. POST /v1/completions is one generation: it closes the request with its wall
+		// time whether or not a `speculative decode stats` line came (no draft head, logprobs).
+		if (msg === 'ServeHTTP') {
+			const a = slogAttrs(attrs);
+			if (a.method !== 'POST' || (a.path !== '/v1/completions' && a.path !== '/completion')) return [];
+			const key = mlxOpen ?? openMlx();
+			mlxOpen = undefined;
+			mlxKey = undefined;
+			const fields: Record<string, unknown> = {done: true};
+			const wall = a.took === undefined ? undefined : goDurationMs(a.took);
+			if (wall !== undefined) fields.wallMs = wall;
+			const status = /^(\d{3})/.exec(a.status ?? '')?.[1];
+			if (status !== undefined && Number(status) >= 400) fields.outcome = 'error';
+			return [mlxReq(key, fields)];
+		}
+		// x/mlxrunner/runner.go @ fb30760 (since 0f23b7bff): slog.Info("Request terminated", "error", err).
+		if (msg === 'Request terminated') {
+			const key = mlxOpen;
+			if (key === undefined) return [];
+			const err = slogAttrs(attrs).error ?? '';
+			return [mlxReq(key, /context canceled/.test(err) ? {outcome: 'cancelled'} : {outcome: 'error', error: text(err)})];
 		}
 		if (msg === 'Prompt processing progress') {
 			const a = slogAttrs(attrs);
@@ -120,6 +166,7 @@ export function createOllamaParser(): LineParser {
 			const a = slogAttrs(attrs);
 			const key = mlxKey ?? openMlx();
 			mlxKey = undefined;
+			// The wall time comes on the ServeHTTP line after it.
 			const check = numberCheck();
 			const iterations = check.count('iterations', a.iterations);
 			const accepted = check.count('accepted', a.accepted);
@@ -140,7 +187,12 @@ export function createOllamaParser(): LineParser {
 			return withCheck([ev as unknown as Ev], check);
 		}
 		let m = LISTENING.exec(msg);
-		if (m) return [{type: 'server-start', listen: m[1], version: m[2]}];
+		if (m) {
+			mlxStarted.clear();
+			ggufStarted.clear();
+			mlxModel = undefined;
+			return [{type: 'server-start', listen: m[1], version: m[2]}];
+		}
 		m = STARTED.exec(msg);
 		if (m) {
 			ggufNamed = false;
@@ -149,14 +201,14 @@ export function createOllamaParser(): LineParser {
 		}
 		if (msg === 'mlx runner is ready') return [{type: 'model-loaded', runner: 'mlx', model: mlxModel}];
 		m = OFFLOADED.exec(msg);
-		if (m) return offloaded(m);
+		if (m) return ofModel(offloaded(m));
 		if (msg === 'offload' || msg.startsWith('offload to ')) {
 			const a = slogAttrs(attrs);
 			const check = numberCheck();
 			const total = check.num('layers.model', a['layers.model'], 'count', {integer: true});
 			const onGpu = check.num('layers.offload', a['layers.offload'] ?? a['layers.real'], 'count', {integer: true});
 			if (total !== undefined && onGpu !== undefined && onGpu > total) check.fail(`offloaded ${onGpu} of ${total} layers`);
-			else if (total !== undefined && onGpu !== undefined) return withCheck([{type: 'offload', layersOnGpu: onGpu, layersTotal: total}], check);
+			else if (total !== undefined && onGpu !== undefined) return withCheck(ofModel([{type: 'offload', layersOnGpu: onGpu, layersTotal: total}]), check);
 			return withCheck([], check);
 		}
 		if (msg === 'model weights' || msg === 'kv cache' || msg === 'compute graph') {
@@ -172,7 +224,10 @@ export function createOllamaParser(): LineParser {
 		}
 		if (msg === 'starting mlx runner subprocess') {
 			const a = slogAttrs(attrs);
-			if (a.model !== undefined) mlxModel = a.model;
+			if (a.model !== undefined) {
+				mlxStarted.add(a.model);
+				mlxModel = mlxStarted.size === 1 ? a.model : undefined;
+			}
 			return [];
 		}
 		if (msg === 'loading model via llama-server' || msg === 'starting llama-server' || msg === 'starting llama server' || msg === 'starting runner') {
@@ -184,6 +239,7 @@ export function createOllamaParser(): LineParser {
 				const fromCmd = /--model (\S+)/.exec(a.cmd ?? '')?.[1];
 				if (fromCmd !== undefined) ggufModel = fromCmd;
 			}
+			if (ggufModel !== undefined && (msg === 'loading model via llama-server' || !ggufNamed)) ggufStarted.add(ggufModel);
 			return [];
 		}
 		if (msg === 'Loaded draft model') {

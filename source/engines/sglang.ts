@@ -6,6 +6,7 @@ import type {EngineEvent, LineParser} from '../types/monitor.js';
 import {numberCheck} from '../util/numbers.js';
 import {OPENAI_MODEL_LIST, OPENAI_PROBE, OPENAI_VERSIONED_POLL, type EngineDescriptor} from './descriptor.js';
 import {clean, parseUvicorn, withCheck} from './common.js';
+import {dictNumber} from './lithos.js';
 import {MAX_PARSE_CHARS} from './llamacpp.js';
 import {notPythonWorker} from './vllm.js';
 
@@ -23,8 +24,53 @@ export function sglangFields(body: string): Record<string, string> {
 	return out;
 }
 
-export function parseSglangMessage(msg: string): EngineEvent[] | null {
+/**
+ * Retraction (SGLang's preemption): scheduler.py `"KV cache pool is full. Retract requests. #retracted_reqs: N, …"`
+ * (2025+), `"Decode out of memory happened. #retracted_reqs: N, …"` before.
+ */
+const RETRACT = /(?:KV cache pool is full\. Retract requests\.|Decode out of memory happened\.) #retracted_reqs: (\d+)/;
+
+/**
+ * `--log-requests`: tokenizer_manager.py `logger.info(f"Finish: obj={…}, out={…}")` (2024–2026; request_logger.py
+ * `self._log(f"Finish: obj={obj_str}{headers_str}{out_str}")` in 2026). `out` is a dict repr whose
+ * `meta_info` holds `prompt_tokens`, `completion_tokens`, `cached_tokens`, `e2e_latency` (s) and, with
+ * speculative decoding, `spec_verify_ct` (verify passes).
+ */
+export function parseSglangFinish(msg: string, seq: number): EngineEvent | undefined {
+	const i = msg.indexOf("'meta_info': {");
+	if (i < 0) return undefined;
+	const meta = msg.slice(i);
+	const e2e = dictNumber(meta, 'e2e_latency');
+	const finish = /'finish_reason': \{'type': '(\w+)'/.exec(meta)?.[1];
+	return clean({
+		type: 'request',
+		key: `sglang#${seq}`,
+		started: true,
+		done: true,
+		promptTokens: dictNumber(meta, 'prompt_tokens'),
+		generatedTokens: dictNumber(meta, 'completion_tokens'),
+		cachedTokens: dictNumber(meta, 'cached_tokens'),
+		passes: dictNumber(meta, 'spec_verify_ct'),
+		wallMs: e2e === undefined ? undefined : e2e * 1000,
+		outcome: finish === 'abort' ? 'cancelled' : undefined,
+	}) as EngineEvent;
+}
+
+export function parseSglangMessage(msg: string, state?: {retracted: number; finished: number}): EngineEvent[] | null {
 	const c = msg.charCodeAt(0);
+	if (state && (c === 75 /* K */ || c === 68 /* D */) && msg.includes('#retracted_reqs: ')) {
+		const r = RETRACT.exec(msg);
+		if (r) {
+			state.retracted += Number(r[1]);
+			return [{type: 'interval-stats', preemptedTotal: state.retracted}];
+		}
+	}
+	if (state && c === 70 /* F */ && msg.startsWith('Finish: obj=')) {
+		const ev = parseSglangFinish(msg, state.finished + 1);
+		if (!ev) return [];
+		state.finished += 1;
+		return [ev];
+	}
 	let decode: boolean;
 	if (c === 68 && msg.startsWith('Decode batch')) decode = true;
 	else if (c === 80 && msg.startsWith('Prefill batch')) decode = false;
@@ -72,15 +118,16 @@ export function parseSglangMessage(msg: string): EngineEvent[] | null {
 	let hit: number | undefined;
 	if (cached !== undefined && fresh !== undefined && cached + fresh > 0) hit = cached / (cached + fresh);
 	else if (hitPct !== undefined) hit = hitPct / 100;
-	return withCheck([clean({type: 'interval-stats', promptTps: input, running, waiting: queue, kvUsage, prefixHitRate: hit}) as EngineEvent], check);
+	return withCheck([clean({type: 'interval-stats', promptTps: input, running, waiting: queue, kvUsage, prefixHitRate: hit, cachedTokens: cached, newTokens: fresh}) as EngineEvent], check);
 }
 
 export function createSglangParser(): LineParser {
+	const state = {retracted: 0, finished: 0};
 	const push = (line: string): EngineEvent[] | null => {
 		if (line.length === 0 || line.length > MAX_PARSE_CHARS) return null;
 		if (line.charCodeAt(0) === 91 /* [ */) {
 			const m = PREFIX.exec(line);
-			if (m) return parseSglangMessage(m[3]!);
+			if (m) return parseSglangMessage(m[3]!, state);
 			return null;
 		}
 		const h = parseUvicorn(line);
@@ -107,6 +154,7 @@ export const sglang: EngineDescriptor = {
 	modelList: OPENAI_MODEL_LIST,
 	quickMarks: {modelOwner: 'sglang'},
 	unifiedMemory: false,
+	oneModel: true,
 	defaultPorts: [30000],
 	process: {names: ['sglang'], isServer: notPythonWorker},
 	modelBytes: {localDirs: true},

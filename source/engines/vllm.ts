@@ -4,14 +4,23 @@
  */
 import type {EngineEvent, LineParser} from '../types/monitor.js';
 import {numberCheck} from '../util/numbers.js';
-import {OPENAI_MODEL_LIST, OPENAI_PROBE, OPENAI_VERSIONED_POLL, type EngineDescriptor} from './descriptor.js';
+import {CHAT, COMPLETIONS, OLLAMA_GENERATE, OPENAI_MODEL_LIST, OPENAI_VERSIONED_POLL, type EngineDescriptor} from './descriptor.js';
 import {clean, parseUvicorn, withCheck} from './common.js';
 import {MAX_PARSE_CHARS} from './llamacpp.js';
 
-const PREFIX = /^(?:\([^)]*pid=\d+\) )?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2} \[[^\]:]+:\d+\] /;
+/**
+ * vllm/logger.py `_FORMAT`: `%(levelname)s %(asctime)s [%(filename)s:%(lineno)d] %(message)s` (V0 ≥ 0.6.4 and V1),
+ * `%(levelname)s %(asctime)s %(filename)s:%(lineno)d] %(message)s` before (≤ 0.6: no opening bracket);
+ * `(APIServer pid=N) ` / `(EngineCore_DP0 pid=N) ` process prefixes in V1.
+ */
+const PREFIX = /^(?:\([^)]*pid=\d+\) )?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2} (?:\[[^\]:]+:\d+\]|[\w.]+:\d+\]) /;
 // Numbers are captured with their sign: a negative one is counted as inconsistent, not skipped.
 const STATS = /^(?:(?:Engine \d+|\d+ Engines Aggregated): )?Avg prompt throughput: (-?[\d.]+) tokens\/s, Avg generation throughput: (-?[\d.]+) tokens\/s, Running: (-?\d+) reqs(.*)$/;
 const WAITING = /(?:Waiting|Pending): (-?\d+) reqs/;
+/** vllm/v1/metrics/loggers.py `log_parts.append("Preemptions: %d")` (only when > 0; preemptions in the window). */
+const PREEMPTIONS = /Preemptions: (-?\d+)/;
+/** V0 core/scheduler.py / V1 core/sched/scheduler.py `_preempt…` warning, every 50th: `total_num_cumulative_preemption=%d`. */
+const CUMULATIVE_PREEMPTION = /total_num_cumulative_preemption=(-?\d+)/;
 const KV = /GPU KV cache usage: (-?[\d.]+)%/;
 const PREFIX_HIT = /(?<!External )Prefix cache hit rate: (-?[\d.]+)%/;
 const MEAN_LEN = /Mean acceptance length: (-?[\d.]+|nan)/;
@@ -21,12 +30,13 @@ const RATE = /(?:Avg )?Draft acceptance rate: (-?[\d.]+|nan)(%?)/;
 const LISTEN = /(?:Starting vLLM API server \d+ on|Uvicorn running on) (\S+)/;
 const VERSION = /vLLM API server version (\S+)/;
 
-export function parseVllmMessage(msg: string): EngineEvent[] | null {
+export function parseVllmMessage(msg: string, state?: {preemptionsSeen?: boolean}): EngineEvent[] | null {
 	const c = msg.charCodeAt(0);
 	if ((c === 69 || c === 65 || (c >= 48 && c <= 57)) && msg.includes('Avg prompt throughput')) {
 		const m = STATS.exec(msg);
 		if (m) {
 			const rest = m[4]!;
+			if (state && rest.includes('Preemptions: ')) state.preemptionsSeen = true;
 			const check = numberCheck();
 			const kv = check.num('GPU KV cache usage', KV.exec(rest)?.[1], 'percent');
 			const hit = check.num('Prefix cache hit rate', PREFIX_HIT.exec(rest)?.[1], 'percent');
@@ -36,6 +46,9 @@ export function parseVllmMessage(msg: string): EngineEvent[] | null {
 				genTps: check.num('Avg generation throughput', m[2], 'tps'),
 				running: check.num('Running', m[3], 'count', {integer: true}),
 				waiting: check.num('Waiting', WAITING.exec(rest)?.[1], 'count', {integer: true}),
+				// vLLM V1 appends it only when > 0: once this log has shown one, its absence means 0
+				// (a build that never prints it leaves the figure unknown).
+				preemptions: check.count('Preemptions', PREEMPTIONS.exec(rest)?.[1]) ?? (state?.preemptionsSeen ? 0 : undefined),
 				kvUsage: kv !== undefined ? kv / 100 : undefined,
 				prefixHitRate: hit !== undefined ? hit / 100 : undefined,
 			}) as EngineEvent], check);
@@ -54,6 +67,11 @@ export function parseVllmMessage(msg: string): EngineEvent[] | null {
 			acceptRate,
 		}) as EngineEvent], check);
 	}
+	if (msg.includes('total_num_cumulative_preemption=')) {
+		const check = numberCheck();
+		const n = check.count('total_num_cumulative_preemption', CUMULATIVE_PREEMPTION.exec(msg)?.[1]);
+		return withCheck(n === undefined ? [] : [{type: 'interval-stats', preemptedTotal: n}], check);
+	}
 	let m = VERSION.exec(msg);
 	if (m) return [{type: 'server-start', version: m[1]}];
 	m = LISTEN.exec(msg);
@@ -62,12 +80,13 @@ export function parseVllmMessage(msg: string): EngineEvent[] | null {
 }
 
 export function createVllmParser(): LineParser {
+	const state: {preemptionsSeen?: boolean} = {};
 	const push = (line: string): EngineEvent[] | null => {
 		if (line.length === 0 || line.length > MAX_PARSE_CHARS) return null;
 		const c = line.charCodeAt(0);
 		if (c === 40 /* ( */ || c === 68 || c === 73 || c === 87 || c === 69 || c === 67) {
 			const m = PREFIX.exec(line);
-			if (m) return parseVllmMessage(line.slice(m[0].length));
+			if (m) return parseVllmMessage(line.slice(m[0].length), state);
 			const h = parseUvicorn(line);
 			if (h) return [h];
 			// `(APIServer pid=1) INFO:     Started server process` and other uvicorn lines.
@@ -91,13 +110,16 @@ export const vllm: EngineDescriptor = {
 			{weight: 3, test: l => l.includes('SpecDecoding metrics') || /Avg prompt throughput: .* tokens\/s/.test(l)},
 		],
 	},
-	logTimes: ['iso'],
+	logTimes: ['mmdd', 'iso'],
 	poll: OPENAI_VERSIONED_POLL,
-	probe: OPENAI_PROBE,
+	// `include_metrics` asks a vLLM started with `--enable-per-request-metrics` (PR #46768) for its
+	// per-request `metrics`; older builds ignore unknown fields (OpenAIBaseModel warns, accepts).
+	probe: [{...CHAT, extraBody: {include_metrics: true}}, {...COMPLETIONS, extraBody: {include_metrics: true}}, OLLAMA_GENERATE],
 	apiKeyEnv: ['VLLM_API_KEY'],
 	modelList: OPENAI_MODEL_LIST,
 	quickMarks: {modelOwner: 'vllm'},
 	unifiedMemory: false,
+	oneModel: true,
 	defaultPorts: [8000],
 	process: {names: ['vllm'], isServer: notPythonWorker},
 	modelBytes: {localDirs: true},

@@ -15,6 +15,7 @@
 import http from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {requestFigures} from '../model/figures.js';
+import {UNKNOWN_MODEL} from '../model/attribution.js';
 import type {ModelFigures, MonitorState, RequestRecord} from '../types/monitor.js';
 import {DEFAULT_METRICS_ADDR, parseListenAddress} from './address.js';
 
@@ -106,13 +107,13 @@ const HISTOGRAMS: readonly (readonly [name: string, help: string, bounds: readon
 const PROBE_TTFT = ['infertop_probe_ttft_seconds', 'Time to first token of each probe infertop ran, wall clock from the request leaving to the first token, seconds.'] as const;
 
 /**
- * Monotonic totals over the finished requests infertop has seen. The store keeps only a capped ring
- * of requests, so totals cannot be recomputed from it: each finished request is counted once, when
- * first seen done, and remembered only while it is still in the ring (bounded memory).
- * Call observe() often enough that requests do not leave the ring unseen (the exporter samples
- * every second; the ring holds 200 requests per server).
+ * Monotonic totals over every finished request infertop has seen since start: the reducer counts
+ * each one once, when it finishes, under the model label known then (the listed name, or
+ * `unknown` without evidence), so a burst larger than the request ring is still counted in full.
  */
 export class RequestCounters {
+	private state: MonitorState | undefined;
+	/** Per-request histograms by (engine, server, model), from the finished requests seen in the ring. */
 	private readonly totals = new Map<string, {key: CounterKey; totals: CounterTotals}>();
 	private counted = new Set<string>();
 
@@ -125,10 +126,12 @@ export class RequestCounters {
 				stillThere.add(id);
 				if (this.counted.has(id)) continue;
 				this.counted.add(id);
-				this.add({engine: server.engine, server: server.url ?? serverId, model: r.model ?? (server.models.length === 1 ? server.models[0]!.name : undefined)}, r);
+				// The model as attributed (model/attribution.ts): the same label as the reducer's counters.
+				this.add({engine: server.engine, server: server.url ?? serverId, model: r.attribution?.model ?? UNKNOWN_MODEL}, r);
 			}
 		}
 		this.counted = stillThere;
+		this.state = state;
 		this.observeProbes(state);
 	}
 
@@ -181,8 +184,23 @@ export class RequestCounters {
 		return [...this.probeTtft.values()];
 	}
 
+	/**
+	 * Counts and token sums come from the reducer (every request since start, never capped by the
+	 * ring); the histograms beside them from the requests observed here.
+	 */
 	entries(): readonly {readonly key: CounterKey; readonly totals: Readonly<CounterTotals>}[] {
-		return [...this.totals.values()];
+		const state = this.state;
+		if (!state) return [];
+		const keyOf = (k: CounterKey) => `${k.engine}\u0000${k.server}\u0000${k.model ?? ''}`;
+		const out = new Map<string, {key: CounterKey; totals: CounterTotals}>();
+		for (const [serverId, server] of Object.entries(state.servers)) {
+			for (const [model, t] of Object.entries(server.totals)) {
+				const key: CounterKey = {engine: server.engine, server: server.url ?? serverId, model};
+				out.set(keyOf(key), {key, totals: {...t, histograms: this.totals.get(keyOf(key))?.totals.histograms ?? {}}});
+			}
+		}
+		for (const [k, e] of this.totals) if (!out.has(k)) out.set(k, {key: e.key, totals: {requests: 0, histograms: e.totals.histograms}});
+		return [...out.values()];
 	}
 }
 

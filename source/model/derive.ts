@@ -13,28 +13,41 @@ import {
 	rate,
 	residencyFromLayers,
 } from './figures.js';
-import type {ModelFigures, ModelInfo, MonitorState, RequestRecord, ServerState} from '../types/monitor.js';
+import type {BatchFigures, ModelFigures, ModelInfo, MonitorState, RequestRecord, ServerState} from '../types/monitor.js';
+import type {ProbeResult} from '../types/probe.js';
 import {engineOf} from '../engines/index.js';
+import {sameModel, UNKNOWN_MODEL} from './attribution.js';
 
 /** Figures average the finished requests of the last minute (at most 10); older ones stay until replaced. */
 export const FIGURE_WINDOW_MS = 60_000;
 export const FIGURE_WINDOW_REQUESTS = 10;
 
-
-const sameModel = (requestModel: string, name: string) => requestModel === name || name.startsWith(`${requestModel}:`) || requestModel.endsWith(`/${name}`);
+export {sameModel} from './attribution.js';
 
 /**
- * Which listed model a request belongs to: by name where the log names a listed model; else by
- * runner (Ollama logs name a GGUF model by its blob path, which /api/ps does not list).
+ * The one set of requests a PASSES row (and its snapshot / metrics figures) is made of. Every
+ * figure of a row comes from its set, and the set names itself (`label`): figures are a function
+ * of a set, not a blend of whatever is newest.
  */
-function matches(r: RequestRecord, model: ModelInfo | undefined, all: readonly (ModelInfo | undefined)[]): boolean {
-	if (!model || all.length === 1) return true;
-	if (r.model !== undefined && all.some(m => m && sameModel(r.model!, m.name))) return sameModel(r.model, model.name);
-	if (r.runner !== undefined && model.runner !== undefined) return r.runner === model.runner;
-	return false;
+export type FigureSet =
+	| {readonly kind: 'requests'; readonly serverId: string; readonly model?: ModelInfo; readonly requests: readonly RequestRecord[]; readonly label: string}
+	| {readonly kind: 'probe'; readonly serverId: string; readonly model?: ModelInfo; readonly probe: ProbeResult; readonly label: string}
+	| {readonly kind: 'interval'; readonly serverId: string; readonly model?: ModelInfo; readonly interval: NonNullable<ServerState['interval']>; readonly label: string}
+	| {readonly kind: 'none'; readonly serverId: string; readonly model?: ModelInfo; readonly label?: undefined};
+
+const pad2 = (n: number) => String(n).padStart(2, '0');
+/** Local wall clock, as the screen prints it. */
+export function hhmm(t: number, seconds = false): string {
+	const d = new Date(t);
+	return `${pad2(d.getHours())}:${pad2(d.getMinutes())}${seconds ? `:${pad2(d.getSeconds())}` : ''}`;
 }
 
-/** Sum of counts over the window: tokens per pass = Σdecoded ÷ Σpasses (DESIGN §1 counts rule). */
+function age(ms: number): string {
+	const s = Math.max(0, Math.round(ms / 1000));
+	return s < 60 ? `${s} s` : `${Math.round(s / 60)} min`;
+}
+
+/** Sum of counts over the set: tokens per pass = Σdecoded ÷ Σpasses (DESIGN §1 counts rule). */
 export function aggregate(requests: readonly RequestRecord[]): Omit<ModelFigures, 'serverId' | 'engine' | 'requestCount'> & {count: number} {
 	let decoded = 0;
 	let passes = 0;
@@ -48,6 +61,16 @@ export function aggregate(requests: readonly RequestRecord[]): Omit<ModelFigures
 	let decodeMsWithPasses = 0;
 	let prefillTokens = 0;
 	let prefillMs = 0;
+	// The engine's own figures over the same set: known only where every request of the set has one.
+	let engineTokens = 0;
+	let engineMs = 0;
+	let engineTpsAll = requests.length > 0;
+	let engineLenPasses = 0;
+	let engineLenTokens = 0;
+	let engineLenAll = requests.length > 0;
+	let cached = 0;
+	let prompt = 0;
+	let cacheAll = requests.length > 0;
 	for (const r of requests) {
 		const d = r.decodedTokens ?? r.generatedTokens;
 		const p = r.passes ?? (d !== undefined ? (r.accepted !== undefined ? d - r.accepted : r.drafted === undefined ? d : undefined) : undefined);
@@ -74,154 +97,297 @@ export function aggregate(requests: readonly RequestRecord[]): Omit<ModelFigures
 			prefillTokens += uncached;
 			prefillMs += r.prefillMs;
 		}
+		const n = r.generatedTokens ?? d;
+		if (r.engineTps !== undefined && r.engineTps > 0 && n !== undefined && n > 0) {
+			engineTokens += n;
+			engineMs += (n * 1000) / r.engineTps;
+		} else engineTpsAll = false;
+		if (r.engineMeanLen !== undefined && r.engineMeanLen > 0 && p !== undefined && p > 0) {
+			engineLenPasses += p;
+			engineLenTokens += r.engineMeanLen * p;
+		} else engineLenAll = false;
+		const promptAll = r.promptTokens ?? (r.prefillTokens !== undefined && r.cachedTokens !== undefined ? r.prefillTokens + r.cachedTokens : undefined);
+		if (r.cachedTokens !== undefined && promptAll !== undefined) {
+			cached += r.cachedTokens;
+			prompt += promptAll;
+		} else cacheAll = false;
 	}
-	const last = requests.at(-1);
 	return {
 		count: requests.length,
 		decodeTps: decodeMs > 0 ? rate(decodeTokensTimed, decodeMs) : undefined,
-		reportedTps: last?.engineTps,
+		reportedTps: engineTpsAll && engineMs > 0 ? rate(engineTokens, engineMs) : undefined,
 		prefillTps: prefillMs > 0 ? rate(prefillTokens, prefillMs) : undefined,
 		tokensPerPass: passesKnown > 0 && passes > 0 ? decoded / passes : undefined,
-		engineTokensPerPass: last?.engineMeanLen,
+		engineTokensPerPass: engineLenAll && engineLenPasses > 0 ? engineLenTokens / engineLenPasses : undefined,
 		acceptance: specKnown > 0 ? acceptance(accepted, drafted) : undefined,
 		passes: passesKnown > 0 ? passes : undefined,
 		msPerPass: passesTimed > 0 ? msPerPass(decodeMsWithPasses, passesTimed) : undefined,
-		cachedTokens: last?.cachedTokens,
-		promptTokens: last?.promptTokens ?? (last?.prefillTokens !== undefined ? last.prefillTokens + (last.cachedTokens ?? 0) : undefined),
+		cachedTokens: cacheAll ? cached : undefined,
+		promptTokens: cacheAll ? prompt : undefined,
+		// llama.cpp at default verbosity: the prompt worked out from n_tokens at stop is an estimate (~).
+		...(cacheAll && requests.some(r => r.promptEstimated === true) ? {promptEstimated: true} : {}),
 	};
 }
 
-function windowOf(requests: readonly RequestRecord[], now: number): RequestRecord[] {
-	const finished = requests.filter(r => r.done);
-	const recent = finished.filter(r => now - r.lastSeen <= FIGURE_WINDOW_MS).slice(-FIGURE_WINDOW_REQUESTS);
-	if (recent.length > 0) return recent;
-	const last = finished.at(-1);
-	return last ? [last] : [];
-}
-
-function residency(server: ServerState, model: ModelInfo | undefined): {gpuResidency?: number; processor?: string} {
-	if (model?.gpuResidency !== undefined || model?.processor !== undefined) return {gpuResidency: model.gpuResidency, processor: model.processor};
-	if (server.offload) {
-		const r = residencyFromLayers(server.offload.layersOnGpu, server.offload.layersTotal);
-		return {gpuResidency: r, processor: `${server.offload.layersOnGpu}/${server.offload.layersTotal} layers GPU`};
+/**
+ * GPU residency of one model on one server, computed here only (every view reads it from here):
+ * Ollama's `size_vram / size` (PROCESSOR as `ollama ps` prints it), MLX and unified-memory engines
+ * 100 %, else the `offloaded N/M layers` line of that model's own load.
+ */
+export function residencyOf(server: ServerState, model: ModelInfo | undefined): {gpuResidency?: number; processor?: string} {
+	if (model?.gpuResidency !== undefined || model?.processor !== undefined) {
+		const r = model.gpuResidency ?? (model.sizeBytes !== undefined && model.sizeVramBytes !== undefined && model.sizeBytes > 0 && model.sizeVramBytes <= model.sizeBytes ? model.sizeVramBytes / model.sizeBytes : undefined);
+		return {gpuResidency: r, processor: model.processor ?? ollamaProcessor(model.sizeBytes, model.sizeVramBytes)};
+	}
+	if (model?.sizeBytes !== undefined && model.sizeVramBytes !== undefined && model.sizeBytes > 0 && model.sizeVramBytes <= model.sizeBytes) {
+		return {gpuResidency: model.sizeVramBytes / model.sizeBytes, processor: ollamaProcessor(model.sizeBytes, model.sizeVramBytes)};
 	}
 	// A listed model that is not in memory (oMLX, LM Studio, llama-swap say so) has no residency.
 	if (model?.loaded === false) return {};
 	if (model?.runner === 'mlx' || engineOf(server.engine).unifiedMemory) return {gpuResidency: 1, processor: '100% GPU (unified)'};
-	if (model?.sizeBytes !== undefined && model.sizeVramBytes !== undefined) return {processor: ollamaProcessor(model.sizeBytes, model.sizeVramBytes)};
+	const offload = offloadOf(server, model);
+	if (offload) {
+		const r = residencyFromLayers(offload.layersOnGpu, offload.layersTotal);
+		return {gpuResidency: r, processor: `${offload.layersOnGpu}/${offload.layersTotal} layers GPU`};
+	}
 	return {};
 }
 
+/** The offload line of this model's own load: by name, or the only one where one model loads. */
+function offloadOf(server: ServerState, model: ModelInfo | undefined): ServerState['offload'] {
+	const keys = Object.keys(server.offloads);
+	if (model) {
+		const named = keys.find(k => sameModel(k, model.name));
+		if (named) return server.offloads[named];
+	}
+	const ggufModels = server.models.filter(m => m.runner !== 'mlx');
+	// One model (or one GGUF model beside MLX ones) and one load: that load is its.
+	if (keys.length <= 1 && ggufModels.length <= 1 && (!model || model.runner !== 'mlx')) return server.offload;
+	return undefined;
+}
+
 /**
- * The model a request ran on, as the user knows it: Ollama's log names a GGUF model by its blob
- * path, so a path is shown as the listed model of the same runner (else its file name).
+ * The model a request ran on, as the user knows it: its attribution, else `unknown` where the
+ * server lists models (no evidence), else what the log names (a blob path as its file name).
  */
-export function modelLabel(r: RequestRecord, server: Pick<ServerState, 'models'>): string {
-	const name = r.model;
-	if (name === undefined) return server.models.find(m => r.runner !== undefined && m.runner === r.runner)?.name ?? '--';
-	if (!name.includes('/')) return name;
-	const listed = server.models.find(m => r.runner !== undefined && m.runner === r.runner);
-	return listed?.name ?? name.slice(name.lastIndexOf('/') + 1);
+export function modelLabel(r: RequestRecord, server: Pick<ServerState, 'models' | 'engine'>): string {
+	if (r.attribution) return r.attribution.model;
+	if (server.models.length === 0 && r.model !== undefined) return r.model.slice(Math.max(r.model.lastIndexOf('/'), r.model.lastIndexOf('\\')) + 1);
+	if (server.models.length === 0 && engineOf(server.engine).oneModel === true) return '--';
+	return UNKNOWN_MODEL;
+}
+
+/** The rows of one server: its listed models, else the models its requests are attributed to, else one row. */
+function rowsOf(server: ServerState): {model?: ModelInfo; requests: RequestRecord[]}[] {
+	// Failed and cancelled requests carry no figures of their own (they stay in the requests table).
+	const done = server.requests.filter(r => r.done && r.outcome === undefined);
+	if (server.models.length > 0) {
+		const only = server.models.length === 1 && engineOf(server.engine).oneModel === true;
+		return server.models.map(m => ({model: m, requests: done.filter(r => (only ? true : r.attribution?.model === m.name))}));
+	}
+	const names = [...new Set(done.map(r => modelLabel(r, server)))].filter(n => n !== UNKNOWN_MODEL && n !== '--');
+	if (names.length > 1 || (names.length === 1 && engineOf(server.engine).oneModel !== true)) {
+		return names.map(name => ({model: {name}, requests: done.filter(r => modelLabel(r, server) === name)}));
+	}
+	// One model per server (llama-server, vLLM…), named or not: every request is of it.
+	if (engineOf(server.engine).oneModel === true) return [{model: names[0] === undefined ? undefined : {name: names[0]}, requests: done}];
+	return [{model: undefined, requests: []}];
+}
+
+const probeOf = (state: MonitorState, server: ServerState, model: ModelInfo | undefined, rowCount: number): ProbeResult | undefined =>
+	[...state.probe.results].reverse().find(p => p.url === server.url && (model === undefined ? rowCount === 1 : p.model === undefined ? rowCount === 1 : sameModel(p.model, model.name)));
+
+/** The set each row of a server is made of (one per row). */
+export function figureSets(state: MonitorState, serverId: string): FigureSet[] {
+	const server = state.servers[serverId];
+	if (!server) return [];
+	const rows = rowsOf(server);
+	return rows.map(({model, requests}): FigureSet => {
+		const name = model?.name ?? 'this server';
+		const timed = requests.filter(r => !r.earlier);
+		const live = timed.filter(r => state.now - r.lastSeen <= FIGURE_WINDOW_MS).slice(-FIGURE_WINDOW_REQUESTS);
+		const probe = probeOf(state, server, model, rows.length);
+		const newest = live.at(-1);
+		// The probe's own request reaches the log a moment after its answer: the probe is the newer news.
+		if (probe && (!newest || probe.t >= newest.lastSeen - LOG_LAG_MS)) {
+			return {kind: 'probe', serverId, model, probe, label: `probe ${hhmm(probe.t, true)}`};
+		}
+		if (live.length > 0) {
+			const fromLog = live.every(r => r.backlog);
+			const label = fromLog
+				? `from the log, ${hhmm(newest!.lastSeen)}`
+				: `last ${live.length === 1 ? 'request' : `${live.length} requests`} of ${name}, ${age(state.now - live[0]!.lastSeen)}`;
+			return {kind: 'requests', serverId, model, requests: live, label};
+		}
+		if (server.interval !== undefined && (rows.length === 1)) {
+			const running = server.interval.running;
+			return {kind: 'interval', serverId, model, interval: server.interval, label: `interval ${hhmm(server.interval.t, true)}${running === undefined ? '' : `, ${running} running`}`};
+		}
+		// Nothing recent: the newest request (and those within a minute of it), said as what it is.
+		const last = timed.at(-1);
+		if (last) {
+			const set = timed.filter(r => last.lastSeen - r.lastSeen <= FIGURE_WINDOW_MS).slice(-FIGURE_WINDOW_REQUESTS);
+			const label = last.backlog ? `from the log, ${hhmm(last.lastSeen)}` : `last ${set.length === 1 ? 'request' : `${set.length} requests`} of ${name}, ${hhmm(last.lastSeen)}`;
+			return {kind: 'requests', serverId, model, requests: set, label};
+		}
+		const earlier = requests.at(-1);
+		if (earlier) return {kind: 'requests', serverId, model, requests: [earlier], label: 'from the log, earlier'};
+		if (probe) return {kind: 'probe', serverId, model, probe, label: `probe ${hhmm(probe.t, true)}`};
+		return {kind: 'none', serverId, model};
+	});
+}
+
+/** Every figure of one row, from its set only (DESIGN §1). */
+export function figuresOf(state: MonitorState, set: FigureSet): ModelFigures {
+	const server = state.servers[set.serverId]!;
+	const model = set.model;
+	const bytes = model ? server.modelBytes[model.name] : Object.values(server.modelBytes)[0];
+	const bytesPerToken = bytes?.bytesPerToken ?? model?.bytesPerToken;
+	const bytesPerTokenSource = bytes?.source ?? model?.bytesPerTokenSource;
+	const bw = state.bandwidth.gbs;
+	const ceiling = ceilingTps(bw, bytesPerToken);
+	const common = {
+		serverId: set.serverId,
+		engine: server.engine,
+		model: model?.name,
+		runner: model?.runner,
+		bytesPerToken,
+		bytesPerTokenSource,
+		bandwidthGBs: bw,
+		bandwidthSource: state.bandwidth.source,
+		ceilingTps: ceiling,
+		...residencyOf(server, model),
+		batch: batchFigures(server),
+		set: set.label,
+	};
+	const perPass = (decodeTps: number | undefined, tpp: number | undefined) => {
+		const pps = passesPerSec(decodeTps, tpp);
+		return {passesPerSec: pps, pctOfCeiling: pctOfCeiling(decodeTps, ceiling), effectiveBandwidthGBs: effectiveBandwidthGBs(pps, bytesPerToken)};
+	};
+	switch (set.kind) {
+		case 'none':
+			return {...common, requestCount: 0};
+		case 'probe': {
+			const p = set.probe;
+			const pp = perPass(p.decodeTps, p.tokensPerPass);
+			return {
+				...common,
+				decodeTps: p.decodeTps,
+				reportedTps: p.reportedTps,
+				ttftMs: p.ttftMs,
+				prefillTps: p.prefillTps,
+				tokensPerPass: p.tokensPerPass,
+				acceptance: p.acceptance,
+				passes: p.passes,
+				msPerPass: pp.passesPerSec ? 1000 / pp.passesPerSec : undefined,
+				...pp,
+				cachedTokens: p.cachedTokens,
+				promptTokens: p.promptTokens,
+				requestCount: 1,
+				lastRequestAt: p.t,
+				basis: 'probe',
+			};
+		}
+		case 'interval': {
+			const iv = set.interval;
+			// A sum over N running requests is no one request's speed: per-sequence figures only at N = 1.
+			const single = iv.running === 1;
+			const decodeTps = single ? iv.genTps : undefined;
+			const pp = perPass(decodeTps, iv.meanAcceptLen);
+			return {
+				...common,
+				decodeTps,
+				aggregateTps: iv.genTps,
+				running: iv.running,
+				prefillTps: single ? iv.promptTps : undefined,
+				tokensPerPass: iv.meanAcceptLen,
+				acceptance: iv.acceptRate ?? acceptance(iv.accepted, iv.drafted),
+				msPerPass: pp.passesPerSec ? 1000 / pp.passesPerSec : undefined,
+				...pp,
+				requestCount: 0,
+				lastRequestAt: iv.t,
+				basis: 'interval',
+			};
+		}
+		case 'requests': {
+			const agg = aggregate(set.requests);
+			const pp = perPass(agg.decodeTps, agg.tokensPerPass);
+			return {
+				...common,
+				decodeTps: agg.decodeTps,
+				reportedTps: agg.reportedTps,
+				prefillTps: agg.prefillTps,
+				tokensPerPass: agg.tokensPerPass,
+				engineTokensPerPass: agg.engineTokensPerPass,
+				acceptance: agg.acceptance,
+				msPerPass: agg.msPerPass,
+				passes: agg.passes,
+				...pp,
+				cachedTokens: agg.cachedTokens,
+				promptTokens: agg.promptTokens,
+				promptEstimated: agg.promptEstimated,
+				requestCount: agg.count,
+				lastRequestAt: set.requests.at(-1)?.lastSeen,
+				basis: 'log',
+			};
+		}
+	}
+}
+
+/** The server's windowed batch figures (vLLM/SGLang), undefined keys dropped; undefined when it logs none. */
+export function batchFigures(server: ServerState): BatchFigures | undefined {
+	const iv = server.interval;
+	if (!iv) return undefined;
+	const out: Record<string, number> = {};
+	for (const k of ['genTps', 'promptTps', 'running', 'waiting', 'kvUsage', 'prefixHitRate', 'preemptions', 'preemptedTotal', 'cachedTokens', 'newTokens'] as const) {
+		const v = iv[k];
+		if (v !== undefined && Number.isFinite(v) && v >= 0) out[k] = v;
+	}
+	return Object.keys(out).length > 0 ? out : undefined;
 }
 
 export function deriveServer(state: MonitorState, serverId: string): ModelFigures[] {
-	const server = state.servers[serverId];
-	if (!server) return [];
-	const models: (ModelInfo | undefined)[] = server.models.length > 0 ? [...server.models] : [undefined];
-	// Requests that name a model nobody listed (log-only servers) still get a row.
-	if (server.models.length === 0) {
-		const names = [...new Set(server.requests.map(r => r.model).filter((m): m is string => m !== undefined))];
-		if (names.length > 1) models.splice(0, 1, ...names.map(name => ({name})));
-	}
-	const lastProbe = [...state.probe.results].reverse().find(p => p.url === server.url);
-	return models.map(model => {
-		const reqs = windowOf(server.requests.filter(r => matches(r, model, models)), state.now);
-		const agg = aggregate(reqs);
-		const useInterval = agg.count === 0 && server.interval !== undefined;
-		const probeMatches = lastProbe !== undefined && (!model || !lastProbe.model || lastProbe.model === model.name);
-		// Where the log gives no decode time (Ollama's MLX engine, lithos), the last wall-clocked probe does.
-		const fromProbe = !useInterval && agg.decodeTps === undefined && probeMatches && lastProbe.decodeTps !== undefined;
-		const decodeTps = useInterval ? server.interval?.genTps : fromProbe ? lastProbe!.decodeTps : agg.decodeTps;
-		const tokensPerPass = useInterval ? server.interval?.meanAcceptLen : agg.tokensPerPass;
-		const acc = useInterval ? (server.interval?.acceptRate ?? acceptance(server.interval?.accepted, server.interval?.drafted)) : agg.acceptance;
-		const bytes = model ? server.modelBytes[model.name] : Object.values(server.modelBytes)[0];
-		const bytesPerToken = bytes?.bytesPerToken ?? model?.bytesPerToken;
-		const bytesPerTokenSource = bytes?.source ?? model?.bytesPerTokenSource;
-		const bw = state.bandwidth.gbs;
-		const ceiling = ceilingTps(bw, bytesPerToken);
-		const pps = passesPerSec(decodeTps, tokensPerPass);
-		return {
-			serverId,
-			engine: server.engine,
-			model: model?.name,
-			runner: model?.runner,
-			decodeTps,
-			reportedTps: agg.reportedTps,
-			ttftMs: probeMatches ? lastProbe!.ttftMs : undefined,
-			prefillTps: agg.prefillTps,
-			tokensPerPass,
-			engineTokensPerPass: agg.engineTokensPerPass,
-			acceptance: acc,
-			msPerPass: useInterval || fromProbe ? (pps ? 1000 / pps : undefined) : agg.msPerPass,
-			passes: agg.passes,
-			passesPerSec: pps,
-			bytesPerToken,
-			bytesPerTokenSource,
-			bandwidthGBs: bw,
-			bandwidthSource: state.bandwidth.source,
-			ceilingTps: ceiling,
-			pctOfCeiling: pctOfCeiling(decodeTps, ceiling),
-			effectiveBandwidthGBs: effectiveBandwidthGBs(pps, bytesPerToken),
-			...residency(server, model),
-			cachedTokens: agg.cachedTokens,
-			promptTokens: agg.promptTokens,
-			requestCount: agg.count,
-			lastRequestAt: reqs.at(-1)?.lastSeen,
-			basis: useInterval ? 'interval' : fromProbe ? (agg.count > 0 ? 'log + probe' : 'probe') : agg.count > 0 ? 'log' : undefined,
-		};
-	});
+	return figureSets(state, serverId).map(set => figuresOf(state, set));
 }
 
 export function deriveModels(state: MonitorState): ModelFigures[] {
 	return state.order.flatMap(id => deriveServer(state, id));
 }
 
-/**
- * What a server's log said about the requests that finished inside a time window (ms epoch): the
- * probe asks this for its own request, since Ollama's API exposes no draft counts. Counts are
- * summed; the counts rule turns them into tokens per pass downstream.
- */
 /** How late a request's log lines may arrive after its stream ended. */
 export const LOG_LAG_MS = 2500;
 const CLOCK_SLACK_MS = 5;
 
-export function logCountsInWindow(
+/** The log's figures of one request, or why there are none. */
+export type ProbeLogMatch =
+	| {readonly key: string; readonly decoded?: number; readonly accepted?: number; readonly drafted?: number; readonly passes?: number; readonly cached?: number; readonly reason?: undefined}
+	| {readonly reason: string};
+
+/**
+ * The probe's own request in a server's log (issue 11 item 2): the finished request whose counts
+ * match the probe's answer (generated tokens = the API's eval_count / completion tokens; prompt
+ * tokens where both say), inside the probe's time window. Exactly one, or a reason: never the sum
+ * of whatever finished at the same moment.
+ */
+export function matchProbeRequest(
 	state: MonitorState,
 	serverId: string,
-	fromMs: number,
-	toMs: number,
-): {decoded?: number; accepted?: number; drafted?: number; passes?: number; cached?: number} | undefined {
+	q: {readonly fromMs: number; readonly toMs: number; readonly completionTokens?: number; readonly promptTokens?: number},
+): ProbeLogMatch | undefined {
 	const server = state.servers[serverId];
 	if (!server) return undefined;
-	// A request belongs to the window when its first log line came after the request was sent and
-	// before the stream ended plus the log's lag (engines write their figures when the request
-	// closes, and the tail reads them a moment later).
-	const inWindow = server.requests.filter(r => r.done && r.firstSeen >= fromMs - CLOCK_SLACK_MS && r.firstSeen <= toMs + LOG_LAG_MS);
-	if (inWindow.length === 0) return undefined;
-	const sum = (pick: (r: RequestRecord) => number | undefined) => {
-		let total = 0;
-		for (const r of inWindow) {
-			const v = pick(r);
-			if (v === undefined) return undefined;
-			total += v;
-		}
-		return total;
-	};
-	return {
-		decoded: sum(r => r.decodedTokens ?? r.generatedTokens),
-		accepted: sum(r => r.accepted),
-		drafted: sum(r => r.drafted),
-		passes: sum(r => r.passes),
-		cached: sum(r => r.cachedTokens),
-	};
+	// Its first log line comes after the request was sent, its last before the stream ended plus the log's lag.
+	const inWindow = server.requests.filter(r => r.done && !r.backlog && r.firstSeen >= q.fromMs - CLOCK_SLACK_MS && r.lastSeen <= q.toMs + LOG_LAG_MS);
+	const n = q.completionTokens;
+	if (n === undefined) return {reason: 'no token count in the answer to match'};
+	const candidates = inWindow.filter(r => {
+		const counts = [r.generatedTokens, r.decodedTokens, r.decodedTokens === undefined ? undefined : r.decodedTokens + 1].filter(x => x !== undefined);
+		if (!counts.includes(n)) return false;
+		const prompt = r.promptTokens ?? (r.prefillTokens !== undefined && r.cachedTokens !== undefined ? r.prefillTokens + r.cachedTokens : undefined);
+		return q.promptTokens === undefined || prompt === undefined || prompt === q.promptTokens;
+	});
+	if (candidates.length === 0) return {reason: 'no log line for this request'};
+	if (candidates.length > 1) return {reason: `${candidates.length} candidates`};
+	const r = candidates[0]!;
+	return {key: r.key, decoded: r.decodedTokens ?? r.generatedTokens, accepted: r.accepted, drafted: r.drafted, passes: r.passes, cached: r.cachedTokens};
 }

@@ -168,12 +168,14 @@ export interface RequestFigures {
 	readonly msPerPass?: number;
 	readonly passes?: number;
 	readonly engineMeanLen?: number;
+	/** promptTokens/cachedTokens are worked out, not stated by the engine: shown `~`. */
+	readonly promptEstimated?: boolean;
 }
 
 /** The raw counts of one request (see RequestPatch) that the figures are computed from. */
 export type RequestCounts = Pick<
 	RequestPatch,
-	'promptTokens' | 'cachedTokens' | 'prefillTokens' | 'prefillMs' | 'generatedTokens' | 'decodedTokens' | 'decodeMs' | 'passes' | 'drafted' | 'accepted' | 'engineMeanLen'
+	'promptTokens' | 'cachedTokens' | 'prefillTokens' | 'prefillMs' | 'generatedTokens' | 'decodedTokens' | 'decodeMs' | 'passes' | 'drafted' | 'accepted' | 'engineMeanLen' | 'promptEstimated' | 'outcome'
 >;
 
 export function requestFigures(r: RequestCounts): RequestFigures {
@@ -183,9 +185,14 @@ export function requestFigures(r: RequestCounts): RequestFigures {
 	const passes = r.passes ?? passesFromCounts(decoded, r.accepted ?? (r.drafted === undefined ? 0 : undefined));
 	const tpp = r.passes !== undefined ? tokensPerPassFromPasses(decoded, r.passes) : passes === undefined || decoded === undefined ? undefined : decoded / passes;
 	const uncached = r.prefillTokens ?? (known(r.promptTokens) ? r.promptTokens - (r.cachedTokens ?? 0) : undefined);
+	// A failed request has no figures of its own (llama.cpp send_error); a cancelled one only partial ones.
+	if (r.outcome !== undefined) return {};
 	return {
-		promptTokens: r.promptTokens ?? (known(r.prefillTokens) ? r.prefillTokens + (r.cachedTokens ?? 0) : undefined),
+		// The evaluated count is the prompt only where the cached count is known (llama.cpp at
+		// default verbosity logs the uncached part alone): never report it as the prompt.
+		promptTokens: r.promptTokens ?? (known(r.prefillTokens) && known(r.cachedTokens) ? r.prefillTokens + r.cachedTokens : undefined),
 		cachedTokens: r.cachedTokens,
+		...(r.promptEstimated === true ? {promptEstimated: true} : {}),
 		prefillTps: uncached !== undefined && uncached > 0 ? rate(uncached, r.prefillMs) : undefined,
 		decodeTps: rate(decoded, r.decodeMs),
 		tokensPerPass: tpp,

@@ -6,12 +6,16 @@ import {emptySystem} from '../types/system.js';
 import {emptyProbe, MAX_PROBE_RESULTS} from '../types/probe.js';
 import {requestFigures} from './figures.js';
 import {appendLog, emptyLog} from './log-ring.js';
+import {inconsistency} from './consistency.js';
+import {attribute, attributeByKeepAlive, keepAliveMoved, UNKNOWN_MODEL} from './attribution.js';
 import type {Action, EngineEvent, MonitorState, RequestRecord, ServerState, ServerInfo, PassSample} from '../types/monitor.js';
 
 export const MAX_REQUESTS = 200;
 export const MAX_HISTORY = 240;
 export const MAX_LOG_LINES = 1000;
 export const MAX_NOTICES = 20;
+/** The time given to a request whose time cannot be known ("earlier"): before every real time. */
+export const EARLIER_T = 0;
 
 export interface InitialOptions {
 	readonly host?: string;
@@ -57,6 +61,11 @@ export function newServer(info: ServerInfo, t?: number): ServerState {
 		linesUnparsed: 0,
 		linesInconsistent: 0,
 		answersInconsistent: 0,
+		requestsSeen: 0,
+		requestsByModel: {},
+		totals: {},
+		dropped: [],
+		offloads: {},
 		log: emptyLog(),
 		modelBytes: {},
 	};
@@ -76,11 +85,47 @@ function withServer(state: MonitorState, id: string, update: (s: ServerState) =>
 function sampleOf(r: RequestRecord, t: number, contention: boolean): PassSample | undefined {
 	const f = requestFigures(r);
 	if (f.decodeTps === undefined && f.tokensPerPass === undefined) return undefined;
-	return {t, decodeTps: f.decodeTps, tokensPerPass: f.tokensPerPass, contention: contention || undefined, model: r.model, runner: r.runner};
+	return {t, decodeTps: f.decodeTps, tokensPerPass: f.tokensPerPass, contention: contention || undefined, model: r.attribution?.model ?? r.model, runner: r.runner};
 }
 
-function applyRequest(server: ServerState, serverId: string, t: number, ev: Extract<EngineEvent, {type: 'request'}>, contention: boolean): ServerState {
+const MAX_DROPPED = 32;
+
+/** Move one finished request's count from one model label to another (no zero entries kept). */
+function moveCount(counts: Readonly<Record<string, number>>, from: string, to: string): Record<string, number> {
+	const next = {...counts, [to]: (counts[to] ?? 0) + 1};
+	const left = (next[from] ?? 0) - 1;
+	if (left > 0) next[from] = left;
+	else delete next[from];
+	return next;
+}
+
+/** Count a finished request under its model's label (a counter since start). */
+function counted(server: ServerState, r: RequestRecord): Pick<ServerState, 'requestsSeen' | 'requestsByModel' | 'totals'> {
+	const label = r.attribution?.model ?? UNKNOWN_MODEL;
+	const t = server.totals[label] ?? {requests: 0};
+	const f = requestFigures(r);
+	const plus = (prev: number | undefined, v: number | undefined) => (v === undefined ? prev : (prev ?? 0) + v);
+	const totals = {
+		requests: t.requests + 1,
+		generated: plus(t.generated, r.generatedTokens ?? r.decodedTokens),
+		prompt: plus(t.prompt, f.promptTokens),
+		drafted: plus(t.drafted, r.drafted),
+		accepted: plus(t.accepted, r.accepted),
+	};
+	return {
+		requestsSeen: server.requestsSeen + 1,
+		requestsByModel: {...server.requestsByModel, [label]: (server.requestsByModel[label] ?? 0) + 1},
+		totals: {...server.totals, [label]: totals},
+	};
+}
+
+function applyRequest(server: ServerState, serverId: string, t: number, ev: Extract<EngineEvent, {type: 'request'}>, contention: boolean, at?: 'backlog' | 'earlier'): ServerState {
 	const {type: _type, done, started, ...patch} = ev;
+	// Later lines of a request dropped as inconsistent are ignored until its key opens anew.
+	if (server.dropped.includes(patch.key)) {
+		if (started !== true) return server;
+		server = {...server, dropped: server.dropped.filter(k => k !== patch.key)};
+	}
 	let index = -1;
 	for (let i = server.requests.length - 1; i >= 0 && i >= server.requests.length - 32; i--) {
 		if (server.requests[i]!.key === patch.key) {
@@ -92,8 +137,34 @@ function applyRequest(server: ServerState, serverId: string, t: number, ev: Extr
 	// A reused key that opens anew (slot ids repeat across restarts) starts a fresh record.
 	const fresh = !existing || (started === true && existing.done);
 	const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as typeof patch;
-	const base: RequestRecord = fresh ? {serverId, key: patch.key, firstSeen: t, lastSeen: t, done: false} : existing;
-	const record: RequestRecord = {...base, ...defined, lastSeen: t, done: base.done || done === true};
+	const readAt = t;
+	// A request whose time cannot be known sorts before every known time and is in no live window.
+	if (at === 'earlier') t = EARLIER_T;
+	const when = at === 'backlog' ? {backlog: true} : at === 'earlier' ? {backlog: true, earlier: true} : {};
+	const base: RequestRecord = fresh ? {serverId, key: patch.key, firstSeen: t, lastSeen: t, done: false, ...when} : existing;
+	let record: RequestRecord = {...base, ...defined, lastSeen: Math.max(base.lastSeen, t), done: base.done || done === true};
+	// A live line of a backlog request makes its time known.
+	if (at === undefined && record.earlier) record = {...record, earlier: undefined, firstSeen: t};
+	const reason = inconsistency(record);
+	if (reason !== undefined) {
+		// Numbers that contradict each other are never figures: counted, said in the log pane, dropped.
+		const requests = index >= 0 ? server.requests.filter((_, i) => i !== index) : server.requests;
+		const text = `infertop: request ${patch.key} not shown: inconsistent (${reason})`;
+		return {
+			...server,
+			requests,
+			dropped: push(server.dropped, patch.key, MAX_DROPPED),
+			linesInconsistent: server.linesInconsistent + 1,
+			lastInconsistent: reason,
+			log: appendLog(server.log, {t: readAt, text, parsed: true}, MAX_LOG_LINES),
+		};
+	}
+	let totals = {};
+	if (record.done && !base.done) {
+		const attribution = attribute(record, server.models);
+		if (attribution) record = {...record, attribution};
+		totals = counted(server, record);
+	}
 	let requests: readonly RequestRecord[];
 	if (fresh) requests = push(server.requests, record, MAX_REQUESTS);
 	else {
@@ -102,11 +173,36 @@ function applyRequest(server: ServerState, serverId: string, t: number, ev: Extr
 		requests = copy;
 	}
 	let history = server.history;
-	if (record.done && !base.done) {
+	if (record.done && !base.done && !record.backlog) {
 		const sample = sampleOf(record, t, contention);
 		if (sample) history = push(history, sample, MAX_HISTORY);
 	}
-	return {...server, requests, history};
+	return {...server, ...totals, requests, history};
+}
+
+/**
+ * A new models list: the unattributed finished requests since the last list are attributed, first
+ * by the keep-alive evidence (the model whose `expires_at` moved), then by what the list shows
+ * (the only model loaded, the only one of their runner). Counters move from `unknown` to the model.
+ */
+function applyModels(server: ServerState, models: ServerState['models'], t: number): ServerState {
+	const since = server.modelsAt ?? -Infinity;
+	const byKeepAlive = attributeByKeepAlive(server.requests, keepAliveMoved(server.models, models), since, t);
+	let byModel = server.requestsByModel;
+	let changed = false;
+	const requests = server.requests.map((r, i) => {
+		if (r.attribution || !r.done) return r;
+		const next = byKeepAlive.get(i) ?? (r.lastSeen > since || r.earlier ? (() => {
+			const a = attribute(r, models);
+			return a ? {...r, attribution: a} : undefined;
+		})() : undefined);
+		if (!next) return r;
+		changed = true;
+		const label = next.attribution!.model;
+		byModel = moveCount(byModel, UNKNOWN_MODEL, label);
+		return next;
+	});
+	return {...server, models, modelsAt: t, ...(changed ? {requests, requestsByModel: byModel} : {})};
 }
 
 function updateLive(server: ServerState, key: string | undefined, patch: Partial<RequestRecord>, t: number): ServerState {
@@ -122,16 +218,18 @@ function updateLive(server: ServerState, key: string | undefined, patch: Partial
 	return {...server, requests: push(server.requests, {serverId: server.id, key, firstSeen: t, lastSeen: t, done: false, ...patch}, MAX_REQUESTS)};
 }
 
-export function applyEvent(server: ServerState, t: number, event: EngineEvent, contention = false): ServerState {
+export function applyEvent(server: ServerState, t: number, event: EngineEvent, contention = false, at?: 'backlog' | 'earlier'): ServerState {
 	switch (event.type) {
 		case 'request':
-			return applyRequest(server, server.id, t, event, contention);
+			return applyRequest(server, server.id, t, event, contention, at);
 		case 'live-rate':
 			return updateLive(server, event.key, {liveTps: event.tps, liveGenerated: event.generated}, t);
 		case 'prefill-progress':
 			return updateLive(server, event.key, {prefillProgress: event.progress ?? (event.total ? event.processed / event.total : undefined)}, t);
-		case 'offload':
-			return {...server, offload: {layersOnGpu: event.layersOnGpu, layersTotal: event.layersTotal}};
+		case 'offload': {
+			const offload = {layersOnGpu: event.layersOnGpu, layersTotal: event.layersTotal};
+			return {...server, offload, offloads: event.model === undefined ? server.offloads : {...server.offloads, [event.model]: offload}};
+		}
 		case 'buffer':
 			return {...server, buffers: {...server.buffers, [`${event.device}:${event.kind}`]: {device: event.device, kind: event.kind, mib: event.mib, onGpu: event.onGpu}}};
 		case 'context':
@@ -143,10 +241,21 @@ export function applyEvent(server: ServerState, t: number, event: EngineEvent, c
 		case 'busy':
 			return {...server, busy: {t, reason: event.reason, status: event.status}};
 		case 'interval-stats': {
-			const sample: PassSample | undefined = event.genTps !== undefined || event.meanAcceptLen !== undefined
-				? {t, decodeTps: event.genTps, tokensPerPass: event.meanAcceptLen, contention: contention || undefined}
+			// Interval figures belong to their interval: a throughput line opens a new one (no tokens per
+			// pass until its own speculation line says so); a speculation line adds to the open one.
+			const opens = event.genTps !== undefined || event.promptTps !== undefined || event.running !== undefined;
+			// What the last prefill batch said and the cumulative preemption count are not figures of one window:
+			// they stay until a line says them again (SGLang logs them on Prefill batch and retract lines only).
+			const prev = server.interval;
+			const carried = prev ? {cachedTokens: prev.cachedTokens, newTokens: prev.newTokens, preemptedTotal: prev.preemptedTotal} : {};
+			const kept = Object.fromEntries(Object.entries(carried).filter(([, v]) => v !== undefined));
+			const interval = opens || !prev ? {...kept, ...event, t} : {...prev, ...event, t: prev.t};
+			// A per-sequence sample only where one request runs (a sum over N is not one request's speed).
+			const single = interval.running === 1;
+			const sample: PassSample | undefined = single && (event.genTps !== undefined || event.meanAcceptLen !== undefined)
+				? {t, decodeTps: interval.genTps, tokensPerPass: interval.meanAcceptLen, contention: contention || undefined}
 				: undefined;
-			return {...server, interval: {...server.interval, ...event, t}, history: sample ? push(server.history, sample, MAX_HISTORY) : server.history};
+			return {...server, interval, history: sample && at === undefined ? push(server.history, sample, MAX_HISTORY) : server.history};
 		}
 		case 'spec-init':
 			return {...server, spec: {kind: event.kind, detail: event.detail}};
@@ -168,7 +277,18 @@ export function applyEvent(server: ServerState, t: number, event: EngineEvent, c
 export function reduce(state: MonitorState, action: Action): MonitorState {
 	switch (action.type) {
 		case 'engine-event':
-			return withServer(state, action.serverId, s => applyEvent(s, action.t, action.event, state.system.contention.active));
+			return withServer(state, action.serverId, s => applyEvent(s, action.t, action.event, state.system.contention.active, action.at));
+		case 'request-attributed':
+			return withServer(state, action.serverId, s => {
+				const i = s.requests.findLastIndex(r => r.key === action.key);
+				const r = i >= 0 ? s.requests[i] : undefined;
+				if (!r || r.attribution?.model === action.model) return s;
+				const copy = s.requests.slice();
+				copy[i] = {...r, attribution: {model: action.model, by: action.by}};
+				const from = r.attribution?.model ?? UNKNOWN_MODEL;
+				const byModel = r.done ? moveCount(s.requestsByModel, from, action.model) : s.requestsByModel;
+				return {...s, requests: copy, requestsByModel: byModel};
+			});
 		case 'log-line':
 			return withServer(state, action.serverId, s => ({
 				...s,
@@ -215,11 +335,10 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 			return state.servers[action.serverId] ? withServer(state, action.serverId, s => ({...s, load: {...action.load, t: action.t}})) : state;
 		case 'server-models':
 			return withServer(state, action.serverId, s => ({
-				...s,
+				...applyModels(s, action.models, action.t),
 				lastSeen: action.t,
 				state: s.state === 'stale' || s.state === 'log-only' || s.state === 'starting' ? 'up' : s.state,
 				lastError: undefined,
-				models: action.models,
 				modelsListed: action.listed,
 			}));
 		case 'answer-inconsistent':
@@ -242,6 +361,26 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 			return {...state, probe: {...state.probe, results: [...state.probe.results, action.result].slice(-MAX_PROBE_RESULTS), running: action.next}};
 		case 'probe-failed':
 			return {...state, probe: {...state.probe, running: undefined, lastError: action.error}};
+		case 'compare-started':
+			return {...state, compare: {runId: action.runId, startedAt: action.startedAt, total: action.total, rows: [], running: [], finished: false}};
+		case 'compare-progress': {
+			const c = state.compare;
+			if (!c || c.finished) return state;
+			const p = action.progress;
+			const running = [...c.running.filter((r) => r.index !== p.index && r.url !== p.url), p].sort((a, b) => a.index - b.index);
+			return {...state, compare: {...c, running}};
+		}
+		case 'compare-row': {
+			const c = state.compare;
+			if (!c || c.runId !== action.row.runId) return state;
+			const rows = [...c.rows, action.row].sort((a, b) => a.index - b.index);
+			return {...state, compare: {...c, rows, running: c.running.filter((r) => r.index !== action.row.index)}};
+		}
+		case 'compare-finished': {
+			const c = state.compare;
+			if (!c || c.runId !== action.runId) return state;
+			return {...state, compare: {...c, running: [], finished: true, cancelled: action.cancelled || undefined, error: action.error}};
+		}
 		case 'looked-for':
 			return {...state, lookedFor: action.lookedFor};
 		case 'refresh':

@@ -47,21 +47,37 @@ function modelJson(f: ModelFigures, server: ServerState | undefined) {
 		expiresAt: nul(info?.expiresAt),
 		cachedTokens: nul(f.cachedTokens),
 		promptTokens: nul(f.promptTokens),
+		promptEstimated: f.promptEstimated === true,
+		// vLLM/SGLang windowed batch figures (aggregates over the running sequences), or null.
+		batch: f.batch ? {
+			genTps: round(f.batch.genTps, 2), promptTps: round(f.batch.promptTps, 2), running: nul(f.batch.running), waiting: nul(f.batch.waiting),
+			kvUsage: round(f.batch.kvUsage, 4), prefixHitRate: round(f.batch.prefixHitRate, 4), preemptions: nul(f.batch.preemptions),
+			preemptedTotal: nul(f.batch.preemptedTotal), cachedTokens: nul(f.batch.cachedTokens), newTokens: nul(f.batch.newTokens),
+		} : null,
 		requests: f.requestCount,
 		basis: nul(f.basis),
+		set: nul(f.set),
+		aggregateTps: round(f.aggregateTps, 2),
+		running: nul(f.running),
 	};
 }
 
 function requestJson(r: RequestRecord, server: ServerState) {
 	const f = requestFigures(r);
 	return {
-		time: new Date(r.lastSeen).toISOString(),
+		// A request whose time cannot be known is `null` ("earlier"), never a made-up time.
+		time: r.earlier ? null : new Date(r.lastSeen).toISOString(),
 		server: server.id,
 		engine: server.engine,
-		model: r.model === undefined && r.runner === undefined ? null : modelLabel(r, server),
+		model: modelLabel(r, server) === '--' ? null : modelLabel(r, server),
+		attributedBy: nul(r.attribution?.by),
 		runner: nul(r.runner),
 		promptTokens: nul(f.promptTokens),
 		cachedTokens: nul(f.cachedTokens),
+		promptEstimated: f.promptEstimated === true,
+		outcome: nul(r.outcome),
+		error: nul(r.error),
+		wallMs: round(r.wallMs, 1),
 		prefillTps: round(f.prefillTps, 2),
 		generatedTokens: nul(r.generatedTokens),
 		decodeTps: round(f.decodeTps, 2),
@@ -113,9 +129,11 @@ export function toSnapshot(state: MonitorState, version: string) {
 			answersInconsistent: s.answersInconsistent,
 			lastInconsistent: nul(s.lastInconsistent),
 			log: s.logLabel ? {path: s.logLabel, state: nul(s.logState), linesParsed: s.linesParsed, linesUnparsed: s.linesUnparsed, linesInconsistent: s.linesInconsistent} : null,
+			requestsSeen: s.requestsSeen,
+			requestsByModel: {...s.requestsByModel},
 		})),
 		models: figures.map(f => modelJson(f, state.servers[f.serverId])),
-		requests: servers.flatMap(s => s.requests.filter(r => r.done).map(r => requestJson(r, s))),
+		requests: servers.flatMap(s => s.requests.filter(r => r.done).map(r => requestJson(r, s))).sort((a, b) => (a.time ?? '').localeCompare(b.time ?? '')),
 		residency: figures.map(f => ({server: f.serverId, model: nul(f.model), gpuResidency: round(f.gpuResidency, 4), processor: nul(f.processor)})),
 		gpu: sys.gpus.map(g => ({...g})),
 		contention: {

@@ -39,7 +39,7 @@ export interface MonitorStore {
 const REPEATING = new Set<Action['type']>(['server-seen', 'server-models', 'server-lost', 'log-state']);
 
 /** Fields of a server that no pane reads (a poll that moves only these changes nothing on screen). */
-const UNSHOWN: ReadonlySet<string> = new Set(['lastSeen']);
+const UNSHOWN: ReadonlySet<string> = new Set(['lastSeen', 'modelsAt']);
 
 /**
  * True when `next` differs from `prev` only where nothing is shown: a poll that confirmed the same

@@ -201,7 +201,7 @@ export async function streamOnce(o: StreamOptions): Promise<StreamOutcome> {
 			controller.abort();
 		}, ms);
 	};
-	const body = JSON.stringify(requestBody(o.plan.protocol, o.spec));
+	const body = JSON.stringify(requestBody(o.plan.protocol, o.spec, o.plan.extraBody));
 	const headers: Record<string, string> = {'content-type': 'application/json', accept: o.plan.protocol === 'ollama' ? 'application/x-ndjson' : 'text/event-stream'};
 	// The key goes to this host only: redirects are not followed (see below).
 	if (o.apiKey) headers.authorization = `Bearer ${o.apiKey}`;

@@ -27,6 +27,9 @@ export const HISTORY_COLUMNS = [
 	'ceiling_tps',
 	'pct_of_ceiling',
 	'infertop_version',
+	// Added with `infertop compare`: the run number of the prompt and the comparison's id.
+	'run',
+	'run_id',
 ] as const;
 
 export const HISTORY_HEADER = HISTORY_COLUMNS.join(',');
@@ -62,6 +65,8 @@ export function historyRow(r: ProbeResult, version: string): string {
 		round(r.ceilingTps, 2),
 		round(r.pctOfCeiling, 4),
 		version,
+		r.run,
+		r.runId,
 	];
 	return cells.map(csvField).join(',') + '\n';
 }

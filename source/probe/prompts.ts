@@ -81,3 +81,30 @@ export async function loadPrompt(p: ProbePromptKind | {file: string}): Promise<P
 	if (p === 'file') throw new Error('prompt kind "file" needs a path: use @path');
 	return {kind: p, label: p, text: SHORT[p]};
 }
+
+/**
+ * Characters per token assumed when cutting the long prompt to a model's context. Source code runs
+ * at about 3–4 characters per token in the BPE vocabularies of the models seed 004 compares; 2.5 is
+ * on the short side, so a cut prompt leaves room rather than overflowing.
+ */
+export const CHARS_PER_TOKEN_LOW = 2.5;
+/** Tokens kept free beside the answer (chat template, special tokens). */
+const CONTEXT_MARGIN = 256;
+
+/**
+ * The long prompt cut to fit `contextTokens` with room for `maxTokens` of answer: the source is
+ * shortened from its end, the question kept. Unknown context → the whole prompt (the server then
+ * says whether it fits). Other prompts are returned as they are.
+ */
+export function fitToContext(p: ProbePrompt, contextTokens: number | undefined, maxTokens: number): ProbePrompt {
+	if (p.kind !== 'long' || contextTokens === undefined || !Number.isFinite(contextTokens) || contextTokens <= 0) return p;
+	const budgetChars = Math.floor((contextTokens - maxTokens - CONTEXT_MARGIN) * CHARS_PER_TOKEN_LOW);
+	if (p.text.length <= budgetChars) return p;
+	const q = p.text.lastIndexOf('\n\n---\n');
+	const question = q >= 0 ? p.text.slice(q) : '';
+	const source = q >= 0 ? p.text.slice(0, q) : p.text;
+	const keep = Math.max(0, budgetChars - question.length);
+	// Cut at a line end so the model reads whole lines.
+	const cut = source.lastIndexOf('\n', keep);
+	return {...p, label: 'long', text: source.slice(0, cut > 0 ? cut : keep) + question};
+}

@@ -19,6 +19,8 @@ export interface ProbeRequestSpec {
 export interface ProtocolPlan {
 	readonly protocol: ProbeProtocol;
 	readonly path: string;
+	/** Fields the engine's plan adds to the request body (vLLM `include_metrics`). */
+	readonly extraBody?: Readonly<Record<string, unknown>>;
 }
 
 /** What the server said about the request, in its own units, normalised to ms. */
@@ -37,7 +39,7 @@ export interface ServerCounts {
 	/** Target passes counted by the engine (lithos Decode-Steps). */
 	passes?: number;
 	/** Which engine-specific block was seen: `timings` (llama.cpp), `stats` (LM Studio), `ollama`. */
-	source?: 'timings' | 'stats' | 'ollama' | 'usage';
+	source?: 'timings' | 'stats' | 'ollama' | 'usage' | 'metrics';
 	/** llama.cpp build number from `system_fingerprint` (`b10587-3f545be`). */
 	llamaBuild?: number;
 	/** TTFT the engine reports (LM Studio `time_to_first_token`), ms. */
@@ -106,7 +108,7 @@ const obj = (x: unknown): Record<string, unknown> | undefined =>
 	x !== null && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : undefined;
 const str = (x: unknown): string | undefined => (typeof x === 'string' ? x : undefined);
 
-export function requestBody(protocol: ProbeProtocol, spec: ProbeRequestSpec): Record<string, unknown> {
+export function requestBody(protocol: ProbeProtocol, spec: ProbeRequestSpec, extra?: Readonly<Record<string, unknown>>): Record<string, unknown> {
 	const temperature = spec.temperature ?? 0;
 	if (protocol === 'ollama') {
 		return {
@@ -124,8 +126,8 @@ export function requestBody(protocol: ProbeProtocol, spec: ProbeRequestSpec): Re
 		temperature,
 		seed: spec.seed,
 	};
-	if (protocol === 'openai-completions') return {...common, prompt: spec.prompt};
-	return {...common, messages: [{role: 'user', content: spec.prompt}]};
+	if (protocol === 'openai-completions') return {...common, ...extra, prompt: spec.prompt};
+	return {...common, ...extra, messages: [{role: 'user', content: spec.prompt}]};
 }
 
 export function defaultPath(protocol: ProbeProtocol): string {
@@ -136,7 +138,7 @@ export function defaultPath(protocol: ProbeProtocol): string {
 
 /** Attempts in order; a 404 moves to the next (wrong protocol). */
 export function protocolPlan(engine: string | undefined): ProtocolPlan[] {
-	return engineOf(engine).probe.map(({protocol, path}) => ({protocol, path}));
+	return engineOf(engine).probe.map(({protocol, path, extraBody}) => (extraBody ? {protocol, path, extraBody} : {protocol, path}));
 }
 
 /** `b10587-3f545be` → 10587. */
@@ -261,6 +263,33 @@ function readStats(s: Record<string, unknown>, counts: ServerCounts): void {
 }
 
 /**
+ * vLLM's per-request `metrics` object (vllm-project/vllm PR #46768, merged 2026-06-25: top-level in
+ * Chat/Completions answers, the last chunk when streaming, with `--enable-per-request-metrics` and
+ * the request's `include_metrics`): `time_to_first_token_ms`, `generation_time_ms`, `queue_time_ms`,
+ * `mean_itl_ms`, `tokens_per_second`; PR #48915 (`--per-request-spec-decode-metrics`) adds
+ * `speculative_decoding{num_draft_tokens, num_accepted_draft_tokens, mean_acceptance_length, …}`.
+ * They feed the engine's own figures (reported tok/s, engine TTFT, draft counts); the wall clock stays ours.
+ */
+function readVllmMetrics(m: Record<string, unknown>, counts: ServerCounts): void {
+	const tps = checked(counts, 'metrics.tokens_per_second', m.tokens_per_second, 'rate');
+	if (tps !== undefined) counts.reportedTps = tps;
+	const ttft = checked(counts, 'metrics.time_to_first_token_ms', m.time_to_first_token_ms, 'ms');
+	if (ttft !== undefined) counts.engineTtftMs = ttft;
+	const spec = obj(m.speculative_decoding);
+	if (spec) {
+		const drafted = checked(counts, 'metrics.speculative_decoding.num_draft_tokens', spec.num_draft_tokens, 'count');
+		const accepted = checked(counts, 'metrics.speculative_decoding.num_accepted_draft_tokens', spec.num_accepted_draft_tokens, 'count');
+		if (drafted !== undefined && accepted !== undefined && accepted > drafted) {
+			note(counts, `metrics.speculative_decoding: ${accepted} accepted of ${drafted} drafted`);
+		} else if (drafted !== undefined && accepted !== undefined) {
+			counts.drafted = drafted;
+			counts.accepted = accepted;
+			if (counts.source === undefined || counts.source === 'usage') counts.source = 'metrics';
+		}
+	}
+}
+
+/**
  * OpenAI-compatible SSE (`/v1/chat/completions`, `/v1/completions`), also llama.cpp's native
  * `/completion` stream (top-level `content`, `timings`) so its real captures replay.
  */
@@ -336,6 +365,8 @@ export function createSseParser(): StreamParser {
 		if (timings) readTimings(timings, counts);
 		const stats = obj(d.stats);
 		if (stats) readStats(stats, counts);
+		const metrics = obj(d.metrics);
+		if (metrics) readVllmMetrics(metrics, counts);
 		// usage.completion_tokens is the count every OpenAI server gives; timings agree with it on llama.cpp.
 		if (usageCompletion !== undefined) counts.completionTokens = usageCompletion;
 		if (d.stop === true && typeof d.content === 'string') pending.push({type: 'done'});

@@ -11,7 +11,9 @@ import {ProbeError, formatDuration, joinUrl, streamOnce, type StreamOutcome, typ
 import {protocolPlan, type ProtocolPlan} from './protocols.js';
 import type {ProbePrompt} from './prompts.js';
 import {PROBE_SEED} from './prompts.js';
-import {computeFigures, liveTps, type LogFigures, type LogFiguresFn, type StreamClock} from './timing.js';
+import {computeFigures, liveTps, type LogFigures, type LogFiguresFn, type LogQuery, type StreamClock} from './timing.js';
+import {inconsistency} from '../model/consistency.js';
+import type {ServerCounts} from './protocols.js';
 import type {Transport} from './transport.js';
 import type {ProbeResult} from '../types/probe.js';
 
@@ -152,29 +154,34 @@ export async function detectEngine(url: string, signal?: AbortSignal): Promise<s
 	return 'openai';
 }
 
-async function waitLogFigures(fn: LogFiguresFn, from: number, to: number, waitMs: number, signal?: AbortSignal): Promise<LogFigures | undefined> {
+async function waitLogFigures(fn: LogFiguresFn, q: LogQuery, waitMs: number, signal?: AbortSignal): Promise<LogFigures | undefined> {
 	const deadline = performance.now() + waitMs;
+	let last: LogFigures | undefined;
 	for (;;) {
 		let v: LogFigures | undefined;
 		try {
-			v = fn(from, to);
+			v = fn(q);
 		} catch {
 			v = undefined;
 		}
-		if (v !== undefined) return v;
-		if (performance.now() >= deadline || signal?.aborted) return undefined;
+		// A match ends the wait; "no line yet" or "2 candidates" may still settle as the log catches up.
+		if (v !== undefined && v.reason === undefined) return v;
+		last = v ?? last;
+		if (performance.now() >= deadline || signal?.aborted) return last;
 		await sleep(Math.min(100, Math.max(1, deadline - performance.now())), signal).catch(() => undefined);
 	}
 }
 
 /** Stream once on the first protocol that is not a 404, retrying 429s up to the busy limit. */
-async function streamWithRetries(o: RunProbeOptions, model: string | undefined, onBusy: (retries: number) => void): Promise<StreamOutcome & {busyRetries: number}> {
+async function streamWithRetries(o: RunProbeOptions, model: string | undefined, onBusy: (retries: number) => void): Promise<StreamOutcome & {busyRetries: number; busyWaitMs: number}> {
 	const plans = o.plan ? [o.plan, ...protocolPlan(o.target.engine).filter((p) => p.path !== o.plan?.path)] : protocolPlan(o.target.engine);
 	const busyLimit = o.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
 	const base = o.busyRetryBaseMs ?? 1000;
 	const started = performance.now();
 	const t0 = performance.now();
 	let busyRetries = 0;
+	// Time spent waiting out 429/503 answers (their requests and the back-off), wall-clocked.
+	let busyWaitMs = 0;
 	let busyCode = 429;
 	const wrong: string[] = [];
 	for (let i = 0; i < plans.length; ) {
@@ -200,7 +207,7 @@ async function streamWithRetries(o: RunProbeOptions, model: string | undefined, 
 					});
 				},
 			});
-			return {...out, busyRetries};
+			return {...out, busyRetries, busyWaitMs};
 		} catch (e) {
 			if (!(e instanceof ProbeError)) throw new ProbeError('failed', `probe failed: ${sanitize(String(e), 120)}`);
 			if (e.kind === 'wrong-protocol') {
@@ -219,6 +226,7 @@ async function streamWithRetries(o: RunProbeOptions, model: string | undefined, 
 			onBusy(busyRetries);
 			o.onProgress?.({tokens: 0, elapsedMs: performance.now() - t0, timeoutMs: o.totalTimeoutMs, status: `server busy (HTTP ${busyCode}), retrying in ${Math.max(1, Math.round(delay / 1000))} s`});
 			await sleep(delay, o.signal);
+			busyWaitMs = performance.now() - started;
 		}
 	}
 	throw new ProbeError('failed', `HTTP 404 on ${wrong.join(', ')}: no known generation API here (wrong URL or not an LLM server?)`);
@@ -252,11 +260,19 @@ async function runProbeWithin(o: RunProbeOptions): Promise<RunProbeOutcome> {
 	const model = o.target.model ?? (await pickModel(o.target.url, o.target.engine, o.target.apiKey, o.signal));
 	if (o.signal?.aborted) throw new ProbeError('cancelled', 'probe cancelled');
 	const out = await streamWithRetries(o, model, () => undefined);
-	const log = o.logFigures ? await waitLogFigures(o.logFigures, out.wallStart, out.wallEnd, o.logWaitMs ?? 2000, o.signal) : undefined;
+	// An answer whose numbers contradict each other gives no figures from them (counted, with its reason).
+	const c = out.counts;
+	const bad = inconsistency({
+		promptTokens: c.promptTokens, cachedTokens: c.cachedTokens, prefillTokens: c.prefillTokens, prefillMs: c.prefillMs,
+		generatedTokens: c.completionTokens, decodeMs: c.decodeMs, drafted: c.drafted, accepted: c.accepted, passes: c.passes ?? out.decodeSteps, engineTps: c.reportedTps,
+	});
+	const counts: ServerCounts = bad === undefined ? c : {source: c.source, model: c.model, doneReason: c.doneReason};
+	const query: LogQuery = {fromMs: out.wallStart, toMs: out.wallEnd, completionTokens: counts.completionTokens, promptTokens: counts.promptTokens, model: model ?? c.model};
+	const log = o.logFigures && bad === undefined ? await waitLogFigures(o.logFigures, query, o.logWaitMs ?? 2000, o.signal) : undefined;
 	const figures = computeFigures({
 		clock: out.clock,
-		counts: out.counts,
-		decodeSteps: out.decodeSteps,
+		counts,
+		decodeSteps: bad === undefined ? out.decodeSteps : undefined,
 		log,
 		bandwidthGBs: o.bandwidthGBs,
 		bytesPerToken: o.bytesPerToken,
@@ -274,10 +290,13 @@ async function runProbeWithin(o: RunProbeOptions): Promise<RunProbeOutcome> {
 		promptKind: o.prompt.kind,
 		run: o.run,
 		busyRetries: out.busyRetries || undefined,
+		busyWaitMs: out.busyRetries > 0 ? out.busyWaitMs : undefined,
 		bytesPerToken: o.bytesPerToken,
 		bytesPerTokenSource: o.bytesPerToken === undefined ? undefined : o.bytesPerTokenSource,
 		bandwidthGBs: o.bandwidthGBs,
 		...figures,
+		...(bad !== undefined ? {inconsistent: [bad, ...(figures.inconsistent ?? [])]} : {}),
+		...(log?.reason !== undefined ? {logNote: log.reason} : {}),
 	};
 	return {result, plan: out.protocol};
 }

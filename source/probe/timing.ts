@@ -24,9 +24,22 @@ export interface LogFigures {
 	passes?: number;
 	/** Prompt tokens served from the prefix cache, where the log says. */
 	cached?: number;
+	/** The log request these come from (its key), once matched. */
+	key?: string;
+	/** Why the log gives no figures for this probe (`no log line for this request`, `2 candidates`). */
+	reason?: string;
 }
 
-export type LogFiguresFn = (fromMs: number, toMs: number) => LogFigures | undefined;
+/** The probe's own request, to find in the log: its time window and the counts its answer gave. */
+export interface LogQuery {
+	readonly fromMs: number;
+	readonly toMs: number;
+	readonly completionTokens?: number;
+	readonly promptTokens?: number;
+	readonly model?: string;
+}
+
+export type LogFiguresFn = (q: LogQuery) => LogFigures | undefined;
 
 /** Arrival times of one streamed answer, performance.now() ms. */
 export interface StreamClock {
@@ -90,8 +103,12 @@ export interface FigureInputs {
 	readonly engine?: string;
 }
 
-/** llama.cpp b10424+ produces the first token in the prompt pass: decoded = n_gen − 1. */
-const LLAMA_FIRST_TOKEN_IN_PROMPT_BUILD = 10424;
+/**
+ * llama.cpp's first token comes out of the prompt pass in every build: decoded = n_gen − 1. Before
+ * b10424 `predicted_ms` already ran from the first token (server-context.cpp @ decaf508b^:
+ * `t_start_generation` at `n_decoded == 1`) and only `predicted_per_second` divided by n; since
+ * b10424 (PR #26920) `n_gen_steps() = n_gen − 1` is the divisor too (server-common.h @ 3f545be).
+ */
 
 function passFigures(i: FigureInputs): Pick<ProbeFigures, 'tokensPerPass' | 'tokensPerPassSource' | 'acceptance' | 'passes' | 'drafted' | 'accepted'> {
 	const c = i.counts;
@@ -101,8 +118,7 @@ function passFigures(i: FigureInputs): Pick<ProbeFigures, 'tokensPerPass' | 'tok
 		return {tokensPerPass: tpp, tokensPerPassSource: tpp === undefined ? undefined : 'lithos header', passes: i.decodeSteps};
 	}
 	if (c.source === 'timings') {
-		const modern = c.llamaBuild === undefined || c.llamaBuild >= LLAMA_FIRST_TOKEN_IN_PROMPT_BUILD;
-		const decoded = n === undefined ? undefined : modern ? n - 1 : n;
+		const decoded = n === undefined ? undefined : Math.max(0, n - 1);
 		if (c.drafted === undefined && c.accepted === undefined) {
 			// timings without draft fields: no draft ran, one token per pass.
 			return {tokensPerPass: decoded !== undefined && decoded > 0 ? 1 : undefined, tokensPerPassSource: 'no draft', passes: decoded};
@@ -110,6 +126,12 @@ function passFigures(i: FigureInputs): Pick<ProbeFigures, 'tokensPerPass' | 'tok
 		const tpp = tokensPerPass(decoded, c.accepted);
 		const passes = tpp === undefined || decoded === undefined ? undefined : decoded - (c.accepted ?? 0);
 		return {tokensPerPass: tpp, tokensPerPassSource: 'timings', acceptance: acceptance(c.accepted, c.drafted), passes, drafted: c.drafted, accepted: c.accepted};
+	}
+	if (c.source === 'metrics') {
+		// vLLM per-request speculative_decoding counts (PR #48915): the counts rule over completion tokens.
+		const tpp = tokensPerPass(n, c.accepted);
+		const passes = tpp === undefined || n === undefined ? undefined : n - (c.accepted ?? 0);
+		return {tokensPerPass: tpp, tokensPerPassSource: 'vllm metrics', acceptance: acceptance(c.accepted, c.drafted), passes, drafted: c.drafted, accepted: c.accepted};
 	}
 	if (c.source === 'stats') {
 		if (c.drafted === undefined && c.accepted === undefined) {
@@ -119,7 +141,7 @@ function passFigures(i: FigureInputs): Pick<ProbeFigures, 'tokensPerPass' | 'tok
 		const passes = tpp === undefined || n === undefined ? undefined : n - (c.accepted ?? 0);
 		return {tokensPerPass: tpp, tokensPerPassSource: 'lmstudio stats', acceptance: acceptance(c.accepted, c.drafted), passes, drafted: c.drafted, accepted: c.accepted};
 	}
-	const log = i.log;
+	const log = i.log?.reason === undefined ? i.log : undefined;
 	if (log) {
 		const decoded = log.decoded ?? n;
 		if (log.passes !== undefined) {

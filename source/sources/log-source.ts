@@ -24,6 +24,11 @@ export interface LogSourceOptions {
 	readonly input: LogInput;
 	readonly dispatch: Dispatch;
 	readonly onEnd?: () => void;
+	/**
+	 * When the process writing the log started (ms epoch), where known (e.g. from the process
+	 * table): anchors process-relative stamps (llama.cpp) to wall-clock time.
+	 */
+	readonly processStartMs?: () => Promise<number | undefined>;
 }
 
 export function labelOf(input: LogInput): string {
@@ -38,7 +43,7 @@ export function labelOf(input: LogInput): string {
 }
 
 /** Feed one raw line through sanitize → parser → store. Exported for replays and tests. */
-export function feedLine(parser: LineParser, serverId: string, raw: string, t: number, dispatch: Dispatch): void {
+export function feedLine(parser: LineParser, serverId: string, raw: string, t: number, dispatch: Dispatch, at?: 'backlog' | 'earlier'): void {
 	const text = sanitize(raw);
 	let events = null;
 	try {
@@ -47,23 +52,35 @@ export function feedLine(parser: LineParser, serverId: string, raw: string, t: n
 		events = null; // A parser bug on odd input must never take the monitor down: count it as unparsed.
 	}
 	dispatch({type: 'log-line', serverId, t, text, parsed: events !== null});
-	if (events) for (const event of events) dispatch({type: 'engine-event', serverId, t, event});
+	if (events) for (const event of events) dispatch(at === undefined ? {type: 'engine-event', serverId, t, event} : {type: 'engine-event', serverId, t, event, at});
 }
 
-const WEEK_MS = 7 * 24 * 3600 * 1000;
+/** Time formats in the writing machine's local time, without a zone. */
+const LOCAL_FORMATS: readonly LogTimeFormat[] = ['gin', 'iso', 'mmdd'];
+
+/** The zone (minutes east of UTC) an Ollama slog `time=` stamp says, or undefined. */
+export function zoneOf(line: string): number | undefined {
+	const m = /(?:^|: )time=\d{4}-\d{2}-\d{2}T[\d:.]+(Z|([+-])(\d{2}):?(\d{2})) /.exec(line);
+	if (!m) return undefined;
+	if (m[1] === 'Z') return 0;
+	return (m[2] === '-' ? -1 : 1) * (+m[3]! * 60 + +m[4]!);
+}
+
+/** An old log is still the log's own time; only a stamp older than this is taken as misread. */
+const OLDEST_MS = 10 * 365 * 24 * 3600 * 1000;
 
 /**
  * The wall-clock time a log line says it was written, where it says so unambiguously, in one of
  * `formats` (the engine's `logTimes`; all known formats when the engine is not known yet), within
- * the last week; else undefined (llama.cpp's timestamps count from process start).
+ * the last ten years and not in the future; else undefined (llama.cpp's timestamps count from process start).
  */
-export function lineWallTime(line: string, now = Date.now(), formats: readonly LogTimeFormat[] = LOG_TIME_FORMATS): number | undefined {
+export function lineWallTime(line: string, now = Date.now(), formats: readonly LogTimeFormat[] = LOG_TIME_FORMATS, processStartMs?: number): number | undefined {
 	let t: number | undefined;
 	for (const f of formats) {
-		t = readLogTime(line, f);
+		t = readLogTime(line, f, now, processStartMs);
 		if (t !== undefined) break;
 	}
-	if (t === undefined || !Number.isFinite(t) || t > now + 60_000 || t < now - WEEK_MS) return undefined;
+	if (t === undefined || !Number.isFinite(t) || t > now + 60_000 || t < now - OLDEST_MS) return undefined;
 	return t;
 }
 
@@ -72,22 +89,35 @@ export function createLogSource(options: LogSourceOptions): Collector {
 	const {serverId, dispatch, input} = options;
 	// An engine detected from the content names the server (a log given without ENGINE=).
 	let named = options.engine;
-	const feed = (line: string, t: number) => {
-		feedLine(parser, serverId, line, t, dispatch);
+	const feed = (line: string, t: number, at?: 'backlog' | 'earlier') => {
+		feedLine(parser, serverId, line, t, dispatch, at);
 		if (named === undefined && parser.detected !== undefined) {
 			named = parser.detected;
 			dispatch({type: 'server-seen', t, server: {id: serverId, engine: named, source: 'log'}});
 		}
 	};
 	// Lines read at start-up (the last ~64 KB) happened earlier: they take the time the log gives
-	// them (the last timestamp seen, for lines that carry none), not the time they were read.
+	// them (the last timestamp seen, for lines that carry none), not the time they were read. A line
+	// before any timestamp (or in a log without wall-clock stamps) is "earlier": never "now".
 	let backlog = true;
 	let logTime: number | undefined;
+	let logZone: number | undefined;
+	let processStart: number | undefined;
 	const onLine = (line: string, readAt: number) => {
 		if (!backlog) return feed(line, readAt);
 		const kind = parser.detected ?? named;
-		logTime = lineWallTime(line, readAt, kind === undefined ? LOG_TIME_FORMATS : engineOf(kind).logTimes) ?? logTime;
-		feed(line, logTime ?? readAt);
+		const formats = kind === undefined ? LOG_TIME_FORMATS : engineOf(kind).logTimes;
+		let own = lineWallTime(line, readAt, formats, processStart);
+		// Zone-less local stamps ([GIN], asctime) are the writing machine's local time: once the log
+		// has said its zone (slog's offset), they are read in that zone, not this machine's.
+		const zone = zoneOf(line);
+		if (zone !== undefined) logZone = zone;
+		else if (own !== undefined && logZone !== undefined && LOCAL_FORMATS.some(f => readLogTime(line, f, readAt) !== undefined)) {
+			own += (-new Date(own).getTimezoneOffset() - logZone) * 60_000;
+		}
+		logTime = own ?? logTime;
+		if (logTime === undefined) feed(line, readAt, 'earlier');
+		else feed(line, logTime, 'backlog');
 	};
 	const onState = (text: string) => dispatch({type: 'log-state', serverId, text});
 	let inner: Collector;
@@ -108,6 +138,7 @@ export function createLogSource(options: LogSourceOptions): Collector {
 	return {
 		async start() {
 			try {
+				processStart = await options.processStartMs?.().catch(() => undefined);
 				await inner.start();
 			} finally {
 				backlog = false;

@@ -380,6 +380,8 @@ export function createSystemCollector(opts: SystemCollectorOptions): SystemColle
 			...(pressure.words !== undefined ? {memoryPressure: pressure.words} : {}),
 			...(pressure.level !== undefined ? {memoryPressureLevel: pressure.level} : {}),
 			...(power !== undefined ? {power} : {}),
+			cores,
+			...(cpuLoadPct !== undefined ? {machineCpuPct: cpuLoadPct} : {}),
 		});
 		tableFresh = false;
 		contention = r.state;

@@ -112,6 +112,10 @@ export interface ContentionInput {
 	readonly memoryPressure?: string;
 	readonly memoryPressureLevel?: MemoryPressureLevel;
 	readonly power?: ContentionState['power'];
+	/** Logical cores (a quarter of the machine = cores × 25 % CPU). */
+	readonly cores?: number;
+	/** The whole machine's CPU load over the last window, 0..100 (counts jobs too short-lived to be listed). */
+	readonly machineCpuPct?: number;
 }
 
 export interface ContentionResult {
@@ -178,6 +182,10 @@ export function createContentionTracker(options: ContentionOptions = {}) {
 	const swapWindow = options.swapWindowMs ?? 10_000;
 	const engineBusy = options.engineBusyPct ?? 5;
 	let tracks = new Map<number, Track>();
+	let groupTracks = new Map<string, Track>();
+	let nextGroups = new Map<string, Track>();
+	/** CPU % (100 = one core) of every listed process other than engines and infertop, last scan. */
+	let othersPct = 0;
 	let lastHot: HotProcess[] = [];
 	let lastEngines: EngineProcess[] = [];
 	let lastTable: readonly ProcSample[] = [];
@@ -223,23 +231,44 @@ export function createContentionTracker(options: ContentionOptions = {}) {
 			});
 			engines.sort((a, b) => (b.cpuPct ?? 0) - (a.cpuPct ?? 0) || a.pid - b.pid);
 
+			// Other processes grouped by command name, so many short jobs (a compiler's cc1plus ×12)
+			// add up: a group is hot when its sum reaches hotPct, however small each member is.
 			const next = new Map<number, Track>();
-			const hot: HotProcess[] = [];
+			const groups = new Map<string, {members: ProcSample[]; cpu: number}>();
+			othersPct = 0;
 			for (const p of table) {
 				if (selfTree.has(p.pid) || engineTree.has(p.pid)) continue;
-				if (p.cpuPct === undefined || !(p.cpuPct >= hotPct)) continue;
-				const prev = tracks.get(p.pid);
-				const since = prev && prev.name === p.name ? prev.since : input.t;
-				next.set(p.pid, {name: p.name, since});
+				if (p.cpuPct === undefined || !Number.isFinite(p.cpuPct) || p.cpuPct <= 0) continue;
+				othersPct += p.cpuPct;
+				const g = groups.get(p.name) ?? {members: [], cpu: 0};
+				g.members.push(p);
+				g.cpu += p.cpuPct;
+				groups.set(p.name, g);
+			}
+			const hot: HotProcess[] = [];
+			for (const [name, g] of groups) {
+				if (!(g.cpu >= hotPct)) continue;
+				const lead = g.members.reduce((a, b) => ((b.cpuPct ?? 0) > (a.cpuPct ?? 0) ? b : a));
+				// Tracked by name: the group stays hot while its jobs come and go.
+				const prev = groupTracks.get(name);
+				const since = prev ? prev.since : input.t;
+				nextGroups.set(name, {name, since});
+				if (g.members.length === 1) {
+					const prevPid = tracks.get(lead.pid);
+					next.set(lead.pid, {name: lead.name, since: prevPid && prevPid.name === lead.name ? prevPid.since : since});
+				}
 				hot.push({
-					pid: p.pid,
-					name: sanitize(p.name, 64),
-					...(p.command ? {command: sanitize(p.command, 256)} : {}),
-					cpuPct: p.cpuPct,
+					pid: lead.pid,
+					name: sanitize(name, 64),
+					...(lead.command && g.members.length === 1 ? {command: sanitize(lead.command, 256)} : {}),
+					cpuPct: g.cpu,
 					hotForMs: Math.max(0, input.t - since),
-					...(p.memRssBytes !== undefined ? {memRssBytes: p.memRssBytes} : {}),
+					...(g.members.length > 1 ? {count: g.members.length, pids: g.members.slice(0, 32).map(m => m.pid)} : {}),
+					...(lead.memRssBytes !== undefined && g.members.length === 1 ? {memRssBytes: lead.memRssBytes} : {}),
 				});
 			}
+			groupTracks = nextGroups;
+			nextGroups = new Map();
 			hot.sort((a, b) => b.cpuPct - a.cpuPct || a.pid - b.pid);
 			tracks = next;
 			lastHot = hot.slice(0, topN);
@@ -278,12 +307,22 @@ export function createContentionTracker(options: ContentionOptions = {}) {
 		const servers = lastEngines;
 		const twoServers = servers.length >= 2;
 
-		const active = lastHot.length > 0 || gpuUsers.length > 0 || twoServers || swapGrew || pressureHigh;
+		// All CPU others take: the listed processes, or the machine's load less the engines and
+		// infertop where that is more (jobs that start and end between two scans).
+		const cores = input.cores ?? 0;
+		const enginesPct = servers.reduce((n, e) => n + (e.cpuPct ?? 0), 0);
+		const fromLoad = input.machineCpuPct !== undefined && cores > 0 ? input.machineCpuPct * cores - enginesPct - (selfPct(lastTable, input.selfPid) ?? 0) : undefined;
+		const others = Math.max(othersPct, fromLoad ?? 0);
+		const quarter = cores > 0 && others > cores * 25;
+		const active = lastHot.length > 0 || gpuUsers.length > 0 || twoServers || swapGrew || pressureHigh || quarter;
 		const parts: string[] = [];
 		for (const h of lastHot.slice(0, 2)) {
-			parts.push(h.hotForMs >= 1000 ? `${h.name} ${pct(h.cpuPct)} CPU for ${shortDuration(h.hotForMs)}` : `${h.name} ${pct(h.cpuPct)} CPU`);
+			const who = h.count !== undefined ? `${h.name} ×${h.count}` : h.name;
+			parts.push(h.hotForMs >= 1000 ? `${who} ${pct(h.cpuPct)} CPU for ${shortDuration(h.hotForMs)}` : `${who} ${pct(h.cpuPct)} CPU`);
 		}
 		if (lastHot.length > 2) parts.push(`+${lastHot.length - 2} more`);
+		// Never calm while others take more than a quarter of the machine, listed or not.
+		if (quarter) parts.push(`other processes ${pct(others)} CPU of ${cores * 100} %`);
 		if (twoServers) {
 			const names = servers.slice(0, 3).map((e) => (servers.filter((s) => s.name === e.name).length > 1 ? `${e.name} (${e.pid})` : e.name));
 			const busy = servers.filter((e) => (e.cpuPct ?? 0) >= engineBusy).length;
@@ -317,3 +356,13 @@ export function createContentionTracker(options: ContentionOptions = {}) {
 }
 
 export type ContentionTracker = ReturnType<typeof createContentionTracker>;
+
+function selfPct(table: readonly ProcSample[], selfPid: number | undefined): number | undefined {
+	if (selfPid === undefined) return undefined;
+	let n: number | undefined;
+	for (const pid of descendantsOf([selfPid], table)) {
+		const c = table.find(p => p.pid === pid)?.cpuPct;
+		if (c !== undefined) n = (n ?? 0) + c;
+	}
+	return n;
+}

@@ -11,6 +11,9 @@ export interface Controller {
 	 */
 	probe(serverId: string, prompt?: ProbePromptKind, runs?: number, model?: string): void;
 	cancelProbe(): void;
+	/** Compare every loaded model on every server (key `c`): code, prose, long, 2 runs each. */
+	compare?(): void;
+	cancelCompare?(): void;
 	startDemo(): void;
 	/** The single exit path: stop collectors, unmount, leave the alternate screen. */
 	quit(): void;

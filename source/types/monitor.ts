@@ -6,6 +6,7 @@
  */
 import type {SystemState} from './system.js';
 import type {ProbeProgress, ProbePromptKind, ProbeResult, ProbeState} from './probe.js';
+import type {CompareProgress, CompareRow, CompareState} from './compare.js';
 
 /** Which engine wrote a log or answers a server. JSON key `engine`. */
 export type EngineKind =
@@ -65,6 +66,22 @@ export interface RequestPatch {
 	readonly engineMeanLen?: number;
 	/** The engine's own decode rate for this request (llama.cpp `eval time … tokens per second`). */
 	readonly engineTps?: number;
+	/**
+	 * `promptTokens` and `cachedTokens` are worked out from other counts, not stated by the log
+	 * (llama.cpp default verbosity: `stop processing: n_tokens` + 1 − generated − prefill): shown `~`.
+	 */
+	readonly promptEstimated?: boolean;
+	/** Time to first token as the engine reports it (LM Studio `timeToFirstTokenSec`). */
+	readonly ttftMs?: number;
+	/** Wall time of the whole request as the engine logged it (Ollama MLX runner `ServeHTTP took=`, lithos `wall_ms`). */
+	readonly wallMs?: number;
+	/**
+	 * How the request ended where it did not end normally: `error` (llama.cpp `send_error`, a failed
+	 * request: no figures), `cancelled` (client went away: partial figures are not the request's).
+	 */
+	readonly outcome?: 'error' | 'cancelled';
+	/** The engine's error message for an `error` outcome (sanitized, capped). */
+	readonly error?: string;
 	/** Set on the line that closes the request (llama.cpp `release`, Ollama MLX stats, lithos Generation). */
 	readonly done?: boolean;
 	/** Set on the line that opens the request. */
@@ -77,8 +94,8 @@ export type EngineEvent =
 	| {readonly type: 'live-rate'; readonly key?: string; readonly generated: number; readonly tps: number; readonly tps3s?: number}
 	/** Prompt processing progress of a request in flight. */
 	| {readonly type: 'prefill-progress'; readonly key?: string; readonly processed: number; readonly total?: number; readonly progress?: number; readonly tps?: number}
-	/** Layers offloaded to the GPU (llama.cpp, Ollama all eras). */
-	| {readonly type: 'offload'; readonly layersOnGpu: number; readonly layersTotal: number}
+	/** Layers offloaded to the GPU (llama.cpp, Ollama all eras), of the model being loaded where the log says. */
+	| {readonly type: 'offload'; readonly layersOnGpu: number; readonly layersTotal: number; readonly model?: string}
 	/** One buffer line: `CUDA0 model buffer size = 4403.49 MiB`. `onGpu` by Ollama's rule. */
 	| {readonly type: 'buffer'; readonly device: string; readonly kind: 'model' | 'KV' | 'compute' | 'output' | 'RS'; readonly mib: number; readonly onGpu: boolean}
 	/** Context sizes: total, per slot/sequence, number of slots. */
@@ -107,6 +124,14 @@ export type EngineEvent =
 		readonly accepted?: number;
 		readonly drafted?: number;
 		readonly acceptRate?: number;
+		/** Requests preempted in the window (vLLM V1 `Preemptions: N`; absent from the line = 0). */
+		readonly preemptions?: number;
+		/** Requests preempted since the log began (vLLM `total_num_cumulative_preemption`, SGLang `#retracted_reqs` summed). */
+		readonly preemptedTotal?: number;
+		/** Prompt tokens of the last prefill batch served from the prefix cache (SGLang `#cached-token`). */
+		readonly cachedTokens?: number;
+		/** Prompt tokens of the last prefill batch computed (SGLang `#new-token`). */
+		readonly newTokens?: number;
 	}
 	/** Speculative decoding configured (MTP / DFlash / DSpark / draft model). */
 	| {readonly type: 'spec-init'; readonly kind: string; readonly detail?: string}
@@ -204,8 +229,36 @@ export interface ServerInfo {
 	readonly logLabel?: string;
 }
 
+/**
+ * The evidence a request's model rests on (DESIGN §1 Attribution), strongest first: the log names
+ * it; it is the only model loaded (or the engine serves one model); the runner the log's load lines
+ * tie it to; the model whose `/api/ps` keep-alive moved when it ended; a probe whose counts match it.
+ */
+export type AttributionEvidence = 'log' | 'only model' | 'runner' | 'keep-alive' | 'probe';
+
+export interface Attribution {
+	/** The model as the user knows it (listed name where the server lists it). */
+	readonly model: string;
+	readonly by: AttributionEvidence;
+}
+
+/** Sums over finished requests (counters). A token sum is undefined until a request reports it. */
+export interface RequestTotals {
+	readonly requests: number;
+	readonly generated?: number;
+	readonly prompt?: number;
+	readonly drafted?: number;
+	readonly accepted?: number;
+}
+
 export interface RequestRecord extends Omit<RequestPatch, 'done' | 'started'> {
 	readonly serverId: string;
+	/** Which model the request is of, on evidence; undefined = `model unknown` (never blended into a model). */
+	readonly attribution?: Attribution;
+	/** Read from the log's backlog at start-up (its times are the log's own). */
+	readonly backlog?: boolean;
+	/** Its time cannot be known (a backlog line before any wall-clock stamp): "earlier", never "now". */
+	readonly earlier?: boolean;
 	/** First and last time a line of this request was seen (ms epoch). */
 	readonly firstSeen: number;
 	readonly lastSeen: number;
@@ -262,11 +315,26 @@ export interface ServerState extends ServerInfo {
 	/** Log lines parsed / not understood (counted, never errors). */
 	readonly linesParsed: number;
 	readonly linesUnparsed: number;
-	/** Log lines whose numbers could not be true (negative, not finite, absurd): counted, never figures. */
+	/** Log lines whose numbers could not be true (negative, not finite, absurd), and requests whose numbers contradict each other or physics: counted, never figures. */
 	readonly linesInconsistent: number;
-	/** Poll answers whose numbers could not be true, and the newest reason. */
+	/** Poll answers whose numbers could not be true, and the newest reason (`cached 172 > prompt 106`). */
 	readonly answersInconsistent: number;
 	readonly lastInconsistent?: string;
+	/** Finished requests seen since infertop started (a counter: never goes down as the ring drops old ones). */
+	readonly requestsSeen: number;
+	/** Finished requests per model as attributed now (`unknown` without evidence), since start. */
+	readonly requestsByModel: Readonly<Record<string, number>>;
+	/**
+	 * Monotonic totals since start per model label as known when each request finished (the
+	 * Prometheus counters: never decremented, never recomputed from the capped ring).
+	 */
+	readonly totals: Readonly<Record<string, RequestTotals>>;
+	/** When the models list last arrived (ms epoch), for the keep-alive evidence. */
+	readonly modelsAt?: number;
+	/** Keys of requests dropped as inconsistent; their later lines are ignored until they open anew. */
+	readonly dropped: readonly string[];
+	/** `offloaded N/M layers` per model (a log with two GGUF models has one line each). */
+	readonly offloads: Readonly<Record<string, {readonly layersOnGpu: number; readonly layersTotal: number}>>;
 	/** Newest last; capped ring of sanitized lines. */
 	/** The newest MAX_LOG_LINES lines (model/log-ring.ts: appended in O(1), read with logLines/logTail). */
 	readonly log: LogRing;
@@ -295,6 +363,8 @@ export interface MonitorState {
 	readonly bandwidth: BandwidthInfo;
 	readonly system: SystemState;
 	readonly probe: ProbeState;
+	/** The last comparison (key `c`), running or finished; absent until one is started. */
+	readonly compare?: CompareState;
 	/** What discovery looked for, for the empty state. */
 	readonly lookedFor?: {readonly ports: readonly number[]; readonly processes: readonly string[]; readonly logs: readonly string[]};
 	readonly refreshMs: number;
@@ -303,8 +373,11 @@ export interface MonitorState {
 
 /** Everything a collector may tell the store. */
 export type Action =
-	| {readonly type: 'engine-event'; readonly serverId: string; readonly t: number; readonly event: EngineEvent}
+	/** `at`: `backlog` = read at start-up, `t` is the log's own time; `earlier` = its time cannot be known. */
+	| {readonly type: 'engine-event'; readonly serverId: string; readonly t: number; readonly event: EngineEvent; readonly at?: 'backlog' | 'earlier'}
 	| {readonly type: 'log-line'; readonly serverId: string; readonly t: number; readonly text: string; readonly parsed: boolean}
+	/** A probe's counts matched this log request: it is of the probe's model. */
+	| {readonly type: 'request-attributed'; readonly serverId: string; readonly key: string; readonly model: string; readonly by: AttributionEvidence}
 	| {readonly type: 'log-state'; readonly serverId: string; readonly text: string}
 	/** A named server that does not answer as an engine: listed, never dropped. */
 	| {readonly type: 'server-down'; readonly t: number; readonly server: ServerInfo; readonly error: string}
@@ -326,6 +399,13 @@ export type Action =
 	| {readonly type: 'probe-result'; readonly result: ProbeResult; readonly next?: ProbeProgress}
 	/** The probe ended without a result (error or cancelled), one line. */
 	| {readonly type: 'probe-failed'; readonly error: string}
+	/** A comparison began (replaces the last one). */
+	| {readonly type: 'compare-started'; readonly runId: string; readonly startedAt: number; readonly total: number}
+	/** Live progress of one of its probes (one per machine at most). */
+	| {readonly type: 'compare-progress'; readonly progress: CompareProgress}
+	/** One of its probes finished or failed. */
+	| {readonly type: 'compare-row'; readonly row: CompareRow}
+	| {readonly type: 'compare-finished'; readonly runId: string; readonly cancelled: boolean; readonly error?: string}
 	| {readonly type: 'looked-for'; readonly lookedFor: NonNullable<MonitorState['lookedFor']>}
 	| {readonly type: 'refresh'; readonly refreshMs: number}
 	| {readonly type: 'notice'; readonly t: number; readonly text: string; readonly level: 'info' | 'warn' | 'error'}
@@ -349,6 +429,20 @@ export interface Collector {
 export interface LineParser {
 	readonly engine: EngineKind;
 	push(line: string): EngineEvent[] | null;
+}
+
+/** Windowed batch figures as the engine logs them (see ModelFigures.batch). */
+export interface BatchFigures {
+	readonly genTps?: number;
+	readonly promptTps?: number;
+	readonly running?: number;
+	readonly waiting?: number;
+	readonly kvUsage?: number;
+	readonly prefixHitRate?: number;
+	readonly preemptions?: number;
+	readonly preemptedTotal?: number;
+	readonly cachedTokens?: number;
+	readonly newTokens?: number;
 }
 
 /**
@@ -382,10 +476,22 @@ export interface ModelFigures {
 	readonly processor?: string;
 	readonly cachedTokens?: number;
 	readonly promptTokens?: number;
+	/** promptTokens/cachedTokens are worked out from other counts (shown `~`). */
+	readonly promptEstimated?: boolean;
+	/**
+	 * The engine's windowed batch figures (vLLM stats line, SGLang batch lines): aggregates over every
+	 * running sequence, never one request's. Per-sequence figures come from them only when one runs.
+	 */
+	readonly batch?: BatchFigures;
 	/** Requests the figures come from (finished, in this window). */
 	readonly requestCount: number;
 	/** When the newest of them finished (ms epoch): the model running right now is the newest. */
 	readonly lastRequestAt?: number;
 	/** Where the figures came from: `log`, `interval` (vLLM/SGLang windows), `probe`. */
 	readonly basis?: string;
+	/** The set of requests every figure of this row is made of, named (`last 5 requests of qwen3.8:latest, 2 min`, `probe 08:06:31`, `from the log, 18:40`). */
+	readonly set?: string;
+	/** Throughput an engine sums over N running requests (vLLM, SGLang): shown as one aggregate. */
+	readonly aggregateTps?: number;
+	readonly running?: number;
 }

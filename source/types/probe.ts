@@ -43,6 +43,10 @@ export interface ProbeResult {
 	readonly totalMs?: number;
 	/** HTTP 429 answers waited out before this run got the server. */
 	readonly busyRetries?: number;
+	/** Wall time spent on those 429 answers and the back-off between them (ms), before the request that streamed. */
+	readonly busyWaitMs?: number;
+	/** The comparison this run belongs to (`infertop compare`, key `c`); CSV column `run_id`. */
+	readonly runId?: string;
 	readonly serverId?: string;
 	/** Numbers of the server's answer that were not believable (`eval_count -5`): their figures are unknown. */
 	readonly inconsistent?: readonly string[];
@@ -53,6 +57,8 @@ export interface ProbeResult {
 	readonly queuedBehind?: number;
 	/** Of the TTFT, the time until the last of those requests finished (ms); absent when they ran on beside the probe. */
 	readonly queuedMs?: number;
+	/** Why the log gives no figures for this probe's request (`no log line for this request`, `2 candidates`). */
+	readonly logNote?: string;
 }
 
 /** One row of the probe history CSV, read back (source/probe/history.ts readHistory). Unknown cells are undefined. */

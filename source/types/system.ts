@@ -38,6 +38,10 @@ export interface HotProcess {
 	/** How long it has been above the hot threshold, ms. */
 	readonly hotForMs: number;
 	readonly memRssBytes?: number;
+	/** Processes of this name added up (a compiler's many jobs); `pid` is the busiest of them. */
+	readonly count?: number;
+	/** The pids added up, where more than one (at most 32). */
+	readonly pids?: readonly number[];
 }
 
 export interface EngineProcess {

@@ -19,6 +19,7 @@ import {HistoryOverlay} from './panes/history.js';
 import {LogPane} from './panes/log.js';
 import {HelpOverlay, PromptOverlay, TooSmall} from './panes/overlays.js';
 import {PassesPane} from './panes/passes.js';
+import {ComparePane} from './panes/compare.js';
 import {ProbePane} from './panes/probe.js';
 import {DetailOverlay, RequestsPane, requestEntries, tableEntries} from './panes/requests.js';
 import {activeScopes, currentNotice, FLASH_MS, logTotal, selectedServer, windowCount} from './selectors.js';
@@ -125,6 +126,8 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 		main = <DetailOverlay entry={entry} log={entry ? (state.servers[entry.record.serverId]?.log ?? []) : []} width={plan.mainWidth} height={middle} />;
 	} else if (view.overlay === 'history') {
 		main = <HistoryOverlay history={view.history} width={plan.mainWidth} height={middle} />;
+	} else if (view.overlay === 'compare') {
+		main = <ComparePane compare={state.compare} now={state.now} width={plan.mainWidth} height={middle} />;
 	} else if (empty) {
 		main = <EmptyState lookedFor={state.lookedFor} width={plan.mainWidth} height={middle} canType={!readOnly} />;
 	} else {
@@ -137,6 +140,7 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 					load={server?.load}
 					serverLabel={selectedId}
 					contention={contention}
+					demo={server?.demo === true}
 					width={plan.mainWidth}
 					height={plan.passes}
 					graphRows={plan.graphRows}

@@ -165,3 +165,22 @@ export function shortUrl(url: string | undefined): string {
 	if (!url) return DASH;
 	return url.replace(/^[a-z]+:\/\//i, '').replace(/\/$/, '');
 }
+
+/**
+ * vLLM/SGLang windowed batch figures, as one line: `640 tok/s over 12 running · 3 waiting · prompt
+ * 120 tok/s · KV 29% · hit 45% · 2 preempted · 1531 cached`. Each part only where the engine said it.
+ */
+export function batchSummary(b: {genTps?: number; promptTps?: number; running?: number; waiting?: number; kvUsage?: number; prefixHitRate?: number; preemptions?: number; preemptedTotal?: number; cachedTokens?: number; newTokens?: number} | undefined): string {
+	if (!b) return '';
+	const parts: string[] = [];
+	if (b.genTps !== undefined) parts.push(b.running !== undefined ? `${tps(b.genTps)} tok/s over ${b.running} running` : `${tps(b.genTps)} tok/s batch`);
+	else if (b.running !== undefined) parts.push(`${b.running} running`);
+	if (b.waiting !== undefined) parts.push(`${b.waiting} waiting`);
+	if (b.promptTps !== undefined) parts.push(`prompt ${tps(b.promptTps)} tok/s`);
+	if (b.kvUsage !== undefined) parts.push(`KV ${pct(b.kvUsage)}`);
+	if (b.prefixHitRate !== undefined) parts.push(`hit ${pct(b.prefixHitRate)}`);
+	if (b.preemptions !== undefined) parts.push(`${b.preemptions} preempted`);
+	if (b.preemptedTotal !== undefined) parts.push(`${b.preemptedTotal} preempted in all`);
+	if (b.cachedTokens !== undefined) parts.push(`${int(b.cachedTokens)} cached${b.newTokens !== undefined ? ` / ${int(b.newTokens)} new` : ''}`);
+	return parts.join(' · ');
+}

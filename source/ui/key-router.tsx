@@ -65,6 +65,19 @@ function probe(c: RouterContext, runs: number, prompt?: (typeof PROMPT_KINDS)[nu
 }
 
 export const HANDLERS: Record<ActionId, Handler> = {
+	compare: c => {
+		// From the screen: show the table (the first time, run it); in the table: run it again once finished.
+		const s = shown(c);
+		if (c.view().overlay !== 'compare') {
+			c.act({type: 'overlay', overlay: 'compare'});
+			if (!s.compare) c.controller.compare?.();
+		} else if (!s.compare || s.compare.finished) c.controller.compare?.();
+	},
+	'compare-close': c => {
+		const s = shown(c);
+		if (s.compare && !s.compare.finished) c.controller.cancelCompare?.();
+		else c.act({type: 'overlay', overlay: 'none'});
+	},
 	help: c => c.act({type: 'overlay', overlay: c.view().overlay === 'help' ? 'none' : 'help'}),
 	quit: c => c.controller.quit(),
 	suspend: c => {

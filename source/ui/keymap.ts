@@ -39,15 +39,17 @@ export type ActionId =
 	| 'prompt-prev'
 	| 'prompt-run'
 	| 'filter-apply'
-	| 'filter-backspace';
+	| 'filter-backspace'
+	| 'compare'
+	| 'compare-close';
 
 /**
  * Where a binding applies. The router looks through the active scopes, first match wins:
  * always (Ctrl+C, F10, Ctrl+Z: every screen, even the too-small card) › filter (typing a query) ›
- * help / prompt / detail / history (overlays) › table (the requests table has focus) › empty
+ * help / prompt / compare / detail / history (overlays) › table (the requests table has focus) › empty
  * (nothing found) › global. Behind the too-small card only `always` is live.
  */
-export type KeyScope = 'always' | 'global' | 'empty' | 'help' | 'prompt' | 'filter' | 'table' | 'detail' | 'history';
+export type KeyScope = 'always' | 'global' | 'empty' | 'help' | 'prompt' | 'filter' | 'table' | 'detail' | 'history' | 'compare';
 
 export interface KeyBinding {
 	readonly id: ActionId;
@@ -73,6 +75,7 @@ export const KEYMAP: readonly KeyBinding[] = [
 	{id: 'probe', keys: ['p'], scope: 'global', help: 'Probe the model PASSES shows with the last prompt', footer: 'probe'},
 	{id: 'choose-prompt', keys: ['P'], scope: 'global', help: 'Choose the probe prompt', footer: 'prompt'},
 	{id: 'probe-twice', keys: ['r'], scope: 'global', help: 'Probe twice: first against second run (prefix-cache reuse)', footer: 'twice'},
+	{id: 'compare', keys: ['c'], scope: 'global', help: 'Compare every server × model (code, prose, long; 2 runs each)', footer: 'compare'},
 	{id: 'escape', keys: ['escape'], scope: 'global', help: 'Close overlay / cancel the probe / clear the filter', footer: 'cancel'},
 	{id: 'pause', keys: ['space'], scope: 'global', help: 'Pause the screen (collection goes on)', footer: 'pause'},
 	{id: 'focus-table', keys: ['f'], scope: 'global', help: 'Focus the requests table (scroll, sort, filter, detail)', footer: 'table'},
@@ -103,6 +106,10 @@ export const KEYMAP: readonly KeyBinding[] = [
 	{id: 'prompt-prev', keys: ['up', 'k', 'shift+tab'], scope: 'prompt', help: 'Previous prompt'},
 	{id: 'prompt-run', keys: ['return'], scope: 'prompt', help: 'Probe with this prompt', footer: 'run'},
 	{id: 'escape', keys: ['escape'], scope: 'prompt', help: 'Close without probing', footer: 'close'},
+	{id: 'compare-close', keys: ['escape'], scope: 'compare', help: 'Cancel the comparison, or close the table', footer: 'cancel/close'},
+	{id: 'compare', keys: ['c'], scope: 'compare', help: 'Run the comparison again (once finished)', footer: 'again'},
+	{id: 'help', keys: ['?'], scope: 'compare', help: 'Show all keys'},
+	{id: 'quit', keys: ['q'], scope: 'compare', help: 'Quit', footer: 'quit'},
 	{id: 'filter-apply', keys: ['return'], scope: 'filter', help: 'Apply the filter', footer: 'apply'},
 	{id: 'filter-backspace', keys: ['backspace'], scope: 'filter', help: 'Delete the last character'},
 	{id: 'escape', keys: ['escape'], scope: 'filter', help: 'Stop editing the filter', footer: 'cancel'},
@@ -241,6 +248,7 @@ const SCOPE_TITLES: Record<KeyScope, string> = {
 	help: 'In this help',
 	prompt: 'Choosing a probe prompt',
 	filter: 'Typing a log filter',
+	compare: 'In the comparison table',
 };
 
 /**
@@ -250,7 +258,7 @@ const SCOPE_TITLES: Record<KeyScope, string> = {
  */
 export function helpLines(keymap: readonly KeyBinding[], options: {readonly compact?: boolean; readonly width?: number} = {}): string[] {
 	const lines: string[] = [];
-	const scopes: KeyScope[] = ['global', 'always', 'empty', 'table', 'prompt', 'filter', 'help', 'detail', 'history'];
+	const scopes: KeyScope[] = ['global', 'always', 'empty', 'table', 'prompt', 'filter', 'help', 'detail', 'history', 'compare'];
 	for (const scope of scopes) {
 		const group = keymap.filter(b => b.scope === scope);
 		if (group.length === 0) continue;
@@ -267,13 +275,25 @@ export function helpLines(keymap: readonly KeyBinding[], options: {readonly comp
 			continue;
 		}
 		if (options.compact) {
-			if (scope === 'help' || scope === 'detail' || scope === 'history') continue;
+			if (scope === 'help' || scope === 'detail' || scope === 'history' || scope === 'compare') continue;
 			lines.push(`${SCOPE_TITLES[scope]}: ${group.map(b => `${b.keys.map(keyLabel).join('/')} ${b.footer ?? b.help}`).join(' · ')}`);
 			continue;
 		}
 		if (lines.length > 0) lines.push('');
 		lines.push(SCOPE_TITLES[scope]);
-		for (const b of group) lines.push(`  ${b.keys.map(keyLabel).join(', ').padEnd(16)} ${b.help}`);
+		for (let i = 0; i < group.length; i++) {
+			const b = group[i]!;
+			const next = group[i + 1];
+			// Compact: a footer-less binding that continues the one before (`Refresh faster` / `Refresh slower`) shares its line.
+			if (options.compact && next && next.footer === undefined && b.help.split(' ')[0] === next.help.split(' ')[0]) {
+				const words = next.help.split(' ');
+				const same = b.help.split(' ').findIndex((w, k) => words[k] !== w);
+				lines.push(`  ${`${b.keys.map(keyLabel).join(', ')} / ${next.keys.map(keyLabel).join(', ')}`.padEnd(16)} ${b.help} / ${words.slice(same < 0 ? words.length : same).join(' ')}`);
+				i++;
+				continue;
+			}
+			lines.push(`  ${b.keys.map(keyLabel).join(', ').padEnd(16)} ${b.help}`);
+		}
 	}
 	return lines;
 }

@@ -51,6 +51,7 @@ export function activeScopes(view: ViewState, empty: boolean, tooSmall = false):
 	if (view.overlay === 'prompt') return ['always', 'prompt'];
 	if (view.overlay === 'detail') return ['always', 'detail'];
 	if (view.overlay === 'history') return ['always', 'history'];
+	if (view.overlay === 'compare') return ['always', 'compare'];
 	if (empty) return ['always', 'empty', 'global'];
 	return view.focus === 'table' ? ['always', 'table', 'global'] : ['always', 'global'];
 }

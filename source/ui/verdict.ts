@@ -13,14 +13,21 @@ export interface Verdict {
 	readonly level: Level;
 }
 
-export function passesVerdictLine(f: ModelFigures | undefined, contention?: string): Verdict {
+/**
+ * `demo`: the figures come from the demo's simulated engine. Its causes (the share of the model it
+ * simulates on the CPU, its pace) are said as simulated, and the real machine's contention is never
+ * pinned on them: a real process did not slow a simulated pass.
+ */
+export function passesVerdictLine(f: ModelFigures | undefined, contention?: string, demo = false): Verdict {
 	const text = passesVerdict(f ?? {});
 	const known = f?.decodeTps !== undefined;
 	const cpu = f?.gpuResidency !== undefined && f.gpuResidency < 0.995 ? 1 - f.gpuResidency : undefined;
+	if (demo) contention = undefined;
 	const parts = [
-		cpu !== undefined ? `partly on CPU (${Math.round(cpu * 100)} % of the model)` : undefined,
+		cpu !== undefined ? `${demo ? 'simulated: ' : ''}partly on CPU (${Math.round(cpu * 100)} % of the model)` : undefined,
 		text,
 		contention ? `contention: ${contention.replace(/^contention:\s*/i, '')}` : undefined,
+		demo && known ? 'simulated by the demo engine' : undefined,
 	].filter((x): x is string => x !== undefined);
 	let level: Level = 'muted';
 	const ratio = f?.pctOfCeiling;

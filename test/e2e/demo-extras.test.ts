@@ -8,7 +8,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {startRuntime, type Runtime} from '../../source/runtime.js';
 import {mergeConfig, DEFAULTS} from '../../source/config/config.js';
 import {toSnapshot} from '../../source/model/snapshot.js';
-import {logCountsInWindow} from '../../source/model/derive.js';
+import {matchProbeRequest} from '../../source/model/derive.js';
 import {deriveModels} from '../../source/model/derive.js';
 import {runProbe} from '../../source/probe/run.js';
 import {loadPrompt} from '../../source/probe/prompts.js';
@@ -42,7 +42,7 @@ describe('the probe against the demo engine', () => {
 				prompt: await loadPrompt('repeat'),
 				maxTokens: 128,
 				plan: {protocol, path: protocol === 'ollama' ? '/api/generate' : '/v1/chat/completions'},
-				logFigures: (from, to) => logCountsInWindow(runtime.store.getSnapshot(), serverId(), from, to),
+				logFigures: q => matchProbeRequest(runtime.store.getSnapshot(), serverId(), q),
 				bandwidthGBs: runtime.store.getSnapshot().bandwidth.gbs,
 			});
 			expect(result.protocol).toBe(protocol);

@@ -47,7 +47,7 @@ describe('createParser', () => {
 		expect(p.engine).toBe('llamacpp');
 		const r = requests(events).get('s1/t1')!;
 		expect(r).toMatchObject({generatedTokens: 128, accepted: 99, drafted: 221, done: true, started: true});
-		const q = createParser('lmstudio');
+		const q = createParser('localai');
 		const {events: ev2} = run(q, OLLAMA_030);
 		expect(q.engine).toBe('ollama');
 		expect(requests(ev2).get('s0/t0')).toMatchObject({runner: 'gguf', generatedTokens: 351});

@@ -140,3 +140,61 @@ describe('Ollama MLX engine lines', () => {
 			.toEqual([{type: 'spec-init', kind: 'mtp', detail: 'initial_draft_tokens=2 max_draft_tokens=4'}]);
 	});
 });
+
+describe('Ollama MLX requests with no speculative decode stats (x/mlxrunner @ fb30760 = v0.33.0-rc2+, same lines since v0.17.6)', () => {
+	// prefix_cache.go:125 slog.Info(msg, "total", …, "matched", …, "cached", …, "left", …);
+	// pipeline.go:204 "Prompt processing progress"; pipeline.go:91 "peak memory";
+	// server.go:225 slog.Log(ctx, level, "ServeHTTP", "method", r.Method, "path", r.URL.Path, "took", time.Since(t), "status", recorder.Status()).
+	const NO_DRAFT = [
+		'time=2026-08-21T18:49:00.000-07:00 level=INFO source=prefix_cache.go:125 msg="cache hit" total=1200 matched=1024 cached=1024 left=176',
+		'time=2026-08-21T18:49:00.400-07:00 level=INFO source=pipeline.go:204 msg="Prompt processing progress" processed=176 total=176',
+		'time=2026-08-21T18:49:04.100-07:00 level=INFO source=pipeline.go:91 msg="peak memory" size="17.2 GiB"',
+		'time=2026-08-21T18:49:04.101-07:00 level=INFO source=server.go:225 msg=ServeHTTP method=POST path=/v1/completions took=4.101234567s status="200 OK"',
+	];
+
+	it('a model without a draft head: one finished request, prompt/cache/wall known, tokens not', () => {
+		const {events, unparsed} = run(createOllamaParser(), NO_DRAFT);
+		expect(unparsed).toEqual([]);
+		const r = requests(events).get('mlx#1')!;
+		const {wallMs, ...rest} = r;
+		expect(rest).toEqual({key: 'mlx#1', runner: 'mlx', started: true, done: true, promptTokens: 1200, cachedTokens: 1024, prefillTokens: 176});
+		expect(wallMs).toBeCloseTo(4101.234567, 6);
+		const f = requestFigures(r);
+		expect([f.promptTokens, f.cachedTokens, f.decodeTps, f.tokensPerPass, f.passes]).toEqual([1200, 1024, undefined, undefined, undefined]);
+	});
+
+	it('with stats, ServeHTTP adds the wall time to the same request; health GETs are not requests', () => {
+		const p = createOllamaParser();
+		const {events} = run(p, [
+			'time=2026-08-21T18:48:22.123-07:00 level=INFO source=prefix_cache.go:125 msg="cache hit" total=5321 matched=5120 cached=5120 left=201',
+			'time=2026-08-21T18:48:25.900-07:00 level=INFO source=speculate_stats.go:62 msg="speculative decode stats" iterations=212 drafted=1180 accepted=833 acceptance=0.71 avg_draft=5.57 max_draft=7 avg_accepted=3.93',
+			'time=2026-08-21T18:48:25.901-07:00 level=INFO source=pipeline.go:91 msg="peak memory" size="58.2 GiB"',
+			'time=2026-08-21T18:48:25.902-07:00 level=INFO source=server.go:225 msg=ServeHTTP method=POST path=/v1/completions took=3.779s status="200 OK"',
+			'time=2026-08-21T18:48:26.000-07:00 level=INFO source=server.go:225 msg=ServeHTTP method=GET path=/v1/status took=120µs status="200 OK"',
+		]);
+		const reqs = requests(events);
+		expect([...reqs.keys()]).toEqual(['mlx#1']);
+		expect(reqs.get('mlx#1')).toMatchObject({passes: 212, wallMs: 3779, done: true});
+	});
+
+	it('a request the client dropped (runner.go "Request terminated"), and a 5xx ServeHTTP', () => {
+		const p = createOllamaParser();
+		const {events} = run(p, [
+			NO_DRAFT[0]!,
+			'time=2026-08-21T18:49:01.000-07:00 level=INFO source=runner.go:232 msg="Request terminated" error="context canceled"',
+			'time=2026-08-21T18:49:01.001-07:00 level=INFO source=server.go:225 msg=ServeHTTP method=POST path=/v1/completions took=1s status="200 OK"',
+			'time=2026-08-21T18:49:02.000-07:00 level=INFO source=prefix_cache.go:131 msg="cache miss" total=40 left=40',
+			'time=2026-08-21T18:49:02.100-07:00 level=ERROR source=server.go:225 msg=ServeHTTP method=POST path=/v1/completions took=100ms status="500 Internal Server Error"',
+		]);
+		const reqs = requests(events);
+		expect(reqs.get('mlx#1')).toMatchObject({outcome: 'cancelled', done: true, wallMs: 1000});
+		expect(reqs.get('mlx#2')).toMatchObject({outcome: 'error', done: true, wallMs: 100});
+	});
+
+	it('a request whose ServeHTTP line never came is closed by the next cache line', () => {
+		const {events} = run(createOllamaParser(), [NO_DRAFT[0]!, NO_DRAFT[0]!]);
+		const reqs = requests(events);
+		expect(reqs.get('mlx#1')!.done).toBe(true);
+		expect(reqs.get('mlx#2')!.done).toBeUndefined();
+	});
+});

@@ -24,10 +24,10 @@ describe('engine registry', () => {
 		expect((ENGINE_KINDS as readonly string[]).includes('demo-ollama')).toBe(false);
 	});
 
-	it('log parsers: each engine its own, llama-swap and KoboldCpp llama.cpp\'s, none for LM Studio, LocalAI, OpenAI', () => {
+	it('log parsers: each engine its own (LM Studio: lms log stream), llama-swap and KoboldCpp llama.cpp\'s, none for LocalAI, OpenAI', () => {
 		expect(ENGINE_KINDS.map((k) => [k, parserEngine(k) ?? null])).toEqual([
 			['ollama', 'ollama'], ['llamacpp', 'llamacpp'], ['mlxlm', 'mlxlm'], ['lithos', 'lithos'], ['vllm', 'vllm'], ['sglang', 'sglang'],
-			['lmstudio', null], ['llamaswap', 'llamacpp'], ['koboldcpp', 'llamacpp'], ['localai', null], ['omlx', 'omlx'], ['openai', null],
+			['lmstudio', 'lmstudio'], ['llamaswap', 'llamacpp'], ['koboldcpp', 'llamacpp'], ['localai', null], ['omlx', 'omlx'], ['openai', null],
 		]);
 	});
 

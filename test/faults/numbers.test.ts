@@ -100,13 +100,15 @@ describe('log parsers: the issue\'s lines', () => {
 	});
 
 	it('lithos decode_gpu_ms: -1500 → ms per pass unknown; 1e308 steps → passes unknown', () => {
-		const ev = parse('lithos', ["INFO:monolith.serve:Generation: {'steps': 37, 'cached_prompt_tokens': 12, 'decode_gpu_ms': -1500, 'prefill_wall_ms': 80.5}"]);
+		// Generations before uvicorn speaks are held back as possible warmups: start serving first.
+		const serving = 'INFO:     Application startup complete.';
+		const ev = parse('lithos', [serving, "INFO:monolith.serve:Generation: {'steps': 37, 'cached_prompt_tokens': 12, 'decode_gpu_ms': -1500, 'prefill_wall_ms': 80.5}"]);
 		const r = request(ev);
 		expect(r.decodeMs).toBeUndefined();
 		expect(r.passes).toBe(37);
 		expect(r.prefillMs).toBe(80.5);
 		expect(reasons(ev)).toEqual(['decode_gpu_ms=-1500 is negative']);
-		const big = parse('lithos', ["INFO:monolith.serve:Generation: {'steps': 1e308, 'cached_prompt_tokens': 12, 'decode_gpu_ms': 900.0}"]);
+		const big = parse('lithos', [serving, "INFO:monolith.serve:Generation: {'steps': 1e308, 'cached_prompt_tokens': 12, 'decode_gpu_ms': 900.0}"]);
 		expect(request(big).passes).toBeUndefined();
 		expect(reasons(big)).toEqual(['steps=1e+308 is beyond 1e9']);
 	});

@@ -2,7 +2,7 @@ import net from 'node:net';
 import {afterEach, describe, expect, it} from 'vitest';
 import {RequestCounters, escapeLabelValue, renderMetrics, startMetricsServer, type MetricsServer} from '../../source/metrics/exporter.js';
 import {deriveModels} from '../../source/model/derive.js';
-import {newServer} from '../../source/model/reducer.js';
+import {newServer, reduce} from '../../source/model/reducer.js';
 import type {ModelFigures, MonitorState, RequestRecord, ServerState} from '../../source/types/monitor.js';
 import {emptySystem} from '../../source/types/system.js';
 import {emptyProbe, type ProbeResult} from '../../source/types/probe.js';
@@ -260,15 +260,25 @@ describe('renderMetrics', () => {
 	});
 });
 
+/** Finished requests on s1, through the real reducer (which keeps the counters since start). */
+function finish(st: MonitorState, ...patches: Array<{key: string} & Partial<RequestRecord>>): MonitorState {
+	return patches.reduce(
+		(acc, {key, firstSeen, lastSeen: _l, serverId: _s, done: _d, ...counts}) =>
+			reduce(acc, {type: 'engine-event', serverId: 's1', t: firstSeen ?? 1000, event: {type: 'request', key, started: true, done: true, ...counts}}),
+		st,
+	);
+}
+
 describe('RequestCounters', () => {
 	it('per-request histograms: prefill and decode duration, decode speed, tokens per pass; probe TTFT', () => {
 		const counters = new RequestCounters();
-		const s = sampleState([
+		const s = finish(
+			sampleState(),
 			// 127 decoded, 99 accepted → 28 passes → 4.5357 tokens per pass; 2.54 s decode; 0.3 s prefill.
-			request('s0/t1', {model: 'gemma-3-4b', generatedTokens: 128, decodedTokens: 127, decodeMs: 2540, prefillMs: 300, accepted: 99, drafted: 120}),
+			{key: 's0/t1', model: 'gemma-3-4b', generatedTokens: 128, decodedTokens: 127, decodeMs: 2540, prefillMs: 300, accepted: 99, drafted: 120},
 			// No speculation: one token per pass; 12 s decode; prefill unknown (not observed, never 0).
-			request('s0/t2', {model: 'gemma-3-4b', generatedTokens: 240, decodeMs: 12_000, firstSeen: 3000}),
-		]);
+			{key: 's0/t2', model: 'gemma-3-4b', generatedTokens: 240, decodeMs: 12_000, firstSeen: 3000},
+		);
 		counters.observe(s);
 		counters.observe(s); // seen twice, counted once
 		const e = parseExposition(renderMetrics(s, FIGURES, counters));
@@ -295,17 +305,14 @@ describe('RequestCounters', () => {
 
 	it('counts each finished request once, keeps totals after the ring drops it, skips unknown counts', () => {
 		const c = new RequestCounters();
-		const r1 = request('s0/t1', {generatedTokens: 128, promptTokens: 1000, cachedTokens: 900, drafted: 120, accepted: 99});
-		const r2 = request('s0/t2', {generatedTokens: 50, prefillTokens: 20, cachedTokens: 10, firstSeen: 3000});
-		const inflight = request('s0/t3', {done: false, generatedTokens: 7, firstSeen: 4000});
-		c.observe(sampleState([r1, inflight]));
-		c.observe(sampleState([r1, inflight]));
-		c.observe(sampleState([r1, r2]));
-		c.observe(sampleState([r2])); // r1 left the ring
-		c.observe(sampleState([r2]));
-		const e = parseExposition(renderMetrics(sampleState([r2]), [], c));
+		let st = finish(sampleState(), {key: 's0/t1', generatedTokens: 128, promptTokens: 1000, cachedTokens: 900, drafted: 120, accepted: 99});
+		st = reduce(st, {type: 'engine-event', serverId: 's1', t: 4000, event: {type: 'request', key: 's0/t3', started: true, generatedTokens: 7}});
+		c.observe(st);
+		st = finish(st, {key: 's0/t2', generatedTokens: 50, prefillTokens: 20, cachedTokens: 10, firstSeen: 3000});
+		c.observe(st);
+		const e = parseExposition(renderMetrics(st, [], c));
 		const labels = {engine: 'llamacpp', server: 'http://127.0.0.1:8080', model: 'gemma-3-4b'};
-		const value = (name: string) => find(e, name, labels).map((s) => s.value);
+		const value = (name: string) => find(e, name, labels).map((x) => x.value);
 		expect(value('infertop_requests_total')).toEqual([2]);
 		expect(value('infertop_generated_tokens_total')).toEqual([178]);
 		expect(value('infertop_prompt_tokens_total')).toEqual([1030]);
@@ -313,11 +320,31 @@ describe('RequestCounters', () => {
 		expect(value('infertop_accepted_tokens_total')).toEqual([99]);
 	});
 
+	it('a burst of 1,450 requests between two scrapes counts 1,450 (the ring holds 200)', () => {
+		const c = new RequestCounters();
+		let st = sampleState();
+		for (let i = 0; i < 1450; i++) st = finish(st, {key: `s0/t${i}`, generatedTokens: 2, firstSeen: 1000 + i});
+		expect(st.servers.s1!.requests).toHaveLength(200);
+		c.observe(st);
+		const e = parseExposition(renderMetrics(st, [], c));
+		expect(find(e, 'infertop_requests_total').map((x) => [x.labels.model, x.value])).toEqual([['gemma-3-4b', 1450]]);
+		expect(find(e, 'infertop_generated_tokens_total')[0]?.value).toBe(2900);
+	});
+
+	it('counters carry the model as the user knows it (never a blob path); no evidence → model="unknown"', () => {
+		const c = new RequestCounters();
+		let st = reduce(sampleState(), {type: 'server-models', t: 1, serverId: 's1', models: [{name: 'qwen3.8:latest', runner: 'gguf'}, {name: 'qwen3.8:27b-mlx', runner: 'mlx'}]});
+		st = finish(st, {key: 'a', model: '/root/.ollama/models/blobs/sha256-6f3c1a2b', runner: 'gguf', generatedTokens: 3}, {key: 'b', generatedTokens: 4});
+		c.observe(st);
+		const e = parseExposition(renderMetrics(st, [], c));
+		expect(find(e, 'infertop_requests_total').map((x) => [x.labels.model, x.value])).toEqual([['qwen3.8:latest', 1], ['unknown', 1]]);
+	});
+
 	it('the same slot/task key after a restart is a new request', () => {
 		const c = new RequestCounters();
-		c.observe(sampleState([request('s0/t1', {generatedTokens: 10})]));
-		c.observe(sampleState([request('s0/t1', {generatedTokens: 10}), request('s0/t1', {generatedTokens: 5, firstSeen: 50_000})]));
-		const e = parseExposition(renderMetrics(sampleState(), [], c));
+		const st = finish(sampleState(), {key: 's0/t1', generatedTokens: 10}, {key: 's0/t1', generatedTokens: 5, firstSeen: 50_000});
+		c.observe(st);
+		const e = parseExposition(renderMetrics(st, [], c));
 		expect(find(e, 'infertop_requests_total')[0]?.value).toBe(2);
 		expect(find(e, 'infertop_generated_tokens_total')[0]?.value).toBe(15);
 		expect(find(e, 'infertop_draft_tokens_total')).toEqual([]);
@@ -335,7 +362,7 @@ describe('startMetricsServer', () => {
 	});
 
 	it('serves /metrics on loopback, in format 0.0.4, and counts requests between scrapes', async () => {
-		let current = sampleState([request('s0/t1', {model: 'gemma-3-4b', generatedTokens: 64})]);
+		let current = finish(sampleState(), {key: 's0/t1', model: 'gemma-3-4b', generatedTokens: 64});
 		running = await startMetricsServer({addr: '127.0.0.1:0', getState: () => current, derive: () => FIGURES});
 		expect(running.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
 		const res = await fetch(running.url);
@@ -345,7 +372,7 @@ describe('startMetricsServer', () => {
 		expect(find(e, 'infertop_decode_tokens_per_second')[0]?.value).toBe(50.6);
 		expect(find(e, 'infertop_requests_total')[0]?.value).toBe(1);
 
-		current = sampleState([request('s0/t1', {model: 'gemma-3-4b', generatedTokens: 64}), request('s0/t2', {model: 'gemma-3-4b', generatedTokens: 36, firstSeen: 5000})]);
+		current = finish(current, {key: 's0/t2', model: 'gemma-3-4b', generatedTokens: 36, firstSeen: 5000});
 		const e2 = parseExposition(await (await fetch(running.url)).text());
 		expect(find(e2, 'infertop_requests_total')[0]?.value).toBe(2);
 		expect(find(e2, 'infertop_generated_tokens_total')[0]?.value).toBe(100);

@@ -74,7 +74,7 @@ describe('infertop probe (headless)', () => {
 		for (const k of ['engine', 'url', 'model', 'ttftMs', 'decodeTps', 'reportedTps', 'tokensPerPass', 'acceptance', 'cachedTokens', 'promptTokens', 'completionTokens']) expect(j).toHaveProperty(k);
 		const csv = (await readFile(path.join(dir, 'probes.csv'), 'utf8')).trim().split('\n');
 		expect(csv).toHaveLength(2);
-		expect(csv[1]!.endsWith(`,${VERSION}`)).toBe(true);
+		expect(csv[1]!.endsWith(`,${VERSION},,`)).toBe(true);
 	});
 
 	it('bare URL answering "Ollama is running" → native API, first model from /api/tags; table shows -- for unknowns', async () => {

@@ -38,7 +38,7 @@ const result: ProbeResult = {
 describe('probe history CSV', () => {
 	it('stable header, documented columns', () => {
 		expect(HISTORY_HEADER).toBe(
-			'time,server,engine,model,prompt_kind,prompt_tokens,cached_tokens,ttft_ms,decode_tps_wall,reported_tps,tokens_per_pass,acceptance,ceiling_tps,pct_of_ceiling,infertop_version',
+			'time,server,engine,model,prompt_kind,prompt_tokens,cached_tokens,ttft_ms,decode_tps_wall,reported_tps,tokens_per_pass,acceptance,ceiling_tps,pct_of_ceiling,infertop_version,run,run_id',
 		);
 	});
 
@@ -48,8 +48,8 @@ describe('probe history CSV', () => {
 		await appendHistory(file, {...result, model: undefined, cachedTokens: 0, tokensPerPass: undefined}, '0.1.0');
 		const lines = (await readFile(file, 'utf8')).split('\n');
 		expect(lines[0]).toBe(HISTORY_HEADER);
-		expect(lines[1]).toBe('2026-09-15T12:00:00.000Z,http://127.0.0.1:11434,ollama,qwen3.8:27b-mlx,prose,21,,412.3,47.79,47.57,2.276,0.6266,44.15,1.0825,0.1.0');
-		expect(lines[2]).toBe('2026-09-15T12:00:00.000Z,http://127.0.0.1:11434,ollama,,prose,21,0,412.3,47.79,47.57,,0.6266,44.15,1.0825,0.1.0');
+		expect(lines[1]).toBe('2026-09-15T12:00:00.000Z,http://127.0.0.1:11434,ollama,qwen3.8:27b-mlx,prose,21,,412.3,47.79,47.57,2.276,0.6266,44.15,1.0825,0.1.0,,');
+		expect(lines[2]).toBe('2026-09-15T12:00:00.000Z,http://127.0.0.1:11434,ollama,,prose,21,0,412.3,47.79,47.57,,0.6266,44.15,1.0825,0.1.0,,');
 		expect(lines).toHaveLength(4);
 		expect(lines[3]).toBe('');
 	});
@@ -60,7 +60,7 @@ describe('probe history CSV', () => {
 		expect(csvField('two\nlines')).toBe('two lines');
 		expect(csvField(undefined)).toBe('');
 		expect(csvField(Number.NaN)).toBe('');
-		expect(historyRow({...result, model: 'm,1'}, 'v').split(',').length).toBe(16);
+		expect(historyRow({...result, model: 'm,1'}, 'v').split(',').length).toBe(18);
 	});
 
 	it('default path: XDG_STATE_HOME/infertop/probes.csv', () => {
@@ -85,7 +85,7 @@ describe('probe history CSV', () => {
 		expect(lines.filter((l) => l === HISTORY_HEADER)).toHaveLength(1);
 		const rows = lines.slice(1);
 		expect(rows).toHaveLength(300);
-		for (const r of rows) expect(r).toMatch(/^1970-01-01T00:00:00\.000Z,u,e,[AB]-\d+-x{3000},code,,,,,,,,,,v$/);
+		for (const r of rows) expect(r).toMatch(/^1970-01-01T00:00:00\.000Z,u,e,[AB]-\d+-x{3000},code,,,,,,,,,,v,,$/);
 	}, 30_000);
 });
 

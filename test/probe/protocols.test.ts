@@ -181,6 +181,35 @@ describe('wall clock figures', () => {
 		expect(f.tokensPerPassSource).toBe('lmstudio stats');
 	});
 
+	it('vLLM per-request metrics (PR #46768 timing, PR #48915 speculative_decoding) in the last chunk', () => {
+		const p = createSseParser();
+		feedAll(
+			p,
+			'data: {"choices":[{"delta":{"content":"a"}}]}\n\ndata: {"choices":[],"usage":{"prompt_tokens":11742,"completion_tokens":35,"total_tokens":11777},"metrics":{"time_to_first_token_ms":85.2,"generation_time_ms":1240.5,"queue_time_ms":12.3,"mean_itl_ms":9.1,"tokens_per_second":103.2,"speculative_decoding":{"mean_acceptance_length":1.2325581395348837,"draft_acceptance_rate":0.07751937984496124,"num_spec_steps":43,"num_accepted_draft_tokens":10,"num_draft_tokens":129,"num_spec_tokens":3}}}\n\ndata: [DONE]\n\n',
+		);
+		expect(p.counts).toMatchObject({reportedTps: 103.2, engineTtftMs: 85.2, drafted: 129, accepted: 10, completionTokens: 35, source: 'metrics'});
+		const f = computeFigures({clock: newClock(0), counts: p.counts});
+		expect([f.passes, f.tokensPerPassSource, f.reportedTps]).toEqual([25, 'vllm metrics', 103.2]);
+		expect(f.acceptance).toBeCloseTo(10 / 129, 10);
+		// Impossible counts (more accepted than drafted) are not taken.
+		const q = createSseParser();
+		feedAll(q, 'data: {"choices":[],"metrics":{"tokens_per_second":-1,"speculative_decoding":{"num_accepted_draft_tokens":10,"num_draft_tokens":5}}}\n\ndata: [DONE]\n\n');
+		expect([q.counts.reportedTps, q.counts.drafted, q.counts.accepted]).toEqual([undefined, undefined, undefined]);
+	});
+
+	it('vLLM probe plan asks for include_metrics; other engines\' bodies are unchanged', () => {
+		const plan = protocolPlan('vllm')[0]!;
+		expect(plan.extraBody).toEqual({include_metrics: true});
+		expect(requestBody(plan.protocol, {prompt: 'p', maxTokens: 8, seed: 1}, plan.extraBody)).toMatchObject({include_metrics: true, stream: true});
+		expect(protocolPlan('llamacpp')[0]!.extraBody).toBeUndefined();
+		expect(requestBody('openai-chat', {prompt: 'p', maxTokens: 8, seed: 1})).not.toHaveProperty('include_metrics');
+	});
+
+	it('llama.cpp timings before b10424: predicted_ms already covers n − 1 steps (decoded n − 1)', () => {
+		const f = computeFigures({clock: newClock(0), counts: {completionTokens: 128, source: 'timings', llamaBuild: 10300}});
+		expect(f.passes).toBe(127);
+	});
+
 	it('Ollama log figures: seed 000 (512 tokens in 225 passes → 2.28; 287/458 accepted → 0.63)', () => {
 		const f = computeFigures({clock: newClock(0), counts: {completionTokens: 512, source: 'ollama'}, log: {passes: 225, drafted: 458, accepted: 287}});
 		expect(f.tokensPerPass!.toFixed(2)).toBe('2.28');

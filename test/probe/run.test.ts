@@ -114,7 +114,7 @@ describe('Ollama native', () => {
 		const {result} = await probe({
 			target: {url: s.url, engine: 'ollama'},
 			logWaitMs: 1000,
-			logFigures: (from, to) => {
+			logFigures: ({fromMs: from, toMs: to}) => {
 				windowSeen = [from, to];
 				// the log line arrives a little after the stream ends
 				return ++calls < 3 ? undefined : {passes: 8, drafted: 16, accepted: 12};
@@ -407,6 +407,24 @@ describe('worker transport', () => {
 		const {result} = await p;
 		expect(result.ttftMs).toBeGreaterThanOrEqual(35);
 		expect(result.ttftMs).toBeLessThan(250);
+	});
+});
+
+describe('an answer whose numbers contradict each other (issue 11 item 5)', () => {
+	it('cached above prompt in the usage: the contradicting figure is dropped with its reason, the wall clock kept', async () => {
+		const s = await serve({'POST /v1/chat/completions': openaiStream(12, {gapMs: 1, usage: {prompt_tokens: 106, completion_tokens: 12, prompt_tokens_details: {cached_tokens: 172}}})});
+		const {result} = await probe({target: {url: s.url, engine: 'llamacpp', model: 'm'}});
+		// Checked where the answer enters (protocols.ts): the contradicting figure is dropped, with its reason.
+		expect(result.inconsistent).toEqual(['cached 172 > prompt 106 tokens']);
+		expect(result.cachedTokens).toBeUndefined();
+		expect(result.ttftMs).toBeGreaterThan(0); // wall-clocked by infertop itself, still true
+	});
+
+	it('no log request matches: tokens per pass is -- with the reason', async () => {
+		const s = await serve({'POST /api/generate': ollamaStream(20, {gapMs: 1, metrics: {eval_count: 20, eval_duration: 100_000_000, prompt_eval_count: 26}})});
+		const {result} = await probe({target: {url: s.url, engine: 'ollama', model: 'qwen3.8:27b-mlx'}, logWaitMs: 50, logFigures: () => ({reason: 'no log line for this request'})});
+		expect(result.tokensPerPass).toBeUndefined();
+		expect(result.logNote).toBe('no log line for this request');
 	});
 });
 

@@ -23,7 +23,10 @@ describe('lineWallTime', () => {
 		const local = new Date(now - 600_000);
 		expect(lineWallTime(gin(local), now)).toBe(Math.floor(local.getTime() / 1000) * 1000);
 		expect(lineWallTime('0.04.868.422 I slot print_timing: id  0 | task 31 | prompt eval time = 1 ms', now)).toBeUndefined();
-		expect(lineWallTime('time=2020-01-01T00:00:00Z level=INFO source=x.go:1 msg=old', now)).toBeUndefined();
+		// An old log keeps its own time (an old log is not "now"); only the implausible is dropped.
+		expect(lineWallTime('time=2020-01-01T00:00:00Z level=INFO source=x.go:1 msg=old', now)).toBe(Date.parse('2020-01-01T00:00:00Z'));
+		expect(lineWallTime('time=2001-01-01T00:00:00Z level=INFO source=x.go:1 msg=old', now)).toBeUndefined();
+		expect(lineWallTime('time=2026-12-30T00:00:00Z level=INFO source=x.go:1 msg=future', now)).toBeUndefined();
 	});
 });
 
@@ -77,5 +80,68 @@ describe('createLogSource', () => {
 		} finally {
 			await source.stop();
 		}
+	});
+});
+
+describe('time from every era of stamp (issue 11 item 4)', () => {
+	it('vLLM `INFO mm-dd hh:mm:ss` (vllm/logger.py datefmt) takes the latest such date not after now', () => {
+		const now = new Date(2026, 10, 30, 12, 0, 0).getTime();
+		const line = (mmdd: string) => `(APIServer pid=1) INFO ${mmdd} 04:56:30 [loggers.py:271] Engine 000: Avg prompt throughput: 0.0 tokens/s`;
+		expect(lineWallTime(line('11-30'), now, ['mmdd'])).toBe(new Date(2026, 10, 30, 4, 56, 30).getTime());
+		expect(lineWallTime(line('12-24'), now, ['mmdd'])).toBe(new Date(2025, 11, 24, 4, 56, 30).getTime());
+	});
+
+	it('llama.cpp `m.ss.mmm.uuu` since process start: wall time only with the process start, else unknown', () => {
+		const line = '1.04.868.422 I slot print_timing: id  0 | task 31 | prompt eval time = 1 ms';
+		const start = Date.parse('2026-11-30T11:00:00Z');
+		expect(lineWallTime(line, start + 3_600_000, ['process'])).toBeUndefined();
+		expect(lineWallTime(line, start + 3_600_000, ['process'], start)).toBe(start + 64_868.422);
+	});
+
+	it('a llama-server log whose process start is known carries wall-clock times in its backlog', async () => {
+		const dir = mkdtempSync(path.join(tmpdir(), 'infertop-src-'));
+		dirs.push(dir);
+		const file = path.join(dir, 'llama.log');
+		writeFileSync(file, readFileSync(fileURLToPath(new URL('../../samples/llama-server.log', import.meta.url))));
+		const run = async (processStartMs?: () => Promise<number | undefined>) => {
+			let state: MonitorState = initialState();
+			const source = createLogSource({serverId: 'x', engine: 'llamacpp', input: {kind: 'file', path: file}, dispatch: a => (state = reduce(state, a)), ...(processStartMs ? {processStartMs} : {})});
+			await source.start();
+			await source.stop();
+			return state.servers.x!.requests.filter(r => r.done);
+		};
+		const start = Date.now() - 3_600_000;
+		const anchored = await run(async () => start);
+		// samples/llama-server.log: task 1 releases at 0.03.717.374 after the process started.
+		expect(anchored.map(r => [r.key, r.earlier, Math.round((r.lastSeen - start) * 1000) / 1000])).toContainEqual(['s1/t1', undefined, 3717.374]);
+		const unknown = await run();
+		expect(unknown.every(r => r.earlier === true && r.lastSeen === 0)).toBe(true);
+	});
+});
+
+describe('a log written in another zone', () => {
+	it('[GIN] stamps are read in the zone the slog lines say (-07:00), not this machine\'s', async () => {
+		const dir = mkdtempSync(path.join(tmpdir(), 'infertop-src-'));
+		dirs.push(dir);
+		const file = path.join(dir, 'server.log');
+		writeFileSync(file, [
+			'time=2026-08-21T18:40:04.496-07:00 level=INFO source=routes.go:1680 msg="Listening on 127.0.0.1:11434 (version 0.33.0)"',
+			'time=2026-08-21T18:40:05.000-07:00 level=INFO source=prefix_cache.go:131 msg="cache miss" total=100 left=100',
+			'[GIN] 2026/08/21 - 18:40:19 | 200 | 11.553211597s |       127.0.0.1 | POST     "/api/chat"',
+			'time=2026-08-21T18:40:19.500-07:00 level=INFO source=speculate_stats.go:62 msg="speculative decode stats" iterations=10 drafted=20 accepted=5',
+			'[GIN] 2026/08/21 - 18:40:30 | 200 | 1.5s |       127.0.0.1 | POST     "/api/chat"',
+			'',
+		].join('\n'));
+		let state: MonitorState = initialState();
+		const lines: number[] = [];
+		const source = createLogSource({serverId: 'x', engine: 'ollama', input: {kind: 'file', path: file}, dispatch: a => {
+			if (a.type === 'log-line') lines.push(a.t);
+			state = reduce(state, a);
+		}});
+		await source.start();
+		await source.stop();
+		expect(lines.map(t => new Date(t).toISOString())).toEqual([
+			'2026-08-22T01:40:04.496Z', '2026-08-22T01:40:05.000Z', '2026-08-22T01:40:19.000Z', '2026-08-22T01:40:19.500Z', '2026-08-22T01:40:30.000Z',
+		]);
 	});
 });

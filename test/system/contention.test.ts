@@ -193,3 +193,32 @@ describe('power and pressure parsers', () => {
 		expect(parseGovernor('<html>')).toBeUndefined();
 	});
 });
+
+describe('contention that adds up (issue 11 item 8)', () => {
+	it('a compiler\'s many short jobs add up by name: never "calm" beside 100 % CPU', () => {
+		const tr = createContentionTracker();
+		// Twelve cc1plus jobs at 15 % each on a 2-core machine: none is hot alone, together 180 %.
+		const jobs = Array.from({length: 12}, (_, i) => ({pid: 5000 + i, ppid: 4000, name: 'cc1plus', cpuPct: 15}));
+		const {state} = tr.update({t: 1000, processes: [{pid: 4000, name: 'make', cpuPct: 1}, ...jobs], cores: 2, machineCpuPct: 100});
+		expect(state.hot.map(h => [h.name, h.count, h.cpuPct])).toEqual([['cc1plus', 12, 180]]);
+		expect(state.active).toBe(true);
+		expect(state.verdict).toBe('contention: cc1plus ×12 180 % CPU; other processes 200 % CPU of 200 %');
+	});
+
+	it('jobs too short-lived to be listed still count: the machine\'s load less the engines and infertop', () => {
+		const tr = createContentionTracker();
+		const {state} = tr.update({t: 1000, processes: [{pid: 10, name: 'llama-server', cpuPct: 40}, {pid: 20, name: 'node', cpuPct: 5}], selfPid: 20, enginePids: new Set([10]), cores: 2, machineCpuPct: 90});
+		// 180 % of the machine − 40 % engine − 5 % infertop = 135 % taken by others nobody listed.
+		expect(state.hot).toEqual([]);
+		expect(state.active).toBe(true);
+		expect(state.verdict).toBe('contention: other processes 135 % CPU of 200 %');
+	});
+
+	it('a watched llama-server is known by pid and never listed as contention, even by another name', () => {
+		const tr = createContentionTracker();
+		const {state} = tr.update({t: 1000, processes: [{pid: 10, name: 'my-llm-build', cpuPct: 190}], enginePids: new Set([10]), cores: 2, machineCpuPct: 95});
+		expect(state.hot).toEqual([]);
+		expect(state.engines.map(e => [e.pid, e.watched])).toEqual([[10, true]]);
+		expect(state.active).toBe(false);
+	});
+});

@@ -213,14 +213,15 @@ describe('keys', () => {
 		await waitFor(() => /▸ ● up\s+llamacpp/.test(tui.frame()), 'llamacpp selected');
 		tui.stdin.write('r');
 		await waitFor(() => (controller.calls['probe']?.length ?? 0) === 2, 'probe twice');
-		expect(controller.calls['probe']![1]).toEqual([LLAMA, 'code', 2, undefined]);
+		// The model PASSES shows (request attribution names llama.cpp's model too): the probe asks for it.
+		expect(controller.calls['probe']![1]).toEqual([LLAMA, 'code', 2, 'Qwen3-8B-Q4_K_M.gguf']);
 		tui.stdin.write('P');
 		await waitFor(() => tui.frame().includes('PROBE PROMPT'), 'prompt chooser');
 		tui.stdin.write('j');
 		await waitFor(() => /▸ prose/.test(tui.frame()), 'cursor on prose');
 		tui.stdin.write('\r');
 		await waitFor(() => (controller.calls['probe']?.length ?? 0) === 3, 'probe with prose');
-		expect(controller.calls['probe']![2]).toEqual([LLAMA, 'prose', 1, undefined]);
+		expect(controller.calls['probe']![2]).toEqual([LLAMA, 'prose', 1, 'Qwen3-8B-Q4_K_M.gguf']);
 		await waitFor(() => !tui.frame().includes('PROBE PROMPT'), 'chooser closed');
 	});
 
@@ -272,7 +273,11 @@ describe('live updates', () => {
 		store.dispatch({type: 'tick', t: T0 + 64_000});
 		store.publish();
 		await waitFor(() => tui.frame().includes('scale 0–150 tok/s'), 'scale grew');
-		expect(tui.frame()).toContain('now 120.0 tok/s');
+		// The graph's `now` is the row's own figure (the same set of requests), not the newest sample.
+		const decode = /decode (\S+) tok\/s/.exec(tui.frame())?.[1];
+		expect(decode).toBe('50.5'); // (9 × 127 + 120) tokens in (9 × 2668 + 1000) ms
+		expect(tui.frame()).toContain(`now ${decode} tok/s`);
+		expect(tui.frame()).toContain('last 10 requests of qwen3:8b, 13 s');
 		expect(tui.frame()).toMatch(/◌ stale\s+llamacpp.*connection refused/);
 		expectFits(tui.frame(), 120, 40);
 	});
@@ -375,5 +380,40 @@ describe('renderSnapshotText', () => {
 			expect(text).toContain('ENGINES');
 			expect(text).toContain('snapshot · run infertop in a terminal to watch');
 		}
+	});
+});
+
+describe('key c: the comparison table', () => {
+	it('c opens the table and starts a comparison; Esc cancels while it runs, then closes; c in the table runs it again once finished', async () => {
+		const store = richStore();
+		const controller = {...fakeController(), compare: vi.fn(), cancelCompare: vi.fn()};
+		const {tui} = await mount({columns: 120, rows: 40, store, controller});
+		tui.stdin.write('c');
+		await waitFor(() => tui.frame().includes('COMPARE'), 'compare pane');
+		expect(controller.compare).toHaveBeenCalledTimes(1);
+		store.dispatch({type: 'compare-started', runId: 'r1', startedAt: T0, total: 6});
+		store.dispatch({type: 'compare-progress', progress: {index: 0, total: 6, url: OLLAMA, model: 'qwen3:8b', prompt: 'code', run: 1, tokens: 12, liveTps: 41.5, ttftMs: 210, status: 'server busy (HTTP 429), retrying in 2 s', elapsedMs: 500, startedAt: T0}});
+		store.publish();
+		await waitFor(() => tui.frame().includes('retrying in 2 s'), 'live line');
+		expect(tui.frame()).toContain(`▶ [1/6] ${OLLAMA} qwen3:8b · code run 1 · server busy (HTTP 429), retrying in 2 s · 12 tokens · 41.5 tok/s…`);
+		tui.stdin.write('c');
+		await settle();
+		expect(controller.compare).toHaveBeenCalledTimes(1);
+		tui.stdin.write('\u001b');
+		await settle();
+		expect(controller.cancelCompare).toHaveBeenCalledTimes(1);
+		const result = {t: T0, engine: 'ollama', url: OLLAMA, model: 'qwen3:8b', protocol: 'ollama' as const, prompt: 'code', decodeTps: 47.6, reportedTps: 48, ttftMs: 200};
+		store.dispatch({type: 'compare-row', row: {index: 0, runId: 'r1', url: OLLAMA, engine: 'ollama', model: 'qwen3:8b', prompt: 'code', run: 1, result}});
+		store.dispatch({type: 'compare-row', row: {index: 1, runId: 'r1', url: OLLAMA, engine: 'ollama', model: 'qwen3:8b', prompt: 'code', run: 2, result: {...result, decodeTps: 49.9}}});
+		store.dispatch({type: 'compare-finished', runId: 'r1', cancelled: true});
+		store.publish();
+		await waitFor(() => tui.frame().includes('cancelled'), 'finished');
+		expect(tui.frame()).toMatch(/ollama@127\.0\.0\.1:11434\s+ollama\s+qwen3:8b\s+48–50\s+--\s+--\s+--\s+--\s+--/);
+		tui.stdin.write('c');
+		await settle();
+		expect(controller.compare).toHaveBeenCalledTimes(2);
+		tui.stdin.write('\u001b');
+		await waitFor(() => !tui.frame().includes('COMPARE'), 'closed');
+		expect(tui.frame()).toContain('ENGINES');
 	});
 });

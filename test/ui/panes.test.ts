@@ -4,7 +4,7 @@ import {newServer} from '../../source/model/reducer.js';
 import {busySystem} from './fixtures.js';
 import {contentionLines} from '../../source/ui/panes/contention.js';
 import {emptyLines} from '../../source/ui/panes/empty.js';
-import {residencyOf} from '../../source/ui/panes/engines.js';
+import {residencyText as residencyOf} from '../../source/ui/panes/engines.js';
 import {visibleLog} from '../../source/ui/panes/log.js';
 import {passesLines, tppWithEngine} from '../../source/ui/panes/passes.js';
 import {disagreement, resultLines} from '../../source/ui/panes/probe.js';
@@ -46,6 +46,14 @@ describe('passes figures', () => {
 		expect(v.text).toMatch(/^partly on CPU \(48 % of the model\)/);
 		expect(v.level).toBe('bad');
 		expect(passesVerdictLine(undefined)).toEqual({text: 'no decode figures yet', level: 'muted'});
+	});
+
+	it('the demo\'s causes are said as simulated, never pinned on a real process', () => {
+		const f: ModelFigures = {...base, decodeTps: 20, tokensPerPass: 2.5, gpuResidency: 0.7, pctOfCeiling: 0.4, effectiveBandwidthGBs: 100, bandwidthGBs: 546};
+		const real = passesVerdictLine(f, 'contention: cc1plus 48 % CPU').text;
+		expect(real).toBe('partly on CPU (30 % of the model); speculation on, but passes are slow: 100 GB/s of 546; contention: cc1plus 48 % CPU');
+		const demo = passesVerdictLine(f, 'contention: cc1plus 48 % CPU', true).text;
+		expect(demo).toBe('simulated: partly on CPU (30 % of the model); speculation on, but passes are slow: 100 GB/s of 546; simulated by the demo engine');
 	});
 });
 

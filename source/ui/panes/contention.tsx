@@ -19,10 +19,12 @@ export function contentionLines(system: SystemState): string[] {
 		lines.push(`GPU ${g.index ?? ''}${g.index === undefined ? '' : ' '}${g.name}  ${mem}  util ${pct100(g.utilizationPct)}${g.powerW !== undefined ? `  ${g.powerW.toFixed(0)} W` : ''}${g.temperatureC !== undefined ? `  ${g.temperatureC.toFixed(0)}°C` : ''}`);
 	}
 	for (const h of c.hot.slice(0, 5)) {
-		lines.push(`hot ${fit(h.name, 18, true)} pid ${String(h.pid).padEnd(7)} ${pct100(h.cpuPct).padStart(5)} CPU  for ${duration(h.hotForMs)}${h.memRssBytes !== undefined ? `  ${bytes(h.memRssBytes)}` : ''}`);
+		lines.push(`hot ${fit(h.count !== undefined ? `${h.name} ×${h.count}` : h.name, 18, true)} pid ${String(h.pid).padEnd(7)} ${pct100(h.cpuPct).padStart(5)} CPU  for ${duration(h.hotForMs)}${h.memRssBytes !== undefined ? `  ${bytes(h.memRssBytes)}` : ''}`);
 	}
-	if (c.engines.length > 0) {
-		lines.push(`other engines: ${c.engines.map(e => `${e.engine} (${e.name} pid ${e.pid}${e.cpuPct !== undefined ? `, ${pct100(e.cpuPct)} CPU` : ''})`).join(', ')}`);
+	// "Other engines" are engines not being watched; a watched one is never contention.
+	const others = c.engines.filter(e => e.watched !== true);
+	if (others.length > 0) {
+		lines.push(`other engines: ${others.map(e => `${e.engine} (${e.name} pid ${e.pid}${e.cpuPct !== undefined ? `, ${pct100(e.cpuPct)} CPU` : ''})`).join(', ')}`);
 	}
 	if (c.gpuUsers.length > 0) {
 		lines.push(`GPU users: ${c.gpuUsers.map(u => `${u.name} (pid ${u.pid}${u.usedMiB !== undefined ? `, ${mib(u.usedMiB)}` : ''})`).join(', ')}`);

@@ -1,9 +1,10 @@
 import {Box} from 'ink';
 import {memo, useMemo} from 'react';
-import {ollamaProcessor} from '../../model/figures.js';
+import {residencyOf} from '../../model/derive.js';
 import {engineName, engineOf} from '../../engines/index.js';
 import type {ModelInfo, ServerLifecycle, ServerState} from '../../types/monitor.js';
-import {DASH, fit, shortUrl, until} from '../format.js';
+import {batchFigures} from '../../model/derive.js';
+import {batchSummary, DASH, fit, shortUrl, until} from '../format.js';
 import type {ThemeToken} from '../theme.js';
 import {Line, Span, Title} from './common.js';
 
@@ -29,25 +30,17 @@ export interface EngineRow {
 	readonly context: string;
 	readonly until: string;
 	readonly demo: boolean;
+	/** vLLM/SGLang windowed batch figures (first row of a server only); absent when the engine logs none. */
+	readonly batch?: string;
 	/** A line about the server rather than a model (e.g. how many models it listed). */
 	readonly note?: string;
 }
 
-/** PROCESSOR text as `ollama ps` prints it, or layers offloaded, with the CPU share when partly on CPU. */
-export function residencyOf(server: ServerState, model: ModelInfo | undefined): {text: string; cpuShare?: number} {
-	const text =
-		model?.processor ??
-		ollamaProcessor(model?.sizeBytes, model?.sizeVramBytes) ??
-		(server.offload ? `${server.offload.layersOnGpu}/${server.offload.layersTotal} layers GPU` : undefined);
-	let residency = model?.gpuResidency;
-	if (residency === undefined && model?.sizeBytes !== undefined && model.sizeVramBytes !== undefined && model.sizeBytes > 0) {
-		residency = model.sizeVramBytes / model.sizeBytes;
-	}
-	if (residency === undefined && server.offload && server.offload.layersTotal > 0) {
-		residency = server.offload.layersOnGpu / server.offload.layersTotal;
-	}
+/** PROCESSOR text and the CPU share when partly on CPU, as derive computes residency (one place). */
+export function residencyText(server: ServerState, model: ModelInfo | undefined): {text: string; cpuShare?: number} {
+	const {gpuResidency: residency, processor} = residencyOf(server, model);
 	const cpuShare = residency !== undefined && residency < 0.995 ? 1 - residency : undefined;
-	return {text: text ?? DASH, cpuShare};
+	return {text: processor ?? DASH, cpuShare};
 }
 
 function contextOf(server: ServerState, model: ModelInfo | undefined): string {
@@ -71,7 +64,7 @@ export function engineRows(servers: Readonly<Record<string, ServerState>>, order
 		if (!s) continue;
 		const models: (ModelInfo | undefined)[] = s.models.length > 0 ? [...s.models] : [undefined];
 		models.forEach((m, i) => {
-			const res = residencyOf(s, m);
+			const res = residencyText(s, m);
 			rows.push({
 				serverId: id,
 				first: i === 0,
@@ -98,6 +91,7 @@ export function engineRows(servers: Readonly<Record<string, ServerState>>, order
 										? DASH
 										: '',
 				demo: s.demo === true,
+				...(i === 0 && batchSummary(batchFigures(s)) !== '' ? {batch: batchSummary(batchFigures(s))} : {}),
 			});
 		});
 		if (s.modelsListed && s.modelsListed.total > s.models.length) {
@@ -227,13 +221,15 @@ export const EnginesPane = memo(function EnginesPane({rows, selectedId, width, h
 						{' '}
 						{r.cpuShare !== undefined ? <Span color="bad">{fit(procText(r, wide), c.proc, true)}</Span> : fit(r.processor, c.proc, true)}
 						{' '}
-						{fit(r.context, c.ctx, c.until > 0 || (problemRow(r) && r.until !== ''))}
+						{fit(r.context, c.ctx, c.until > 0 || (problemRow(r) && r.until !== '') || r.batch !== undefined)}
 						{problemRow(r) && r.until ? (
 							// What is wrong always shows, in whatever room the line has left (the line is cut at the width).
 							<Span color={r.state === 'log-only' ? 'muted' : 'bad'}>{` ${r.until}`}</Span>
 						) : c.until > 0 && r.until ? (
 							<Span color="muted">{` ${fit(keepAliveText(r.until), c.until)}`}</Span>
 						) : null}
+						{r.batch ? '  ' : ''}
+						{r.batch ? <Span color="muted">{r.batch}</Span> : null}
 					</Line>
 				);
 			})}

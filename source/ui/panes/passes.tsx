@@ -4,6 +4,7 @@ import type {ModelFigures, PassSample, ServerLoad} from '../../types/monitor.js'
 import {nextScale} from '../../model/verdict.js';
 import {ceilingRow, graphBlock, graphPlotWidth, markerRow, niceCeil, placeLabels, sparkline} from '../charts.js';
 import {DASH, gb, gbs, num, pct, tpp, tps} from '../format.js';
+import {batchSummary} from '../format.js';
 import {passesVerdictLine, type Verdict} from '../verdict.js';
 import {Line, Span, Title} from './common.js';
 
@@ -15,6 +16,8 @@ export interface PassesPaneProps {
 	/** What the server's status API says it runs now (batch size, waiting). */
 	readonly load?: ServerLoad;
 	readonly contention?: string;
+	/** The selected server is the demo's simulated engine (its causes are simulated). */
+	readonly demo?: boolean;
 	readonly width: number;
 	readonly height: number;
 	/** Height of the tok/s graph; 0 = no graphs. */
@@ -66,7 +69,10 @@ export function passesLines(f: ModelFigures | undefined): [string, string][][] {
 	const effShare = f?.effectiveBandwidthGBs !== undefined && f.bandwidthGBs ? f.effectiveBandwidthGBs / f.bandwidthGBs : undefined;
 	return [
 		[
-			['decode ', `${tps(f?.decodeTps)} tok/s`],
+			// A sum over N running requests is shown as one aggregate, never as one request's speed.
+			f?.aggregateTps !== undefined && f.decodeTps === undefined
+				? ['aggregate ', `${tps(f.aggregateTps)} tok/s over ${f.running ?? '?'} running`]
+				: ['decode ', `${tps(f?.decodeTps)} tok/s`],
 			['   tok/pass ', tppWithEngine(f)],
 			['   accept ', pct(f?.acceptance, 1)],
 			['   passes/s ', num(f?.passesPerSec, 1)],
@@ -74,6 +80,8 @@ export function passesLines(f: ModelFigures | undefined): [string, string][][] {
 		[
 			['ms/pass ', num(f?.msPerPass, 1)],
 			['   B ', b + (bSource && f?.bytesPerToken !== undefined ? ` (${bSource})` : '')],
+			// vLLM/SGLang: the window's throughput is the batch's, never one sequence's.
+			...(f?.batch?.genTps !== undefined ? [['   batch ', batchSummary({genTps: f.batch.genTps, running: f.batch.running})] as [string, string]] : []),
 		],
 		[
 			['ceiling ', `${tps(f?.ceilingTps)} tok/s`],
@@ -107,13 +115,13 @@ export const PassesPane = memo(function PassesPane(props: PassesPaneProps) {
 	const f = shownFigures(props.figures, props.pinnedModel);
 	const pinned = props.pinnedModel !== undefined && f?.model === props.pinnedModel;
 	const lines = useMemo(() => passesLines(f), [f]);
-	const verdict = useMemo(() => passesVerdictLine(f, props.contention), [f, props.contention]);
+	const verdict = useMemo(() => passesVerdictLine(f, props.contention, props.demo === true), [f, props.contention, props.demo]);
 	const others = props.figures.filter(x => x !== f && x.model).map(x => x.model);
 	const detail = [
 		`${f?.model ?? props.serverLabel ?? DASH}${pinned ? ' (pinned, m)' : props.figures.length > 1 ? ' (auto, m pins)' : ''}`,
 		f?.engine,
 		f?.runner,
-		f ? `${f.requestCount} request${f.requestCount === 1 ? '' : 's'}${f.basis ? ` (${f.basis})` : ''}` : undefined,
+		f?.set,
 		others.length > 0 ? `also ${others.join(', ')}` : undefined,
 		batchText(props.load),
 	]
@@ -166,8 +174,9 @@ const Graphs = memo(function Graphs({history, figures, width, rows}: GraphsProps
 	}, [rawScale, rawTppScale]);
 	const scale = niceCeil(rawScale);
 	const tppScale = niceCeil(rawTppScale);
-	const lastTps = [...tpsValues].reverse().find(v => v !== undefined);
-	const lastTpp = [...tppValues].reverse().find(v => v !== undefined);
+	// `now` is the row's own figure (the same set as the lines above), not whichever sample is newest.
+	const lastTps = figures?.decodeTps;
+	const lastTpp = figures?.tokensPerPass;
 	const cRow = ceilingRow(ceiling, scale, rows);
 	const ceilingText = `┄ ceiling ${tps(ceiling)}`;
 	const labels = placeLabels(rows, [

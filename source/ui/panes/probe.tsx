@@ -44,7 +44,9 @@ export function ttftText(r: ProbeResult): string {
 export function resultLines(r: ProbeResult): [string, string] {
 	const first = `${ttftText(r)}   decode ${tps(r.decodeTps)} tok/s wall vs ${tps(r.reportedTps)} reported${r.run !== undefined ? ` (run ${r.run})` : ''}`;
 	const cached = r.cachedTokens !== undefined && r.promptTokens !== undefined ? `   cached ${int(r.cachedTokens)}/${int(r.promptTokens)}` : '';
-	const second = `tok/pass ${tpp(r.tokensPerPass)}   accept ${pct(r.acceptance)}   ceiling ${tps(r.ceilingTps)} tok/s   ${pct(r.pctOfCeiling)} of ceiling${cached}   ${r.prompt} · ${r.model ?? r.engine} · ${clock(r.t)}`;
+	// Why a figure is --: the answer contradicted itself, or no log line (or two) matched the probe's request.
+	const why = r.tokensPerPass === undefined && r.logNote !== undefined ? ` (${r.logNote})` : '';
+	const second = `tok/pass ${tpp(r.tokensPerPass)}${why}   accept ${pct(r.acceptance)}   ceiling ${tps(r.ceilingTps)} tok/s   ${pct(r.pctOfCeiling)} of ceiling${cached}   ${r.prompt} · ${r.model ?? r.engine} · ${clock(r.t)}`;
 	return [first, second];
 }
 

@@ -52,7 +52,8 @@ export function requestEntries(servers: Readonly<Record<string, ServerState>>, o
 }
 
 const SORT_VALUE: Record<TableSort, (e: RequestEntry) => number | undefined> = {
-	time: e => e.record.lastSeen,
+	// A request whose time the log does not give (`earlier`) sorts after every timed one.
+	time: e => (e.record.earlier ? undefined : e.record.lastSeen),
 	decode: e => e.figures.decodeTps,
 	prompt: e => e.figures.promptTokens,
 	cached: e => e.figures.cachedTokens,
@@ -61,12 +62,14 @@ const SORT_VALUE: Record<TableSort, (e: RequestEntry) => number | undefined> = {
 /**
  * The table's rows: requests in flight first (newest first), then finished ones by the sort key,
  * largest first; a request whose figure is unknown goes after every known one (never read as 0).
- * The filter is a case-insensitive substring of engine, model or request key. Pure.
+ * A request the backlog left open (not done, not running now) is left out; `earlier` requests (time unknown)
+ * sort last by time. The filter is a case-insensitive substring of engine, model or request key. Pure.
  */
 export function tableEntries(entries: readonly RequestEntry[], sort: TableSort, filter: string): RequestEntry[] {
 	const q = filter.trim().toLowerCase();
 	const hit = q === '' ? entries : entries.filter(e => `${e.engine} ${e.model} ${e.key}`.toLowerCase().includes(q));
-	const live = hit.filter(e => !e.record.done);
+	// A request the backlog left open is not running now: it is not shown as live.
+	const live = hit.filter(e => !e.record.done && !e.record.backlog);
 	const value = SORT_VALUE[sort];
 	const done = hit
 		.filter(e => e.record.done)
@@ -89,7 +92,22 @@ export function entryText(e: RequestEntry, modelWidth: number = W[2]): string {
 		return `${fit('▶ live', W[0], true)} ${fit(e.engine, W[1], true)} ${fit(e.model, modelWidth, true)} ${what}`;
 	}
 	const f = e.figures;
-	return row([clock(r.lastSeen), e.engine, e.model, int(f.promptTokens), int(f.cachedTokens), tps(f.prefillTps), tps(f.decodeTps), tpp(f.tokensPerPass), pct(f.acceptance)], modelWidth);
+	// `~`: worked out, not stated (llama.cpp default verbosity); a failed/cancelled request has no figures.
+	const est = (n: number | undefined) => (f.promptEstimated && n !== undefined ? `~${int(n)}` : int(n));
+	return row(
+		[
+			r.earlier ? 'earlier' : clock(r.lastSeen),
+			e.engine,
+			e.model,
+			r.outcome === 'error' ? 'failed' : r.outcome === 'cancelled' ? 'cancel' : est(f.promptTokens),
+			est(f.cachedTokens),
+			tps(f.prefillTps),
+			tps(f.decodeTps),
+			tpp(f.tokensPerPass),
+			pct(f.acceptance),
+		],
+		modelWidth,
+	);
 }
 
 /** The first row on screen so that the cursor stays visible (it scrolls in steps of one). Pure. */
@@ -152,9 +170,10 @@ export function detailLines(e: RequestEntry, log: LogRing | readonly LogLine[]):
 		field('model', e.model),
 		field('runner', r.runner),
 		field('slot / task', r.slot !== undefined || r.task !== undefined ? `${r.slot ?? DASH} / ${r.task ?? DASH}` : undefined),
-		field('state', r.done ? 'finished' : 'in flight'),
-		field('first seen', clock(r.firstSeen)),
-		field('last seen', clock(r.lastSeen)),
+		field('error', r.outcome === 'error' ? r.error : undefined),
+		field('state', r.done ? (r.outcome === 'error' ? 'failed' : r.outcome === 'cancelled' ? 'cancelled' : 'finished') : r.backlog ? 'left open in the backlog' : 'in flight'),
+		field('first seen', r.earlier ? 'earlier' : clock(r.firstSeen)),
+		field('last seen', r.earlier ? 'earlier' : clock(r.lastSeen)),
 		field('prompt tokens', int(f.promptTokens)),
 		field('cached tokens', int(f.cachedTokens)),
 		field('prefill tokens', int(r.prefillTokens)),

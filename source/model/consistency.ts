@@ -1,0 +1,56 @@
+/**
+ * Cross-field consistency of one request's numbers (DESIGN §1, issue 11 item 5). A request whose
+ * numbers contradict each other or physics is never shown as figures: it is counted as
+ * inconsistent, with the reason this returns. Pure; used for log requests and probe answers alike.
+ */
+
+/** No single local sequence decodes or prefills faster than this (tok/s). */
+export const MAX_PLAUSIBLE_TPS = 1e6;
+
+export interface CountsToCheck {
+	readonly promptTokens?: number;
+	readonly cachedTokens?: number;
+	readonly prefillTokens?: number;
+	readonly prefillMs?: number;
+	readonly generatedTokens?: number;
+	readonly decodedTokens?: number;
+	readonly decodeMs?: number;
+	readonly passes?: number;
+	readonly drafted?: number;
+	readonly accepted?: number;
+	readonly engineMeanLen?: number;
+	readonly engineTps?: number;
+}
+
+const FIELDS: readonly (keyof CountsToCheck)[] = [
+	'promptTokens', 'cachedTokens', 'prefillTokens', 'prefillMs', 'generatedTokens', 'decodedTokens', 'decodeMs', 'passes', 'drafted', 'accepted', 'engineMeanLen', 'engineTps',
+];
+
+const NAMES: Readonly<Record<keyof CountsToCheck, string>> = {
+	promptTokens: 'prompt tokens', cachedTokens: 'cached tokens', prefillTokens: 'prefill tokens', prefillMs: 'prompt time',
+	generatedTokens: 'generated tokens', decodedTokens: 'decoded tokens', decodeMs: 'decode time', passes: 'passes',
+	drafted: 'drafted', accepted: 'accepted', engineMeanLen: 'mean len', engineTps: 'engine tok/s',
+};
+
+/** Why these numbers cannot all be true, or undefined when they can. */
+export function inconsistency(c: CountsToCheck): string | undefined {
+	for (const k of FIELDS) {
+		const v = c[k];
+		if (v === undefined) continue;
+		if (typeof v !== 'number' || !Number.isFinite(v)) return `${NAMES[k]} not a number`;
+		if (v < 0) return `negative ${NAMES[k]} (${v})`;
+	}
+	const {promptTokens: prompt, cachedTokens: cached, prefillTokens: prefill} = c;
+	if (prompt !== undefined && cached !== undefined && cached > prompt) return `cached ${cached} > prompt ${prompt}`;
+	if (prompt !== undefined && prefill !== undefined && prefill > prompt) return `processed ${prefill} > prompt ${prompt}`;
+	if (c.drafted !== undefined && c.accepted !== undefined && c.accepted > c.drafted) return `accepted ${c.accepted} > drafted ${c.drafted}`;
+	const decoded = c.decodedTokens ?? c.generatedTokens;
+	if (decoded !== undefined && c.passes !== undefined && c.passes > decoded) return `tokens per pass < 1 (${decoded} tokens in ${c.passes} passes)`;
+	if (decoded !== undefined && c.accepted !== undefined && c.accepted > decoded) return `accepted ${c.accepted} > generated ${decoded}`;
+	if (c.engineMeanLen !== undefined && c.engineMeanLen < 1) return `tokens per pass < 1 (mean len ${c.engineMeanLen})`;
+	if (decoded !== undefined && c.decodeMs !== undefined && c.decodeMs > 0 && (decoded * 1000) / c.decodeMs > MAX_PLAUSIBLE_TPS) return `decode above ${MAX_PLAUSIBLE_TPS.toExponential(0)} tok/s`;
+	const uncached = prefill ?? (prompt !== undefined ? prompt - (cached ?? 0) : undefined);
+	if (uncached !== undefined && c.prefillMs !== undefined && c.prefillMs > 0 && (uncached * 1000) / c.prefillMs > MAX_PLAUSIBLE_TPS) return `prefill above ${MAX_PLAUSIBLE_TPS.toExponential(0)} tok/s`;
+	if (c.engineTps !== undefined && c.engineTps > MAX_PLAUSIBLE_TPS) return `engine tok/s above ${MAX_PLAUSIBLE_TPS.toExponential(0)}`;
+	return undefined;
+}
