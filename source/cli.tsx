@@ -217,7 +217,8 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 		// Most likely a service started without --headless: say why it will not stay up.
 		process.stderr.write('infertop: stdout is not a terminal: printing one snapshot; add --headless to keep serving metrics\n');
 	}
-	if (command === 'snapshot' || !process.stdout.isTTY) {
+	// TERM=dumb: a terminal that cannot draw the screen gets the plain snapshot, not the alternate screen.
+	if (command === 'snapshot' || !process.stdout.isTTY || env.TERM === 'dumb') {
 		// A snapshot lasts seconds: a log that is not there now cannot appear in time (the monitor waits for it).
 		// Only the command line's (the config file's logs are lists a user keeps for the monitor).
 		const missing = config.origin.logs === 'flag' ? config.logs.map(missingLog).filter((m): m is string => m !== undefined) : [];

@@ -24,6 +24,7 @@ import {detectBandwidth} from './sources/bandwidth.js';
 import {createModelBytesResolver} from './sources/model-bytes.js';
 import {defaultLogLocations, findExistingLogs} from './sources/log-locations.js';
 import {createProbeController} from './probe/controller.js';
+import {readHistory} from './probe/history.js';
 import {createCompareController} from './probe/compare-controller.js';
 import type {Controller} from './types/controller.js';
 import {startDemoEngine, DEMO_OLLAMA_VERSION, type DemoEngine} from './demo/engine.js';
@@ -325,13 +326,14 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 	const stopTicker = store.startTicker();
 
 	const controller: Controller = {
-		probe(serverId, prompt, runs) {
+		probe(serverId, prompt, runs, chosen) {
 			const s = store.getSnapshot().servers[serverId];
 			if (!s?.url) {
 				dispatch({type: 'notice', t: Date.now(), level: 'warn', text: 'this entry has no server URL to probe (log only)'});
 				return;
 			}
-			const model = s.models[0]?.name;
+			// The model the screen shows (pinned with m, or the one running); else the server's first.
+			const model = chosen ?? s.models[0]?.name;
 			probing = serverId;
 			void probe.probe({serverId, engine: s.engine, url: s.url, model, apiKey: apiKeyFor(s.url)}, prompt ?? store.getSnapshot().probe.prompt, runs);
 		},
@@ -348,6 +350,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 			for (const h of quitHandlers) h();
 		},
 		setRefresh: ms => dispatch({type: 'refresh', refreshMs: ms}),
+		loadProbeHistory: async () => {
+			const file = effectiveHistoryPath(config);
+			const {entries} = await readHistory(file);
+			return {entries, file};
+		},
 	};
 
 	return {

@@ -9,6 +9,7 @@ import type {Controller, Runtime, RuntimeOptions} from '../runtime.js';
 import {createStore} from '../model/store.js';
 import {App} from '../ui/app.js';
 import {VERSION} from '../version.js';
+import {themeCycle} from '../config/themes.js';
 
 /** Defined true by scripts/build.mjs in a bundle whose Ink has the ink#910 fix; undefined when run from source. */
 declare const __INK_910_FIXED__: boolean | undefined;
@@ -22,7 +23,7 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 	let runtime: Runtime | undefined;
 	let quitRequested = false;
 	const controller: Controller = {
-		probe: (id, prompt, runs) => runtime?.controller.probe(id, prompt, runs),
+		probe: (id, prompt, runs, model) => runtime?.controller.probe(id, prompt, runs, model),
 		cancelProbe: () => runtime?.controller.cancelProbe(),
 		compare: () => runtime?.controller.compare?.(),
 		cancelCompare: () => runtime?.controller.cancelCompare?.(),
@@ -31,7 +32,30 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 			quitRequested = true;
 			app.unmount();
 		},
-		setRefresh: ms => store.dispatch({type: 'refresh', refreshMs: ms}),
+		setRefresh: ms => (runtime ? runtime.controller.setRefresh(ms) : store.dispatch({type: 'refresh', refreshMs: ms})),
+		loadProbeHistory: async () => {
+			if (!runtime?.controller.loadProbeHistory) throw new Error('still starting');
+			return runtime.controller.loadProbeHistory();
+		},
+		suspend: onResume => {
+			if (process.platform === 'win32' || !process.stdin.isTTY) return;
+			// Give the terminal back as it was: main screen, cooked mode, cursor shown; then stop (SIGTSTP's default action).
+			if (alt) process.stdout.write('\u001b[?1049l');
+			process.stdout.write('\u001b[?25h');
+			process.stdin.setRawMode?.(false);
+			process.once('SIGCONT', () => {
+				process.stdin.setRawMode?.(true);
+				if (alt) process.stdout.write('\u001b[?1049h');
+				process.stdout.write('\u001b[2J\u001b[H\u001b[?25l');
+				onResume();
+			});
+			// The whole process group (npx/tsx wrappers too), as a shell's Ctrl+Z does: the shell then sees the job stopped.
+			try {
+				process.kill(0, 'SIGTSTP');
+			} catch {
+				process.kill(process.pid, 'SIGTSTP');
+			}
+		},
 	};
 	// Alternate screen: resizing never wipes the user's scrollback (ink 6.8 has no option for it).
 	const alt = process.stdout.isTTY === true;
@@ -42,10 +66,13 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 		restored = true;
 	};
 	process.once('exit', restore);
+	// Themes are files: read (and checked) here, before the screen; one that does not load is a notice.
+	const {themes, error: themeError} = themeCycle({name: config.theme, noColor: config.noColor});
+	if (themeError) store.dispatch({type: 'notice', t: Date.now(), level: 'warn', text: themeError});
 	// Frames Ink drew (for the overhead bench: INFERTOP_RENDER_STATS=FILE gets them as JSON at exit).
 	let frames = 0;
 	const startedAt = performance.now();
-	const app = render(<App store={store} controller={controller} theme={config.theme} noColor={config.noColor} version={VERSION} />, {
+	const app = render(<App store={store} controller={controller} themes={themes} version={VERSION} />, {
 		exitOnCtrlC: false,
 		patchConsole: false,
 		maxFps: 10,

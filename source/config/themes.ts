@@ -100,3 +100,28 @@ export function resolveTheme(options: {readonly name?: string; readonly noColor?
 		}
 	}
 }
+
+/** Every theme `t` cycles through: the shipped ones, then no colour. */
+export const CYCLED_THEMES = [...BUILTIN_THEMES, NO_COLOR_THEME] as const;
+
+/**
+ * The themes the screen cycles with `t`, the chosen one first, then the other shipped themes and
+ * no-color (all four), read here so the screen never reads a file. When no colour was asked for
+ * (NO_COLOR, TERM=dumb, --no-color) only no-color. A theme that does not load is left out and
+ * said in `error` (the screen shows it as a notice); never throws.
+ */
+export function themeCycle(options: {readonly name?: string; readonly noColor?: boolean; readonly env?: Readonly<Record<string, string | undefined>>}): {themes: Theme[]; error?: string} {
+	const first = resolveTheme(options);
+	if (first.theme.noColor) return {themes: [first.theme], error: first.error};
+	const errors = first.error ? [first.error] : [];
+	const rest: Theme[] = [];
+	for (const name of CYCLED_THEMES) {
+		if (name === first.theme.name) continue;
+		try {
+			rest.push(loadTheme(name));
+		} catch (error) {
+			errors.push((error as Error).message);
+		}
+	}
+	return {themes: [first.theme, ...rest], error: errors.length > 0 ? errors.join('; ') : undefined};
+}

@@ -19,6 +19,12 @@ export interface MonitorStore {
 	setPaused(paused: boolean): void;
 	isPaused(): boolean;
 	/**
+	 * Tell subscribers to read again without publishing a snapshot (the screen shows the store's
+	 * latest refresh interval and pause at once, also while paused). Unlike publish() it is never
+	 * skipped: no change check and no pause holds it back.
+	 */
+	notify(): void;
+	/**
 	 * What the screen shows of the clock: the store publishes a tick alone (only `now` moved) only
 	 * when this key changes. Without one, every tick publishes.
 	 */
@@ -115,6 +121,9 @@ export function createStore(options: InitialOptions = {}): MonitorStore {
 			else for (const l of listeners) l();
 		},
 		isPaused: () => paused,
+		notify() {
+			for (const l of listeners) l();
+		},
 		startTicker(intervalMs?: number) {
 			// The screen refreshes at the user's interval (`+`/`-`, --refresh), never faster than 4 Hz.
 			let timer: NodeJS.Timeout | undefined;

@@ -11,6 +11,7 @@ import {appendHistory, defaultHistoryPath} from './history.js';
 import {DEFAULT_MAX_TOKENS, loadPrompt} from './prompts.js';
 import {runProbe, totalTimeoutFor, type LiveProgress, type ProbeTarget} from './run.js';
 import type {LogFiguresFn} from './timing.js';
+import {probeQueue} from '../model/queue.js';
 import type {Transport} from './transport.js';
 import type {ProbePromptKind, ProbeProgress, ProbeResult} from '../types/probe.js';
 
@@ -108,6 +109,9 @@ export function createProbeController(opts: ProbeControllerOptions): ProbeContro
 						progress({...base, run, tokens: p.tokens, liveTps: p.liveTps, ttftMs: p.ttftMs, elapsedMs: Date.now() - startedAt, status}, p.status !== undefined);
 					};
 					progress({...base, run, tokens: 0, elapsedMs: Date.now() - startedAt, status: status ?? 'waiting for the first token'}, true);
+					// What the server was doing when this run left: the queue the run may wait in.
+					const before = opts.getState().servers?.[target.serverId]?.requests ?? [];
+					const leftAt = Date.now();
 					const out = await runProbe({
 						target: {...target, apiKey},
 						prompt,
@@ -127,7 +131,8 @@ export function createProbeController(opts: ProbeControllerOptions): ProbeContro
 						transport: opts.transport,
 					});
 					plan = out.plan;
-					const result: ProbeResult = {...out.result, serverId: target.serverId};
+					const queue = probeQueue(before, opts.getState().servers?.[target.serverId]?.requests ?? [], leftAt, out.result.ttftMs);
+					const result: ProbeResult = {...out.result, serverId: target.serverId, queuedBehind: queue?.behind, queuedMs: queue?.queuedMs};
 					if (current !== ac) return;
 					dropPending();
 					opts.dispatch({type: 'probe-result', result, next: run < runs ? {...base, run: run + 1, tokens: 0, elapsedMs: Date.now() - startedAt, status: 'second run (cache reuse)'} : undefined});

@@ -7,7 +7,8 @@ import {constants} from 'node:fs';
 import {access, link, mkdir, open, stat, unlink, writeFile} from 'node:fs/promises';
 import path from 'node:path';
 import {historyFile} from '../config/paths.js';
-import type {ProbeResult} from '../types/probe.js';
+import type {ProbeHistoryEntry, ProbeResult} from '../types/probe.js';
+import {sanitize} from '../util/sanitize.js';
 
 /** Stable header. Never reorder or rename; new columns go at the end. */
 export const HISTORY_COLUMNS = [
@@ -103,6 +104,117 @@ async function exists(file: string): Promise<boolean> {
 		return true;
 	} catch {
 		return false;
+	}
+}
+
+/** One CSV line into cells (RFC 4180 quoting, as csvField writes it). */
+export function parseCsvLine(line: string): string[] {
+	const cells: string[] = [];
+	let cell = '';
+	let quoted = false;
+	for (let i = 0; i < line.length; i++) {
+		const c = line[i]!;
+		if (quoted) {
+			if (c === '"' && line[i + 1] === '"') {
+				cell += '"';
+				i++;
+			} else if (c === '"') quoted = false;
+			else cell += c;
+		} else if (c === '"' && cell === '') quoted = true;
+		else if (c === ',') {
+			cells.push(cell);
+			cell = '';
+		} else cell += c;
+	}
+	cells.push(cell);
+	return cells;
+}
+
+/** A figure cell: finite and not negative, else unknown (a hand-edited or foreign file never shows as 0). */
+function figure(cell: string | undefined): number | undefined {
+	if (cell === undefined || cell.trim() === '') return undefined;
+	const v = Number(cell);
+	return Number.isFinite(v) && v >= 0 ? v : undefined;
+}
+
+/**
+ * Parse history CSV text: columns found by the header's names (so rows from older versions with
+ * fewer columns read too); rows without a valid time or server are skipped and counted. Pure.
+ */
+export function parseHistory(text: string): {entries: ProbeHistoryEntry[]; skipped: number} {
+	const lines = text.split(/\r?\n/).filter(l => l.trim() !== '');
+	const header = lines.length > 0 ? parseCsvLine(lines[0]!) : [];
+	if (header[0] !== 'time' || !header.includes('server')) return {entries: [], skipped: lines.length};
+	const at = new Map(header.map((h, i) => [h, i]));
+	const entries: ProbeHistoryEntry[] = [];
+	let skipped = 0;
+	for (const line of lines.slice(1)) {
+		const c = parseCsvLine(line);
+		const get = (name: (typeof HISTORY_COLUMNS)[number]) => {
+			const i = at.get(name);
+			return i === undefined ? undefined : c[i];
+		};
+		const t = Date.parse(get('time') ?? '');
+		const server = sanitize(get('server') ?? '', 200);
+		if (!Number.isFinite(t) || server === '') {
+			skipped++;
+			continue;
+		}
+		const text = (name: (typeof HISTORY_COLUMNS)[number]) => {
+			const v = get(name);
+			return v === undefined || v === '' ? undefined : sanitize(v, 200);
+		};
+		const acceptance = figure(get('acceptance'));
+		entries.push({
+			t,
+			server,
+			engine: text('engine') ?? '--',
+			model: text('model'),
+			promptKind: text('prompt_kind') ?? '--',
+			promptTokens: figure(get('prompt_tokens')),
+			cachedTokens: figure(get('cached_tokens')),
+			ttftMs: figure(get('ttft_ms')),
+			decodeTps: figure(get('decode_tps_wall')),
+			reportedTps: figure(get('reported_tps')),
+			tokensPerPass: figure(get('tokens_per_pass')),
+			acceptance: acceptance !== undefined && acceptance <= 1 ? acceptance : undefined,
+			ceilingTps: figure(get('ceiling_tps')),
+			pctOfCeiling: figure(get('pct_of_ceiling')),
+		});
+	}
+	return {entries, skipped};
+}
+
+/** The file is read from its end: at most this many bytes (some thousand rows). */
+export const HISTORY_READ_BYTES = 512 * 1024;
+
+/**
+ * Read the history file for the screen's `h`: the newest rows (the last HISTORY_READ_BYTES of the
+ * file, header re-read from the start). A missing file is no history, not an error.
+ */
+export async function readHistory(file: string): Promise<{entries: ProbeHistoryEntry[]; skipped: number; missing: boolean}> {
+	let fh;
+	try {
+		fh = await open(file, 'r');
+	} catch (e) {
+		if ((e as NodeJS.ErrnoException).code === 'ENOENT') return {entries: [], skipped: 0, missing: true};
+		throw e;
+	}
+	try {
+		const {size} = await fh.stat();
+		const headBuf = Buffer.alloc(Math.min(size, 4096));
+		await fh.read(headBuf, 0, headBuf.length, 0);
+		const header = headBuf.toString('utf8').split(/\r?\n/)[0] ?? '';
+		const from = Math.max(0, size - HISTORY_READ_BYTES);
+		const buf = Buffer.alloc(size - from);
+		await fh.read(buf, 0, buf.length, from);
+		// Drop the header (from 0) or the partial first row (from the middle).
+		const text = buf.toString('utf8');
+		const nl = text.indexOf('\n');
+		const body = nl < 0 ? '' : text.slice(nl + 1);
+		return {...parseHistory(`${header}\n${body}`), missing: false};
+	} finally {
+		await fh.close();
 	}
 }
 

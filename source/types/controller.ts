@@ -1,12 +1,15 @@
-import type {ProbePromptKind} from './probe.js';
+import type {ProbeHistoryEntry, ProbePromptKind} from './probe.js';
 
 /**
  * Everything the screen asks for that needs I/O goes through this (the UI never touches fs,
  * processes or the network). The CLI wires it to the probe controller, the demo and the collectors.
  */
 export interface Controller {
-	/** Probe a server; `prompt` defaults to the last one used, `runs` = 2 for the cache-reuse run. */
-	probe(serverId: string, prompt?: ProbePromptKind, runs?: number): void;
+	/**
+	 * Probe a server; `prompt` defaults to the last one used, `runs` = 2 for the cache-reuse run,
+	 * `model` the model the screen shows (default: the server's first).
+	 */
+	probe(serverId: string, prompt?: ProbePromptKind, runs?: number, model?: string): void;
 	cancelProbe(): void;
 	/** Compare every loaded model on every server (key `c`): code, prose, long, 2 runs each. */
 	compare?(): void;
@@ -16,6 +19,11 @@ export interface Controller {
 	quit(): void;
 	/** New refresh interval (ms) for the collectors; the header shows state.refreshMs. */
 	setRefresh(ms: number): void;
-	/** Optional: the CLI cycles (and persists) themes itself; otherwise the App cycles built-ins. */
-	cycleTheme?(): void;
+	/**
+	 * Ctrl+Z: give the terminal back (leave the alternate screen, cooked mode) and stop the process;
+	 * `onResume` runs after `fg` once the screen is set up again. Absent = not supported here.
+	 */
+	suspend?(onResume: () => void): void;
+	/** `h`: read the probe history (the CSV) for the screen. Absent = no history here. */
+	loadProbeHistory?(): Promise<{readonly entries: readonly ProbeHistoryEntry[]; readonly file?: string}>;
 }

@@ -50,8 +50,33 @@ export interface ProbeResult {
 	readonly serverId?: string;
 	/** Numbers of the server's answer that were not believable (`eval_count -5`): their figures are unknown. */
 	readonly inconsistent?: readonly string[];
+	/**
+	 * Requests of this server already in flight when the run left (from its log): the run may have
+	 * waited behind them. Absent when none was seen (or the server has no log to say so).
+	 */
+	readonly queuedBehind?: number;
+	/** Of the TTFT, the time until the last of those requests finished (ms); absent when they ran on beside the probe. */
+	readonly queuedMs?: number;
 	/** Why the log gives no figures for this probe's request (`no log line for this request`, `2 candidates`). */
 	readonly logNote?: string;
+}
+
+/** One row of the probe history CSV, read back (source/probe/history.ts readHistory). Unknown cells are undefined. */
+export interface ProbeHistoryEntry {
+	readonly t: number;
+	readonly server: string;
+	readonly engine: string;
+	readonly model?: string;
+	readonly promptKind: string;
+	readonly promptTokens?: number;
+	readonly cachedTokens?: number;
+	readonly ttftMs?: number;
+	readonly decodeTps?: number;
+	readonly reportedTps?: number;
+	readonly tokensPerPass?: number;
+	readonly acceptance?: number;
+	readonly ceilingTps?: number;
+	readonly pctOfCeiling?: number;
 }
 
 export interface ProbeProgress {

@@ -6,8 +6,10 @@
 export type ActionId =
 	| 'help'
 	| 'quit'
+	| 'suspend'
 	| 'select-next'
 	| 'select-prev'
+	| 'pin-model'
 	| 'refresh-faster'
 	| 'refresh-slower'
 	| 'pause'
@@ -15,56 +17,91 @@ export type ActionId =
 	| 'filter'
 	| 'log-up'
 	| 'log-down'
+	| 'log-left'
+	| 'log-right'
+	| 'log-wrap'
+	| 'log-home'
+	| 'log-end'
 	| 'theme'
 	| 'escape'
 	| 'probe'
 	| 'choose-prompt'
 	| 'probe-twice'
+	| 'history'
+	| 'focus-table'
+	| 'table-up'
+	| 'table-down'
+	| 'table-sort'
+	| 'table-filter'
+	| 'table-detail'
 	| 'demo'
 	| 'prompt-next'
 	| 'prompt-prev'
 	| 'prompt-run'
 	| 'filter-apply'
+	| 'filter-backspace'
 	| 'compare'
 	| 'compare-close';
 
 /**
  * Where a binding applies. The router looks through the active scopes, first match wins:
- * filter (typing a query) › prompt / help / compare (overlays) › empty (nothing found) › global.
+ * always (Ctrl+C, F10, Ctrl+Z: every screen, even the too-small card) › filter (typing a query) ›
+ * help / prompt / compare / detail / history (overlays) › table (the requests table has focus) › empty
+ * (nothing found) › global. Behind the too-small card only `always` is live.
  */
-export type KeyScope = 'global' | 'empty' | 'help' | 'prompt' | 'filter' | 'compare';
+export type KeyScope = 'always' | 'global' | 'empty' | 'help' | 'prompt' | 'filter' | 'table' | 'detail' | 'history' | 'compare';
 
 export interface KeyBinding {
 	readonly id: ActionId;
-	/** Normalised key names: `q`, `P`, `?`, `ctrl+c`, `tab`, `shift+tab`, `up`, `down`, `escape`, `return`, `space`, `pageup`. */
+	/** Normalised key names: `q`, `P`, `?`, `ctrl+c`, `tab`, `shift+tab`, `up`, `down`, `escape`, `return`, `space`, `pageup`, `f1`. */
 	readonly keys: readonly string[];
 	readonly scope: KeyScope;
 	/** One line for the help overlay. */
 	readonly help: string;
 	/** Short label for the footer hint bar; absent = help overlay only. */
 	readonly footer?: string;
+	/** The keys as the footer shows them, when not the first key's label (`+/-`). */
+	readonly footerKeys?: string;
 }
 
 export const KEYMAP: readonly KeyBinding[] = [
-	{id: 'help', keys: ['?'], scope: 'global', help: 'Show all keys', footer: 'help'},
-	{id: 'quit', keys: ['q', 'ctrl+c'], scope: 'global', help: 'Quit', footer: 'quit'},
+	{id: 'quit', keys: ['ctrl+c', 'f10'], scope: 'always', help: 'Quit (also behind the too-small card)'},
+	{id: 'suspend', keys: ['ctrl+z'], scope: 'always', help: 'Suspend to the shell (fg brings the screen back)'},
+	{id: 'help', keys: ['?', 'f1'], scope: 'global', help: 'Show all keys', footer: 'help'},
+	{id: 'quit', keys: ['q'], scope: 'global', help: 'Quit', footer: 'quit'},
 	{id: 'select-next', keys: ['tab', 'down', 'j'], scope: 'global', help: 'Select the next engine', footer: 'engine'},
 	{id: 'select-prev', keys: ['shift+tab', 'up', 'k'], scope: 'global', help: 'Select the previous engine'},
-	{id: 'probe', keys: ['p'], scope: 'global', help: 'Probe the selected server with the last prompt', footer: 'probe'},
+	{id: 'pin-model', keys: ['m'], scope: 'global', help: 'Pin a model for PASSES and the probe (each model in turn, then auto)', footer: 'model'},
+	{id: 'probe', keys: ['p'], scope: 'global', help: 'Probe the model PASSES shows with the last prompt', footer: 'probe'},
 	{id: 'choose-prompt', keys: ['P'], scope: 'global', help: 'Choose the probe prompt', footer: 'prompt'},
-	{id: 'probe-twice', keys: ['r'], scope: 'global', help: 'Run the probe twice (shows prefix-cache reuse)', footer: 'twice'},
+	{id: 'probe-twice', keys: ['r'], scope: 'global', help: 'Probe twice: first against second run (prefix-cache reuse)', footer: 'twice'},
 	{id: 'compare', keys: ['c'], scope: 'global', help: 'Compare every server × model (code, prose, long; 2 runs each)', footer: 'compare'},
 	{id: 'escape', keys: ['escape'], scope: 'global', help: 'Close overlay / cancel the probe / clear the filter', footer: 'cancel'},
 	{id: 'pause', keys: ['space'], scope: 'global', help: 'Pause the screen (collection goes on)', footer: 'pause'},
+	{id: 'focus-table', keys: ['f'], scope: 'global', help: 'Focus the requests table (scroll, sort, filter, detail)', footer: 'table'},
+	{id: 'history', keys: ['h'], scope: 'global', help: 'Probe history: the last probes per server (from the CSV)', footer: 'history'},
 	{id: 'toggle-log', keys: ['l'], scope: 'global', help: 'Show / hide the log pane', footer: 'log'},
 	{id: 'filter', keys: ['/'], scope: 'global', help: 'Filter the log (substring or /regex/)', footer: 'filter'},
-	{id: 'log-up', keys: ['pageup', '['], scope: 'global', help: 'Scroll the log back'},
+	{id: 'log-up', keys: ['pageup', '['], scope: 'global', help: 'Scroll the log back (the view holds while new lines arrive)'},
 	{id: 'log-down', keys: ['pagedown', ']'], scope: 'global', help: 'Scroll the log forward'},
-	{id: 'refresh-faster', keys: ['+', '='], scope: 'global', help: 'Refresh faster', footer: '+-rate'},
+	{id: 'log-home', keys: ['home'], scope: 'global', help: 'Log: jump to the oldest line'},
+	{id: 'log-end', keys: ['end'], scope: 'global', help: 'Log: jump to the newest line (follow)'},
+	{id: 'log-left', keys: ['left'], scope: 'global', help: 'Log: scroll sideways to the left'},
+	{id: 'log-right', keys: ['right'], scope: 'global', help: 'Log: scroll sideways to the right'},
+	{id: 'log-wrap', keys: ['w'], scope: 'global', help: 'Log: wrap long lines / cut them'},
+	{id: 'refresh-faster', keys: ['+', '='], scope: 'global', help: 'Refresh faster', footer: 'rate', footerKeys: '+/-'},
 	{id: 'refresh-slower', keys: ['-', '_'], scope: 'global', help: 'Refresh slower'},
-	{id: 'theme', keys: ['t'], scope: 'global', help: 'Cycle colour themes', footer: 'theme'},
+	{id: 'theme', keys: ['t'], scope: 'global', help: 'Next colour theme (dark, light, high-contrast, no-color)', footer: 'theme'},
 	{id: 'demo', keys: ['d'], scope: 'empty', help: 'Start the built-in demo engine', footer: 'demo'},
-	{id: 'escape', keys: ['escape', '?', 'q'], scope: 'help', help: 'Close help', footer: 'close'},
+	{id: 'table-down', keys: ['down', 'j'], scope: 'table', help: 'Next request', footer: 'move'},
+	{id: 'table-up', keys: ['up', 'k'], scope: 'table', help: 'Previous request'},
+	{id: 'table-sort', keys: ['s'], scope: 'table', help: 'Sort by time, decode, prompt, cached', footer: 'sort'},
+	{id: 'table-filter', keys: ['/'], scope: 'table', help: 'Filter the requests (engine, model, substring)', footer: 'filter'},
+	{id: 'table-detail', keys: ['return'], scope: 'table', help: "One request's detail (every field, its log lines)", footer: 'detail'},
+	{id: 'escape', keys: ['escape', 'f'], scope: 'table', help: 'Leave the table (back to the engines)', footer: 'back'},
+	{id: 'escape', keys: ['escape', '?', 'q', 'f1'], scope: 'help', help: 'Close help', footer: 'close'},
+	{id: 'escape', keys: ['escape', 'return', 'q'], scope: 'detail', help: 'Close the request detail', footer: 'close'},
+	{id: 'escape', keys: ['escape', 'h', 'q'], scope: 'history', help: 'Close the probe history', footer: 'close'},
 	{id: 'prompt-next', keys: ['down', 'j', 'tab'], scope: 'prompt', help: 'Next prompt'},
 	{id: 'prompt-prev', keys: ['up', 'k', 'shift+tab'], scope: 'prompt', help: 'Previous prompt'},
 	{id: 'prompt-run', keys: ['return'], scope: 'prompt', help: 'Probe with this prompt', footer: 'run'},
@@ -74,6 +111,7 @@ export const KEYMAP: readonly KeyBinding[] = [
 	{id: 'help', keys: ['?'], scope: 'compare', help: 'Show all keys'},
 	{id: 'quit', keys: ['q'], scope: 'compare', help: 'Quit', footer: 'quit'},
 	{id: 'filter-apply', keys: ['return'], scope: 'filter', help: 'Apply the filter', footer: 'apply'},
+	{id: 'filter-backspace', keys: ['backspace'], scope: 'filter', help: 'Delete the last character'},
 	{id: 'escape', keys: ['escape'], scope: 'filter', help: 'Stop editing the filter', footer: 'cancel'},
 ];
 
@@ -118,6 +156,16 @@ export function keyName(input: string, key: InkKeyLike): string | undefined {
 	return undefined;
 }
 
+/**
+ * Function keys from the raw input sequence (Ink's useInput hands them over as an empty string):
+ * F1 as xterm (`ESC O P`), rxvt/VT220 (`ESC [ 11 ~`) and the Linux console (`ESC [ [ A`); F10 as `ESC [ 21 ~`.
+ */
+export function functionKey(raw: string): 'f1' | 'f10' | undefined {
+	if (raw === '\u001bOP' || raw === '\u001b[11~' || raw === '\u001b[[A') return 'f1';
+	if (raw === '\u001b[21~') return 'f10';
+	return undefined;
+}
+
 /** Human label of a key for the footer and help: `Tab`, `S-Tab`, `↑`, `Esc`, `^C`, `Space`. */
 export function keyLabel(k: string): string {
 	const labels: Record<string, string> = {
@@ -135,6 +183,8 @@ export function keyLabel(k: string): string {
 		escape: 'Esc',
 		space: 'Space',
 		backspace: 'Bksp',
+		f1: 'F1',
+		f10: 'F10',
 	};
 	if (labels[k]) return labels[k];
 	if (k.startsWith('ctrl+')) return `^${k.slice(5).toUpperCase()}`;
@@ -162,7 +212,7 @@ export function footerHints(keymap: readonly KeyBinding[], scopes: readonly KeyS
 	for (const scope of scopes) {
 		for (const b of keymap) {
 			if (b.scope !== scope || b.footer === undefined) continue;
-			out.push({keys: keyLabel(b.keys[0]!), label: b.footer, id: b.id});
+			out.push({keys: b.footerKeys ?? keyLabel(b.keys[0]!), label: b.footer, id: b.id});
 		}
 	}
 	return out;
@@ -189,7 +239,11 @@ export function footerText(hints: readonly FooterHint[], width: number): string 
 }
 
 const SCOPE_TITLES: Record<KeyScope, string> = {
+	always: 'On every screen',
 	global: 'Everywhere',
+	table: 'In the requests table (f)',
+	detail: 'In a request detail',
+	history: 'In the probe history',
 	empty: 'When no engine is found',
 	help: 'In this help',
 	prompt: 'Choosing a probe prompt',
@@ -202,15 +256,26 @@ const SCOPE_TITLES: Record<KeyScope, string> = {
  * per line and folds every other scope into one line (`Choosing a probe prompt: ↓/j/Tab next · …`),
  * so the whole table fits an 80×24 screen.
  */
-export function helpLines(keymap: readonly KeyBinding[], options: {readonly compact?: boolean} = {}): string[] {
+export function helpLines(keymap: readonly KeyBinding[], options: {readonly compact?: boolean; readonly width?: number} = {}): string[] {
 	const lines: string[] = [];
-	const scopes: KeyScope[] = ['global', 'empty', 'prompt', 'compare', 'filter', 'help'];
+	const scopes: KeyScope[] = ['global', 'always', 'empty', 'table', 'prompt', 'filter', 'help', 'detail', 'history', 'compare'];
 	for (const scope of scopes) {
 		const group = keymap.filter(b => b.scope === scope);
 		if (group.length === 0) continue;
-		if (options.compact && scope !== 'global') {
-			// The help and compare overlays say their own keys in their title and footer.
-			if (scope === 'help' || scope === 'compare') continue;
+		if (options.compact && scope === 'global') {
+			// Two columns: `keys label` cells, so the global keys take half the rows.
+			const cell = Math.max(20, Math.floor((options.width ?? 80) / 2) - 1);
+			const cells = group.map(b => {
+				const keys = b.keys.map(keyLabel).join('/');
+				return fitCell(`  ${keys.padEnd(11)} ${b.help}`, cell);
+			});
+			lines.push(SCOPE_TITLES[scope]);
+			const half = Math.ceil(cells.length / 2);
+			for (let i = 0; i < half; i++) lines.push(`${cells[i]!} ${cells[i + half] ?? ''}`.trimEnd());
+			continue;
+		}
+		if (options.compact) {
+			if (scope === 'help' || scope === 'detail' || scope === 'history' || scope === 'compare') continue;
 			lines.push(`${SCOPE_TITLES[scope]}: ${group.map(b => `${b.keys.map(keyLabel).join('/')} ${b.footer ?? b.help}`).join(' · ')}`);
 			continue;
 		}
@@ -231,4 +296,11 @@ export function helpLines(keymap: readonly KeyBinding[], options: {readonly comp
 		}
 	}
 	return lines;
+}
+
+/** Cut to `width` code points with an ellipsis, padded to it. */
+function fitCell(text: string, width: number): string {
+	const chars = Array.from(text);
+	const out = chars.length > width ? `${chars.slice(0, width - 1).join('')}…` : text;
+	return out + ' '.repeat(Math.max(0, width - Array.from(out).length));
 }

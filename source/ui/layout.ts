@@ -77,8 +77,8 @@ export function planLayout(input: LayoutInput): LayoutPlan {
 	const passes = PASSES_BASE + (graphRows > 0 ? graphRows + GRAPH_EXTRA : 0);
 	free -= probe + contention + passes;
 
-	// Engines: title + rows wanted, at least title + 1, at most title + 8.
-	let engines = 1 + Math.min(8, wantEngines);
+	// Engines: title + column headers + rows wanted, at least title + 1, at most title + headers + 8.
+	let engines = 2 + Math.min(8, wantEngines);
 	let logBelow = 0;
 	if (below) {
 		// A log pane asked for on a narrow/short screen takes what is left, at least 4 rows.
@@ -95,18 +95,19 @@ export function planLayout(input: LayoutInput): LayoutPlan {
 		requests = Math.max(0, free);
 		free = 0;
 	}
-	// Whatever is left goes to the contention pane (more hot processes), the probe pane, then the engines list.
+	// Whatever is left goes to the probe pane (first against second needs 3 lines), the contention
+	// pane (more hot processes), then the requests table; never blank rows under ENGINES.
 	let probeRows = probe;
 	if (free > 0) {
+		const p = Math.min(free, Math.max(0, 4 - probe));
+		probeRows += p;
+		free -= p;
 		const more = Math.min(free, 3);
 		contention += more;
 		free -= more;
-		const p = Math.min(free, 1);
-		probeRows += p;
-		free -= p;
-		// Room to spare between the sizes (e.g. 110×34): the requests table, not blank engine rows.
+		// Room to spare between the sizes (e.g. 110×34): the requests table.
 		if (free >= 4 && !below) requests = free;
-		else engines += free;
+		else contention += free;
 		free = 0;
 	}
 	if (free < 0 && graphRows > 0) graphRows = Math.max(0, graphRows + free);

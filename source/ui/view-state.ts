@@ -1,58 +1,106 @@
 /**
- * View state only (selection, overlays, log scroll and filter, theme, pause badge), as a reducer:
- * key handlers dispatch actions and never read captured state (ink-practices §4.3, stale closures).
+ * View state only (selection, pinned models, overlays, focus, log position and filter, requests
+ * table, theme), as a reducer: key handlers dispatch actions and never read captured state
+ * (ink-practices §4.3, stale closures). Pause is not here: the store owns it (store.isPaused()).
  */
 import type {ProbePromptKind} from '../types/probe.js';
+import type {ProbeHistoryEntry} from '../types/probe.js';
 
 export const PROMPT_KINDS: readonly Exclude<ProbePromptKind, 'file'>[] = ['code', 'prose', 'repeat', 'hex', 'long'];
 
-export type Overlay = 'none' | 'help' | 'prompt' | 'compare';
+export type Overlay = 'none' | 'help' | 'prompt' | 'detail' | 'history' | 'compare';
+
+/** Sort orders of the requests table, cycled by `s`. */
+export const TABLE_SORTS = ['time', 'decode', 'prompt', 'cached'] as const;
+export type TableSort = (typeof TABLE_SORTS)[number];
+
+/** Columns the log pane moves sideways per ←/→ press. */
+export const LOG_SIDE_STEP = 20;
 
 export interface ViewState {
 	/** Selected server id; undefined = the first one. */
 	readonly selectedId?: string;
+	/** Model pinned per server id (PASSES and the probe follow it); absent = automatic. */
+	readonly pinned: Readonly<Record<string, string>>;
 	readonly overlay: Overlay;
 	/** Cursor in the prompt chooser. */
 	readonly promptCursor: number;
 	/** undefined: automatic (beside from 160 columns). */
 	readonly showLog?: boolean;
-	/** Lines scrolled back from the newest. */
-	readonly logScroll: number;
+	/**
+	 * The log line at the bottom of the pane, as its absolute number (lines ever seen, counting from
+	 * 0); undefined = follow the newest. Absolute, so the view does not drift while scrolled back.
+	 */
+	readonly logEnd?: number;
+	/** Columns scrolled sideways (cut mode). */
+	readonly logLeft: number;
+	/** Wrap long log lines instead of cutting them. */
+	readonly logWrap: boolean;
 	/** The applied log filter (substring, or /regex/). */
 	readonly filter: string;
-	/** Typing a filter: the draft shown above the log. */
+	/** Typing a filter (for the log or the table): the draft shown above it. */
 	readonly filterEditing: boolean;
+	readonly filterTarget: 'log' | 'table';
 	readonly filterDraft: string;
-	readonly paused: boolean;
+	/** Which pane the arrows move in. */
+	readonly focus: 'engines' | 'table';
+	readonly tableSort: TableSort;
+	readonly tableFilter: string;
+	/** Row cursor in the (sorted, filtered) requests table. */
+	readonly tableCursor: number;
+	/** The request the detail overlay shows (`serverId/key`). */
+	readonly detailKey?: string;
+	/** Probe history read for `h`. */
+	readonly history?: {readonly loading: boolean; readonly entries: readonly ProbeHistoryEntry[]; readonly error?: string; readonly file?: string};
 	/** Index into the theme cycle. */
 	readonly themeIndex: number;
+	/** A short message in the footer (theme name, …) from the key handlers; shown a few seconds. */
+	readonly flash?: {readonly text: string; readonly t: number};
+	/** Ctrl+Z: the screen is blanked while the process is stopped. */
+	readonly suspended: boolean;
 }
 
 export const initialView: ViewState = {
+	pinned: {},
 	overlay: 'none',
 	promptCursor: 0,
-	logScroll: 0,
+	logLeft: 0,
+	logWrap: false,
 	filter: '',
 	filterEditing: false,
+	filterTarget: 'log',
 	filterDraft: '',
-	paused: false,
+	focus: 'engines',
+	tableSort: 'time',
+	tableFilter: '',
+	tableCursor: 0,
 	themeIndex: 0,
+	suspended: false,
 };
 
 export type ViewAction =
 	| {readonly type: 'select'; readonly order: readonly string[]; readonly delta: 1 | -1}
+	| {readonly type: 'pin'; readonly serverId: string; readonly model?: string}
 	| {readonly type: 'overlay'; readonly overlay: Overlay; readonly promptCursor?: number}
 	| {readonly type: 'prompt-move'; readonly delta: 1 | -1}
 	| {readonly type: 'toggle-log'; readonly visibleNow: boolean}
-	| {readonly type: 'log-scroll'; readonly delta: number; readonly max: number}
-	| {readonly type: 'filter-start'}
+	| {readonly type: 'log-end'; readonly end?: number}
+	| {readonly type: 'log-side'; readonly delta: number}
+	| {readonly type: 'log-wrap'}
+	| {readonly type: 'filter-start'; readonly target: 'log' | 'table'}
 	| {readonly type: 'filter-type'; readonly text: string}
 	| {readonly type: 'filter-backspace'}
 	| {readonly type: 'filter-apply'}
 	| {readonly type: 'filter-cancel'}
 	| {readonly type: 'filter-clear'}
-	| {readonly type: 'paused'; readonly paused: boolean}
-	| {readonly type: 'theme-next'; readonly count: number};
+	| {readonly type: 'focus'; readonly focus: 'engines' | 'table'}
+	| {readonly type: 'table-move'; readonly delta: number; readonly count: number}
+	| {readonly type: 'table-sort'}
+	| {readonly type: 'detail'; readonly key: string}
+	| {readonly type: 'history'; readonly history: NonNullable<ViewState['history']>}
+	| {readonly type: 'theme-next'; readonly count: number}
+	| {readonly type: 'flash'; readonly text: string; readonly t: number}
+	| {readonly type: 'suspended'; readonly suspended: boolean};
 
 export function viewReducer(state: ViewState, action: ViewAction): ViewState {
 	switch (action.type) {
@@ -61,32 +109,59 @@ export function viewReducer(state: ViewState, action: ViewAction): ViewState {
 			if (order.length === 0) return state;
 			const at = state.selectedId === undefined ? 0 : Math.max(0, order.indexOf(state.selectedId));
 			const next = (at + action.delta + order.length) % order.length;
-			return {...state, selectedId: order[next]};
+			return {...state, selectedId: order[next], logEnd: undefined, logLeft: 0};
+		}
+		case 'pin': {
+			const pinned = {...state.pinned};
+			if (action.model === undefined) delete pinned[action.serverId];
+			else pinned[action.serverId] = action.model;
+			return {...state, pinned};
 		}
 		case 'overlay':
 			return {...state, overlay: action.overlay, promptCursor: action.promptCursor ?? state.promptCursor};
 		case 'prompt-move':
 			return {...state, promptCursor: (state.promptCursor + action.delta + PROMPT_KINDS.length) % PROMPT_KINDS.length};
 		case 'toggle-log':
-			return {...state, showLog: !action.visibleNow, logScroll: 0};
-		case 'log-scroll':
-			return {...state, logScroll: Math.max(0, Math.min(action.max, state.logScroll + action.delta))};
-		case 'filter-start':
-			return {...state, filterEditing: true, filterDraft: state.filter, showLog: state.showLog === false ? true : state.showLog};
+			return {...state, showLog: !action.visibleNow, logEnd: undefined};
+		case 'log-end':
+			return {...state, logEnd: action.end};
+		case 'log-side':
+			return {...state, logLeft: Math.max(0, Math.min(1024, state.logLeft + action.delta))};
+		case 'log-wrap':
+			return {...state, logWrap: !state.logWrap, logLeft: 0};
+		case 'filter-start': {
+			const draft = action.target === 'table' ? state.tableFilter : state.filter;
+			const showLog = action.target === 'log' && state.showLog === false ? true : state.showLog;
+			return {...state, filterEditing: true, filterTarget: action.target, filterDraft: draft, showLog};
+		}
 		case 'filter-type':
 			return {...state, filterDraft: state.filterDraft + action.text};
 		case 'filter-backspace':
 			return {...state, filterDraft: Array.from(state.filterDraft).slice(0, -1).join('')};
 		case 'filter-apply':
-			return {...state, filterEditing: false, filter: state.filterDraft, logScroll: 0};
+			return state.filterTarget === 'table'
+				? {...state, filterEditing: false, tableFilter: state.filterDraft, tableCursor: 0}
+				: {...state, filterEditing: false, filter: state.filterDraft, logEnd: undefined};
 		case 'filter-cancel':
-			return {...state, filterEditing: false, filterDraft: state.filter};
+			return {...state, filterEditing: false, filterDraft: state.filterTarget === 'table' ? state.tableFilter : state.filter};
 		case 'filter-clear':
-			return {...state, filter: '', filterDraft: '', logScroll: 0};
-		case 'paused':
-			return {...state, paused: action.paused};
+			return state.focus === 'table' ? {...state, tableFilter: '', tableCursor: 0} : {...state, filter: '', filterDraft: '', logEnd: undefined};
+		case 'focus':
+			return {...state, focus: action.focus};
+		case 'table-move':
+			return {...state, tableCursor: Math.max(0, Math.min(action.count - 1, state.tableCursor + action.delta))};
+		case 'table-sort':
+			return {...state, tableSort: TABLE_SORTS[(TABLE_SORTS.indexOf(state.tableSort) + 1) % TABLE_SORTS.length]!, tableCursor: 0};
+		case 'detail':
+			return {...state, overlay: 'detail', detailKey: action.key};
+		case 'history':
+			return {...state, history: action.history};
 		case 'theme-next':
 			return {...state, themeIndex: action.count > 0 ? (state.themeIndex + 1) % action.count : 0};
+		case 'flash':
+			return {...state, flash: {text: action.text, t: action.t}};
+		case 'suspended':
+			return {...state, suspended: action.suspended};
 	}
 }
 

@@ -16,11 +16,17 @@ import {initialState, reduce} from '../../source/model/reducer.js';
 import {deriveServer, figureSets, hhmm, matchProbeRequest} from '../../source/model/derive.js';
 import {toSnapshot} from '../../source/model/snapshot.js';
 import {logLines} from '../../source/model/log-ring.js';
-import {requestRows} from '../../source/ui/panes/requests.js';
+import {entryText, requestEntries, tableEntries} from '../../source/ui/panes/requests.js';
 import {engineRows} from '../../source/ui/panes/engines.js';
 import {passesLines} from '../../source/ui/panes/passes.js';
 import {sanitize} from '../../source/util/sanitize.js';
 import type {Action, LineParser, ModelInfo, MonitorState} from '../../source/types/monitor.js';
+
+/** The requests table's rows as text (time sort, no filter), at most `limit`. */
+const requestRows = (servers: MonitorState['servers'], order: readonly string[], limit: number): {text: string}[] =>
+	tableEntries(requestEntries(servers, order), 'time', '')
+		.slice(0, limit)
+		.map(e => ({text: entryText(e)}));
 
 const T0 = Date.parse('2026-08-21T18:00:00Z');
 const ID = 'ollama@127.0.0.1:11434';

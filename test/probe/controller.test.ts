@@ -150,3 +150,42 @@ describe('probe controller', () => {
 		expect(h.probe().lastError).toBe('probe timed out after 500 ms (the overall limit, --timeout)');
 	});
 });
+
+describe('probe controller: the queue', () => {
+	it('a request in flight when the run left that finishes before the first token: queued behind it', async () => {
+		let requests: {key: string; serverId: string; firstSeen: number; lastSeen: number; done: boolean}[] = [];
+		const stream = openaiStream(8, {firstDelayMs: 400, gapMs: 5});
+		// The server finishes the other request 300 ms into the probe's wait, then answers.
+		server = await startServer({
+			'POST /v1/chat/completions': (req, res, body) => {
+				setTimeout(() => {
+					requests = requests.map(r => ({...r, done: true, lastSeen: Date.now()}));
+				}, 300);
+				return stream(req, res, body);
+			},
+		});
+		let probe: ProbeState = emptyProbe();
+		const getState = () => ({probe, servers: {s1: {id: 's1', engine: 'llamacpp', models: [{name: 'm'}], requests}}, bandwidth: {}}) as unknown as MonitorState;
+		const dispatch = (a: Action) => {
+			probe = reduce({probe} as MonitorState, a).probe;
+		};
+		requests = [{key: 'other', serverId: 's1', firstSeen: Date.now() - 2000, lastSeen: Date.now() - 100, done: false}];
+		const c = createProbeController({dispatch, getState, historyPath: null, timeouts: {firstTokenMs: 5000, interTokenMs: 3000}});
+		await c.probe(target(server.url), 'code');
+		const r = probe.results.at(-1)!;
+		expect(r.queuedBehind).toBe(1);
+		expect(r.queuedMs).toBeDefined();
+		// It waited at least the 300 ms the other request still ran, and never more than its TTFT.
+		expect(r.queuedMs!).toBeGreaterThanOrEqual(250);
+		expect(r.queuedMs!).toBeLessThanOrEqual(r.ttftMs!);
+	});
+
+	it('nothing in flight: no queue fields', async () => {
+		server = await startServer({'POST /v1/chat/completions': openaiStream(8, {gapMs: 5})});
+		const h = harness();
+		const c = createProbeController({dispatch: h.dispatch, getState: h.getState, historyPath: null, timeouts: {firstTokenMs: 5000, interTokenMs: 3000}});
+		await c.probe(target(server.url), 'code');
+		expect(h.probe().results[0]!.queuedBehind).toBeUndefined();
+		expect(h.probe().results[0]!.queuedMs).toBeUndefined();
+	});
+});

@@ -5,7 +5,7 @@ import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {promisify} from 'node:util';
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
-import {HISTORY_HEADER, appendHistory, checkHistoryWritable, csvField, defaultHistoryPath, ensureDir, historyRow} from '../../source/probe/history.js';
+import {HISTORY_HEADER, HISTORY_READ_BYTES, appendHistory, checkHistoryWritable, csvField, defaultHistoryPath, ensureDir, historyRow, readHistory} from '../../source/probe/history.js';
 import type {ProbeResult} from '../../source/types/probe.js';
 
 const run = promisify(execFile);
@@ -87,6 +87,34 @@ describe('probe history CSV', () => {
 		expect(rows).toHaveLength(300);
 		for (const r of rows) expect(r).toMatch(/^1970-01-01T00:00:00\.000Z,u,e,[AB]-\d+-x{3000},code,,,,,,,,,,v,,$/);
 	}, 30_000);
+});
+
+describe('readHistory (the screen\'s h)', () => {
+	const row = (i: number): ProbeResult => ({t: Date.parse('2026-03-01T12:00:00Z') + i * 1000, engine: 'ollama', url: 'http://127.0.0.1:11434', model: 'qwen3:8b', protocol: 'ollama', prompt: 'code', promptKind: 'code', decodeTps: 40 + (i % 10), ttftMs: 300});
+
+	it('a missing file is no history, not an error', async () => {
+		expect(await readHistory(path.join(dir, 'none.csv'))).toEqual({entries: [], skipped: 0, missing: true});
+	});
+
+	it('reads back what appendHistory wrote', async () => {
+		const file = path.join(dir, 'probes.csv');
+		for (let i = 0; i < 3; i++) await appendHistory(file, row(i), '0.1.0');
+		const h = await readHistory(file);
+		expect(h.skipped).toBe(0);
+		expect(h.entries.map(e => [e.t, e.decodeTps, e.ttftMs, e.model])).toEqual([0, 1, 2].map(i => [row(i).t, 40 + i, 300, 'qwen3:8b']));
+	});
+
+	it('a large file: only its end is read, the header from its start, no partial row', async () => {
+		const file = path.join(dir, 'big.csv');
+		const rows = Array.from({length: 6000}, (_, i) => historyRow(row(i), '0.1.0')).join('');
+		await import('node:fs/promises').then(fs => fs.writeFile(file, `${HISTORY_HEADER}\n${rows}`));
+		expect(rows.length).toBeGreaterThan(HISTORY_READ_BYTES);
+		const h = await readHistory(file);
+		expect(h.skipped).toBe(0);
+		expect(h.entries.at(-1)!.t).toBe(row(5999).t);
+		expect(h.entries.length).toBeLessThan(6000);
+		expect(h.entries.length).toBeGreaterThan(1000);
+	});
 });
 
 describe('history folder and errors (issue 14: any history error returns at once)', () => {

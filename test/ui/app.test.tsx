@@ -5,6 +5,8 @@ import {KEYMAP, type KeyBinding} from '../../source/ui/keymap.js';
 import type {MonitorStore} from '../../source/model/store.js';
 import {emptyStore, LLAMA, OLLAMA, richState, richStore, T0} from './fixtures.js';
 import {renderTui, settle, waitFor, type Tui} from './render-tui.js';
+import {themeCycle} from '../../source/config/themes.js';
+import type {Theme} from '../../source/ui/theme.js';
 
 function fakeController(): Controller & {calls: Record<string, unknown[][]>} {
 	const calls: Record<string, unknown[][]> = {};
@@ -29,10 +31,10 @@ afterEach(() => {
 	tui = undefined;
 });
 
-async function mount(opts: {columns: number; rows: number; store?: MonitorStore; controller?: Controller; keymap?: readonly KeyBinding[]; stdinIsTTY?: boolean}) {
+async function mount(opts: {columns: number; rows: number; store?: MonitorStore; controller?: Controller; keymap?: readonly KeyBinding[]; stdinIsTTY?: boolean; themes?: readonly Theme[]}) {
 	const store = opts.store ?? richStore();
 	const controller = opts.controller ?? fakeController();
-	tui = renderTui(<App store={store} controller={controller} version="0.1.0" noColor keymap={opts.keymap} />, {
+	tui = renderTui(<App store={store} controller={controller} version="0.1.0" keymap={opts.keymap} themes={opts.themes} />, {
 		columns: opts.columns,
 		rows: opts.rows,
 		stdinIsTTY: opts.stdinIsTTY,
@@ -59,7 +61,13 @@ describe('App at the three reference sizes', () => {
 		expect(f).toContain('ENGINES');
 		expect(f).toMatch(/▸ ● up\s+ollama\s+127\.0\.0\.1:11434\s+qwen3:8b\s+100% GPU/);
 		expect(f).toMatch(/● up\s+llamacpp\s+127\.0\.0\.1:8080\s+--/);
-		expect(f).toContain('ctx 4×8192');
+		// Column headers; the model names whole, the keep-alive left out before any name is cut.
+		expect(f).toContain('  state engine   server          model      residency                    ctx');
+		expect(f).toContain('▸ ● up  ollama   127.0.0.1:11434 qwen3:8b   100% GPU                     8192');
+		expect(f).toContain('  ● up  llamacpp 127.0.0.1:8080  --         --                           4×8192');
+		expect(f).not.toContain('from now');
+		// No blank rows under ENGINES: PASSES follows the last engine row.
+		expect(lines(f)[6]).toMatch(/^PASSES {2}qwen3:8b/);
 		expect(f).toContain('48%/52% CPU/GPU ⚠ 48% on CPU');
 		expect(f).toContain('decode 47.6 tok/s');
 		expect(f).toContain('ceiling 55.7 tok/s   85% of ceiling');
@@ -86,7 +94,12 @@ describe('App at the three reference sizes', () => {
 		expect(f).toContain('tok/pass 4.54 (0–5)');
 		expect(f).toContain('REQUESTS');
 		expect(f).toMatch(/▶ live\s+llamacpp\s+--\s+tg 51\.3 tok\/s, 120 tokens/);
-		expect(f).toMatch(/llamacpp\s+Qwen3-8B-Q4_K_M…\s+300\s+0\s+750\.0\s+52\.2\s+5\.22\s+76%/);
+		expect(f).toMatch(/llamacpp\s+Qwen3-8B-Q4_K_M\.gguf\s+300\s+0\s+750\.0\s+52\.2\s+5\.22\s+76%/);
+		// The keep-alive says what it is.
+		expect(f).toMatch(/qwen3:8b\s+100% GPU\s+8192\s+keep-alive 3 minutes/);
+		// The tokens-per-pass sparkline's label is whole (it was cut to `tk/pas`).
+		expect(f).not.toContain('tk/pas');
+		expect(f).toMatch(/█ tok\/pass 4\.54 \(0–5\)/);
 		expect(f).not.toContain('LOG ');
 	});
 
@@ -133,7 +146,7 @@ describe('keys', () => {
 		tui.stdin.write('?');
 		await waitFor(() => tui.frame().includes('KEYS'), 'help open');
 		expect(tui.frame()).toContain('Show all keys');
-		expect(tui.frame()).toContain('Typing a log filter: Enter apply · Esc cancel');
+		expect(tui.frame()).toContain('Typing a log filter: Enter apply · Bksp Delete the last character · Esc cancel');
 		expect(tui.frame()).not.toContain('more (a taller terminal');
 		expectFits(tui.frame(), 80, 24);
 		tui.stdin.write('\u001b');
@@ -195,19 +208,20 @@ describe('keys', () => {
 		const {tui} = await mount({columns: 80, rows: 24, controller});
 		tui.stdin.write('p');
 		await waitFor(() => (controller.calls['probe']?.length ?? 0) === 1, 'probe called');
-		expect(controller.calls['probe']![0]).toEqual([OLLAMA, 'code']);
+		expect(controller.calls['probe']![0]).toEqual([OLLAMA, 'code', 1, 'qwen3:8b']);
 		tui.stdin.write('\t');
 		await waitFor(() => /▸ ● up\s+llamacpp/.test(tui.frame()), 'llamacpp selected');
 		tui.stdin.write('r');
 		await waitFor(() => (controller.calls['probe']?.length ?? 0) === 2, 'probe twice');
-		expect(controller.calls['probe']![1]).toEqual([LLAMA, 'code', 2]);
+		// The model PASSES shows (request attribution names llama.cpp's model too): the probe asks for it.
+		expect(controller.calls['probe']![1]).toEqual([LLAMA, 'code', 2, 'Qwen3-8B-Q4_K_M.gguf']);
 		tui.stdin.write('P');
 		await waitFor(() => tui.frame().includes('PROBE PROMPT'), 'prompt chooser');
 		tui.stdin.write('j');
 		await waitFor(() => /▸ prose/.test(tui.frame()), 'cursor on prose');
 		tui.stdin.write('\r');
 		await waitFor(() => (controller.calls['probe']?.length ?? 0) === 3, 'probe with prose');
-		expect(controller.calls['probe']![2]).toEqual([LLAMA, 'prose']);
+		expect(controller.calls['probe']![2]).toEqual([LLAMA, 'prose', 1, 'Qwen3-8B-Q4_K_M.gguf']);
 		await waitFor(() => !tui.frame().includes('PROBE PROMPT'), 'chooser closed');
 	});
 
@@ -237,7 +251,7 @@ describe('keys', () => {
 
 	it('footer and help both come from the keymap: a new binding shows in both', async () => {
 		const extra: KeyBinding = {id: 'help', keys: ['F'], scope: 'global', help: 'Help, from a binding added in a test', footer: 'extra-help'};
-		const {tui} = await mount({columns: 80, rows: 24, keymap: [extra, ...KEYMAP]});
+		const {tui} = await mount({columns: 120, rows: 40, keymap: [extra, ...KEYMAP]});
 		expect(tui.frame()).toContain('F extra-help');
 		tui.stdin.write('F');
 		await waitFor(() => tui.frame().includes('Help, from a binding added in a test'), 'help lists it and F opens it');
@@ -280,16 +294,39 @@ describe('live updates', () => {
 		await waitFor(() => tui.frame().includes('? help'), 'hints back');
 	});
 
-	it('t cycles themes through the controller when it offers to; PgUp scrolls the log back', async () => {
-		const controller = {...fakeController(), cycleTheme: vi.fn()};
-		const {tui} = await mount({columns: 160, rows: 50, controller});
+	it('t cycles all four themes and says which; PgUp scrolls the log back', async () => {
+		const {tui} = await mount({columns: 160, rows: 50, themes: themeCycle({name: 'dark'}).themes});
 		tui.stdin.write('t');
-		await waitFor(() => controller.cycleTheme.mock.calls.length === 1, 'cycleTheme');
+		await waitFor(() => tui.frame().includes('ℹ theme light (2 of 4, t: next)'), 'theme light');
+		tui.stdin.write('t');
+		await waitFor(() => tui.frame().includes('ℹ theme high-contrast (3 of 4, t: next)'), 'theme high-contrast');
+		tui.stdin.write('t');
+		await waitFor(() => tui.frame().includes('ℹ theme no-color (4 of 4, t: next)'), 'theme no-color');
+		tui.stdin.write('t');
+		await waitFor(() => tui.frame().includes('ℹ theme dark (1 of 4, t: next)'), 'back to dark');
 		expect(tui.frame()).toContain('  [GIN] 200 | POST "/api/chat" line 29');
+	});
+
+	it('PgUp holds the log where it is while new lines arrive (no drift); End follows again; Home jumps to the oldest', async () => {
+		const {tui, store} = await mount({columns: 160, rows: 50});
+		const more = (from: number, to: number) => {
+			for (let i = from; i < to; i++) store.dispatch({type: 'log-line', serverId: OLLAMA, t: T0 + 20_000 + i * 10, text: `extra line ${i}`, parsed: false});
+			store.publish();
+		};
+		more(0, 60);
+		await waitFor(() => tui.frame().includes('extra line 59'), 'newest shown');
 		tui.stdin.write('\u001b[5~');
-		await waitFor(() => tui.frame().includes('10 lines back'), 'scrolled back');
-		expect(tui.frame()).not.toContain('line 29');
-		expect(tui.frame()).toContain('line 19');
+		await waitFor(() => tui.frame().includes('held, 10 newer below (End follows)'), 'scrolled back');
+		expect(tui.frame()).toContain('extra line 49');
+		expect(tui.frame()).not.toContain('extra line 50');
+		more(60, 75);
+		await waitFor(() => tui.frame().includes('held, 25 newer below (End follows)'), 'still held');
+		expect(tui.frame()).toContain('extra line 49');
+		expect(tui.frame()).not.toContain('extra line 50');
+		tui.stdin.write('\u001b[F');
+		await waitFor(() => tui.frame().includes('extra line 74') && !tui.frame().includes('held,'), 'End follows');
+		tui.stdin.write('\u001b[H');
+		await waitFor(() => tui.frame().includes('[GIN] 200 | POST "/api/chat" line 1') && tui.frame().includes('held,'), 'Home: oldest');
 	});
 });
 

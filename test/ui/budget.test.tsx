@@ -37,7 +37,7 @@ describe('render budget', () => {
 		const stdin = Object.assign(new EventEmitter(), {isTTY: false, setEncoding() {}, setRawMode() {}, resume() {}, pause() {}, ref() {}, unref() {}, read: () => null});
 		const store = richStore();
 		const controller = {probe() {}, cancelProbe() {}, startDemo() {}, quit() {}, setRefresh() {}};
-		const app = render(<App store={store} controller={controller} version="0.1.0" noColor />, {
+		const app = render(<App store={store} controller={controller} version="0.1.0" />, {
 			stdout: stdout as unknown as NodeJS.WriteStream,
 			stderr: stdout as unknown as NodeJS.WriteStream,
 			stdin: stdin as unknown as NodeJS.ReadStream,

@@ -13,11 +13,12 @@ type Mods = {
 	app: typeof import('../../source/ui/app.js');
 	tui: typeof import('./render-tui.js');
 	fx: typeof import('./fixtures.js');
+	themes: typeof import('../../source/config/themes.js');
 };
 let m: Mods;
 
 beforeAll(async () => {
-	m = {app: await import('../../source/ui/app.js'), tui: await import('./render-tui.js'), fx: await import('./fixtures.js')};
+	m = {app: await import('../../source/ui/app.js'), tui: await import('./render-tui.js'), fx: await import('./fixtures.js'), themes: await import('../../source/config/themes.js')};
 });
 
 afterAll(() => {
@@ -42,12 +43,12 @@ async function frameOf(node: ReactElement): Promise<string> {
 
 describe('colour', () => {
 	it('the dark theme writes colour codes (so the checks below are real)', async () => {
-		const f = await frameOf(<m.app.App store={m.fx.richStore()} controller={controller} version="0.1.0" theme="dark" />);
+		const f = await frameOf(<m.app.App store={m.fx.richStore()} controller={controller} version="0.1.0" themes={m.themes.themeCycle({name: 'dark'}).themes} />);
 		expect(f).toMatch(COLOUR);
 	});
 
 	it('--no-color writes no colour codes; state still reads in glyphs and words', async () => {
-		const f = await frameOf(<m.app.App store={m.fx.richStore()} controller={controller} version="0.1.0" noColor />);
+		const f = await frameOf(<m.app.App store={m.fx.richStore()} controller={controller} version="0.1.0" />);
 		expect(f).not.toMatch(COLOUR);
 		expect(f).toContain('● up');
 		expect(f).toContain('⚠ partly on CPU: 48% on CPU');
@@ -57,7 +58,7 @@ describe('colour', () => {
 	it('NO_COLOR in the environment picks the no-color theme', async () => {
 		process.env['NO_COLOR'] = '1';
 		try {
-			const f = await frameOf(<m.app.App store={m.fx.richStore()} controller={controller} version="0.1.0" theme="high-contrast" />);
+			const f = await frameOf(<m.app.App store={m.fx.richStore()} controller={controller} version="0.1.0" themes={m.themes.themeCycle({name: 'high-contrast'}).themes} />);
 			expect(f).not.toMatch(COLOUR);
 		} finally {
 			delete process.env['NO_COLOR'];

@@ -15,11 +15,20 @@ describe('keymap', () => {
 
 	it('binds every key the design asks for', () => {
 		const global: [string, ActionId][] = [
-			['?', 'help'], ['q', 'quit'], ['ctrl+c', 'quit'], ['tab', 'select-next'], ['shift+tab', 'select-prev'], ['down', 'select-next'],
+			['?', 'help'], ['f1', 'help'], ['q', 'quit'], ['ctrl+c', 'quit'], ['f10', 'quit'], ['ctrl+z', 'suspend'], ['m', 'pin-model'], ['h', 'history'], ['f', 'focus-table'],
+			['left', 'log-left'], ['right', 'log-right'], ['w', 'log-wrap'], ['home', 'log-home'], ['end', 'log-end'], ['tab', 'select-next'], ['shift+tab', 'select-prev'], ['down', 'select-next'],
 			['up', 'select-prev'], ['j', 'select-next'], ['k', 'select-prev'], ['+', 'refresh-faster'], ['-', 'refresh-slower'], ['space', 'pause'],
 			['l', 'toggle-log'], ['/', 'filter'], ['t', 'theme'], ['escape', 'escape'], ['p', 'probe'], ['P', 'choose-prompt'], ['r', 'probe-twice'],
 		];
-		for (const [k, id] of global) expect(resolveKey(KEYMAP, ['global'], k)?.id, k).toBe(id);
+		for (const [k, id] of global) expect(resolveKey(KEYMAP, ['always', 'global'], k)?.id, k).toBe(id);
+		// The table scope, when it has focus, comes before global: ↑/↓ move in it, / filters it.
+		expect(resolveKey(KEYMAP, ['always', 'table', 'global'], '/')?.id).toBe('table-filter');
+		expect(resolveKey(KEYMAP, ['always', 'table', 'global'], 'down')?.id).toBe('table-down');
+		expect(resolveKey(KEYMAP, ['always', 'table', 'global'], 's')?.id).toBe('table-sort');
+		expect(resolveKey(KEYMAP, ['always', 'table', 'global'], 'return')?.id).toBe('table-detail');
+		// Behind the too-small card only the always scope: q is no quit there, Ctrl+C is.
+		expect(resolveKey(KEYMAP, ['always'], '?')).toBeUndefined();
+		expect(resolveKey(KEYMAP, ['always'], 'ctrl+c')?.id).toBe('quit');
 		expect(resolveKey(KEYMAP, ['empty', 'global'], 'd')?.id).toBe('demo');
 		expect(resolveKey(KEYMAP, ['global'], 'd')).toBeUndefined();
 	});
@@ -37,7 +46,10 @@ describe('keymap', () => {
 	it('generates the footer and the help from the same table', () => {
 		const scopes: KeyScope[] = ['global'];
 		const text = footerText(footerHints(KEYMAP, scopes), 200);
-		expect(text.startsWith('? help  q quit  Tab engine  p probe')).toBe(true);
+		expect(text.startsWith('? help  q quit  Tab engine  m model  p probe')).toBe(true);
+		// The rate keys are one hint, `+/- rate`, never `+ +-rate`.
+		expect(footerText(footerHints(KEYMAP, scopes), 400)).toContain('+/- rate');
+		expect(footerText(footerHints(KEYMAP, scopes), 400)).not.toContain('+-rate');
 		expect(footerText(footerHints(KEYMAP, scopes), 14)).toBe('? help  q quit');
 		const added = [...KEYMAP, {id: 'help' as const, keys: ['F1'], scope: 'global' as const, help: 'Help from a function key', footer: 'F1help'}];
 		expect(footerText(footerHints(added, scopes), 400)).toContain('F1 F1help');

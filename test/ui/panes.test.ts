@@ -93,17 +93,18 @@ describe('contention, probe, log, empty', () => {
 			{t: 1, text: 'beta two', parsed: false},
 			{t: 2, text: 'alpha three', parsed: true},
 		];
-		const all = visibleLog(log, '', 0, 10, 80);
+		const all = visibleLog(log, '', {}, 10, 80);
 		expect(all.lines.map(l => l.text.slice(9))).toEqual(['• alpha red one', '  beta two', '• alpha three']);
-		const sub = visibleLog(log, 'ALPHA', 0, 10, 80);
+		const sub = visibleLog(log, 'ALPHA', {}, 10, 80);
 		expect(sub.matched).toBe(2);
 		expect(sub.lines[0]!.ranges).toEqual([[11, 16]]);
-		const re = visibleLog(log, '/t(wo|hree)/', 0, 10, 80);
+		const re = visibleLog(log, '/t(wo|hree)/', {}, 10, 80);
 		expect(re.lines.map(l => l.text.slice(11))).toEqual(['beta two', 'alpha three']);
-		const bad = visibleLog(log, '/(/', 0, 10, 80);
+		const bad = visibleLog(log, '/(/', {}, 10, 80);
 		expect(bad.error).toMatch(/bad regex/);
-		expect(visibleLog(log, '', 1, 10, 80).lines).toHaveLength(2);
-		expect(visibleLog(log, '', 0, 1, 80).lines.map(l => l.text.slice(11))).toEqual(['alpha three']);
+		// Held at line 1 (absolute), one row: that line, whatever arrives later.
+		expect(visibleLog(log, '', {end: 1}, 1, 80).lines.map(l => l.text.slice(11))).toEqual(['beta two']);
+		expect(visibleLog(log, '', {}, 1, 80).lines.map(l => l.text.slice(11))).toEqual(['alpha three']);
 	});
 
 	it('empty state says what was looked for and how to point infertop at a server', () => {
@@ -130,7 +131,7 @@ describe('contention wording', () => {
 describe('log filter window', () => {
 	it('starts a long line shortly before a match that would be past the right edge', () => {
 		const log = [{t: 0, text: `${'x'.repeat(100)} speculative decoding on`, parsed: true}];
-		const v = visibleLog(log, 'speculative', 0, 5, 60);
+		const v = visibleLog(log, 'speculative', {}, 5, 60);
 		const line = v.lines[0]!;
 		expect(line.text.slice(11)).toMatch(/^…x{9} speculative decoding on$/);
 		const [a, b] = line.ranges[0]!;

@@ -3,7 +3,7 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
 import {BUILTIN_THEMES, isValidColor, parseTheme, THEME_TOKENS, ThemeError} from '../../source/ui/theme.js';
-import {loadTheme, resolveTheme, wantsNoColor} from '../../source/config/themes.js';
+import {loadTheme, resolveTheme, themeCycle, wantsNoColor} from '../../source/config/themes.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'infertop-theme-'));
 afterAll(() => rmSync(dir, {recursive: true, force: true}));
@@ -59,5 +59,25 @@ describe('themes', () => {
 		const fallback = resolveTheme({name: 'nope', env: {}});
 		expect(fallback.theme.name).toBe('dark');
 		expect(fallback.error).toMatch(/no such theme/);
+	});
+});
+
+describe('the theme cycle (read in config, passed to the screen)', () => {
+	it('cycles all four, the chosen one first', () => {
+		expect(themeCycle({name: 'light', env: {}}).themes.map(t => t.name)).toEqual(['light', 'dark', 'high-contrast', 'no-color']);
+		expect(themeCycle({name: 'dark', env: {}}).error).toBeUndefined();
+	});
+
+	it('a bad theme is a notice, not a crash: dark first, the reason in error', () => {
+		const file = path.join(dir, 'broken.json');
+		writeFileSync(file, '{"colors": {"accent": "not-a-colour"}}');
+		const c = themeCycle({name: file, env: {}});
+		expect(c.themes.map(t => t.name)).toEqual(['dark', 'light', 'high-contrast', 'no-color']);
+		expect(c.error).toMatch(/accent/);
+		expect(themeCycle({name: 'nope', env: {}}).error).toMatch(/^theme nope: no such theme/);
+	});
+
+	it('only no-color when no colour was asked for', () => {
+		expect(themeCycle({name: 'light', env: {NO_COLOR: '1'}}).themes.map(t => t.name)).toEqual(['no-color']);
 	});
 });

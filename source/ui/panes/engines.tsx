@@ -111,17 +111,79 @@ export interface EnginesPaneProps {
 	readonly height: number;
 }
 
-/** Column widths by available width (fixed so rows line up; one Text per row). */
-function columns(width: number) {
-	return width >= 110
-		? {state: 11, engine: 12, url: 22, model: 24, proc: 17, ctx: 10}
-		: {state: 7, engine: 12, url: 16, model: 14, proc: 16, ctx: 7};
+/** `keep-alive 4 minutes` from `4 minutes from now`: the UNTIL column of `ollama ps` says what it is. */
+export function keepAliveText(until: string): string {
+	if (until === '' || until === DASH) return until;
+	const m = /^(.*) from now$/.exec(until);
+	if (m) return `keep-alive ${m[1]!.toLowerCase()}`;
+	if (until === 'Forever' || until === 'Never') return `keep-alive ${until.toLowerCase()}`;
+	if (until === 'Stopping...') return 'unloading';
+	return until;
+}
+
+/** A row whose last column is what is wrong (a down or stale server's error, a log problem), not a keep-alive. */
+export function problemRow(r: EngineRow): boolean {
+	const keepAlive = r.until === '' || r.until === DASH || /(?: from now|^Forever|^Never|^Stopping\.\.\.)$/.test(r.until);
+	return (r.state === 'down' || r.state === 'stale' || r.state === 'log-only') && !keepAlive;
+}
+
+export interface EngineColumns {
+	readonly state: number;
+	readonly engine: number;
+	readonly url: number;
+	readonly model: number;
+	readonly proc: number;
+	readonly ctx: number;
+	/** 0 = the keep-alive column is left out (no room). */
+	readonly until: number;
+}
+
+const HEAD = {state: 'state', engine: 'engine', url: 'server', model: 'model', proc: 'residency', ctx: 'ctx', until: 'keep-alive'} as const;
+
+const len = (s: string) => Array.from(s).length;
+const stateText = (r: EngineRow) => `${STATE_GLYPH[r.state].glyph} ${STATE_GLYPH[r.state].word}`;
+export const procText = (r: EngineRow, wide: boolean) =>
+	r.cpuShare !== undefined ? `${r.processor} ⚠ ${wide ? 'partly on CPU: ' : ''}${Math.round(r.cpuShare * 100)}% on CPU` : r.processor;
+
+/**
+ * Column widths from the rows' own text, fitted to `width` (2 for the selection mark, 1 between
+ * columns). When it does not fit, the keep-alive goes first, then the server and residency shrink,
+ * then the state keeps only its glyph; the model name is cut last. Pure.
+ */
+export function engineColumns(all: readonly EngineRow[], width: number): EngineColumns {
+	const wide = width >= 110;
+	// A note row (`first 8 of 120 models listed`) spans the columns; it sets no width.
+	const rows = all.filter(r => r.note === undefined);
+	const natural = (pick: (r: EngineRow) => string, head: string) => Math.max(len(head), ...rows.map(r => len(pick(r))));
+	const c = {
+		state: natural(stateText, HEAD.state),
+		engine: natural(r => r.engine, HEAD.engine),
+		url: natural(r => r.url, HEAD.url),
+		model: natural(r => r.model, HEAD.model),
+		proc: natural(r => procText(r, wide), HEAD.proc),
+		ctx: natural(r => r.context, HEAD.ctx),
+		until: rows.some(r => r.until !== '' && !problemRow(r)) ? Math.max(len(HEAD.until), ...rows.filter(r => !problemRow(r)).map(r => len(keepAliveText(r.until)))) : 0,
+	};
+	const total = () => 2 + c.state + c.engine + c.url + c.model + c.proc + c.ctx + (c.until > 0 ? c.until + 1 : 0) + 5;
+	if (total() > width) c.until = 0;
+	const shrink = (key: 'url' | 'proc' | 'state' | 'engine' | 'model', min: number) => {
+		const over = total() - width;
+		if (over > 0) c[key] = Math.max(min, c[key] - over);
+	};
+	shrink('url', 12);
+	shrink('proc', 12);
+	shrink('state', 1);
+	shrink('engine', 6);
+	shrink('model', 8);
+	shrink('proc', 6);
+	return c;
 }
 
 export const EnginesPane = memo(function EnginesPane({rows, selectedId, width, height}: EnginesPaneProps) {
-	const c = columns(width);
+	const c = useMemo(() => engineColumns(rows, width), [rows, width]);
+	const wide = width >= 110;
 	const visible = useMemo(() => {
-		const room = Math.max(0, height - 1);
+		const room = Math.max(0, height - 2);
 		if (rows.length <= room) return {rows, more: 0};
 		const sel = Math.max(0, rows.findIndex(r => r.serverId === selectedId && r.first));
 		const fit = Math.max(1, room - 1);
@@ -129,14 +191,16 @@ export const EnginesPane = memo(function EnginesPane({rows, selectedId, width, h
 		return {rows: rows.slice(start, start + fit), more: rows.length - fit};
 	}, [rows, selectedId, height]);
 	const servers = new Set(rows.map(r => r.serverId)).size;
+	const header = `  ${fit(HEAD.state, c.state, true)} ${fit(HEAD.engine, c.engine, true)} ${fit(HEAD.url, c.url, true)} ${fit(HEAD.model, c.model, true)} ${fit(HEAD.proc, c.proc, true)} ${fit(HEAD.ctx, c.ctx, true)}${c.until > 0 ? ` ${HEAD.until}` : ''}`;
 	return (
 		<Box flexDirection="column" height={height} width={width}>
 			<Title title="ENGINES" detail={`${servers} server${servers === 1 ? '' : 's'}`} />
+			{height > 2 ? <Line color="muted">{header.trimEnd()}</Line> : null}
 			{visible.rows.map(r => {
 				const selected = r.serverId === (selectedId ?? rows[0]?.serverId) && r.first;
 				const st = STATE_GLYPH[r.state];
 				if (r.note !== undefined) {
-					const indent = c.state + c.engine + c.url + 2;
+					const indent = c.state + c.engine + c.url + 5;
 					return (
 						<Line key={`${r.serverId}/note`}>
 							{' '.repeat(indent)}
@@ -147,28 +211,23 @@ export const EnginesPane = memo(function EnginesPane({rows, selectedId, width, h
 				return (
 					<Line key={`${r.serverId}/${r.model}`} inverse={selected}>
 						{selected ? <Span color="selected">▸ </Span> : '  '}
-						{r.first ? (
-							<Span color={st.color}>{fit(`${st.glyph} ${st.word}`, c.state - 1, true)}</Span>
-						) : (
-							' '.repeat(c.state - 1)
-						)}
+						{r.first ? <Span color={st.color}>{fit(c.state >= len(stateText(r)) ? stateText(r) : st.glyph, c.state, true)}</Span> : ' '.repeat(c.state)}
 						{' '}
-						{r.first ? fit(r.engine, c.engine - 1, true) : ' '.repeat(c.engine - 1)}
+						{r.first ? fit(r.engine, c.engine, true) : ' '.repeat(c.engine)}
 						{' '}
-						{r.first ? fit(r.url, c.url - 1, true) : ' '.repeat(c.url - 1)}
+						{r.first ? fit(r.url, c.url, true) : ' '.repeat(c.url)}
 						{' '}
-						{fit(r.model, c.model - 1, true)}
+						{fit(r.model, c.model, true)}
 						{' '}
-						{r.cpuShare !== undefined ? (
-							<Span color="bad">{`${r.processor} ⚠ ${width >= 110 ? 'partly on CPU: ' : ''}${Math.round(r.cpuShare * 100)}% on CPU`}</Span>
-						) : (
-							fit(r.processor, c.proc - 1, true)
-						)}
+						{r.cpuShare !== undefined ? <Span color="bad">{fit(procText(r, wide), c.proc, true)}</Span> : fit(r.processor, c.proc, true)}
 						{' '}
-						<Span color="muted">{'ctx '}</Span>
-						{fit(r.context, c.ctx - 1, true)}
-						{r.until ? ' ' : ''}
-						{r.until ? <Span color="muted">{r.until}</Span> : null}
+						{fit(r.context, c.ctx, c.until > 0 || (problemRow(r) && r.until !== '') || r.batch !== undefined)}
+						{problemRow(r) && r.until ? (
+							// What is wrong always shows, in whatever room the line has left (the line is cut at the width).
+							<Span color={r.state === 'log-only' ? 'muted' : 'bad'}>{` ${r.until}`}</Span>
+						) : c.until > 0 && r.until ? (
+							<Span color="muted">{` ${fit(keepAliveText(r.until), c.until)}`}</Span>
+						) : null}
 						{r.batch ? '  ' : ''}
 						{r.batch ? <Span color="muted">{r.batch}</Span> : null}
 					</Line>

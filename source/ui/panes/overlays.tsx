@@ -7,7 +7,7 @@ import {Line, Span, Title} from './common.js';
 export function HelpOverlay({keymap, width, height}: {readonly keymap: readonly KeyBinding[]; readonly width: number; readonly height: number}) {
 	const room = Math.max(0, height - 1);
 	const full = helpLines(keymap);
-	const lines = full.length <= room ? full : helpLines(keymap, {compact: true});
+	const lines = full.length <= room ? full : helpLines(keymap, {compact: true, width});
 	const shown = lines.length > room ? [...lines.slice(0, Math.max(0, room - 1)), `… ${lines.length - room + 1} more (a taller terminal shows all)`] : lines;
 	return (
 		<Box flexDirection="column" height={height} width={width}>

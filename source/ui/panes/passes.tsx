@@ -22,6 +22,8 @@ export interface PassesPaneProps {
 	readonly height: number;
 	/** Height of the tok/s graph; 0 = no graphs. */
 	readonly graphRows: number;
+	/** The model pinned with `m` (the pane stays on it); undefined = automatic. */
+	readonly pinnedModel?: string;
 }
 
 /** The model the pane is about: the one running right now (newest finished request) with figures, else the first. */
@@ -29,6 +31,15 @@ export function primaryFigures(figures: readonly ModelFigures[]): ModelFigures |
 	const withFigures = figures.filter(f => f.decodeTps !== undefined || f.tokensPerPass !== undefined);
 	if (withFigures.length === 0) return figures[0];
 	return withFigures.reduce((a, b) => ((b.lastRequestAt ?? 0) > (a.lastRequestAt ?? 0) ? b : a));
+}
+
+/** The model the pane shows: the pinned one while the server has it, else primaryFigures. Pure. */
+export function shownFigures(figures: readonly ModelFigures[], pinnedModel: string | undefined): ModelFigures | undefined {
+	if (pinnedModel !== undefined) {
+		const hit = figures.find(f => f.model === pinnedModel);
+		if (hit) return hit;
+	}
+	return primaryFigures(figures);
 }
 
 /** History samples of the model the pane shows (a sample without model or runner belongs to every model). */
@@ -101,12 +112,13 @@ const GUTTER = 6;
 const LABELS = 20;
 
 export const PassesPane = memo(function PassesPane(props: PassesPaneProps) {
-	const f = primaryFigures(props.figures);
+	const f = shownFigures(props.figures, props.pinnedModel);
+	const pinned = props.pinnedModel !== undefined && f?.model === props.pinnedModel;
 	const lines = useMemo(() => passesLines(f), [f]);
 	const verdict = useMemo(() => passesVerdictLine(f, props.contention, props.demo === true), [f, props.contention, props.demo]);
 	const others = props.figures.filter(x => x !== f && x.model).map(x => x.model);
 	const detail = [
-		f?.model ?? props.serverLabel ?? DASH,
+		`${f?.model ?? props.serverLabel ?? DASH}${pinned ? ' (pinned, m)' : props.figures.length > 1 ? ' (auto, m pins)' : ''}`,
 		f?.engine,
 		f?.runner,
 		f?.set,
@@ -193,7 +205,7 @@ const Graphs = memo(function Graphs({history, figures, width, rows}: GraphsProps
 			))}
 			<Line color="warn">{`${' '.repeat(GUTTER)} ${marks} ${hasMarks ? '! = contention' : ''}`}</Line>
 			<Line>
-				<Span color="muted">{'tk/pas'.padStart(GUTTER)}</Span>
+				{' '.repeat(GUTTER)}
 				<Span color="tpp">{` ${spark} `}</Span>
 				{`tok/pass ${tpp(lastTpp)} (0–${num(tppScale, Number.isInteger(tppScale) ? 0 : 1)})`}
 			</Line>

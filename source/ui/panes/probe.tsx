@@ -21,14 +21,60 @@ export function disagreement(r: ProbeResult): string | undefined {
 	return undefined;
 }
 
+/** ` (queued 3.1 s behind 1 request)` when the run waited behind other requests, `` otherwise. Pure. */
+export function queueText(r: ProbeResult): string {
+	const n = r.queuedBehind;
+	const reqs = n === undefined ? '' : `${n} request${n === 1 ? '' : 's'}`;
+	const queue =
+		n === undefined
+			? ''
+			: r.queuedMs !== undefined
+				? ` (queued ${(r.queuedMs / 1000).toFixed(1)} s behind ${reqs})`
+				: ` (${n === 1 ? '1 other request' : `${n} other requests`} running)`;
+	const busy = r.busyRetries ? ` (server busy: waited out ${r.busyRetries} × HTTP 429)` : '';
+	return queue + busy;
+}
+
+/** `TTFT 3.38 s (queued 3.1 s behind 1 request)` instead of a bare TTFT when the run waited. Pure. */
+export function ttftText(r: ProbeResult): string {
+	return `TTFT ${ms(r.ttftMs)}${queueText(r)}`;
+}
+
 /** Two lines for the last result. Pure. */
 export function resultLines(r: ProbeResult): [string, string] {
-	const first = `TTFT ${ms(r.ttftMs)}   decode ${tps(r.decodeTps)} tok/s wall vs ${tps(r.reportedTps)} reported${r.run !== undefined ? ` (run ${r.run})` : ''}`;
+	const first = `${ttftText(r)}   decode ${tps(r.decodeTps)} tok/s wall vs ${tps(r.reportedTps)} reported${r.run !== undefined ? ` (run ${r.run})` : ''}`;
 	const cached = r.cachedTokens !== undefined && r.promptTokens !== undefined ? `   cached ${int(r.cachedTokens)}/${int(r.promptTokens)}` : '';
 	// Why a figure is --: the answer contradicted itself, or no log line (or two) matched the probe's request.
 	const why = r.tokensPerPass === undefined && r.logNote !== undefined ? ` (${r.logNote})` : '';
 	const second = `tok/pass ${tpp(r.tokensPerPass)}${why}   accept ${pct(r.acceptance)}   ceiling ${tps(r.ceilingTps)} tok/s   ${pct(r.pctOfCeiling)} of ceiling${cached}   ${r.prompt} · ${r.model ?? r.engine} · ${clock(r.t)}`;
 	return [first, second];
+}
+
+/** The two runs of one `r` probe (run 1 then run 2, same server, prompt and model), newest pair; undefined otherwise. Pure. */
+export function lastPair(results: readonly ProbeResult[]): [ProbeResult, ProbeResult] | undefined {
+	const second = results.at(-1);
+	const first = results.at(-2);
+	if (!first || !second || first.run !== 1 || second.run !== 2) return undefined;
+	if (first.url !== second.url || first.prompt !== second.prompt || first.model !== second.model) return undefined;
+	return [first, second];
+}
+
+/**
+ * First against second, side by side: TTFT, cached tokens, decode; then the TTFT the prefix cache
+ * saved (first − second). A saving needs both TTFTs; a run that queued is said, since its TTFT is
+ * not the prefill alone. Pure.
+ */
+export function pairLines(first: ProbeResult, second: ProbeResult): [string, string, string] {
+	const cached = (r: ProbeResult) => `${int(r.cachedTokens)}/${int(r.promptTokens)}`;
+	const cell = (r: ProbeResult) => `TTFT ${ms(r.ttftMs).padStart(8)}   cached ${cached(r).padStart(11)}   decode ${tps(r.decodeTps).padStart(6)} tok/s${queueText(r)}`;
+	let saved: string;
+	if (first.ttftMs === undefined || second.ttftMs === undefined) saved = 'cache saved -- of TTFT';
+	else {
+		const d = first.ttftMs - second.ttftMs;
+		saved = d > 0 ? `cache saved ${ms(d)} of TTFT (${pct(first.ttftMs > 0 ? d / first.ttftMs : undefined)})` : `cache saved nothing (second TTFT ${ms(-d)} longer)`;
+	}
+	const queued = [first, second].some(r => r.queuedMs !== undefined) ? ' · a run queued behind other requests: its TTFT is not the prefill alone' : '';
+	return [`first   ${cell(first)}`, `second  ${cell(second)}`, `${saved} · ${second.prompt} · ${second.model ?? second.engine} · ${clock(second.t)}${queued}`];
 }
 
 /** The live line while a probe runs, with its overall limit (`--timeout`). Pure. */
@@ -48,10 +94,17 @@ export const ProbePane = memo(function ProbePane({probe, now, width, height, rea
 	const last = probe.results.at(-1);
 	const run = probe.running;
 	const room = Math.max(0, height - 1);
+	const pairShown = lastPair(probe.results) !== undefined && !run;
 	const lines: {text: string; color?: 'accent' | 'bad' | 'warn' | 'muted'}[] = [];
 	if (run) lines.push({text: runningLine(run, now), color: 'accent'});
 	if (probe.lastError) lines.push({text: `✖ ${probe.lastError}`, color: 'bad'});
-	if (last) {
+	const pair = lastPair(probe.results);
+	if (pair && !run) {
+		const [a, b, c] = pairLines(pair[0], pair[1]);
+		lines.push({text: a}, {text: b}, {text: c, color: 'accent'});
+		const bad = [...(pair[0].inconsistent ?? []), ...(pair[1].inconsistent ?? [])];
+		if (bad.length > 0) lines.push({text: inconsistentLine(bad), color: 'warn'});
+	} else if (last) {
 		const [a, b] = resultLines(last);
 		const flag = disagreement(last);
 		lines.push({text: flag ? `${a}  ${flag}` : a, color: flag ? 'warn' : undefined});
@@ -62,7 +115,7 @@ export const ProbePane = memo(function ProbePane({probe, now, width, height, rea
 	}
 	return (
 		<Box flexDirection="column" height={height} width={width}>
-			<Title title="PROBE" detail={`prompt ${probe.prompt}${run ? ` · running on ${run.serverId}` : ''}`} />
+			<Title title="PROBE" detail={`prompt ${probe.prompt}${run ? ` · running on ${run.serverId}${run.model ? ` · ${run.model}` : ''}` : pairShown ? ' · first against second run' : ''}`} />
 			{lines.slice(0, room).map((l, i) => (
 				<Line key={i}>{l.color ? <Span color={l.color}>{l.text}</Span> : l.text}</Line>
 			))}

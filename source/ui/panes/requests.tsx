@@ -1,97 +1,245 @@
 import {Box} from 'ink';
 import {memo} from 'react';
-import {requestFigures} from '../../model/figures.js';
+import {requestFigures, type RequestFigures} from '../../model/figures.js';
 import {engineName} from '../../engines/index.js';
 import {modelLabel} from '../../model/derive.js';
-import type {RequestRecord, ServerState} from '../../types/monitor.js';
-import {clock, fit, int, pct, right, tpp, tps} from '../format.js';
+import type {LogLine, LogRing, RequestRecord, ServerState} from '../../types/monitor.js';
+import {logLines} from '../../model/log-ring.js';
+import {sanitize} from '../../util/sanitize.js';
+import {clock, DASH, fit, int, ms, num, pct, right, tpp, tps} from '../format.js';
+import type {TableSort} from '../view-state.js';
 import {Line, Span, Title} from './common.js';
 
-export interface RequestRow {
+/** One request as the table and the detail overlay see it. Pure data. */
+export interface RequestEntry {
+	/** `serverId/key`: unique over the whole screen. */
 	readonly key: string;
-	readonly live: boolean;
-	readonly text: string;
+	readonly record: RequestRecord;
+	readonly engine: string;
+	readonly model: string;
+	readonly figures: RequestFigures;
 }
 
 const HEAD = ['time', 'engine', 'model', 'prompt', 'cached', 'prefill/s', 'decode/s', 'tok/pass', 'accept'] as const;
 const W = [8, 11, 16, 7, 7, 9, 8, 8, 6] as const;
 
-function row(cells: readonly string[]): string {
+/** Table width with the default model column. */
+const BASE_WIDTH = W.reduce((a, b) => a + b, 0) + W.length - 1;
+
+function row(cells: readonly string[], modelWidth: number = W[2]): string {
 	return cells
-		.map((c, i) => (i <= 2 ? fit(c, W[i]!, true) : right(c, W[i]!)))
+		.map((c, i) => (i === 2 ? fit(c, modelWidth, true) : i < 2 ? fit(c, W[i]!, true) : right(c, W[i]!)))
 		.join(' ');
 }
 
 export const REQUESTS_HEADER = row(HEAD);
 
-/**
- * Table rows, newest first: live rows (requests in flight: prefill progress / live tg) on top,
- * then finished requests with requestFigures(). Pure; `limit` rows at most.
- */
-export function requestRows(servers: Readonly<Record<string, ServerState>>, order: readonly string[], limit: number): RequestRow[] {
-	const all: {r: RequestRecord; engine: string; model: string}[] = [];
+/** The model column: as wide as the longest name shown, from the default 16 up to what the pane has spare. Pure. */
+export function modelColumn(entries: readonly RequestEntry[], width: number): number {
+	const longest = Math.max(W[2], ...entries.map(e => Array.from(e.model).length));
+	return Math.max(W[2], Math.min(longest, W[2] + Math.max(0, width - BASE_WIDTH)));
+}
+
+/** Every request of every server, newest first. Pure. */
+export function requestEntries(servers: Readonly<Record<string, ServerState>>, order: readonly string[]): RequestEntry[] {
+	const all: RequestEntry[] = [];
 	for (const id of order) {
 		const s = servers[id];
 		if (!s) continue;
-		for (const r of s.requests) all.push({r, engine: engineName(s), model: modelLabel(r, s)});
+		for (const r of s.requests) all.push({key: `${r.serverId}/${r.key}`, record: r, engine: engineName(s), model: modelLabel(r, s), figures: requestFigures(r)});
 	}
-	all.sort((a, b) => b.r.lastSeen - a.r.lastSeen);
-	// A request the backlog left open is not running now.
-	const live = all.filter(x => !x.r.done && !x.r.backlog).slice(0, 2);
-	const done = all.filter(x => x.r.done);
-	const out: RequestRow[] = [];
-	for (const {r, engine, model} of live) {
-		if (out.length >= limit) break;
+	return all.sort((a, b) => b.record.lastSeen - a.record.lastSeen);
+}
+
+const SORT_VALUE: Record<TableSort, (e: RequestEntry) => number | undefined> = {
+	// A request whose time the log does not give (`earlier`) sorts after every timed one.
+	time: e => (e.record.earlier ? undefined : e.record.lastSeen),
+	decode: e => e.figures.decodeTps,
+	prompt: e => e.figures.promptTokens,
+	cached: e => e.figures.cachedTokens,
+};
+
+/**
+ * The table's rows: requests in flight first (newest first), then finished ones by the sort key,
+ * largest first; a request whose figure is unknown goes after every known one (never read as 0).
+ * A request the backlog left open (not done, not running now) is left out; `earlier` requests (time unknown)
+ * sort last by time. The filter is a case-insensitive substring of engine, model or request key. Pure.
+ */
+export function tableEntries(entries: readonly RequestEntry[], sort: TableSort, filter: string): RequestEntry[] {
+	const q = filter.trim().toLowerCase();
+	const hit = q === '' ? entries : entries.filter(e => `${e.engine} ${e.model} ${e.key}`.toLowerCase().includes(q));
+	// A request the backlog left open is not running now: it is not shown as live.
+	const live = hit.filter(e => !e.record.done && !e.record.backlog);
+	const value = SORT_VALUE[sort];
+	const done = hit
+		.filter(e => e.record.done)
+		.map((e, i) => ({e, i, v: value(e)}))
+		.sort((a, b) => (a.v === undefined ? (b.v === undefined ? a.i - b.i : 1) : b.v === undefined ? -1 : b.v - a.v || a.i - b.i))
+		.map(x => x.e);
+	return [...live, ...done];
+}
+
+/** One row's text: a live row says what it is doing, a finished row has the figures. Pure. */
+export function entryText(e: RequestEntry, modelWidth: number = W[2]): string {
+	const r = e.record;
+	if (!r.done) {
 		const what =
 			r.liveTps !== undefined
 				? `tg ${tps(r.liveTps)} tok/s, ${int(r.liveGenerated)} tokens`
 				: r.prefillProgress !== undefined
 					? `prefill ${pct(r.prefillProgress)}`
 					: 'started';
-		out.push({key: `${r.serverId}/${r.key}`, live: true, text: `${fit('▶ live', W[0], true)} ${fit(engine, W[1], true)} ${fit(model, W[2], true)} ${what}`});
+		return `${fit('▶ live', W[0], true)} ${fit(e.engine, W[1], true)} ${fit(e.model, modelWidth, true)} ${what}`;
 	}
-	for (const {r, engine, model} of done) {
-		if (out.length >= limit) break;
-		const f = requestFigures(r);
-		// `~`: worked out, not stated (llama.cpp default verbosity); a failed/cancelled request has no figures.
-		const est = (n: number | undefined) => (f.promptEstimated && n !== undefined ? `~${int(n)}` : int(n));
-		out.push({
-			key: `${r.serverId}/${r.key}`,
-			live: false,
-			text: row([
-				r.earlier ? 'earlier' : clock(r.lastSeen),
-				engine,
-				model,
-				r.outcome === 'error' ? 'failed' : r.outcome === 'cancelled' ? 'cancel' : est(f.promptTokens),
-				est(f.cachedTokens),
-				tps(f.prefillTps),
-				tps(f.decodeTps),
-				tpp(f.tokensPerPass),
-				pct(f.acceptance),
-			]),
-		});
-	}
-	return out;
+	const f = e.figures;
+	// `~`: worked out, not stated (llama.cpp default verbosity); a failed/cancelled request has no figures.
+	const est = (n: number | undefined) => (f.promptEstimated && n !== undefined ? `~${int(n)}` : int(n));
+	return row(
+		[
+			r.earlier ? 'earlier' : clock(r.lastSeen),
+			e.engine,
+			e.model,
+			r.outcome === 'error' ? 'failed' : r.outcome === 'cancelled' ? 'cancel' : est(f.promptTokens),
+			est(f.cachedTokens),
+			tps(f.prefillTps),
+			tps(f.decodeTps),
+			tpp(f.tokensPerPass),
+			pct(f.acceptance),
+		],
+		modelWidth,
+	);
+}
+
+/** The first row on screen so that the cursor stays visible (it scrolls in steps of one). Pure. */
+export function windowStart(count: number, cursor: number, room: number): number {
+	if (room <= 0 || count <= room) return 0;
+	return Math.max(0, Math.min(count - room, cursor - room + 1));
 }
 
 export interface RequestsPaneProps {
-	readonly rows: readonly RequestRow[];
+	/** Sorted and filtered (tableEntries). */
+	readonly entries: readonly RequestEntry[];
+	/** Requests seen in all (before the filter). */
 	readonly total: number;
+	readonly focused: boolean;
+	readonly cursor: number;
+	readonly sort: TableSort;
+	readonly filter: string;
+	/** The filter being typed (shown in the title while editing). */
+	readonly draft?: string;
 	readonly width: number;
 	readonly height: number;
 }
 
-export const RequestsPane = memo(function RequestsPane({rows, total, width, height}: RequestsPaneProps) {
+export const RequestsPane = memo(function RequestsPane({entries, total, focused, cursor, sort, filter, draft, width, height}: RequestsPaneProps) {
 	const room = Math.max(0, height - 2);
-	const shown = rows.slice(0, room);
+	const start = focused ? windowStart(entries.length, cursor, room) : 0;
+	const shown = entries.slice(start, start + room);
+	const modelWidth = modelColumn(shown, width);
+	const where = entries.length > room ? ` · ${start + 1}–${start + shown.length} of ${entries.length}` : '';
+	const filterText = draft !== undefined ? ` · / ${draft}▏ Enter applies` : filter ? ` · filter "${filter}": ${entries.length} match` : '';
+	const hint = focused ? ' · ↑/↓ s / Enter · Esc leaves' : ' · f focuses';
+	const detail = `${total} seen · sort ${sort}${sort === 'time' ? ', newest first' : ', largest first'}${filterText}${where}${hint}`;
 	return (
 		<Box flexDirection="column" height={height} width={width}>
-			<Title title="REQUESTS" detail={`${total} seen, newest first`} />
-			<Line color="muted">{REQUESTS_HEADER}</Line>
-			{shown.length === 0 && room > 0 ? <Line color="muted">no request seen yet</Line> : null}
-			{shown.map(r => (
-				<Line key={r.key}>{r.live ? <Span color="accent">{r.text}</Span> : r.text}</Line>
-			))}
+			<Title title={focused ? 'REQUESTS ▸' : 'REQUESTS'} detail={detail} />
+			<Line color="muted">{row(HEAD, modelWidth)}</Line>
+			{shown.length === 0 && room > 0 ? <Line color="muted">{filter ? 'no request matches' : 'no request seen yet'}</Line> : null}
+			{shown.map((e, i) => {
+				const selected = focused && start + i === cursor;
+				const text = entryText(e, modelWidth);
+				return (
+					<Line key={e.key} inverse={selected}>
+						{!e.record.done ? <Span color="accent">{text}</Span> : text}
+					</Line>
+				);
+			})}
 		</Box>
 	);
 });
+
+/** Every field of one request with its figures, then the server's log lines from its first to its last line. Pure. */
+export function detailLines(e: RequestEntry, log: LogRing | readonly LogLine[]): {fields: [string, string][]; log: string[]} {
+	const r = e.record;
+	const f = e.figures;
+	const field = (label: string, value: string | undefined): [string, string] => [label, value ?? DASH];
+	const fields: [string, string][] = [
+		field('server', r.serverId),
+		field('request', r.key),
+		field('engine', e.engine),
+		field('model', e.model),
+		field('runner', r.runner),
+		field('slot / task', r.slot !== undefined || r.task !== undefined ? `${r.slot ?? DASH} / ${r.task ?? DASH}` : undefined),
+		field('error', r.outcome === 'error' ? r.error : undefined),
+		field('state', r.done ? (r.outcome === 'error' ? 'failed' : r.outcome === 'cancelled' ? 'cancelled' : 'finished') : r.backlog ? 'left open in the backlog' : 'in flight'),
+		field('first seen', r.earlier ? 'earlier' : clock(r.firstSeen)),
+		field('last seen', r.earlier ? 'earlier' : clock(r.lastSeen)),
+		field('prompt tokens', int(f.promptTokens)),
+		field('cached tokens', int(f.cachedTokens)),
+		field('prefill tokens', int(r.prefillTokens)),
+		field('prefill time', ms(r.prefillMs)),
+		field('prefill', `${tps(f.prefillTps)} tok/s`),
+		field('generated tokens', int(r.generatedTokens)),
+		field('decoded tokens', int(r.decodedTokens)),
+		field('decode time', ms(r.decodeMs)),
+		field('decode', `${tps(f.decodeTps)} tok/s`),
+		field('engine decode', `${tps(r.engineTps)} tok/s`),
+		field('passes', int(f.passes)),
+		field('tokens per pass', tpp(f.tokensPerPass)),
+		field('engine mean len', tpp(r.engineMeanLen)),
+		field('drafted / accepted', `${int(r.drafted)} / ${int(r.accepted)}`),
+		field('acceptance', pct(f.acceptance, 1)),
+		field('ms per pass', num(f.msPerPass, 1)),
+	];
+	if (!r.done) {
+		fields.push(field('live', r.liveTps !== undefined ? `${tps(r.liveTps)} tok/s, ${int(r.liveGenerated)} tokens` : undefined));
+		fields.push(field('prefill progress', pct(r.prefillProgress)));
+	}
+	const lines = logLines(log).filter(l => l.t >= r.firstSeen && l.t <= r.lastSeen).map(l => `${clock(l.t)} ${l.parsed ? '•' : ' '} ${sanitize(l.text, 1024)}`);
+	return {fields, log: lines};
+}
+
+export function DetailOverlay({entry, log, width, height}: {readonly entry?: RequestEntry; readonly log: LogRing | readonly LogLine[]; readonly width: number; readonly height: number}) {
+	if (!entry) {
+		return (
+			<Box flexDirection="column" height={height} width={width}>
+				<Title title="REQUEST" detail="Esc closes" />
+				<Line color="muted">this request is no longer in the table (older ones leave the ring)</Line>
+			</Box>
+		);
+	}
+	const {fields, log: lines} = detailLines(entry, log);
+	const room = Math.max(0, height - 1);
+	// Two columns of fields when the pane is wide enough; the log lines take what is left.
+	const cols = width >= 100 ? 2 : 1;
+	const fieldRows = Math.ceil(fields.length / cols);
+	const cell = Math.floor(width / cols);
+	const fieldLines: string[] = [];
+	for (let i = 0; i < fieldRows; i++) {
+		fieldLines.push(
+			Array.from({length: cols}, (_, c) => fields[i + c * fieldRows])
+				.filter(x => x !== undefined)
+				.map(([k, v]) => fit(`${k.padEnd(19)}${v}`, cell - 1, true))
+				.join(' ')
+				.trimEnd(),
+		);
+	}
+	const logRoom = Math.max(0, room - fieldLines.length - 1);
+	const logShown = lines.slice(-logRoom);
+	return (
+		<Box flexDirection="column" height={height} width={width}>
+			<Title title="REQUEST" detail={`${entry.key} · Esc closes`} />
+			{fieldLines.slice(0, room).map((l, i) => (
+				<Line key={i}>{l}</Line>
+			))}
+			{logRoom > 0 ? (
+				<Line color="accent">{`log lines of ${entry.record.serverId} from its first to its last line: ${lines.length}${lines.length > logRoom ? `, newest ${logRoom} shown` : ''}`}</Line>
+			) : null}
+			{logShown.map((l, i) => (
+				<Line key={`l${i}`} color="muted">
+					{l}
+				</Line>
+			))}
+		</Box>
+	);
+}

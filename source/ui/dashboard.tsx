@@ -1,0 +1,213 @@
+/**
+ * The whole screen as a pure function of (snapshot, view state, size): layout planned from the
+ * terminal size, panes only render. No store, no keys, no I/O (app.tsx and key-router.tsx).
+ */
+import {Box, renderToString} from 'ink';
+import {useMemo, useRef} from 'react';
+import stripAnsi from 'strip-ansi';
+import {deriveServer} from '../model/derive.js';
+import type {MonitorState, PassSample} from '../types/monitor.js';
+import {sanitize} from '../util/sanitize.js';
+import {KEYMAP, type KeyBinding} from './keymap.js';
+import {planLayout} from './layout.js';
+import {ContentionPane} from './panes/contention.js';
+import {EmptyState} from './panes/empty.js';
+import {EnginesPane, engineRows, type EngineRow} from './panes/engines.js';
+import {Footer} from './panes/footer.js';
+import {Header} from './panes/header.js';
+import {HistoryOverlay} from './panes/history.js';
+import {LogPane} from './panes/log.js';
+import {HelpOverlay, PromptOverlay, TooSmall} from './panes/overlays.js';
+import {PassesPane} from './panes/passes.js';
+import {ComparePane} from './panes/compare.js';
+import {ProbePane} from './panes/probe.js';
+import {DetailOverlay, RequestsPane, requestEntries, tableEntries} from './panes/requests.js';
+import {activeScopes, currentNotice, FLASH_MS, logTotal, selectedServer, windowCount} from './selectors.js';
+import {noColorTheme} from './theme.js';
+import {ThemeContext, useTheme} from './theme-context.js';
+import {initialView, type ViewState} from './view-state.js';
+
+export interface DashboardProps {
+	readonly state: MonitorState;
+	readonly view: ViewState;
+	readonly columns: number;
+	readonly rows: number;
+	readonly version: string;
+	readonly keymap?: readonly KeyBinding[];
+	/** The store holds its snapshot (space): the PAUSED badge. The store owns pause, not the view. */
+	readonly paused?: boolean;
+	/** The refresh interval now (the store's latest, so `+`/`-` show at once even while paused). */
+	readonly refreshMs?: number;
+	/** stdin is not a TTY (or a one-shot snapshot): the footer says so instead of listing keys. */
+	readonly readOnly?: boolean;
+	/** Replaces the footer hints (the snapshot says what it is). */
+	readonly footerNote?: string;
+}
+
+/** The previous value while `next` is equal to it (by its JSON), so memoised panes see the same reference. */
+function useStable<T>(next: T): T {
+	const ref = useRef<{value: T; key: string; input: T} | undefined>(undefined);
+	// the same input as last time (a memo that did not rerun): nothing to compare
+	if (ref.current !== undefined && ref.current.input === next) return ref.current.value;
+	const key = JSON.stringify(next);
+	if (ref.current === undefined || ref.current.key !== key) ref.current = {value: next, key, input: next};
+	else ref.current.input = next;
+	return ref.current.value;
+}
+
+const NO_HISTORY: readonly PassSample[] = [];
+
+export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP, paused = false, refreshMs, readOnly = false, footerNote}: DashboardProps) {
+	const theme = useTheme();
+	// Rows are rebuilt each render (cheap) and kept by reference while equal: the pane re-renders only when a row changed.
+	const engineList: EngineRow[] = useStable(engineRows(state.servers, state.order, state.now));
+	const plan = planLayout({columns, rows, showLog: view.showLog, engineRows: engineList.length});
+	const selectedId = selectedServer(state, view);
+	const server = selectedId !== undefined ? state.servers[selectedId] : undefined;
+	// deriveServer reads servers, bandwidth, probe results and, through the figure window, the clock:
+	// memoised on those, with the window's size standing in for the clock (it moves a few times a minute, not every tick).
+	const inWindow = windowCount(server, state.now);
+	const derived = useMemo(
+		() => (selectedId !== undefined ? deriveServer(state, selectedId) : []),
+		[selectedId, state.servers, state.bandwidth, state.probe.results, inWindow],
+	);
+	const figures = useStable(derived);
+	const allRequests = useMemo(() => requestEntries(state.servers, state.order), [state.servers, state.order]);
+	const table = useMemo(() => tableEntries(allRequests, view.tableSort, view.tableFilter), [allRequests, view.tableSort, view.tableFilter]);
+
+	// hooks before the early returns: the same number of hooks every render
+	const notice = currentNotice(state);
+	const flash = view.flash && state.now - view.flash.t < FLASH_MS ? view.flash : undefined;
+	const note = useStable(
+		footerNote !== undefined
+			? {text: footerNote, level: 'info' as const}
+			: flash
+				? {text: flash.text, level: 'info' as const}
+				: notice
+					? {text: sanitize(notice.text, 300), level: notice.level}
+					: undefined,
+	);
+	const scopes = useStable(activeScopes(view, state.order.length === 0).filter(s => s !== 'always'));
+
+	if (view.suspended) return <Box height={1} />;
+	if (plan.tooSmall) return <TooSmall columns={columns} rows={rows} need={plan.need} />;
+
+	const empty = state.order.length === 0;
+	const demo = state.demo || state.order.some(id => state.servers[id]?.demo === true);
+	const middle = plan.height - plan.header - plan.footer;
+	const contention = state.system.contention.active ? state.system.contention.verdict : undefined;
+	const chip = state.bandwidth.chip ?? state.system.gpus[0]?.name ?? state.system.cpuModel;
+	const tableFocused = view.focus === 'table' && plan.requests > 0;
+	const editingLog = view.filterEditing && view.filterTarget === 'log';
+	const log = server ? (
+		<LogPane
+			log={server.log}
+			total={logTotal(state, selectedId)}
+			label={server.logLabel ?? server.id}
+			logState={server.logState}
+			filter={view.filter}
+			editing={editingLog}
+			draft={view.filterDraft}
+			end={view.logEnd}
+			left={view.logLeft}
+			wrap={view.logWrap}
+			width={plan.logBeside ? plan.logBeside.width - 2 : plan.mainWidth}
+			height={plan.logBeside ? plan.logBeside.height : plan.logBelow}
+		/>
+	) : null;
+
+	let main;
+	if (view.overlay === 'help') {
+		main = <HelpOverlay keymap={keymap} width={plan.mainWidth} height={middle} />;
+	} else if (view.overlay === 'prompt') {
+		main = <PromptOverlay cursor={view.promptCursor} current={state.probe.prompt} serverLabel={server?.url ?? selectedId} width={plan.mainWidth} height={middle} />;
+	} else if (view.overlay === 'detail') {
+		const entry = allRequests.find(e => e.key === view.detailKey);
+		main = <DetailOverlay entry={entry} log={entry ? (state.servers[entry.record.serverId]?.log ?? []) : []} width={plan.mainWidth} height={middle} />;
+	} else if (view.overlay === 'history') {
+		main = <HistoryOverlay history={view.history} width={plan.mainWidth} height={middle} />;
+	} else if (view.overlay === 'compare') {
+		main = <ComparePane compare={state.compare} now={state.now} width={plan.mainWidth} height={middle} />;
+	} else if (empty) {
+		main = <EmptyState lookedFor={state.lookedFor} width={plan.mainWidth} height={middle} canType={!readOnly} />;
+	} else {
+		main = (
+			<>
+				<EnginesPane rows={engineList} selectedId={selectedId} width={plan.mainWidth} height={plan.engines} />
+				<PassesPane
+					figures={figures}
+					history={server?.history ?? NO_HISTORY}
+					load={server?.load}
+					serverLabel={selectedId}
+					contention={contention}
+					demo={server?.demo === true}
+					width={plan.mainWidth}
+					height={plan.passes}
+					graphRows={plan.graphRows}
+					pinnedModel={selectedId !== undefined ? view.pinned[selectedId] : undefined}
+				/>
+				{plan.requests > 0 ? (
+					<RequestsPane
+						entries={table}
+						total={allRequests.length}
+						focused={tableFocused}
+						cursor={view.tableCursor}
+						sort={view.tableSort}
+						filter={view.tableFilter}
+						draft={view.filterEditing && view.filterTarget === 'table' ? view.filterDraft : undefined}
+						width={plan.mainWidth}
+						height={plan.requests}
+					/>
+				) : null}
+				<ContentionPane system={state.system} width={plan.mainWidth} height={plan.contention} />
+				<ProbePane probe={state.probe} now={state.probe.running ? state.now : 0} width={plan.mainWidth} height={plan.probe} readOnly={readOnly} />
+				{plan.logBelow > 0 ? log : null}
+			</>
+		);
+	}
+
+	return (
+		<Box flexDirection="column" width={columns} height={plan.height} overflow="hidden">
+			<Header version={version} host={state.host} demo={demo} paused={paused} bandwidth={state.bandwidth} chip={chip} refreshMs={refreshMs ?? state.refreshMs} />
+			<Box width={columns} height={middle} overflow="hidden">
+				<Box flexDirection="column" width={plan.mainWidth} height={middle} overflow="hidden">
+					{main}
+				</Box>
+				{plan.logBeside && !empty ? (
+					<Box
+						width={plan.logBeside.width}
+						height={middle}
+						overflow="hidden"
+						paddingLeft={1}
+						borderStyle="single"
+						borderTop={false}
+						borderRight={false}
+						borderBottom={false}
+						borderColor={theme.colors.border}
+					>
+						{log}
+					</Box>
+				) : null}
+			</Box>
+			<Footer keymap={keymap} scopes={scopes} self={state.system.self} readOnly={readOnly} width={columns} note={note} />
+		</Box>
+	);
+}
+
+/**
+ * One frame as plain text, for the non-TTY path (`infertop snapshot`, piped stdout, TERM=dumb):
+ * the same panes through ink's renderToString, no colour and no escape codes, at most rows − 1 lines.
+ */
+export function renderSnapshotText(state: MonitorState, size: {readonly columns: number; readonly rows: number}, version = ''): string {
+	const out = renderToString(
+		<ThemeContext.Provider value={noColorTheme()}>
+			<Dashboard state={state} view={initialView} columns={size.columns} rows={size.rows} version={version} readOnly footerNote="snapshot · run infertop in a terminal to watch" />
+		</ThemeContext.Provider>,
+		{columns: size.columns},
+	);
+	return stripAnsi(out)
+		.split('\n')
+		.map(l => l.replace(/\s+$/, ''))
+		.join('\n')
+		.replace(/\n+$/, '');
+}
