@@ -334,7 +334,7 @@ describe('RequestCounters', () => {
 	it('counters carry the model as the user knows it (never a blob path); no evidence → model="unknown"', () => {
 		const c = new RequestCounters();
 		let st = reduce(sampleState(), {type: 'server-models', t: 1, serverId: 's1', models: [{name: 'qwen3.8:latest', runner: 'gguf'}, {name: 'qwen3.8:27b-mlx', runner: 'mlx'}]});
-		st = finish(st, {key: 'a', model: '/root/.ollama/models/blobs/sha256-6f3c1a2b', runner: 'gguf', generatedTokens: 3}, {key: 'b', generatedTokens: 4});
+		st = finish(st, {key: 'a', model: '/usr/share/ollama/.ollama/models/blobs/sha256-6f3c1a2b', runner: 'gguf', generatedTokens: 3}, {key: 'b', generatedTokens: 4});
 		c.observe(st);
 		const e = parseExposition(renderMetrics(st, [], c));
 		expect(find(e, 'infertop_requests_total').map((x) => [x.labels.model, x.value])).toEqual([['qwen3.8:latest', 1], ['unknown', 1]]);
