@@ -6,13 +6,11 @@
  * (never two servers racing one GPU); different hosts run side by side.
  */
 import {randomBytes} from 'node:crypto';
-import {ProbeError, type StreamTimeouts} from './client.js';
+import {ProbeError} from './client.js';
 import {appendHistory} from './history.js';
 import {DEFAULT_MAX_TOKENS, fitToContext, loadPrompt, type ProbePrompt} from './prompts.js';
-import {runProbe, totalTimeoutFor, type LiveProgress} from './run.js';
+import {runProbe, totalTimeoutFor, type LiveProgress, type RunProbeOptions} from './run.js';
 import type {ProtocolPlan} from './protocols.js';
-import type {LogFiguresFn} from './timing.js';
-import type {Transport} from './transport.js';
 import {COMPARE_KINDS, COMPARE_RUNS, type CompareKind, type CompareProgress, type CompareRow} from '../types/compare.js';
 import {sanitize} from '../util/sanitize.js';
 
@@ -29,20 +27,15 @@ export interface CompareTarget {
 	readonly bytesPerTokenSource?: string;
 }
 
-export interface CompareOptions {
+/** Every row is a real probe: the probe's own limits, log lookup and transport, passed through as they are. */
+type ProbePassThrough = Pick<RunProbeOptions, 'signal' | 'timeouts' | 'totalTimeoutMs' | 'busyTimeoutMs' | 'busyRetryBaseMs' | 'logFigures' | 'logWaitMs' | 'transport'>;
+
+export interface CompareOptions extends ProbePassThrough {
 	readonly targets: readonly CompareTarget[];
 	readonly kinds?: readonly CompareKind[];
 	readonly runs?: number;
 	readonly maxTokens?: number;
 	readonly runId?: string;
-	readonly signal?: AbortSignal;
-	readonly timeouts?: StreamTimeouts;
-	readonly totalTimeoutMs?: number;
-	readonly busyTimeoutMs?: number;
-	readonly busyRetryBaseMs?: number;
-	readonly logFigures?: LogFiguresFn;
-	readonly logWaitMs?: number;
-	readonly transport?: Transport;
 	/** CSV history; `null` = none. */
 	readonly historyPath: string | null;
 	readonly version: string;
