@@ -23,7 +23,8 @@
  * - Ink 6.8 is patched as it is bundled (scripts/ink-incremental-fix.mjs): the incremental renderer
  *   fixed (ink#910) and turned on through `__INK_910_FIXED__` (a changed figure rewrites its line,
  *   not the screen); its per-frame output caches shared across frames (an unchanged line is not
- *   measured again); its two never-emptied text caches bounded (they grew for as long as it ran).
+ *   measured again); its two never-emptied text caches bounded (they grew for as long as it ran);
+ *   a commit that changed no host node (same texts, same props) draws no frame (no layout, no output).
  */
 import {build} from 'esbuild';
 import fs from 'node:fs';
@@ -63,7 +64,7 @@ const banner = [
 	'const __dirname = __infertopDirname(__filename);',
 ].join('\n');
 
-const inkFixState = {applied: false, outputShared: false, textCaches: 0, widths: false};
+const inkFixState = {applied: false, outputShared: false, textCaches: 0, widths: false, reconciler: false, text: false};
 const inkFix = inkIncrementalFix(inkFixState);
 const started = performance.now();
 const outdir = path.dirname(outfile);
@@ -110,8 +111,8 @@ if (out.includes('node_modules/ink/build/') && !out.includes('isDev = () => fals
 	console.error("build: Ink's isDev() was not replaced (did ink/build/utils.js move?)");
 	process.exit(1);
 }
-if (out.includes('node_modules/ink/build/') && (!inkFixState.applied || !inkFixState.outputShared || inkFixState.textCaches !== 2 || !inkFixState.widths)) {
-	console.error('build: the Ink patches (ink#910, shared output caches, bounded text caches) are not all in the bundle');
+if (out.includes('node_modules/ink/build/') && (!inkFixState.applied || !inkFixState.outputShared || inkFixState.textCaches !== 2 || !inkFixState.widths || !inkFixState.reconciler || !inkFixState.text)) {
+	console.error('build: the Ink patches (ink#910, shared output caches, bounded text caches, no frame for an unchanged commit) are not all in the bundle');
 	process.exit(1);
 }
 if (/process\.env\.NODE_ENV\s*[!=]==?\s*["']development["']/.test(out)) {

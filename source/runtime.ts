@@ -108,6 +108,17 @@ function resolveBytesPerToken(resolver: ReturnType<typeof createModelBytesResolv
 	};
 }
 
+/**
+ * Whether an action says an engine got work (the system scan leaves its quiet pace). A GET the
+ * engine logged (Ollama's `[GIN] … GET "/api/ps"`, llama-server's `request: GET /slots`) is not
+ * work: most are infertop's own polls echoed in the log, and waking on them kept the scan at its
+ * fastest pace on an idle engine. A line no parser read may be anything: it counts.
+ */
+export function isWork(action: Action): boolean {
+	if (action.type === 'engine-event') return !(action.event.type === 'http' && (action.event.method === 'GET' || action.event.method === 'HEAD'));
+	return action.type === 'log-line' && !action.parsed;
+}
+
 // ---- collectors (one small factory each) ----------------------------------------------------------
 
 /** The logs the user named (`--log`, `--replay`). */
@@ -266,7 +277,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 	const bandwidthReady = bandwidth(ctx, () => demoStarting !== undefined);
 	const sys = system(ctx);
 	// An engine got work: the system scan leaves its quiet pace at once.
-	if (sys) reactions.push(action => (action.type === 'engine-event' || action.type === 'log-line' ? sys.wake() : undefined));
+	if (sys) reactions.push(action => (isWork(action) ? sys.wake() : undefined));
 	await start(sys);
 	const disc = discovery(ctx);
 	collectors.push(disc);
