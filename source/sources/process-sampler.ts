@@ -19,7 +19,7 @@
  * apart). An idle machine of 400 processes yields a table of a few rows.
  */
 import {closeSync, openSync, readdirSync, readFileSync, readSync} from 'node:fs';
-import {execa} from 'execa';
+import {loadExeca} from './lazy-execa.js';
 import type {ProcSample} from '../system/contention.js';
 import {engineProcessKind} from '../system/contention.js';
 
@@ -312,7 +312,7 @@ function createLinuxSampler(opts: ProcessSamplerOptions): ProcessSampler {
 function createDarwinSampler(opts: ProcessSamplerOptions): ProcessSampler {
 	const busyPct = opts.busyPct ?? 1;
 	const clock = opts.clock ?? (() => performance.now());
-	const ps = opts.ps ?? (async (args: readonly string[]) => String((await execa('ps', [...args], {timeout: 5000, stdin: 'ignore', maxBuffer: 16 * 1024 * 1024})).stdout));
+	const ps = opts.ps ?? (async (args: readonly string[]) => String((await (await loadExeca())('ps', [...args], {timeout: 5000, stdin: 'ignore', maxBuffer: 16 * 1024 * 1024})).stdout));
 	const commands = new Map<number, {comm: string; command: string}>();
 	return {
 		async sample(keep) {

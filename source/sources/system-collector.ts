@@ -16,12 +16,12 @@
  */
 import os from 'node:os';
 import {readFileSync} from 'node:fs';
-import {readFile} from 'node:fs/promises';
-import {execa} from 'execa';
+import {readdir, readFile} from 'node:fs/promises';
+import {loadExeca} from './lazy-execa.js';
 import type {Collector, Dispatch} from '../types/monitor.js';
 import type {ContentionState, GpuInfo, GpuProcess, SystemState} from '../types/system.js';
 import {createContentionTracker, type ContentionOptions, type MemoryPressureLevel, type ProcSample} from '../system/contention.js';
-import {macPressureLevel, parseGovernor, parsePmset, parsePsiMemory} from '../system/power.js';
+import {macPressureLevel, parseGovernor, parseLinuxPowerSupplies, parsePmset, parsePsiMemory, type PowerSupplyEntry} from '../system/power.js';
 import {parseMeminfo, parseProcStatCpu} from '../system/proc.js';
 import {readNvidiaSmi, type NvidiaSmiOptions} from './nvidia-smi.js';
 import {firstLine} from './ollama-ps-cli.js';
@@ -324,7 +324,7 @@ export function createSystemCollector(opts: SystemCollectorOptions): SystemColle
 				const p = parsePsiMemory(await readFile('/proc/pressure/memory', 'utf8'));
 				pressure = p ? {words: p.words, level: p.level} : {};
 			} else if (darwin) {
-				const r = await execa('sysctl', ['-n', 'kern.memorystatus_vm_pressure_level'], {timeout: 2000, reject: false, stdin: 'ignore'});
+				const r = await (await loadExeca())('sysctl', ['-n', 'kern.memorystatus_vm_pressure_level'], {timeout: 2000, reject: false, stdin: 'ignore'});
 				const level = r.failed ? undefined : macPressureLevel(String(r.stdout));
 				pressure = level ? {words: level, level} : {};
 			}
@@ -336,18 +336,38 @@ export function createSystemCollector(opts: SystemCollectorOptions): SystemColle
 		}
 	}
 
+	/** /sys/class/power_supply read directly (systeminformation's battery() read the same files, and said "AC" where none is listed). */
+	async function linuxPower(): Promise<{source?: 'ac' | 'battery'; percent?: number}> {
+		const root = '/sys/class/power_supply';
+		const read = (f: string): Promise<string | undefined> => readFile(f, 'utf8').catch(() => undefined);
+		const names = await readdir(root).catch(() => [] as string[]);
+		const entries: PowerSupplyEntry[] = await Promise.all(
+			names.map(async (n) => {
+				const [type, online, status, capacity] = await Promise.all(['type', 'online', 'status', 'capacity'].map((f) => read(`${root}/${n}/${f}`)));
+				return {...(type !== undefined ? {type} : {}), ...(online !== undefined ? {online} : {}), ...(status !== undefined ? {status} : {}), ...(capacity !== undefined ? {capacity} : {})};
+			}),
+		);
+		return parseLinuxPowerSupplies(entries);
+	}
+
 	async function scanPower(): Promise<void> {
 		const next: Mutable<NonNullable<ContentionState['power']>> = {};
-		try {
-			const b = await (await loadSi()).battery();
-			if (b.hasBattery) {
-				next.source = b.acConnected ? 'ac' : 'battery';
-				if (Number.isFinite(b.percent)) next.percent = b.percent;
-			} else if (b.acConnected) next.source = 'ac';
-		} catch {}
+		if (nativeProc) {
+			const p = await linuxPower();
+			if (p.source) next.source = p.source;
+			if (p.percent !== undefined) next.percent = p.percent;
+		} else {
+			try {
+				const b = await (await loadSi()).battery();
+				if (b.hasBattery) {
+					next.source = b.acConnected ? 'ac' : 'battery';
+					if (Number.isFinite(b.percent)) next.percent = b.percent;
+				} else if (b.acConnected) next.source = 'ac';
+			} catch {}
+		}
 		if (darwin) {
 			try {
-				const r = await execa('pmset', ['-g'], {timeout: 2000, reject: false, stdin: 'ignore'});
+				const r = await (await loadExeca())('pmset', ['-g'], {timeout: 2000, reject: false, stdin: 'ignore'});
 				const mode = r.failed ? undefined : parsePmset(String(r.stdout));
 				if (mode) next.mode = mode;
 				setReason('power', r.failed ? 'pmset: failed' : undefined);
