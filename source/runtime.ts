@@ -119,6 +119,22 @@ export function isWork(action: Action): boolean {
 	return action.type === 'log-line' && !action.parsed;
 }
 
+/**
+ * A poller's longest wait while its server's answers repeat (the default 2 s pace doubles up to
+ * 8 s): an idle engine is asked a quarter as often, and a request in its log (isWork) brings the
+ * poller back at once. Tests that set their own poll interval keep it fixed.
+ */
+const QUIET_POLL_MS = 8000;
+const quietPollMs = (options: RuntimeOptions): number | undefined => (options.pollMs === undefined ? QUIET_POLL_MS : undefined);
+
+interface RunningDemo {
+	readonly engine: DemoEngine;
+	readonly dir: string;
+	readonly remove: () => void;
+	readonly serverId: string;
+	readonly poller: {wake(): void};
+}
+
 // ---- collectors (one small factory each) ----------------------------------------------------------
 
 /** The logs the user named (`--log`, `--replay`). */
@@ -168,6 +184,7 @@ function discovery(ctx: RuntimeContext) {
 		scan: ctx.options.scan,
 		intervalMs: ctx.options.pollMs,
 		pollIntervalMs: ctx.options.pollMs,
+		pollQuietMaxMs: quietPollMs(ctx.options),
 		lookedForLogs: defaultLogLocations(process.platform, process.env, os.homedir()).map(l => (l.kind === 'file' ? l.path! : l.argv!.join(' '))),
 		onLogFound: (serverId, logPath) => {
 			// The process that names its log (`--log-file`) is known: its start anchors llama.cpp's
@@ -194,7 +211,7 @@ function ollamaPsCli(ctx: RuntimeContext): Collector | undefined {
 }
 
 /** The built-in demo engine: an Ollama (engine `ollama`, `demo: true`) with its log and the same poller a real Ollama gets. */
-async function demoEngine(ctx: RuntimeContext, collectors: Collector[]): Promise<{engine: DemoEngine; dir: string; remove: () => void}> {
+async function demoEngine(ctx: RuntimeContext, collectors: Collector[]): Promise<RunningDemo> {
 	const {options, config} = ctx;
 	const dir = mkdtempSync(path.join(os.tmpdir(), 'infertop-demo-'));
 	// Every exit path removes it: stop() (remove), and — when the process ends without it (the
@@ -217,11 +234,11 @@ async function demoEngine(ctx: RuntimeContext, collectors: Collector[]): Promise
 	ctx.dispatch({type: 'server-seen', t: Date.now(), server: info});
 	if (config.bandwidth === undefined) ctx.dispatch({type: 'bandwidth', bandwidth: {gbs: engine.bandwidthGBs, source: 'demo engine (simulated)', chip: 'DEMO'}});
 	await ctx.attachLog(id, {kind: 'file', path: engine.logPath}, 'ollama');
-	const poller = createPoller({server: info, dispatch: ctx.dispatch, intervalMs: options.pollMs});
+	const poller = createPoller({server: info, dispatch: ctx.dispatch, intervalMs: options.pollMs, quietMaxMs: quietPollMs(options)});
 	collectors.push({start: () => poller.start(), stop: () => poller.stop()});
 	poller.start();
 	await poller.pollNow();
-	return {engine, dir, remove};
+	return {engine, dir, remove, serverId: id, poller};
 }
 
 // ---- the composition root -------------------------------------------------------------------------
@@ -232,7 +249,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 	const collectors: Collector[] = [];
 	const logsAttached = new Set<string>();
 	const quitHandlers: (() => void)[] = [];
-	let demo: {engine: DemoEngine; dir: string; remove: () => void} | undefined;
+	let demo: RunningDemo | undefined;
 	let demoStarting: Promise<void> | undefined;
 	let stopped = false;
 
@@ -280,6 +297,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 	if (sys) reactions.push(action => (isWork(action) ? sys.wake() : undefined));
 	await start(sys);
 	const disc = discovery(ctx);
+	// ... and its poller asks again at its base pace.
+	reactions.push(action => {
+		if (!isWork(action) || !('serverId' in action)) return;
+		disc.wake(action.serverId);
+		if (demo?.serverId === action.serverId) demo.poller.wake();
+	});
 	collectors.push(disc);
 	await defaultLogs(ctx);
 	await start(ollamaPsCli(ctx));

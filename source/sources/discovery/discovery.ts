@@ -38,6 +38,8 @@ export interface DiscoveryOptions {
 	readonly hosts?: readonly string[];
 	/** Time between two polls of one server (default 2000 ms). */
 	readonly pollIntervalMs?: number;
+	/** A poller's longest wait while its server's answers do not change (default: no back-off); see PollerOptions.quietMaxMs. */
+	readonly pollQuietMaxMs?: number;
 	readonly connectTimeoutMs?: number;
 	/** Deadline for a fingerprint / a poll request (default 800 ms / 1500 ms). */
 	readonly fingerprintTimeoutMs?: number;
@@ -60,6 +62,8 @@ export interface Discovery extends Collector {
 	servers(): ServerInfo[];
 	/** Run one discovery round now (joins one in flight). */
 	refresh(): Promise<void>;
+	/** A server got work: its poller leaves its quiet pace. */
+	wake(serverId: string): void;
 }
 
 interface Entry {
@@ -141,6 +145,7 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
 			dispatch,
 			apiKey,
 			intervalMs: options.pollIntervalMs,
+			quietMaxMs: options.pollQuietMaxMs,
 			timeoutMs: options.pollTimeoutMs,
 			now,
 			pidOf: () => entry.info.pid,
@@ -289,6 +294,9 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
 			controller.abort();
 			await inflight;
 			await Promise.all([...entries.values()].map((e) => e.poller.stop()));
+		},
+		wake(serverId) {
+			entries.get(serverId)?.poller.wake();
 		},
 		refresh() {
 			inflight ??= round()
