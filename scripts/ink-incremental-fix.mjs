@@ -32,15 +32,16 @@ export function patchInkLogUpdate(source) {
 export const INK_OUTPUT_CACHES = 'caches = new OutputCaches();';
 
 /**
- * The caches shared by all frames instead (bounded: dropped whole past 4,000 lines), so an
- * unchanged line is not tokenized and measured again on every frame. The cached glyph arrays are
+ * The caches shared by all frames instead (bounded: dropped whole past 800 lines of glyphs or 4,000
+ * widths), so an unchanged line is not tokenized and measured again on every frame. The cached glyph arrays are
  * only read by Output.get() (placed in the grid, then turned into a string), never written.
  */
 export const INK_OUTPUT_CACHES_SHARED = 'caches = __infertopSharedCaches(OutputCaches);';
 const SHARED_CACHES_FN = `
 function __infertopSharedCaches(Caches) {
 	const c = (globalThis.__infertopInkCaches ??= new Caches());
-	if (c.styledChars.size + c.widths.size + c.blockWidths.size > 4000) {
+	// a line's glyphs are ~80 bytes each: the glyph cache is bounded by lines (a 160×50 screen draws a few hundred)
+	if (c.styledChars.size > 800 || c.widths.size + c.blockWidths.size > 4000) {
 		c.styledChars.clear();
 		c.widths.clear();
 		c.blockWidths.clear();

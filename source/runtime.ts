@@ -183,6 +183,8 @@ function discovery(ctx: RuntimeContext) {
 		servers: ctx.namedServers,
 		scan: ctx.options.scan,
 		intervalMs: ctx.options.pollMs,
+		// rounds that find nothing new: every 5 s, stretching to 20 s (a new engine shows within 20 s)
+		quietIntervalMs: ctx.options.pollMs === undefined ? 20_000 : undefined,
 		pollIntervalMs: ctx.options.pollMs,
 		pollQuietMaxMs: quietPollMs(ctx.options),
 		lookedForLogs: defaultLogLocations(process.platform, process.env, os.homedir()).map(l => (l.kind === 'file' ? l.path! : l.argv!.join(' '))),
