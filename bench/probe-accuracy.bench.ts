@@ -24,10 +24,14 @@
  *             process (a dashboard-sized stand-in tree if the UI cannot be loaded)
  *   CLI       a fresh `infertop probe --json` process per run (cold start, as a user runs it),
  *             200 tok/s (INFERTOP_BENCH_CLI=0 skips it)
- *   pinned    plain, 200 tok/s, with this process and the server at real-time priority
- *             (`chrt -a -f -p 20`, where allowed; INFERTOP_BENCH_PINNED=0 skips it): a separate,
- *             labelled row that tells a loaded machine's scheduling noise from the probe's own error.
- *             It is never part of the verdict.
+ *   pinned    plain, 200 tok/s, with this process too at real-time priority (`chrt -a -f -p 20`,
+ *             where allowed; INFERTOP_BENCH_PINNED=0 skips it): a separate, labelled row that tells
+ *             a loaded machine's scheduling noise from the probe's own error. Never in the verdict.
+ *
+ * The reference server runs in its own session (its own scheduling group under Linux autogroup)
+ * and, where allowed, at real-time priority in every row (INFERTOP_BENCH_PIN_SERVER=0: not): a
+ * reference descheduled between its write and its stamp, or late to read the request, would be
+ * counted as the probe's error. The probe is at normal priority everywhere but the pinned row.
  *
  *   npm run bench -- probe                 (about 4 minutes)
  *   INFERTOP_BENCH_REPS=5 npm run bench -- probe
@@ -79,7 +83,9 @@ interface TruthServer {
 }
 
 async function startTruthServer(): Promise<TruthServer> {
-	const child: ChildProcess = fork(path.join(here, 'probe-truth-server.mjs'), [], {stdio: ['ignore', 'inherit', 'inherit', 'ipc']});
+	// detached: its own session, so its own scheduling group (Linux autogroup) — the probe's
+	// process, its UI included, does not share a CPU share with the reference it is held against.
+	const child: ChildProcess = fork(path.join(here, 'probe-truth-server.mjs'), [], {stdio: ['ignore', 'inherit', 'inherit', 'ipc'], detached: true});
 	const waiting = new Map<number, (t: Truth) => void>();
 	const arrived = new Map<number, Truth>();
 	const port = await new Promise<number>((resolve, reject) => {
@@ -426,6 +432,11 @@ export async function run(): Promise<string> {
 	let pinNote = '';
 	mainGcObserver.observe({entryTypes: ['gc']});
 	probeDiagnostics((d) => diags.push(d));
+	// The reference at real-time priority (where allowed): its own scheduling noise (reading the
+	// request late, descheduled between its write and the stamp after it) is not the probe's error.
+	// The probe itself stays at normal priority in every row but `pinned`.
+	const refPin = process.env.INFERTOP_BENCH_PIN_SERVER === '0' ? 'not asked' : await pin([srv.pid], true);
+	const refNote = refPin === undefined ? 'reference server at SCHED_FIFO 20 in its own session' : `reference server at normal priority in its own session (pinning: ${refPin})`;
 	try {
 		// Warm the SERVER (its first connection runs cold code too, which would shorten its own
 		// "request in → first token" and be blamed on the probe); the probe's own warm-up is its business.
@@ -447,7 +458,7 @@ export async function run(): Promise<string> {
 				try {
 					for (const proto of ['sse', 'ndjson'] as const) for (let i = 0; i < reps; i++) samples.push(await measure(srv, 'pinned', proto, CASES[1]!, plain, i));
 				} finally {
-					const back = await pin([process.pid, srv.pid], false);
+					const back = await pin([process.pid], false);
 					if (back !== undefined) pinNote = ` (could not drop the real-time priority again: ${back})`;
 				}
 			} else pinNote = `; pinned row skipped (chrt: ${failed})`;
@@ -456,8 +467,8 @@ export async function run(): Promise<string> {
 		const cores = os.cpus().length;
 		const quiet = Math.max(load0, load1) <= cores / 4;
 		lines.push(`probe accuracy vs the server's own record (bench/probe-truth-server.mjs, its own process); ${reps} runs per case; TTFT ${TTFT_MS} ms`);
-		lines.push(`machine: ${cores} cores, load average ${load0.toFixed(2)} → ${load1.toFixed(2)}${quiet ? '' : ' (NOT quiet: the figures carry its scheduling noise)'}; UI mode: ${uiKind}${pinNote}`);
-		lines.push('mode      proto   rate | TTFT err ms: mean  median   worst | decode err %: mean  median   worst | median ms: in   out | worst: slip ms  reader loop delay ms  | runs > goal');
+		lines.push(`machine: ${cores} cores, load average ${load0.toFixed(2)} → ${load1.toFixed(2)}${quiet ? '' : ' (NOT quiet: the figures carry its scheduling noise)'}; UI mode: ${uiKind}; ${refNote}${pinNote}`);
+		lines.push('mode      proto   rate | TTFT err ms: mean  median   worst | decode err %: mean  median   worst | median ms: in   out | max ms: server bracket  reader loop delay | runs > goal');
 		const order: [Mode, Proto, number][] = [];
 		for (const mode of ['plain', 'with UI', 'CLI', 'pinned'] as const) for (const proto of ['sse', 'ndjson'] as const) for (const c of CASES) order.push([mode, proto, c.rate]);
 		for (const [mode, proto, rate] of order) {
@@ -470,7 +481,7 @@ export async function run(): Promise<string> {
 			const eld = s.flatMap((x) => (x.readerEldMaxMs === undefined ? [] : [x.readerEldMaxMs]));
 			const over = s.filter((x) => Math.abs(x.ttftErrMs) > 1 || Math.abs(x.decodeErrPct) > 0.1).length;
 			lines.push(
-				`${mode.padEnd(9)} ${proto.padEnd(6)} ${String(rate).padStart(5)} | ${f(mean(tt), 3, 17)} ${f(median(tt), 3, 7)} ${f(maxAbs(tt), 3, 7)} | ${f(mean(dd), 4, 18)} ${f(median(dd), 4, 7)} ${f(maxAbs(dd), 4, 7)} | ${f(up.length ? median(up) : undefined, 3, 13)} ${f(down.length ? median(down) : undefined, 3, 5)} | ${f(maxAbs(s.map((x) => x.slipMs)), 3, 14)} ${f(eld.length ? Math.max(...eld) : undefined, 2, 21)}  | ${String(over).padStart(4)}/${s.length}`,
+				`${mode.padEnd(9)} ${proto.padEnd(6)} ${String(rate).padStart(5)} | ${f(mean(tt), 3, 17)} ${f(median(tt), 3, 7)} ${f(maxAbs(tt), 3, 7)} | ${f(mean(dd), 4, 18)} ${f(median(dd), 4, 7)} ${f(maxAbs(dd), 4, 7)} | ${f(up.length ? median(up) : undefined, 3, 13)} ${f(down.length ? median(down) : undefined, 3, 5)} | ${f(Math.max(...s.map((x) => x.writeSpanMs)), 3, 22)} ${f(eld.length ? Math.max(...eld) : undefined, 2, 18)} | ${String(over).padStart(4)}/${s.length}`,
 			);
 		}
 		// The clocks agree: on CLOCK_MONOTONIC nothing arrives before it was sent (a wrong offset

@@ -28,10 +28,12 @@
  * headless `infertop probe` detects an Ollama server).
  *
  * Between writes it SLEEPS, blocking this process on Atomics.wait (a futex with a sub-millisecond
- * timeout) and spinning only the last 0.25 ms: it burns no core while it waits, so on a small
- * machine the bench's own server does not compete with the probe for the CPU (a whole core at
- * 1000 tok/s with the earlier sleep-then-spin-2-ms). One request at a time; nothing else needs this
- * event loop while a stream runs, every write being synchronous.
+ * timeout) until each token's time on the schedule (absolute times, so a late wake-up never drifts
+ * the rate): it burns no core while it waits, so on a small machine the bench's own server does not
+ * compete with the probe for the CPU (a whole core at 1000 tok/s with the earlier
+ * sleep-then-spin-2-ms). How late it woke does not matter to the bench: the truth is what it did.
+ * One request at a time; nothing else needs this event loop while a stream runs, every write being
+ * synchronous.
  */
 import net from 'node:net';
 import {performance} from 'node:perf_hooks';
@@ -39,14 +41,7 @@ import {performance} from 'node:perf_hooks';
 const hrNow = () => Number(process.hrtime.bigint()) / 1e6;
 const lock = new Int32Array(new SharedArrayBuffer(4));
 function until(t) {
-	for (;;) {
-		const left = t - performance.now();
-		if (left <= 0) return;
-		if (left > 0.35) Atomics.wait(lock, 0, 0, left - 0.25);
-		else while (performance.now() < t) {
-			// spin: the last 0.25 ms
-		}
-	}
+	for (let left = t - performance.now(); left > 0; left = t - performance.now()) Atomics.wait(lock, 0, 0, left);
 }
 
 function chunk(socket, text) {

@@ -134,9 +134,11 @@ try {
 // One request on this thread. report(msg, transfer) gets response/chunk/end/error messages.
 function request(m, ac, report) {
 	// Before the clock starts (tSent below): the GC is never in the measured time.
+	let scavenged = false;
 	if (minorGc) {
 		try {
 			minorGc();
+			scavenged = true;
 		} catch {}
 	}
 	// Diagnostics only: [time, bytes] of every socket read of this request.
@@ -158,7 +160,7 @@ function request(m, ac, report) {
 				d.take();
 				const gc = d.gc.filter((g) => g.t + g.ms >= tSent && g.t <= tEnd);
 				const hrMinusAbs = Number(process.hrtime.bigint()) / 1e6 - now();
-				const out = {id: m.id, type: 'diag', t: tEnd, tSent, reads, gc, eldMaxMs, eldMeanMs, hrMinusAbs};
+				const out = {id: m.id, type: 'diag', t: tEnd, tSent, reads, gc, eldMaxMs, eldMeanMs, hrMinusAbs, scavenged};
 				// File mode writes here, before the main thread (a CLI about to exit) sees the end.
 				if (d.file) {
 					try {
@@ -296,6 +298,7 @@ interface PumpMsg {
 	eldMaxMs?: number;
 	eldMeanMs?: number;
 	hrMinusAbs?: number;
+	scavenged?: boolean;
 }
 
 /**
@@ -316,6 +319,8 @@ export interface ReadDiagnostics {
 	readonly eldMeanMs: number;
 	/** CLOCK_MONOTONIC ms (process.hrtime) minus this thread's performance.now(): the machine-wide clock. */
 	readonly hrMinusLocal: number;
+	/** The reader thread ran a scavenge just before the request (its young generation empty at tSent). */
+	readonly scavenged: boolean;
 }
 
 let diagListener: ((d: ReadDiagnostics) => void) | undefined;
@@ -332,6 +337,7 @@ function toDiagnostics(m: PumpMsg): ReadDiagnostics {
 		eldMaxMs: m.eldMaxMs ?? 0,
 		eldMeanMs: m.eldMeanMs ?? 0,
 		hrMinusLocal: (m.hrMinusAbs ?? 0) + performance.timeOrigin,
+		scavenged: m.scavenged === true,
 	};
 }
 
