@@ -143,6 +143,9 @@ interface Sample {
 	load: number;
 	/** Main-thread GC during the run (this process), ms. */
 	mainGcMs: number;
+	/** A main-thread GC pause between the first (last) token's write and its stamp. */
+	mainGcOnFirst?: boolean;
+	mainGcOnLast?: boolean;
 	// From the reader thread, where known:
 	/** Probe sent → server read the request (CLOCK_MONOTONIC). */
 	upMs?: number;
@@ -301,6 +304,21 @@ async function startUi(): Promise<{probe: Probe; stop: () => void; kind: string}
 
 /** GC pauses on this (the main) thread, performance.now() ms. */
 const mainGc: {t: number; ms: number}[] = [];
+/** CLOCK_MONOTONIC − this thread's performance.now(), from the tightest of 5 bracketed samples. */
+function hrMinusMain(): number {
+	let best = Infinity;
+	let off = 0;
+	for (let i = 0; i < 5; i++) {
+		const a = Number(process.hrtime.bigint()) / 1e6;
+		const p = performance.now();
+		const b = Number(process.hrtime.bigint()) / 1e6;
+		if (b - a < best) {
+			best = b - a;
+			off = (a + b) / 2 - p;
+		}
+	}
+	return off;
+}
 const mainGcObserver = new PerformanceObserver((l) => {
 	for (const e of l.getEntries()) mainGc.push({t: e.startTime, ms: e.duration});
 	if (mainGc.length > 1000) mainGc.splice(0, mainGc.length - 1000);
@@ -361,6 +379,11 @@ async function measure(srv: TruthServer, mode: Mode, proto: Proto, c: {rate: num
 			onLast: during.some((g) => g.hr <= tLastHr && g.hr + g.ms >= preHr.at(-1)!),
 		};
 		s.readerEldMaxMs = reads.eldMaxMs;
+		// The probe's own main thread (a CLI run's is another process, whose GC is not recorded).
+		const off = hrMinusMain();
+		const mainHr = mode === 'CLI' ? [] : mainGc.filter((g) => g.t + g.ms >= t0 && g.t <= t1).map((g) => ({hr: g.t + off, ms: g.ms}));
+		s.mainGcOnFirst = mainHr.some((g) => g.hr <= tFirstHr && g.hr + g.ms >= preHr[0]!);
+		s.mainGcOnLast = mainHr.some((g) => g.hr <= tLastHr && g.hr + g.ms >= preHr.at(-1)!);
 	}
 	return s;
 }
@@ -393,6 +416,7 @@ function ttftCause(s: Sample): string {
 	if (s.readerGc?.onFirst) return 'GC on the reader thread';
 	if (s.upMs > Math.abs(err) / 2) return "request's way in (the server read it late)";
 	if (s.writeSpanMs > Math.abs(err) / 2) return "the server's write bracket (descheduled mid-write)";
+	if (s.mainGcOnFirst) return "main-thread GC at the first token (V8's helper threads share the cores)";
 	if ((s.readerEldMaxMs ?? 0) >= s.downMs / 2) return 'reader thread ran late (its loop delayed: descheduled)';
 	if ((s.firstRead?.tokens ?? 1) > 1) return 'first token coalesced into a later read';
 	return 'first token late to the reader (kernel/scheduler; its loop was not blocked)';
@@ -406,6 +430,7 @@ function decodeCause(s: Sample): string {
 	const ms = end === 'last' ? s.lastDownMs : s.downMs;
 	if (s.writeSpanMs > Math.abs(ms) / 2) return "the server's write bracket (descheduled mid-write)";
 	if (end === 'first' ? s.readerGc?.onFirst : s.readerGc?.onLast) return `GC on the reader thread (${end} token)`;
+	if (end === 'first' ? s.mainGcOnFirst : s.mainGcOnLast) return `main-thread GC at the ${end} token (V8's helper threads share the cores)`;
 	if ((read?.tokens ?? 1) > 1) return `${end} token's read coalesced ${read?.tokens} tokens`;
 	if ((s.readerEldMaxMs ?? 0) >= Math.abs(ms) / 2) return `reader thread ran late on the ${end} token (loop delayed: descheduled)`;
 	return `${end} token late to the reader (kernel/scheduler)`;
@@ -416,7 +441,7 @@ function attribution(s: Sample): string {
 	const rd = (x: Sample['firstRead']): string => (x ? `read #${x.index + 1} (${x.bytes} B, ${x.tokens} token${x.tokens === 1 ? '' : 's'})` : '--');
 	return [
 		`${where}: TTFT error ${sgn(s.ttftErrMs, 3)} ms = request in ${sgn(s.upMs, 3)} + first token out ${sgn(s.downMs, 3)}; decode error ${sgn(s.decodeErrPct, 4)} % (last token out ${sgn(s.lastDownMs, 3)} ms)`,
-		`    first token in ${rd(s.firstRead)}, last in ${rd(s.lastRead)}; reader thread: ${s.readerGc ? `${s.readerGc.count} GC (${s.readerGc.ms.toFixed(2)} ms${s.readerGc.onFirst ? ', one on the first token' : ''}${s.readerGc.onLast ? ', one on the last token' : ''})` : '--'}, loop delay max ${f(s.readerEldMaxMs, 2)} ms; main thread GC ${s.mainGcMs.toFixed(2)} ms`,
+		`    first token in ${rd(s.firstRead)}, last in ${rd(s.lastRead)}; reader thread: ${s.readerGc ? `${s.readerGc.count} GC (${s.readerGc.ms.toFixed(2)} ms${s.readerGc.onFirst ? ', one on the first token' : ''}${s.readerGc.onLast ? ', one on the last token' : ''})` : '--'}, loop delay max ${f(s.readerEldMaxMs, 2)} ms; main thread GC ${s.mainGcMs.toFixed(2)} ms${s.mainGcOnFirst ? ', one on the first token' : ''}${s.mainGcOnLast ? ', one on the last token' : ''}`,
 		`    server: slip ${sgn(s.slipMs, 3)} ms, write bracket ${s.writeSpanMs.toFixed(3)} ms, queued writes ${s.queued}; load ${s.load.toFixed(2)}`,
 		`    → TTFT: ${ttftCause(s)}; decode: ${decodeCause(s)}`,
 	].join('\n');

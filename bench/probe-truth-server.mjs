@@ -39,6 +39,21 @@ import net from 'node:net';
 import {performance} from 'node:perf_hooks';
 
 const hrNow = () => Number(process.hrtime.bigint()) / 1e6;
+/** CLOCK_MONOTONIC − performance.now(), from the tightest of 5 bracketed samples (a sample this process was descheduled in would be off by as much). */
+function hrOffset() {
+	let best = Infinity;
+	let off = 0;
+	for (let i = 0; i < 5; i++) {
+		const a = hrNow();
+		const p = performance.now();
+		const b = hrNow();
+		if (b - a < best) {
+			best = b - a;
+			off = (a + b) / 2 - p;
+		}
+	}
+	return off;
+}
 const lock = new Int32Array(new SharedArrayBuffer(4));
 function until(t) {
 	for (let left = t - performance.now(); left > 0; left = t - performance.now()) Atomics.wait(lock, 0, 0, left);
@@ -100,6 +115,9 @@ function answer(socket, method, rawPath, body, reqInMs) {
 		// Keep-alives between tokens where asked: they must not count as tokens.
 		if (spec.keepAlive && i < spec.n - 1) socket.write(keepAlive);
 	}
+	// The end of the answer a moment after the last token: this process's work after the stream
+	// (the finish frames, the record below) must not take the CPU the probe reads the last token on.
+	until(performance.now() + 20);
 	const gen = spec.n > 1 ? writesMs[spec.n - 1] - writesMs[0] : 0;
 	if (ollama) {
 		chunk(
@@ -112,7 +130,7 @@ function answer(socket, method, rawPath, body, reqInMs) {
 		chunk(socket, 'data: [DONE]\n\n');
 	}
 	socket.end('0\r\n\r\n');
-	const hrMinusPerf = hrNow() - performance.now();
+	const hrMinusPerf = hrOffset();
 	process.send?.({id: spec.id, reqInMs, writesMs, preMs, queued, hrMinusPerf, slipMs: spec.n > 0 ? preMs[0] - reqInMs - spec.ttftMs : 0});
 }
 
