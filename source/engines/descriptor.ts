@@ -115,10 +115,33 @@ export interface ModelBytesHints {
 	readonly fileSizeFromModels?: boolean;
 }
 
+/** One process as the process rules see it (system/contention.ts `engineProcessKind` builds it). */
+export interface ProcessView {
+	/** Process name, last path part, `.exe` removed, case kept (`Ollama`, `VLLM::EngineCore`). */
+	readonly name: string;
+	/** name, lower case. */
+	readonly nameLower: string;
+	/** The executable: argv0's last path part (a macOS app's binary name with its spaces), `.exe` removed. */
+	readonly exe: string;
+	/** exe, lower case. */
+	readonly exeLower: string;
+	/** The full command line, trimmed ('' when unknown). */
+	readonly command: string;
+	/** The arguments after the executable. */
+	readonly args: string;
+}
+
 /** How discovery tells the engine's own server process from its helpers. */
 export interface ProcessRule {
 	/** Names shown in the empty state ("looked for"). */
 	readonly names: readonly string[];
+	/**
+	 * Whether a process is one of this engine's (server, runner, worker or app): contention never
+	 * counts it, discovery looks at it. Clients (`ollama run`) are not.
+	 */
+	readonly matches: (p: ProcessView) => boolean;
+	/** A catch-all (an app's whole folder): tried after every other engine's rule. */
+	readonly matchLast?: boolean;
 	/** False for a process of this engine that is not a server of its own (runners, workers, tools). */
 	readonly isServer?: (name: string, commandLine: string) => boolean;
 	/** A process of this kind spawned by a process of `childOf` is that engine's runner, not a server. */

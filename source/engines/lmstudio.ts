@@ -231,7 +231,13 @@ export const lmstudio: EngineDescriptor = {
 	modelList: OPENAI_MODEL_LIST,
 	unifiedMemory: false,
 	defaultPorts: [1234],
-	process: {names: ['LM Studio']},
+	process: {
+		names: ['LM Studio'],
+		// The app, its helpers and its engine workers live under `LM Studio` / `~/.lmstudio`: a
+		// folder rule, so tried after every engine's own (an mlx_lm or llama-server in it is that engine).
+		matches: ({name, command: cmd}) => /^lm studio( helper.*)?$/i.test(name) || /LM Studio\.app\/|LM-Studio[^/\s]*\.AppImage|[/\\]lm-studio[/\\]|[/\\]\.lmstudio[/\\]/i.test(cmd),
+		matchLast: true,
+	},
 	modelBytes: {localDirs: true},
 	// REST v0 (compatibility_type/state) or v1 (loaded_instances).
 	fingerprint: {
