@@ -251,22 +251,29 @@ export function versionOf(j: unknown): string | undefined {
 	return isRecord(j) ? text(j.version, 64) : undefined;
 }
 
-/** OpenAI-style `/v1/models` (vLLM, SGLang, lithos-metal, mlx_lm, KoboldCpp, LocalAI, any). */
-export function openAiModels(body: unknown): ModelInfo[] | undefined {
+/**
+ * The models of an OpenAI-shaped `{data: [{id, …}]}` list: `read` gives each entry's fields beyond
+ * its name (the id, sanitised). Undefined when the body is not such a list.
+ */
+export function dataModels(body: unknown, read: (m: Record<string, unknown>, name: string) => Omit<ModelInfo, 'name'>): ModelInfo[] | undefined {
 	if (!isRecord(body) || !Array.isArray(body.data)) return undefined;
 	const out: ModelInfo[] = [];
 	for (const m of body.data as unknown[]) {
 		if (!isRecord(m)) continue;
 		const name = text(m.id);
 		if (!name) continue;
-		out.push(cleanModel<ModelInfo>({
-			name,
-			// vLLM/SGLang max_model_len, lithos-metal context_window: the context one request may use.
-			contextLength: posInt(m.max_model_len, 'max_model_len') ?? posInt(m.context_window, 'context_window') ?? posInt(m.context_length, 'context_length'),
-			modelPath: text(m.root, 1024) !== name ? text(m.root, 1024) : undefined,
-		}));
+		out.push(cleanModel<ModelInfo>({name, ...read(m, name)}));
 	}
-	return out.slice(0, MAX_MODELS);
+	return out;
+}
+
+/** OpenAI-style `/v1/models` (vLLM, SGLang, lithos-metal, mlx_lm, KoboldCpp, LocalAI, any). */
+export function openAiModels(body: unknown): ModelInfo[] | undefined {
+	return dataModels(body, (m, name) => ({
+		// vLLM/SGLang max_model_len, lithos-metal context_window: the context one request may use.
+		contextLength: posInt(m.max_model_len, 'max_model_len') ?? posInt(m.context_window, 'context_window') ?? posInt(m.context_length, 'context_length'),
+		modelPath: text(m.root, 1024) !== name ? text(m.root, 1024) : undefined,
+	}))?.slice(0, MAX_MODELS);
 }
 
 // ---- shared plans ------------------------------------------------------------------------------
