@@ -66,6 +66,8 @@ const execFileP = promisify(execFile);
 interface Truth {
 	id: number;
 	reqInMs: number;
+	/** Reads the request took on the server (1: one segment). */
+	reqReads: number;
 	/** Just after each token's write. */
 	writesMs: number[];
 	/** Just before each token's write. */
@@ -141,6 +143,8 @@ interface Sample {
 	/** Widest [before, after] bracket of the server's first and last token writes, ms. */
 	writeSpanMs: number;
 	queued: number;
+	/** Reads the request took on the server. */
+	reqReads: number;
 	load: number;
 	/** Main-thread GC during the run (this process), ms. */
 	mainGcMs: number;
@@ -346,6 +350,7 @@ async function measure(srv: TruthServer, mode: Mode, proto: Proto, c: {rate: num
 		slipMs: t.slipMs,
 		writeSpanMs: Math.max(first - t.preMs[0]!, last - t.preMs.at(-1)!),
 		queued: t.queued,
+		reqReads: t.reqReads,
 		load: os.loadavg()[0]!,
 		mainGcMs: mainGc.filter((g) => g.t + g.ms >= t0 && g.t <= t1).reduce((a, g) => a + g.ms, 0),
 	};
@@ -448,7 +453,7 @@ function attribution(s: Sample): string {
 	return [
 		`${where}: TTFT error ${sgn(s.ttftErrMs, 3)} ms = request in ${sgn(s.upMs, 3)} + first token out ${sgn(s.downMs, 3)}; decode error ${sgn(s.decodeErrPct, 4)} % (last token out ${sgn(s.lastDownMs, 3)} ms)`,
 		`    first token in ${rd(s.firstRead)}, last in ${rd(s.lastRead)}; reader thread: ${s.readerGc ? `${s.readerGc.count} GC (${s.readerGc.ms.toFixed(2)} ms${s.readerGc.onFirst ? ', one on the first token' : ''}${s.readerGc.onLast ? ', one on the last token' : ''})` : '--'}, loop delay max ${f(s.readerEldMaxMs, 2)} ms; main thread GC ${s.mainGcMs.toFixed(2)} ms${s.mainGcOnFirst ? ', one on the first token' : ''}${s.mainGcOnLast ? ', one on the last token' : ''}`,
-		`    server: slip ${sgn(s.slipMs, 3)} ms, write bracket ${s.writeSpanMs.toFixed(3)} ms, queued writes ${s.queued}; load ${s.load.toFixed(2)}`,
+		`    server: slip ${sgn(s.slipMs, 3)} ms, write bracket ${s.writeSpanMs.toFixed(3)} ms, queued writes ${s.queued}, request in ${s.reqReads} read${s.reqReads === 1 ? '' : 's'}; load ${s.load.toFixed(2)}`,
 		`    → TTFT: ${ttftCause(s)}; decode: ${decodeCause(s)}`,
 	].join('\n');
 }
@@ -527,6 +532,8 @@ export async function run(): Promise<string> {
 				`clocks over ${split.length} runs: shortest way in ${(minUp * 1000).toFixed(1)} µs, shortest way out (from the start of the server's write) ${(minOut * 1000).toFixed(1)} µs${minUp < 0 || minOut < 0 ? ' — NEGATIVE: the clocks disagree, the figures above are suspect' : ' (never negative: the clocks agree)'}; first token = a read's stamp to ${match.toFixed(2)} µs; ${samples.length - split.length} runs without a reader record`,
 			);
 		}
+		const split2 = samples.filter((x) => x.reqReads !== 1).length;
+		lines.push(`requests that reached the server in more than one read (a Nagle/delayed-ACK wait would show here): ${split2} of ${samples.length}`);
 		const verdict = samples.filter((x) => x.mode !== 'pinned');
 		const outliers = verdict.filter(past);
 		if (outliers.length > 0) {

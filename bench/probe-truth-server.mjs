@@ -4,9 +4,10 @@
  *
  * Run as a child process (`fork`): it listens on 127.0.0.1, port 0, sends {port} on the IPC
  * channel, then for each finished request sends
- *   {id, reqInMs, writesMs, preMs, queued, hrMinusPerf, slipMs}
+ *   {id, reqInMs, reqReads, writesMs, preMs, queued, hrMinusPerf, slipMs}
  *   reqInMs      performance.now() when the request's last byte was read (stamped first thing in the
- *                socket's data handler, before anything is parsed)
+ *                socket's data handler, before anything is parsed); reqReads how many reads the
+ *                request took (1: headers and body in one segment, no Nagle or delayed-ACK wait)
  *   writesMs[i]  performance.now() just AFTER token i's bytes were handed to the kernel: a net.Socket
  *                write first tries a synchronous write(2) (libuv uv_try_write), and `writableLength`
  *                0 after it proves the bytes went then (else the write is counted in `queued`)
@@ -74,7 +75,7 @@ function frame(text) {
 
 const sse = (o) => `data: ${JSON.stringify(o)}\n\n`;
 
-function answer(socket, method, rawPath, body, reqInMs) {
+function answer(socket, method, rawPath, body, reqInMs, reqReads) {
 	// A base path of /ollama makes this an Ollama server to infertop's engine detection (GET /).
 	const ollamaBase = rawPath.startsWith('/ollama/');
 	const path = ollamaBase ? rawPath.slice('/ollama'.length) : rawPath;
@@ -131,16 +132,18 @@ function answer(socket, method, rawPath, body, reqInMs) {
 	}
 	socket.end('0\r\n\r\n');
 	const hrMinusPerf = hrOffset();
-	process.send?.({id: spec.id, reqInMs, writesMs, preMs, queued, hrMinusPerf, slipMs: spec.n > 0 ? preMs[0] - reqInMs - spec.ttftMs : 0});
+	process.send?.({id: spec.id, reqInMs, reqReads, writesMs, preMs, queued, hrMinusPerf, slipMs: spec.n > 0 ? preMs[0] - reqInMs - spec.ttftMs : 0});
 }
 
 const server = net.createServer({noDelay: true}, (socket) => {
 	socket.setNoDelay(true);
 	let buf = Buffer.alloc(0);
 	let done = false;
+	let reads = 0;
 	socket.on('data', (d) => {
 		const t = performance.now();
 		if (done) return;
+		reads++;
 		buf = Buffer.concat([buf, d]);
 		const end = buf.indexOf('\r\n\r\n');
 		if (end < 0) return;
@@ -149,7 +152,7 @@ const server = net.createServer({noDelay: true}, (socket) => {
 		if (buf.length < end + 4 + len) return;
 		done = true;
 		const [method, path] = head.split(' ');
-		answer(socket, method, path, buf.subarray(end + 4, end + 4 + len).toString('utf8'), t);
+		answer(socket, method, path, buf.subarray(end + 4, end + 4 + len).toString('utf8'), t, reads);
 	});
 	socket.on('error', () => undefined);
 });

@@ -20,6 +20,7 @@ afterEach(() => {
 interface Truth {
 	id: number;
 	reqInMs: number;
+	reqReads: number;
 	writesMs: number[];
 	preMs: number[];
 	queued: number;
@@ -67,6 +68,8 @@ describe('the probe bench server', () => {
 				expect(x.writesMs[i]! >= x.preMs[i]!).toBe(true);
 				if (i > 0) expect(x.preMs[i]! >= x.writesMs[i - 1]!).toBe(true);
 			}
+			// The probe's request (headers and body) left in one write, so it came in one read.
+			expect(x.reqReads).toBe(1);
 			// Every token went to the kernel synchronously (nothing left queued in the socket).
 			expect(x.queued).toBe(0);
 			expect(x.slipMs).toBe(x.preMs[0]! - x.reqInMs - 5);
