@@ -7,7 +7,10 @@
  * worker is a tiny byte pump (plain JS, no imports of ours); parsing stays on the main thread.
  * Before it says ready, the worker warms its own request path against a server of its own (a cold
  * isolate runs its first request and first body chunk through uncompiled code), so the first probe
- * of a fresh process is timed like the tenth.
+ * of a fresh process is timed like the tenth. Before each request (before its clock starts) the
+ * worker runs a minor GC, so no GC pause falls between the first token's arrival and its stamp.
+ * probeDiagnostics (off by default) reports what the worker saw per request: every read's stamp and
+ * size, its GC pauses and event-loop delay (the probe bench's attribution of its outliers).
  * Where a worker cannot start, the same interface runs global fetch (undici) in this thread.
  *
  * All times are this thread's performance.now() ms (worker times are converted through
