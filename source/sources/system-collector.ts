@@ -9,8 +9,8 @@
  *    (an engine got work) brings it back to the base at once. A slow scan (10 × its duration)
  *    also stretches it;
  *  - GPU (nvidia-smi): at the machine loop's pace; not asked again once it is known to be missing;
- *  - memory pressure every 5 s, power (battery, pmset, governor) every 10 s (both slowed with the
- *    machine loop when quiet), static facts once.
+ *  - memory pressure every 5 s, power (battery: /sys/class/power_supply on Linux; pmset; governor)
+ *    every 10 s (both slowed with the machine loop when quiet), static facts once.
  * Dispatches `{type: 'system'}` only when what it shows changed (figures compared at the resolution
  * they are shown). Missing tools and permission errors become `reasons`, never a crash.
  */
@@ -27,7 +27,7 @@ import {readNvidiaSmi, type NvidiaSmiOptions} from './nvidia-smi.js';
 import {firstLine} from './ollama-ps-cli.js';
 import {createProcessSampler, type ProcessSampler} from './process-sampler.js';
 
-/** systeminformation is loaded only where it still earns its place (static facts, macOS memory, battery, Windows). */
+/** systeminformation is loaded only where it still earns its place (static facts, macOS memory, battery outside Linux, Windows). */
 type SI = typeof import('systeminformation');
 let siModule: Promise<SI> | undefined;
 const loadSi = (): Promise<SI> => (siModule ??= import('systeminformation').then((m) => ((m as {default?: SI}).default ?? m) as SI));
