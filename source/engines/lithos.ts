@@ -108,7 +108,6 @@ export function createLithosParser(): LineParser {
 				decodeMs: check.num('decode_gpu_ms', dictNumber(d, 'decode_gpu_ms'), 'ms'),
 				prefillMs: check.num('prefill_wall_ms', dictNumber(d, 'prefill_wall_ms'), 'ms'),
 				wallMs: check.num('wall_ms', dictNumber(d, 'wall_ms'), 'ms'),
-				wallFrom: 'engine',
 				// Without a draft every step verifies one row: one token per step.
 				decodedTokens: oneRow ? steps : undefined,
 			}) as EngineEvent;

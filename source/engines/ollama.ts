@@ -87,11 +87,11 @@ export function createOllamaParser(): LineParser {
 	const awaitingAccess: string[] = [];
 	/** `[GIN]` lines of generations that came before their request finished (the other order), oldest first. */
 	const accessAhead: Record<string, unknown>[] = [];
-	/** Prompt + eval time the runner logged per request: a `[GIN]` latency shorter than that is not its line (a load-only call). */
+	/** Prompt + eval time the runner logged per request: a `[GIN]` latency shorter than that is not its line. */
 	const partsOf = new Map<string, number>();
 	const fits = (key: string, patch: Record<string, unknown>): boolean => {
 		const parts = partsOf.get(key) ?? 0;
-		return typeof patch.wallMs !== 'number' || patch.wallMs + 1 >= parts;
+		return typeof patch.accessMs !== 'number' || patch.accessMs + 1 >= parts;
 	};
 	const noteDone = (evs: Ev[] | null): Ev[] | null => {
 		if (evs) {
@@ -103,11 +103,9 @@ export function createOllamaParser(): LineParser {
 					if (partsOf.size > 64) partsOf.delete(partsOf.keys().next().value!);
 				}
 				if (e.done === true && e.outcome === undefined && !awaitingAccess.includes(e.key)) {
-					const i = accessAhead.findIndex(a => fits(e.key, a));
-					if (i >= 0) {
-						evs.push({...accessAhead[i], key: e.key} as unknown as Ev);
-						accessAhead.splice(0, i + 1);
-					} else awaitingAccess.push(e.key);
+					const ahead = accessAhead.shift();
+					if (ahead === undefined) awaitingAccess.push(e.key);
+					else if (fits(e.key, ahead)) evs.push({...ahead, key: e.key} as unknown as Ev);
 				} else if (e.outcome !== undefined) {
 					const i = awaitingAccess.indexOf(e.key);
 					if (i >= 0) awaitingAccess.splice(i, 1);
@@ -322,14 +320,12 @@ export function createOllamaParser(): LineParser {
 					if (status === 503 || status === 429) out.push({type: 'busy', status, reason: 'server busy', client});
 					else if (status >= 200 && status < 300) {
 						const patch: Record<string, unknown> = {type: 'request', client};
-						if (lat !== undefined) {
-							patch.wallMs = lat;
-							patch.wallFrom = 'access';
-						}
-						const i = awaitingAccess.findIndex(k => fits(k, patch));
-						if (i >= 0) {
-							out.push({...patch, key: awaitingAccess[i]} as unknown as Ev);
-							awaitingAccess.splice(0, i + 1);
+						if (lat !== undefined) patch.accessMs = lat;
+						// In order, one to one: a latency shorter than the runner's own times is not that
+						// request's (a contradiction): neither is matched, and the next line pairs afresh.
+						const key = awaitingAccess.shift();
+						if (key !== undefined) {
+							if (fits(key, patch)) out.push({...patch, key} as unknown as Ev);
 						} else {
 							accessAhead.push(patch);
 							if (accessAhead.length > 4) accessAhead.shift();

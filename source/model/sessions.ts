@@ -127,17 +127,17 @@ function timeline(r: RequestRecord, refuses: boolean): Timed {
 	const work = r.prefillMs !== undefined && r.decodeMs !== undefined ? r.prefillMs + r.decodeMs : undefined;
 	let slotQueueMs = r.queueMs;
 	let duration: number | undefined;
-	if (r.wallFrom === 'access' && r.wallMs !== undefined) {
+	if (r.accessMs !== undefined) {
 		// The access line's latency covers the whole request: what is neither prefill nor decode is the wait.
-		duration = r.wallMs;
-		if (slotQueueMs === undefined && work !== undefined && r.wallMs + SLACK_MS >= work) slotQueueMs = Math.max(0, r.wallMs - work);
+		duration = r.accessMs;
+		if (slotQueueMs === undefined && work !== undefined && r.accessMs + SLACK_MS >= work) slotQueueMs = Math.max(0, r.accessMs - work);
 	} else {
 		if (slotQueueMs === undefined && refuses) slotQueueMs = 0;
 		const own = r.wallMs ?? work;
 		if (own !== undefined && slotQueueMs !== undefined) duration = own + slotQueueMs;
 	}
 	// A logged start line and a known wait place the arrival exactly (llama.cpp `-v`: launch − deferred).
-	const arrival = r.wallFrom !== 'access' && r.startedAt !== undefined && slotQueueMs !== undefined ? r.startedAt - slotQueueMs : duration !== undefined ? end - duration : undefined;
+	const arrival = r.accessMs === undefined && r.startedAt !== undefined && slotQueueMs !== undefined ? r.startedAt - slotQueueMs : duration !== undefined ? end - duration : undefined;
 	return {r, end, arrival, slotQueueMs, earliest: arrival ?? Math.min(r.startedAt ?? r.firstSeen, r.firstSeen, end - (work ?? 0))};
 }
 

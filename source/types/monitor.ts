@@ -73,10 +73,10 @@ export interface RequestPatch {
 	readonly promptEstimated?: boolean;
 	/** Time to first token as the engine reports it (LM Studio `timeToFirstTokenSec`). */
 	readonly ttftMs?: number;
-	/** Wall time of the whole request as the engine logged it (Ollama MLX runner `ServeHTTP took=`, lithos `wall_ms`, Ollama `[GIN]` latency). */
+	/** Wall time of the whole request as the engine logged it (Ollama MLX runner `ServeHTTP took=`, lithos `wall_ms`). */
 	readonly wallMs?: number;
-	/** Where the wall time came from: the HTTP access line (covers queueing) or the engine's own generation timer. */
-	readonly wallFrom?: 'access' | 'engine';
+	/** Wall time of the request as its HTTP access line logged it (Ollama `[GIN]` latency): queueing and model load included. */
+	readonly accessMs?: number;
 	/** The client address an access log gave for this request (Ollama `[GIN]`, uvicorn); undefined = not known. */
 	readonly client?: string;
 	/** Time the request waited for a slot as the engine logged it (llama.cpp deferred task → launch); 0 only where the log would have said. */
