@@ -72,7 +72,7 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 	// Frames Ink drew (for the overhead bench: INFERTOP_RENDER_STATS=FILE gets them as JSON at exit).
 	let frames = 0;
 	const startedAt = performance.now();
-	const app = render(<App store={store} controller={controller} themes={themes} version={VERSION} />, {
+	const app = render(<App store={store} controller={controller} themes={themes} version={VERSION} sessionGapMs={config.sessionGap * 1000} />, {
 		exitOnCtrlC: false,
 		patchConsole: false,
 		maxFps: 10,
