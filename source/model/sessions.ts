@@ -188,30 +188,49 @@ export function serverSessions(server: ServerState, gapMs = DEFAULT_SESSION_GAP_
 	for (const list of open.values()) {
 		for (const s of list) {
 			if (!rateOf.has(s.model)) rateOf.set(s.model, measuredPrefillTps(done.filter(r => modelLabel(r, server) === s.model)));
-			sessions.push(buildSession(server, s.model, s.client, s.items.slice(-MAX_TURNS), rateOf.get(s.model), server.refusals ?? [], timed));
+			sessions.push(buildSession(server, s.model, s.client, s.items.slice(-MAX_TURNS), rateOf.get(s.model), server.refusals ?? [], timed, gapMs));
 		}
 	}
 	sessions.sort((a, b) => (a.turns.at(-1)?.time ?? 0) - (b.turns.at(-1)?.time ?? 0));
 	return {sessions, withoutTime};
 }
 
-function buildSession(server: ServerState, model: string, client: string | undefined, items: readonly Timed[], prefillTps: number | undefined, refusals: readonly Refusal[], all: readonly Timed[]): Session {
+function buildSession(server: ServerState, model: string, client: string | undefined, items: readonly Timed[], prefillTps: number | undefined, refusals: readonly Refusal[], all: readonly Timed[], gapMs: number): Session {
 	const turns: Turn[] = [];
-	let prevEnd: number | undefined;
-	for (let t of items) {
-		if (t.slotQueueMs === undefined && prevEnd !== undefined && freeSlotSince(t, prevEnd, all)) t = {...t, slotQueueMs: 0, arrival: t.r.startedAt};
-		const f = requestFigures(t.r);
-		// Refused tries of this turn: after the previous turn ended, up to when the accepted try arrived.
-		let retries = 0;
-		let firstRefusal: number | undefined;
+	// A slot wait known to be 0 (nothing else held the server since the last turn ended).
+	const adjusted: Timed[] = [];
+	let last: number | undefined;
+	for (const t of items) {
+		adjusted.push(t.slotQueueMs === undefined && last !== undefined && freeSlotSince(t, last, all) ? {...t, slotQueueMs: 0, arrival: t.r.startedAt} : t);
+		last = last === undefined ? t.end : Math.max(last, t.end);
+	}
+	// Refused tries of this client: each belongs to the first turn (in the order they ended) that
+	// arrived after it — an agent's turns overlap (side requests), so a try refused while the last
+	// turn ran is still a later one's. A try a whole-second stamp puts just after every arrival goes
+	// to the first turn that ended after it. Tries older than the session by more than the gap are another's.
+	const sessionFrom = (items[0]?.earliest ?? 0) - gapMs;
+	const mine = refusals.filter(x => refusedBy(x, client) && x.t >= sessionFrom && x.t <= (last ?? -Infinity));
+	const claims: Refusal[][] = adjusted.map(() => []);
+	const claimed = new Set<Refusal>();
+	adjusted.forEach((t, i) => {
 		const until = t.arrival ?? t.r.firstSeen;
-		for (const x of refusals) {
-			if (!refusedBy(x, client) || x.t > until || (prevEnd !== undefined && x.t <= prevEnd)) continue;
-			if (prevEnd === undefined && until - x.t > DEFAULT_SESSION_GAP_MS) continue;
-			retries++;
-			firstRefusal = firstRefusal === undefined ? x.t : Math.min(firstRefusal, x.t);
+		for (const x of mine) {
+			if (claimed.has(x) || x.t > until) continue;
+			claimed.add(x);
+			claims[i]!.push(x);
 		}
-		const retryWait = firstRefusal !== undefined && t.arrival !== undefined ? t.arrival - firstRefusal : firstRefusal === undefined ? 0 : undefined;
+	});
+	for (const x of mine) {
+		if (claimed.has(x)) continue;
+		const i = adjusted.findIndex(t => t.end >= x.t);
+		if (i >= 0) claims[i]!.push(x);
+	}
+	let prevEnd: number | undefined;
+	for (const [i, t] of adjusted.entries()) {
+		const f = requestFigures(t.r);
+		const retries = claims[i]!.length;
+		const firstRefusal = retries > 0 ? Math.min(...claims[i]!.map(x => x.t)) : undefined;
+		const retryWait = firstRefusal !== undefined && t.arrival !== undefined ? Math.max(0, t.arrival - firstRefusal) : firstRefusal === undefined ? 0 : undefined;
 		const queueMs = t.slotQueueMs !== undefined && retryWait !== undefined ? t.slotQueueMs + retryWait : undefined;
 		const start = firstRefusal ?? t.arrival;
 		let idleBeforeMs: number | undefined;
