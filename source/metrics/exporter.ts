@@ -123,8 +123,9 @@ interface BudgetTotals {
 	decode: number;
 	idle: number;
 	saved: number;
-	/** Turns whose part was unknown (not in its seconds). */
+	/** Turns whose part was unknown (not in its seconds), and known (a part never known has no series: unknown, not 0 s). */
 	unknown: Record<'queue' | 'prefill' | 'decode' | 'idle' | 'saved', number>;
+	known: Record<'queue' | 'prefill' | 'decode' | 'idle' | 'saved', number>;
 }
 
 export class RequestCounters {
@@ -151,14 +152,16 @@ export class RequestCounters {
 					const k = `${key.engine}\u0000${key.server}\u0000${key.model ?? ''}`;
 					let e = this.budgets.get(k);
 					if (!e) {
-						e = {key, totals: {turns: 0, queue: 0, prefill: 0, decode: 0, idle: 0, saved: 0, unknown: {queue: 0, prefill: 0, decode: 0, idle: 0, saved: 0}}};
+						e = {key, totals: {turns: 0, queue: 0, prefill: 0, decode: 0, idle: 0, saved: 0, unknown: {queue: 0, prefill: 0, decode: 0, idle: 0, saved: 0}, known: {queue: 0, prefill: 0, decode: 0, idle: 0, saved: 0}}};
 						this.budgets.set(k, e);
 					}
 					const b = e.totals;
 					b.turns++;
 					const add = (part: 'queue' | 'prefill' | 'decode' | 'idle' | 'saved', ms: number | undefined) => {
-						if (known(ms) && ms >= 0) b[part] += ms / 1000;
-						else b.unknown[part]++;
+						if (known(ms) && ms >= 0) {
+							b[part] += ms / 1000;
+							b.known[part]++;
+						} else b.unknown[part]++;
 					};
 					add('queue', t.queueMs);
 					add('prefill', t.prefillMs);
@@ -294,13 +297,13 @@ const COUNTERS: readonly (readonly [name: string, help: string, pick: (t: Readon
 ];
 
 /** The agent budget (model/sessions.ts) per model: seconds over the settled turns where each part is known. */
-const BUDGET_COUNTERS: readonly (readonly [name: string, help: string, pick: (t: Readonly<BudgetTotals>) => number])[] = [
+const BUDGET_COUNTERS: readonly (readonly [name: string, help: string, pick: (t: Readonly<BudgetTotals>) => number | undefined])[] = [
 	['infertop_agent_turns_total', 'Agent turns (finished requests grouped into sessions) counted into the budget, once each settled.', (t) => t.turns],
-	['infertop_agent_queue_seconds_total', 'Agent turns: time waiting before prefill (for a slot, a model load, or between busy retries), seconds, over the turns where it is known.', (t) => t.queue],
-	['infertop_agent_prefill_seconds_total', 'Agent turns: time the engine spent on the prompt, seconds, over the turns where it is known.', (t) => t.prefill],
-	['infertop_agent_decode_seconds_total', 'Agent turns: time the engine spent generating, seconds, over the turns where it is known.', (t) => t.decode],
-	['infertop_agent_idle_seconds_total', 'Agent turns: time between the end of a turn and the next one of its session (the agent\'s tools), seconds, where known.', (t) => t.idle],
-	['infertop_agent_cache_saved_seconds_total', 'Agent turns: prefill time the prompt cache saved (cached tokens divided by the model\'s measured prefill rate), seconds, where known.', (t) => t.saved],
+	['infertop_agent_queue_seconds_total', 'Agent turns: time waiting before prefill (for a slot, a model load, or between busy retries), seconds, over the turns where it is known.', (t) => (t.known.queue > 0 ? t.queue : undefined)],
+	['infertop_agent_prefill_seconds_total', 'Agent turns: time the engine spent on the prompt, seconds, over the turns where it is known.', (t) => (t.known.prefill > 0 ? t.prefill : undefined)],
+	['infertop_agent_decode_seconds_total', 'Agent turns: time the engine spent generating, seconds, over the turns where it is known.', (t) => (t.known.decode > 0 ? t.decode : undefined)],
+	['infertop_agent_idle_seconds_total', 'Agent turns: time between the end of a turn and the next one of its session (the agent\'s tools), seconds, where known.', (t) => (t.known.idle > 0 ? t.idle : undefined)],
+	['infertop_agent_cache_saved_seconds_total', 'Agent turns: prefill time the prompt cache saved (cached tokens divided by the model\'s measured prefill rate), seconds, where known.', (t) => (t.known.saved > 0 ? t.saved : undefined)],
 ];
 
 /** `_bucket` lines (cumulative, then +Inf), `_sum` and `_count` of one histogram series. */
@@ -359,7 +362,10 @@ export function renderMetrics(state: MonitorState, figures: readonly ModelFigure
 	const budgets = counters?.budgetEntries() ?? [];
 	for (const [name, help, pick] of BUDGET_COUNTERS) {
 		const fam = family(name, 'counter', help);
-		for (const {key, totals} of budgets) fam.samples.push({labels: {engine: key.engine, server: key.server, model: key.model}, value: pick(totals)});
+		for (const {key, totals} of budgets) {
+			const v = pick(totals);
+			if (v !== undefined) fam.samples.push({labels: {engine: key.engine, server: key.server, model: key.model}, value: v});
+		}
 	}
 	const unknownTurns = family('infertop_agent_turns_part_unknown_total', 'counter', 'Agent turns whose part (queue, prefill, decode, idle, saved) was unknown, so not in that part\'s seconds.');
 	for (const {key, totals} of budgets) {

@@ -43,6 +43,18 @@ export function turnBar(t: Turn, msPerCell: number, first: boolean): {glyph: str
 	return out;
 }
 
+/** The budget's words on as few lines as fit `width` (split between clauses, at most `max` lines). Pure. */
+export function wrapWords(text: string, width: number, max = 3): string[] {
+	const lines: string[] = [];
+	for (const part of text.split('; ')) {
+		const last = lines.at(-1);
+		if (last !== undefined && Array.from(`${last}; ${part}`).length <= width) lines[lines.length - 1] = `${last}; ${part}`;
+		else if (lines.length < max) lines.push(part);
+		else lines[lines.length - 1] = `${lines.at(-1)}; ${part}`;
+	}
+	return lines;
+}
+
 const turnTotal = (t: Turn): number => (t.queueMs ?? 0) + (t.prefillMs ?? 0) + (t.decodeMs ?? 0) + (t.idleBeforeMs ?? 0);
 
 function sessionLabel(s: Session): string {
@@ -77,7 +89,8 @@ export const AgentPane = memo(function AgentPane({view, demo, width, height}: Ag
 		);
 	}
 	const others = sessions.slice(0, -1).reverse();
-	const fixed = 4; // words, totals, table header, legend
+	const words = wrapWords(budgetWords(s), width, room >= 16 ? 3 : 1);
+	const fixed = 3 + words.length; // words, totals, table header, legend
 	const avail = Math.max(0, room - fixed);
 	// Bars first (one line is kept for the other sessions), then a line per other session.
 	const barRows = Math.min(AGENT_BARS, s.turns.length, Math.max(0, avail - (others.length > 0 ? 1 : 0)));
@@ -105,7 +118,11 @@ export const AgentPane = memo(function AgentPane({view, demo, width, height}: Ag
 	return (
 		<Box flexDirection="column" height={height} width={width}>
 			<Title title="AGENT" detail={fit(`${sessionLabel(s)} · ${s.turns.length} turn${s.turns.length === 1 ? '' : 's'}${badge} · a/Esc closes`, Math.max(0, width - 7))} />
-			{room > 0 ? <Line bold>{budgetWords(s)}</Line> : null}
+			{words.slice(0, room).map((w, i) => (
+				<Line key={`w${i}`} bold>
+					{w}
+				</Line>
+			))}
 			{room > 1 ? <Line color="muted">{totalsLine(s)}</Line> : null}
 			{room > 2 ? <Line color="muted">{`${row(head)} ${fit(`last ${shown.length} turns, one cell ≈ ${ms(msPerCell)}`, barWidth)}`}</Line> : null}
 			{shown.map((t, i) => (
