@@ -115,10 +115,33 @@ export interface ModelBytesHints {
 	readonly fileSizeFromModels?: boolean;
 }
 
+/** One process as the process rules see it (system/contention.ts `engineProcessKind` builds it). */
+export interface ProcessView {
+	/** Process name, last path part, `.exe` removed, case kept (`Ollama`, `VLLM::EngineCore`). */
+	readonly name: string;
+	/** name, lower case. */
+	readonly nameLower: string;
+	/** The executable: argv0's last path part (a macOS app's binary name with its spaces), `.exe` removed. */
+	readonly exe: string;
+	/** exe, lower case. */
+	readonly exeLower: string;
+	/** The full command line, trimmed ('' when unknown). */
+	readonly command: string;
+	/** The arguments after the executable. */
+	readonly args: string;
+}
+
 /** How discovery tells the engine's own server process from its helpers. */
 export interface ProcessRule {
 	/** Names shown in the empty state ("looked for"). */
 	readonly names: readonly string[];
+	/**
+	 * Whether a process is one of this engine's (server, runner, worker or app): contention never
+	 * counts it, discovery looks at it. Clients (`ollama run`) are not.
+	 */
+	readonly matches: (p: ProcessView) => boolean;
+	/** A catch-all (an app's whole folder): tried after every other engine's rule. */
+	readonly matchLast?: boolean;
 	/** False for a process of this engine that is not a server of its own (runners, workers, tools). */
 	readonly isServer?: (name: string, commandLine: string) => boolean;
 	/** A process of this kind spawned by a process of `childOf` is that engine's runner, not a server. */
@@ -234,22 +257,29 @@ export function versionOf(j: unknown): string | undefined {
 	return isRecord(j) ? text(j.version, 64) : undefined;
 }
 
-/** OpenAI-style `/v1/models` (vLLM, SGLang, lithos-metal, mlx_lm, KoboldCpp, LocalAI, any). */
-export function openAiModels(body: unknown): ModelInfo[] | undefined {
+/**
+ * The models of an OpenAI-shaped `{data: [{id, …}]}` list: `read` gives each entry's fields beyond
+ * its name (the id, sanitised). Undefined when the body is not such a list.
+ */
+export function dataModels(body: unknown, read: (m: Record<string, unknown>, name: string) => Omit<ModelInfo, 'name'>): ModelInfo[] | undefined {
 	if (!isRecord(body) || !Array.isArray(body.data)) return undefined;
 	const out: ModelInfo[] = [];
 	for (const m of body.data as unknown[]) {
 		if (!isRecord(m)) continue;
 		const name = text(m.id);
 		if (!name) continue;
-		out.push(cleanModel<ModelInfo>({
-			name,
-			// vLLM/SGLang max_model_len, lithos-metal context_window: the context one request may use.
-			contextLength: posInt(m.max_model_len, 'max_model_len') ?? posInt(m.context_window, 'context_window') ?? posInt(m.context_length, 'context_length'),
-			modelPath: text(m.root, 1024) !== name ? text(m.root, 1024) : undefined,
-		}));
+		out.push(cleanModel<ModelInfo>({name, ...read(m, name)}));
 	}
-	return out.slice(0, MAX_MODELS);
+	return out;
+}
+
+/** OpenAI-style `/v1/models` (vLLM, SGLang, lithos-metal, mlx_lm, KoboldCpp, LocalAI, any). */
+export function openAiModels(body: unknown): ModelInfo[] | undefined {
+	return dataModels(body, (m, name) => ({
+		// vLLM/SGLang max_model_len, lithos-metal context_window: the context one request may use.
+		contextLength: posInt(m.max_model_len, 'max_model_len') ?? posInt(m.context_window, 'context_window') ?? posInt(m.context_length, 'context_length'),
+		modelPath: text(m.root, 1024) !== name ? text(m.root, 1024) : undefined,
+	}))?.slice(0, MAX_MODELS);
 }
 
 // ---- shared plans ------------------------------------------------------------------------------

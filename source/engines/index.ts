@@ -8,7 +8,7 @@
  * it buffers the first lines, detects, then parses them all.
  */
 import type {EngineEvent, EngineKind, LineParser} from '../types/monitor.js';
-import type {EngineDescriptor} from './descriptor.js';
+import type {EngineDescriptor, ProcessView} from './descriptor.js';
 import {detectWith} from './detect.js';
 import {fingerprintEvidence, type FingerprintAnswer, type Identity} from './fingerprint.js';
 import {koboldcpp} from './koboldcpp.js';
@@ -92,6 +92,12 @@ export function identifyEngine(responses: Readonly<Record<string, FingerprintAns
 
 /** Process names discovery looks for (for the empty state). */
 export const ENGINE_PROCESS_NAMES: readonly string[] = Object.values(ENGINES).flatMap(d => d.process?.names ?? []);
+
+/** Every engine's process rule, in registry order, catch-all folder rules (`matchLast`) at the end. */
+export const ENGINE_PROCESS_RULES: readonly {readonly kind: EngineKind; readonly matches: (p: ProcessView) => boolean}[] = [
+	...Object.values(ENGINES).filter(d => d.process !== undefined && d.process.matchLast !== true),
+	...Object.values(ENGINES).filter(d => d.process?.matchLast === true),
+].map(d => ({kind: d.kind, matches: d.process!.matches}));
 
 /** The engine whose log format `engine`'s logs use (llama-swap, KoboldCpp → llama.cpp), or undefined when none is parsed. */
 export function parserEngine(engine: EngineKind): EngineKind | undefined {

@@ -14,7 +14,7 @@ export const koboldcpp: EngineDescriptor = {
 	unifiedMemory: false,
 	oneModel: true,
 	defaultPorts: [5001],
-	process: {names: ['koboldcpp']},
+	process: {names: ['koboldcpp'], matches: ({exe, command}) => /koboldcpp/i.test(exe) || /(^|[/\s])koboldcpp(\.py)?\b/i.test(command)},
 	modelBytes: {localDirs: true},
 	// /api/extra/version {"result":"KoboldCpp","version":…}.
 	fingerprint: {

@@ -157,7 +157,11 @@ export const lithos: EngineDescriptor = {
 	oneModel: true,
 	whenBusy: 'refuses',
 	defaultPorts: [8000],
-	process: {names: ['lithos-metal']},
+	process: {
+		names: ['lithos-metal'],
+		matches: ({nameLower: nl, exeLower: el, command: cmd}) =>
+			/^lithos(-metal)?$/.test(el) || /^lithos(-metal)?$/.test(nl) || /(^|[/\s])lithos-metal(\s|$)/.test(cmd) || /(^|\s)-m\s+lithos(_metal)?(\s|$)/.test(cmd),
+	},
 	modelBytes: {localDirs: true},
 	fingerprint: {rank: 80, paths: ['/v1/models'], identify: (e) => (e.ownedBy('lithos-metal') ? {models: e.modelIds} : undefined)},
 };

@@ -713,6 +713,8 @@ export const llamacpp: EngineDescriptor = {
 	defaultPorts: [8080],
 	process: {
 		names: ['llama-server'],
+		// llama-server and the llama.cpp tools that load a model (they compete for the same GPU).
+		matches: ({nameLower: nl, exeLower: el}) => /^llama-(server|cli|bench|batched-bench|speculative|run)$/.test(el) || nl === 'llama-server',
 		// llama.cpp tools other than llama-server, and the llama-server Ollama ≥ 0.30 runs from its install folder, are not servers.
 		isServer: (name, cmd) => {
 			const first = processBase(cmd.trim().split(/\s+/)[0] ?? '');

@@ -36,7 +36,7 @@ export const llamaswap: EngineDescriptor = {
 	modelList: OPENAI_MODEL_LIST,
 	unifiedMemory: false,
 	defaultPorts: [8080],
-	process: {names: ['llama-swap']},
+	process: {names: ['llama-swap'], matches: ({nameLower, exeLower}) => exeLower === 'llama-swap' || nameLower === 'llama-swap'},
 	modelBytes: {localDirs: true, fileSizeFromModels: true},
 	// owned_by "llama-swap" or GET /running {"running":[…]}.
 	fingerprint: {

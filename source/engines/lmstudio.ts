@@ -3,7 +3,7 @@
  * (≥ 0.4.0) and v0 (≥ 0.3.6) model lists, and its own chat endpoint for the probe (`stats` in answers).
  */
 import type {EngineEvent, LineParser, ModelInfo} from '../types/monitor.js';
-import {CHAT, cleanModel, COMPLETIONS, isRecord, MAX_MODELS, num, OPENAI_MODEL_LIST, OPENAI_POLL, posInt, text, type EngineDescriptor} from './descriptor.js';
+import {CHAT, cleanModel, COMPLETIONS, dataModels, isRecord, MAX_MODELS, num, OPENAI_MODEL_LIST, OPENAI_POLL, posInt, text, type EngineDescriptor} from './descriptor.js';
 import {clean} from './common.js';
 import {createLlamaCppParser} from './llamacpp.js';
 
@@ -185,24 +185,18 @@ export function lmStudioV1Models(body: unknown): ModelInfo[] | undefined {
 
 /** LM Studio `GET /api/v0/models` (≥ 0.3.6): state loaded / not-loaded. */
 export function lmStudioV0Models(body: unknown): ModelInfo[] | undefined {
-	if (!isRecord(body) || !Array.isArray(body.data)) return undefined;
-	const out: ModelInfo[] = [];
-	for (const m of body.data as unknown[]) {
-		if (!isRecord(m)) continue;
-		const name = text(m.id);
-		if (!name) continue;
+	const out = dataModels(body, (m) => {
 		const state = text(m.state, 32);
-		out.push(cleanModel<ModelInfo>({
-			name,
+		return {
 			format: text(m.compatibility_type, 16),
 			family: text(m.arch, 64),
 			quantization: text(m.quantization, 32),
 			// loaded_context_length where newer builds send it; max_context_length is the model's limit, not the loaded context.
 			contextLength: posInt(m.loaded_context_length, 'loaded_context_length'),
 			loaded: state === 'loaded' ? true : state === 'not-loaded' ? false : undefined,
-		}));
-	}
-	return sortLoaded(out);
+		};
+	});
+	return out === undefined ? undefined : sortLoaded(out);
 }
 
 export const lmstudio: EngineDescriptor = {
@@ -231,7 +225,13 @@ export const lmstudio: EngineDescriptor = {
 	modelList: OPENAI_MODEL_LIST,
 	unifiedMemory: false,
 	defaultPorts: [1234],
-	process: {names: ['LM Studio']},
+	process: {
+		names: ['LM Studio'],
+		// The app, its helpers and its engine workers live under `LM Studio` / `~/.lmstudio`: a
+		// folder rule, so tried after every engine's own (an mlx_lm or llama-server in it is that engine).
+		matches: ({name, command: cmd}) => /^lm studio( helper.*)?$/i.test(name) || /LM Studio\.app\/|LM-Studio[^/\s]*\.AppImage|[/\\]lm-studio[/\\]|[/\\]\.lmstudio[/\\]/i.test(cmd),
+		matchLast: true,
+	},
 	modelBytes: {localDirs: true},
 	// REST v0 (compatibility_type/state) or v1 (loaded_instances).
 	fingerprint: {

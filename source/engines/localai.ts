@@ -11,7 +11,7 @@ export const localai: EngineDescriptor = {
 	modelList: OPENAI_MODEL_LIST,
 	unifiedMemory: false,
 	defaultPorts: [8080],
-	process: {names: ['local-ai']},
+	process: {names: ['local-ai'], matches: ({nameLower, exeLower}) => exeLower === 'local-ai' || nameLower === 'local-ai'},
 	modelBytes: {localDirs: true},
 	// Its own well-known document, or /version + /readyz with no other engine's marker. (The document
 	// carries `version`/`endpoints`; LM Studio answers unknown paths 200 {"error":…}.)

@@ -161,7 +161,13 @@ export const mlxlm: EngineDescriptor = {
 	modelList: OPENAI_MODEL_LIST,
 	unifiedMemory: true,
 	defaultPorts: [8080],
-	process: {names: ['mlx_lm.server']},
+	process: {
+		names: ['mlx_lm.server'],
+		// Python: the module or console script, not any mention of the word.
+		matches: ({nameLower, command: cmd}) =>
+			/(^|[/\s])mlx_lm[._](server|generate|chat)\b|(^|\s)-m\s+mlx_lm(\.server|\.generate|\.chat)?(\s|$)|(^|[/\s])mlx_lm\s+(server|generate|chat)\b|(^|[/\s])mlx-lm\s+(server|generate|chat)\b/.test(cmd)
+			|| /^mlx_lm\.(server|generate|chat)$/.test(nameLower),
+	},
 	modelBytes: {localDirs: true},
 	// Python's BaseHTTP server and model items without owned_by; only once every path answered
 	// (it rests on other markers being absent).

@@ -463,6 +463,15 @@ export const ollama: EngineDescriptor = {
 	defaultPorts: [11434],
 	process: {
 		names: ['ollama'],
+		// The server, its runners (all eras: `ollama runner`, `ollama_llama_server`) and the desktop
+		// app (which starts `ollama serve`); `ollama run` / `ollama ps` are clients, not the engine.
+		matches: ({name, nameLower: nl, exeLower: el, command: cmd, args}) => {
+			if (nl === 'ollama_llama_server' || el === 'ollama_llama_server') return true;
+			if (nl === 'ollama app') return true; // Windows tray app, which starts `ollama serve`
+			if (nl !== 'ollama' && el !== 'ollama') return false;
+			if (/^(serve|runner)\b/.test(args)) return true;
+			return name === 'Ollama' || /Ollama\.app\/Contents\/MacOS\/Ollama\b/.test(cmd) || /(^|\/)ollama app/i.test(cmd);
+		},
 		// Ollama's runners (`ollama runner`, `ollama_llama_server`) are not servers of their own.
 		isServer: (name, cmd) => {
 			const first = processBase(cmd.trim().split(/\s+/)[0] ?? '');

@@ -319,7 +319,12 @@ export const omlx: EngineDescriptor = {
 	quickMarks: {modelOwner: 'omlx'},
 	unifiedMemory: true,
 	defaultPorts: [8000],
-	process: {names: ['omlx'], isServer: isOmlxServer},
+	process: {
+		names: ['omlx'],
+		isServer: isOmlxServer,
+		// The `omlx serve` console script (CLI, menu-bar app, `brew services`), a Python process.
+		matches: ({command: cmd}) => /(^|[/\s])omlx\s+serve\b|(^|\s)-m\s+omlx(\.cli)?\s+serve\b/.test(cmd),
+	},
 	logLocations: omlxLogLocations,
 	modelBytes: {localDirs: true},
 	// server.py (v0.3.5) list_models: every item `owned_by="omlx"`; `/health` (no API key needed)

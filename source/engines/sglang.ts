@@ -156,7 +156,11 @@ export const sglang: EngineDescriptor = {
 	unifiedMemory: false,
 	oneModel: true,
 	defaultPorts: [30000],
-	process: {names: ['sglang'], isServer: notPythonWorker},
+	process: {
+		names: ['sglang'],
+		isServer: notPythonWorker,
+		matches: ({name, command: cmd}) => /^sglang::/i.test(name) || /^sglang::/i.test(cmd) || /sglang\.launch_server\b|(^|[/\s])sglang\s+serve\b|-m\s+sglang\.srt\b/.test(cmd),
+	},
 	modelBytes: {localDirs: true},
 	// /get_model_info {"model_path": …} or owned_by "sglang".
 	fingerprint: {rank: 70, paths: ['/get_model_info', '/version', '/v1/models'], identify: (e) => (e.sglangInfo || e.ownedBy('sglang') ? {version: e.version('/version'), models: e.modelIds} : undefined)},

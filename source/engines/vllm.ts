@@ -121,7 +121,12 @@ export const vllm: EngineDescriptor = {
 	unifiedMemory: false,
 	oneModel: true,
 	defaultPorts: [8000],
-	process: {names: ['vllm'], isServer: notPythonWorker},
+	process: {
+		names: ['vllm'],
+		isServer: notPythonWorker,
+		// `vllm serve`, the OpenAI entrypoint, and its `VLLM::EngineCore` workers.
+		matches: ({name, command: cmd}) => /^VLLM::/.test(name) || /^VLLM::/.test(cmd) || /(^|[/\s])vllm\s+serve\b|vllm\.entrypoints\b/.test(cmd),
+	},
 	modelBytes: {localDirs: true},
 	fingerprint: {rank: 90, paths: ['/v1/models', '/version'], identify: (e) => (e.ownedBy('vllm') ? {version: e.version('/version'), models: e.modelIds} : undefined)},
 };

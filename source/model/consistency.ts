@@ -4,23 +4,16 @@
  * inconsistent, with the reason this returns. Pure; used for log requests and probe answers alike.
  */
 
+import type {RequestPatch} from '../types/monitor.js';
+
 /** No single local sequence decodes or prefills faster than this (tok/s). */
 export const MAX_PLAUSIBLE_TPS = 1e6;
 
-export interface CountsToCheck {
-	readonly promptTokens?: number;
-	readonly cachedTokens?: number;
-	readonly prefillTokens?: number;
-	readonly prefillMs?: number;
-	readonly generatedTokens?: number;
-	readonly decodedTokens?: number;
-	readonly decodeMs?: number;
-	readonly passes?: number;
-	readonly drafted?: number;
-	readonly accepted?: number;
-	readonly engineMeanLen?: number;
-	readonly engineTps?: number;
-}
+/** The numbers of one request that are checked against each other (a request patch's, or a probe answer's). */
+export type CountsToCheck = Partial<Pick<
+	RequestPatch,
+	'promptTokens' | 'cachedTokens' | 'prefillTokens' | 'prefillMs' | 'generatedTokens' | 'decodedTokens' | 'decodeMs' | 'passes' | 'drafted' | 'accepted' | 'engineMeanLen' | 'engineTps'
+>>;
 
 const FIELDS: readonly (keyof CountsToCheck)[] = [
 	'promptTokens', 'cachedTokens', 'prefillTokens', 'prefillMs', 'generatedTokens', 'decodedTokens', 'decodeMs', 'passes', 'drafted', 'accepted', 'engineMeanLen', 'engineTps',

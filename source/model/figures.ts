@@ -27,12 +27,15 @@ export function ollamaReportedTps(evalCount: number | undefined, evalDurationNs:
 }
 
 /**
- * prefill tok/s: uncached prompt tokens ÷ prompt time. Ollama's prompt_eval_count includes cached
- * tokens while its duration does not: pass `cachedTokens` and it is subtracted.
+ * prefill tok/s: uncached prompt tokens ÷ prompt time. A prompt count that includes cached tokens
+ * (Ollama's prompt_eval_count, OpenAI's usage.prompt_tokens) while the time does not: pass
+ * `cachedTokens` and it is subtracted. An unknown cached count makes the rate unknown, never a
+ * rate over the whole prompt (a cache hit would read as a prefill far above the machine's); a
+ * count that is already the uncached part (llama.cpp's prompt_n) is passed with cachedTokens 0.
  */
 export function prefillTps(promptTokens: number | undefined, cachedTokens: number | undefined, promptMs: number | undefined): number | undefined {
-	if (!known(promptTokens)) return undefined;
-	const uncached = promptTokens - (known(cachedTokens) ? cachedTokens : 0);
+	if (!known(promptTokens) || !known(cachedTokens)) return undefined;
+	const uncached = promptTokens - cachedTokens;
 	if (uncached <= 0) return undefined;
 	return rate(uncached, promptMs);
 }
@@ -184,7 +187,9 @@ export function requestFigures(r: RequestCounts): RequestFigures {
 	// Without any speculation figures, one token is one pass.
 	const passes = r.passes ?? passesFromCounts(decoded, r.accepted ?? (r.drafted === undefined ? 0 : undefined));
 	const tpp = r.passes !== undefined ? tokensPerPassFromPasses(decoded, r.passes) : passes === undefined || decoded === undefined ? undefined : decoded / passes;
-	const uncached = r.prefillTokens ?? (known(r.promptTokens) ? r.promptTokens - (r.cachedTokens ?? 0) : undefined);
+	// The uncached count: stated (prefillTokens), or prompt − cached where both are known. A prompt
+	// count with an unknown cache is not the uncached count (a hit would read as a huge prefill rate).
+	const uncached = r.prefillTokens ?? (known(r.promptTokens) && known(r.cachedTokens) ? r.promptTokens - r.cachedTokens : undefined);
 	// A failed request has no figures of its own (llama.cpp send_error); a cancelled one only partial ones.
 	if (r.outcome !== undefined) return {};
 	return {

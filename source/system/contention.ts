@@ -6,6 +6,8 @@
  * its children are NEVER counted as contention; engines are listed separately, because two engine
  * servers on one machine at once is the classic mistake (seed 004).
  */
+import type {ProcessView} from '../engines/descriptor.js';
+import {ENGINE_PROCESS_RULES} from '../engines/index.js';
 import type {EngineKind} from '../types/monitor.js';
 import type {ContentionState, EngineProcess, GpuProcess, HotProcess} from '../types/system.js';
 import {sanitize} from '../util/sanitize.js';
@@ -36,46 +38,18 @@ function argv0(command: string): string {
 }
 
 /**
- * Recognise an inference engine process by name and command line. Returns the EngineKind or
- * undefined. Clients such as `ollama run` / `ollama ps` are not engines; `ollama serve`,
- * `ollama runner`, the Ollama app, llama-server, mlx_lm.server, lithos-metal, vLLM
- * (incl. its `VLLM::EngineCore` workers), SGLang, LM Studio, llama-swap, koboldcpp and LocalAI are.
+ * Recognise an inference engine process by name and command line: the first engine whose
+ * descriptor's process rule matches (engines/*.ts `process.matches`; catch-all folder rules last).
+ * Returns the EngineKind or undefined. Clients such as `ollama run` / `ollama ps` are not engines.
  */
 export function engineProcessKind(name: string, command: string): EngineKind | undefined {
 	const n = base(name.trim()).replace(/\.exe$/i, '');
 	const cmd = command.trim();
 	const exe = (cmd === '' ? n : argv0(cmd)).replace(/\.exe$/i, '');
-	const nl = n.toLowerCase();
-	const el = exe.toLowerCase();
 	const appPath = /^(.*?\.app\/Contents\/MacOS\/[^/]*?)(?:\s+-|$)/.exec(cmd);
 	const args = appPath ? cmd.slice(appPath[1]!.length).trim() : cmd.split(/\s+/).slice(1).join(' ');
-
-	// Ollama: the server, its runners (all eras), and the desktop app (which starts `ollama serve`).
-	if (nl === 'ollama_llama_server' || el === 'ollama_llama_server') return 'ollama';
-	if (nl === 'ollama app') return 'ollama'; // Windows tray app, which starts `ollama serve`
-	if (nl === 'ollama' || el === 'ollama') {
-		if (/^(serve|runner)\b/.test(args)) return 'ollama';
-		if (n === 'Ollama' || /Ollama\.app\/Contents\/MacOS\/Ollama\b/.test(cmd) || /(^|\/)ollama app/i.test(cmd)) return 'ollama';
-		return undefined;
-	}
-
-	// llama.cpp and friends.
-	if (/^llama-(server|cli|bench|batched-bench|speculative|run)(\.exe)?$/.test(el) || /^llama-server(\.exe)?$/.test(nl)) return 'llamacpp';
-	if (el === 'llama-swap' || nl === 'llama-swap') return 'llamaswap';
-	if (/koboldcpp/i.test(exe) || /(^|[/\s])koboldcpp(\.py)?\b/i.test(cmd)) return 'koboldcpp';
-	if (/^local-ai$/i.test(el) || /^local-ai$/i.test(nl)) return 'localai';
-
-	// Python servers: match the module or console script, not any mention of the word.
-	if (/(^|[/\s])mlx_lm[._](server|generate|chat)\b|(^|\s)-m\s+mlx_lm(\.server|\.generate|\.chat)?(\s|$)|(^|[/\s])mlx_lm\s+(server|generate|chat)\b|(^|[/\s])mlx-lm\s+(server|generate|chat)\b/.test(cmd)
-		|| /^mlx_lm\.(server|generate|chat)$/.test(nl)) return 'mlxlm';
-	if (/^lithos(-metal)?$/.test(el) || /^lithos(-metal)?$/.test(nl) || /(^|[/\s])lithos-metal(\s|$)/.test(cmd) || /(^|\s)-m\s+lithos(_metal)?(\s|$)/.test(cmd)) return 'lithos';
-	if (/^VLLM::/.test(n) || /^VLLM::/.test(cmd) || /(^|[/\s])vllm\s+serve\b|vllm\.entrypoints\b/.test(cmd)) return 'vllm';
-	// oMLX: the `omlx serve` console script (CLI, menu-bar app, `brew services`), a Python process.
-	if (/(^|[/\s])omlx\s+serve\b|(^|\s)-m\s+omlx(\.cli)?\s+serve\b/.test(cmd)) return 'omlx';
-	if (/^sglang::/i.test(n) || /^sglang::/i.test(cmd) || /sglang\.launch_server\b|(^|[/\s])sglang\s+serve\b|-m\s+sglang\.srt\b/.test(cmd)) return 'sglang';
-
-	// LM Studio: the app, its helpers and its engine workers live under `LM Studio` / `~/.lmstudio`.
-	if (/^lm studio( helper.*)?$/i.test(n) || /LM Studio\.app\/|LM-Studio[^/\s]*\.AppImage|[/\\]lm-studio[/\\]|[/\\]\.lmstudio[/\\]/i.test(cmd)) return 'lmstudio';
+	const view: ProcessView = {name: n, nameLower: n.toLowerCase(), exe, exeLower: exe.toLowerCase(), command: cmd, args};
+	for (const rule of ENGINE_PROCESS_RULES) if (rule.matches(view)) return rule.kind;
 	return undefined;
 }
 

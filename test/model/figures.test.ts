@@ -53,6 +53,14 @@ describe('unknown stays unknown', () => {
 	it('prefill subtracts cached tokens (Ollama prompt_eval_count includes them)', () => {
 		expect(f.prefillTps(1000, 800, 100)).toBe(2000);
 	});
+	it('prefill with an unknown cached count is unknown, not the whole prompt over the time', () => {
+		// An Ollama cache hit: prompt_eval_count 1000 includes 900 cached, evaluated in 50 ms.
+		expect(f.prefillTps(1000, undefined, 50)).toBeUndefined();
+		expect(f.prefillTps(1000, 0, 50)).toBe(20000);
+		expect(f.requestFigures({promptTokens: 1000, prefillMs: 50}).prefillTps).toBeUndefined();
+		expect(f.requestFigures({promptTokens: 1000, cachedTokens: 900, prefillMs: 50}).prefillTps).toBe(2000);
+		expect(f.requestFigures({prefillTokens: 100, prefillMs: 50}).prefillTps).toBe(2000);
+	});
 	it('Ollama reported rate from ns', () => {
 		expect(f.ollamaReportedTps(259, 4232710000)!).toBeCloseTo(61.19, 2);
 	});

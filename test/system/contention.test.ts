@@ -23,6 +23,9 @@ describe('engineProcessKind', () => {
 		['sglang::scheduler', 'sglang::scheduler_TP0', 'sglang'],
 		['LM Studio', '/Applications/LM Studio.app/Contents/MacOS/LM Studio', 'lmstudio'],
 		['node', '/Users/me/.lmstudio/extensions/backends/llama.cpp-mac-arm64/llmworker.js', 'lmstudio'],
+		// LM Studio's folder rule is the catch-all: an engine of its own run from that folder is that engine.
+		['python3', '/Users/me/.lmstudio/venv/bin/python3 -m mlx_lm.server --port 8081', 'mlxlm'],
+		['llama-server', '/Users/me/.lmstudio/bin/llama-server -m m.gguf', 'llamacpp'],
 		['koboldcpp', './koboldcpp --model x.gguf', 'koboldcpp'],
 		['ollama.exe', 'C:\\Users\\me\\AppData\\Local\\Programs\\Ollama\\ollama.exe serve', 'ollama'],
 		['ollama app.exe', 'C:\\Users\\me\\AppData\\Local\\Programs\\Ollama\\ollama app.exe', 'ollama'],
