@@ -162,7 +162,8 @@ const refusedBy = (f: Refusal, client: string | undefined): boolean => !f.earlie
 /** Group one server's finished requests into sessions. */
 export function serverSessions(server: ServerState, gapMs = DEFAULT_SESSION_GAP_MS): SessionsView {
 	const refuses = engineOf(server.engine).whenBusy === 'refuses';
-	const done = server.requests.filter(r => r.done && r.outcome === undefined);
+	// infertop's own probes (matched to their log request) are not an agent's turns.
+	const done = server.requests.filter(r => r.done && r.outcome === undefined && r.attribution?.by !== 'probe');
 	const timed = done.filter(r => !r.earlier).map(r => timeline(r, refuses)).sort((a, b) => a.end - b.end);
 	const withoutTime = done.length - timed.length;
 	const rateOf = new Map<string, number | undefined>();

@@ -227,3 +227,16 @@ describe('the session gap', () => {
 		expect(serverSessions(f.state.servers.llama!, 120_000).sessions.map(s => s.turns.length)).toEqual([3]);
 	});
 });
+
+describe("infertop's own probes are no agent's turns", () => {
+	it('a log request the probe matched (attributed by probe) is left out of the sessions', () => {
+		const f = new Feed().server('ollama', 'ollama');
+		f.lines('ollama', T0 + 1000, gguf(0, 500, 0, 100, 400, 10));
+		f.line('ollama', T0 + 1000, gin(200, '520ms', '127.0.0.1'));
+		f.lines('ollama', T0 + 3000, gguf(1, 500, 0, 100, 400, 10));
+		f.line('ollama', T0 + 3000, gin(200, '510ms', '127.0.0.1'));
+		expect(deriveSessions(f.state).sessions.flatMap(s => s.turns.map(t => t.key))).toEqual(['s0/t0', 's0/t1']);
+		f.dispatch({type: 'request-attributed', serverId: 'ollama', key: 's0/t1', model: 'qwen3:8b', by: 'probe'});
+		expect(deriveSessions(f.state).sessions.flatMap(s => s.turns.map(t => t.key))).toEqual(['s0/t0']);
+	});
+});
