@@ -5,7 +5,7 @@
  * the simulation's own accounting (kept from the engine's clocks, not from the log): exactly where
  * the log gives milliseconds (prompt and eval times to 0.01 ms, `[GIN]` latency to the nanosecond),
  * and within the log's resolution where it does not: when a turn ended comes from the `[GIN]` stamp,
- * whole seconds, so idle and the wait between refused tries are known to ±1 s.
+ * whole seconds, so idle is known to ±1 s, and a turn with refused tries to two such stamps.
  */
 import {mkdtempSync, rmSync} from 'node:fs';
 import os from 'node:os';
@@ -68,12 +68,17 @@ describe('demo agent: infertop\'s budget = the simulation\'s accounting', () => 
 		expect(turns.map(t => to(t.decodeMs))).toEqual(sim.turns.map(t => to(t.decodeMs)));
 	});
 
-	it('queue, to the millisecond where no retry came before (latency − prefill − decode); within the [GIN] stamp\'s second where one did', () => {
+	// A refused try is stamped to its second: within a second of the arrival of a turn that overlapped it
+	// (the agent's side requests go at once), it cannot be told from that turn's. So a turn with retries
+	// (in either account) is known to two stamp resolutions: its first refused try's and its end's.
+	const RETRY_BOUND_MS = 2000;
+
+	it('queue, to the millisecond where no retry came before (latency − prefill − decode); within the stamps\' resolution where one did', () => {
 		const turns = view.sessions[0]!.turns;
 		sim.turns.forEach((t, i) => {
 			const got = turns[i]!.queueMs!;
 			if (t.retries === 0 && turns[i]!.retries === 0) expect(Math.abs(got - t.queueMs)).toBeLessThan(0.05);
-			else expect(Math.abs(got - t.queueMs)).toBeLessThan(1000);
+			else expect(Math.abs(got - t.queueMs)).toBeLessThan(RETRY_BOUND_MS);
 		});
 	});
 
@@ -81,7 +86,10 @@ describe('demo agent: infertop\'s budget = the simulation\'s accounting', () => 
 		const turns = view.sessions[0]!.turns;
 		expect(turns[0]!.idleBeforeMs).toBeUndefined();
 		expect(sim.turns[0]!.idleBeforeMs).toBeUndefined();
-		sim.turns.slice(1).forEach((t, i) => expect(Math.abs(turns[i + 1]!.idleBeforeMs! - t.idleBeforeMs!)).toBeLessThan(1000));
+		sim.turns.slice(1).forEach((t, i) => {
+			const mine = turns[i + 1]!;
+			expect(Math.abs(mine.idleBeforeMs! - t.idleBeforeMs!)).toBeLessThan(t.retries === 0 && mine.retries === 0 ? 1000 : RETRY_BOUND_MS);
+		});
 	});
 
 	it('the budget: prefill and decode sums to the millisecond, the cache saving by the same measured rate, nothing unknown', () => {
@@ -89,7 +97,8 @@ describe('demo agent: infertop\'s budget = the simulation\'s accounting', () => 
 		expect(b.unknown).toEqual({queue: 0, prefill: 0, decode: 0, idle: 0});
 		expect(Math.abs(b.prefillMs! - sim.prefillMs)).toBeLessThan(1);
 		expect(Math.abs(b.decodeMs! - sim.decodeMs)).toBeLessThan(1);
-		expect(Math.abs(b.queueMs! - sim.queueMs)).toBeLessThan(1 + 1000 * sim.turns.filter(t => t.retries > 0).length);
+		const withRetries = sim.turns.filter((t, i) => t.retries > 0 || view.sessions[0]!.turns[i]!.retries > 0).length;
+		expect(Math.abs(b.queueMs! - sim.queueMs)).toBeLessThan(1 + RETRY_BOUND_MS * withRetries);
 		expect(sim.savedByCacheMs).toBeDefined();
 		expect(Math.abs(b.savedByCacheMs! - sim.savedByCacheMs!)).toBeLessThan(1);
 	});
