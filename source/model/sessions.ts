@@ -33,6 +33,8 @@ export interface Turn {
 	readonly start?: number;
 	readonly promptTokens?: number;
 	readonly cachedTokens?: number;
+	/** Prompt and cached tokens are worked out, not stated by the log (`~`). */
+	readonly promptEstimated: boolean;
 	/** Prompt tokens processed (uncached). */
 	readonly prefillTokens?: number;
 	readonly queueMs?: number;
@@ -244,6 +246,7 @@ function buildSession(server: ServerState, model: string, client: string | undef
 			start,
 			promptTokens: f.promptTokens,
 			cachedTokens: f.cachedTokens,
+			promptEstimated: f.promptEstimated === true,
 			prefillTokens: t.r.prefillTokens,
 			queueMs,
 			prefillMs: t.r.prefillMs,

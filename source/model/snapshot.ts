@@ -109,6 +109,7 @@ export function sessionJson(s: Session) {
 			time: new Date(t.time).toISOString(),
 			promptTokens: nul(t.promptTokens),
 			cachedTokens: nul(t.cachedTokens),
+			promptEstimated: t.promptEstimated,
 			queueMs: round(t.queueMs, 3),
 			prefillMs: round(t.prefillMs, 3),
 			decodeMs: round(t.decodeMs, 3),

@@ -134,7 +134,7 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 	} else if (view.overlay === 'history') {
 		main = <HistoryOverlay history={view.history} width={plan.mainWidth} height={middle} />;
 	} else if (view.overlay === 'agent' && sessions) {
-		main = <AgentPane view={sessions} demo={demo} width={plan.mainWidth} height={middle} />;
+		main = <AgentPane view={sessions} serverId={selectedId} demo={demo} width={plan.mainWidth} height={middle} />;
 	} else if (view.overlay === 'compare') {
 		main = <ComparePane compare={state.compare} now={state.now} width={plan.mainWidth} height={middle} />;
 	} else if (empty) {

@@ -113,6 +113,8 @@ export const KEYMAP: readonly KeyBinding[] = [
 	{id: 'help', keys: ['?'], scope: 'compare', help: 'Show all keys'},
 	{id: 'quit', keys: ['q'], scope: 'compare', help: 'Quit', footer: 'quit'},
 	{id: 'agent', keys: ['a', 'escape'], scope: 'agent', help: 'Close the agent view', footer: 'close'},
+	{id: 'select-next', keys: ['tab', 'down', 'j'], scope: 'agent', help: "The next engine's newest session", footer: 'engine'},
+	{id: 'select-prev', keys: ['shift+tab', 'up', 'k'], scope: 'agent', help: "The previous engine's newest session"},
 	{id: 'help', keys: ['?'], scope: 'agent', help: 'Show all keys'},
 	{id: 'quit', keys: ['q'], scope: 'agent', help: 'Quit', footer: 'quit'},
 	{id: 'filter-apply', keys: ['return'], scope: 'filter', help: 'Apply the filter', footer: 'apply'},

@@ -64,7 +64,7 @@ function expectFits(frame: string, columns: number, rows: number) {
 	for (const l of ls) expect(Array.from(l).length, l).toBeLessThanOrEqual(columns);
 }
 
-const turnRows = (frame: string) => frame.split('\n').filter(l => /^\s+\d+\s+(?:--|[\d,.k]+)\s+[\d,.k]+\s/.test(l));
+const turnRows = (frame: string) => frame.split('\n').filter(l => /^\s+\d+\s+(?:--|~?[\d,.k]+)\s+~?[\d,.k]+\s/.test(l));
 
 describe('key a: the AGENT view', () => {
 	it('160×50: the newest session, its last 20 turns as bars, the budget in words with what is unknown, the other session', async () => {
@@ -83,6 +83,19 @@ describe('key a: the AGENT view', () => {
 		expect(f).toContain('idle 52 % of wall; unknown: prefill (1 of 25)');
 		expect(f).toContain('queue 0.0ms  prefill --  decode 22.50s  idle 24.00s  cache saved --');
 		expect(f).toContain('-- on llama · one client assumed (the log names none) · 2 turns: decode is 63 % of this agent\'s wai');
+		// Tab: the next engine's newest session in full, the other below.
+		tui!.stdin.write('\t');
+		await waitFor(() => tui!.frame().includes('AGENT  -- on llama'), 'the llama session');
+		const g = tui!.frame();
+		expect(g).toContain('AGENT  -- on llama · one client assumed (the log names none) · 2 turns');
+		// Prompt and cached worked out from `stop processing` (llama.cpp default verbosity): `~`. The first
+		// turn's queue is unknown (nothing says when it arrived); the second's 0, idle = launch − last release.
+		expect(turnRows(g).map(r => r.trim().split(/\s+/).slice(0, 6))).toEqual([
+			['1', '~600', '~0', '--', '300ms', '500ms'],
+			['2', '~600', '~0', '0.0ms', '300ms', '500ms'],
+		]);
+		expect(turnRows(g)[1]).toMatch(/500ms\s+3\.20s ░?▓+█+·+/);
+		expect(g).toContain('qwen3.8-27b on lithos · client 10.0.0.9 · 25 turns: decode is 100 %');
 	});
 
 	it('80×24: it fits, fewer bars, the words first; a closes it again', async () => {

@@ -6,12 +6,14 @@
 import {Box} from 'ink';
 import {memo} from 'react';
 import {budgetWords, durationWords, type Session, type SessionsView, type Turn} from '../../model/sessions.js';
-import {DASH, fit, int, ms, right} from '../format.js';
+import {DASH, est, fit, int, ms, right} from '../format.js';
 import type {ThemeToken} from '../theme.js';
 import {Line, Span, Title} from './common.js';
 
 export interface AgentPaneProps {
 	readonly view: SessionsView;
+	/** The engine selected (Tab): its newest session is shown in full, else the newest of all. */
+	readonly serverId?: string;
 	readonly demo: boolean;
 	readonly width: number;
 	readonly height: number;
@@ -67,9 +69,9 @@ export function totalsLine(s: Session): string {
 	return `queue ${short(b.queueMs)}  prefill ${short(b.prefillMs)}  decode ${short(b.decodeMs)}  idle ${short(b.idleMs)}  cache saved ${b.savedByCacheMs === undefined ? DASH : durationWords(b.savedByCacheMs)}`;
 }
 
-export const AgentPane = memo(function AgentPane({view, demo, width, height}: AgentPaneProps) {
+export const AgentPane = memo(function AgentPane({view, serverId, demo, width, height}: AgentPaneProps) {
 	const sessions = view.sessions;
-	const s = sessions.at(-1);
+	const s = sessions.filter((x) => x.serverId === serverId).at(-1) ?? sessions.at(-1);
 	const room = Math.max(0, height - 1);
 	const badge = demo ? ' · DEMO agent' : '';
 	if (!s) {
@@ -88,7 +90,7 @@ export const AgentPane = memo(function AgentPane({view, demo, width, height}: Ag
 			</Box>
 		);
 	}
-	const others = sessions.slice(0, -1).reverse();
+	const others = sessions.filter((x) => x !== s).reverse();
 	const words = wrapWords(budgetWords(s), width, room >= 16 ? 3 : 1);
 	const fixed = 3 + words.length; // words, totals, table header, legend
 	const avail = Math.max(0, room - fixed);
@@ -107,8 +109,8 @@ export const AgentPane = memo(function AgentPane({view, demo, width, height}: Ag
 	const msPerCell = maxTotal / Math.max(1, barWidth - 4);
 	const cells = (t: Turn, i: number): string[] => [
 		String(firstIndex + i + 1),
-		compact(t.promptTokens),
-		compact(t.cachedTokens),
+		est(compact(t.promptTokens), t.promptEstimated && t.promptTokens !== undefined),
+		est(compact(t.cachedTokens), t.promptEstimated && t.cachedTokens !== undefined),
 		short(t.queueMs) + (t.retries > 0 ? `↻${t.retries}` : ''),
 		short(t.prefillMs),
 		short(t.decodeMs),
