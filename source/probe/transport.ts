@@ -7,7 +7,10 @@
  * worker is a tiny byte pump (plain JS, no imports of ours); parsing stays on the main thread.
  * Before it says ready, the worker warms its own request path against a server of its own (a cold
  * isolate runs its first request and first body chunk through uncompiled code), so the first probe
- * of a fresh process is timed like the tenth.
+ * of a fresh process is timed like the tenth. Before each request (before its clock starts) the
+ * worker runs a minor GC, so no GC pause falls between the first token's arrival and its stamp.
+ * probeDiagnostics (off by default) reports what the worker saw per request: every read's stamp and
+ * size, its GC pauses and event-loop delay (the probe bench's attribution of its outliers).
  * Where a worker cannot start, the same interface runs global fetch (undici) in this thread.
  *
  * All times are this thread's performance.now() ms (worker times are converted through
@@ -92,15 +95,94 @@ const http = require('node:http');
 const https = require('node:https');
 const now = () => performance.timeOrigin + performance.now();
 const live = new Map();
+// Diagnostics (off unless asked, see probeDiagnostics): what happened on this thread around each
+// probe: every socket read (time, size), GC pauses, and how late this loop ran its timers.
+let diag;
+function diagOn(file) {
+	if (diag) return;
+	const {PerformanceObserver, monitorEventLoopDelay} = require('node:perf_hooks');
+	const gc = [];
+	const add = (entries) => {
+		for (const e of entries) {
+			gc.push({t: performance.timeOrigin + e.startTime, ms: e.duration, kind: (e.detail && e.detail.kind) || 0});
+			if (gc.length > 256) gc.shift();
+		}
+	};
+	const obs = new PerformanceObserver((list) => add(list.getEntries()));
+	obs.observe({entryTypes: ['gc']});
+	const eld = monitorEventLoopDelay({resolution: 2});
+	eld.enable();
+	diag = {gc, eld, obs, file, take: () => add(obs.takeRecords())};
+}
+function diagOff() {
+	if (!diag) return;
+	diag.obs.disconnect();
+	diag.eld.disable();
+	diag = undefined;
+}
 const errInfo = (e) => ({name: e && e.name, message: String((e && e.message) || e), code: e && e.code, cause: e && e.cause ? {code: e.cause.code, message: e.cause.message} : undefined});
+
+// A scavenge (minor GC) right before each probe leaves the young generation empty, so the reads
+// of its first tokens do not allocate their way into a GC pause between the bytes' arrival and
+// their stamp (a 0.3-0.8 ms scavenge is started by the very allocation that hands a read to JS).
+// The gc function needs V8's --expose-gc, which a worker cannot take in execArgv: it is set at run
+// time and read from a fresh context (it only adds a gc global to contexts created afterwards).
+let minorGc;
+try {
+	require('node:v8').setFlagsFromString('--expose-gc');
+	const gc = require('node:vm').runInNewContext('gc');
+	if (typeof gc === 'function') minorGc = () => gc({type: 'minor'});
+} catch {}
 
 // One request on this thread. report(msg, transfer) gets response/chunk/end/error messages.
 function request(m, ac, report) {
+	// Before the clock starts (tSent below): the GC is never in the measured time.
+	let scavenged = false;
+	if (minorGc) {
+		try {
+			minorGc();
+			scavenged = true;
+		} catch {}
+	}
+	// Diagnostics only: [time, bytes] of every socket read of this request.
+	const reads = diag && m.id >= 0 ? [] : undefined;
+	if (reads) diag.eld.reset();
+	let tSent = now();
 	let finished = false;
 	const finish = (msg) => {
 		if (finished) return;
 		finished = true;
 		report(msg);
+		if (reads) {
+			const d = diag;
+			const tEnd = msg.t;
+			const eldMaxMs = d.eld.max / 1e6;
+			const eldMeanMs = d.eld.mean / 1e6;
+			// One turn later, off the stream's path: a GC entry is queued just after its pause.
+			setImmediate(() => {
+				d.take();
+				const gc = d.gc.filter((g) => g.t + g.ms >= tSent && g.t <= tEnd);
+				// The tightest of 5 bracketed samples: one this thread was descheduled in would be off.
+				let hrMinusAbs = 0;
+				let best = Infinity;
+				for (let i = 0; i < 5; i++) {
+					const a = Number(process.hrtime.bigint()) / 1e6;
+					const p = now();
+					const b = Number(process.hrtime.bigint()) / 1e6;
+					if (b - a < best) {
+						best = b - a;
+						hrMinusAbs = (a + b) / 2 - p;
+					}
+				}
+				const out = {id: m.id, type: 'diag', t: tEnd, tSent, reads, gc, eldMaxMs, eldMeanMs, hrMinusAbs, scavenged};
+				// File mode writes here, before the main thread (a CLI about to exit) sees the end.
+				if (d.file) {
+					try {
+						require('node:fs').appendFileSync(d.file, JSON.stringify(out) + '\n');
+					} catch {}
+				} else parentPort.postMessage(out);
+			});
+		}
 	};
 	let u;
 	try {
@@ -114,7 +196,7 @@ function request(m, ac, report) {
 	const headers = Object.assign({}, m.init.headers, body ? {'content-length': String(body.length)} : {});
 	// One fresh connection per probe (agent: false). The clock starts when the request leaves, i.e.
 	// once the connection (and TLS) is up: TTFT is the server's answer time, not the network setup.
-	let tSent = now();
+	tSent = now();
 	// The time the socket's latest bytes were read, stamped before the HTTP parser sees them: a body
 	// chunk is emitted while its read is being parsed, so it carries the time its bytes came in.
 	let tRead;
@@ -136,8 +218,9 @@ function request(m, ac, report) {
 	req.on('socket', (sock) => {
 		sock.setNoDelay(true);
 		// First in line: before http's own data listener hands the bytes to the parser.
-		sock.prependListener('data', () => {
+		sock.prependListener('data', (d) => {
 			tRead = now();
+			if (reads) reads.push(tRead, d.length);
 		});
 		// Prepended: the stamp is taken before the queued request is written on connect, never after.
 		if (sock.connecting) sock.prependOnceListener(u.protocol === 'https:' ? 'secureConnect' : 'connect', () => { tSent = now(); });
@@ -195,6 +278,11 @@ warmUp(() => {
 });
 
 parentPort.on('message', (m) => {
+	if (m.type === 'diag') {
+		if (m.on) diagOn(m.file);
+		else diagOff();
+		return;
+	}
 	if (m.type === 'abort') {
 		const ac = live.get(m.id);
 		if (ac) ac.abort();
@@ -212,13 +300,71 @@ parentPort.on('message', (m) => {
 
 interface PumpMsg {
 	id: number;
-	type: 'response' | 'chunk' | 'end' | 'error' | 'ready' | 'warm';
+	type: 'response' | 'chunk' | 'end' | 'error' | 'ready' | 'warm' | 'diag';
 	t: number;
 	tSent?: number;
 	status?: number;
 	headers?: [string, string][];
 	bytes?: ArrayBuffer;
 	error?: {name?: string; message: string; code?: string; cause?: {code?: string; message?: string; cause?: {code?: string}}};
+	reads?: number[];
+	gc?: {t: number; ms: number; kind: number}[];
+	eldMaxMs?: number;
+	eldMeanMs?: number;
+	hrMinusAbs?: number;
+	scavenged?: boolean;
+}
+
+/**
+ * What the reader thread saw during one request (the probe bench's attribution of its outliers).
+ * Times are this thread's performance.now() ms, like OpenStream's.
+ */
+export interface ReadDiagnostics {
+	/** The request's clock start (OpenStream.tSent). */
+	readonly tSent: number;
+	/** The stream's end on the reader's clock. */
+	readonly tEnd: number;
+	/** Every socket read: when (stamped before the HTTP parser) and how many bytes (framing included). */
+	readonly reads: readonly {readonly t: number; readonly bytes: number}[];
+	/** GC pauses on the reader thread during the request (kind: perf_hooks' NODE_PERFORMANCE_GC_*). */
+	readonly gc: readonly {readonly t: number; readonly ms: number; readonly kind: number}[];
+	/** monitorEventLoopDelay on the reader thread over the request (2 ms resolution): max, mean ms. */
+	readonly eldMaxMs: number;
+	readonly eldMeanMs: number;
+	/** CLOCK_MONOTONIC ms (process.hrtime) minus this thread's performance.now(): the machine-wide clock. */
+	readonly hrMinusLocal: number;
+	/** The reader thread ran a scavenge just before the request (its young generation empty at tSent). */
+	readonly scavenged: boolean;
+}
+
+let diagListener: ((d: ReadDiagnostics) => void) | undefined;
+
+function toDiagnostics(m: PumpMsg): ReadDiagnostics {
+	const r = m.reads ?? [];
+	const reads: {t: number; bytes: number}[] = [];
+	for (let i = 0; i + 1 < r.length; i += 2) reads.push({t: toLocal(r[i]!), bytes: r[i + 1]!});
+	return {
+		tSent: toLocal(m.tSent ?? m.t),
+		tEnd: toLocal(m.t),
+		reads,
+		gc: (m.gc ?? []).map((g) => ({t: toLocal(g.t), ms: g.ms, kind: g.kind})),
+		eldMaxMs: m.eldMaxMs ?? 0,
+		eldMeanMs: m.eldMeanMs ?? 0,
+		hrMinusLocal: (m.hrMinusAbs ?? 0) + performance.timeOrigin,
+		scavenged: m.scavenged === true,
+	};
+}
+
+/**
+ * Report what the reader thread saw during each later request to `listener` (undefined: stop).
+ * Off by default: a GC observer and a 2 ms event-loop-delay timer run on the reader thread while on.
+ * INFERTOP_PROBE_DIAG=FILE turns it on at start: the reader thread appends one JSON line per
+ * request to FILE, raw (times as performance.timeOrigin + now() ms, plus hrMinusAbs), for the
+ * bench's fresh `infertop probe` processes.
+ */
+export function probeDiagnostics(listener: ((d: ReadDiagnostics) => void) | undefined): void {
+	diagListener = listener;
+	pump().worker.postMessage({type: 'diag', on: listener !== undefined});
 }
 
 function rebuildError(e: NonNullable<PumpMsg['error']>): Error {
@@ -248,6 +394,10 @@ function pump(): Pump {
 	const ready = new Promise<void>((r) => (onReady = r));
 	worker.on('message', (m: PumpMsg) => {
 		if (m.type === 'warm') return;
+		if (m.type === 'diag') {
+			diagListener?.(toDiagnostics(m));
+			return;
+		}
 		if (m.type !== 'ready') {
 			handlers.get(m.id)?.(m);
 			return;
@@ -264,6 +414,9 @@ function pump(): Pump {
 		handlers.clear();
 	});
 	shared = me;
+	// The raw record (worker clock: performance.timeOrigin-based ms), written by the reader thread.
+	const file = process.env.INFERTOP_PROBE_DIAG;
+	if (file) worker.postMessage({type: 'diag', on: true, file});
 	return me;
 }
 

@@ -20,7 +20,12 @@ afterEach(() => {
 interface Truth {
 	id: number;
 	reqInMs: number;
+	reqReads: number;
 	writesMs: number[];
+	preMs: number[];
+	queued: number;
+	hrMinusPerf: number;
+	slipMs: number;
 }
 
 async function start(): Promise<{url: string; truths: Truth[]}> {
@@ -41,7 +46,7 @@ async function start(): Promise<{url: string; truths: Truth[]}> {
 const model = (o: Record<string, unknown>): string => `bench:${Buffer.from(JSON.stringify(o)).toString('base64url')}`;
 
 describe('the probe bench server', () => {
-	it('SSE and NDJSON, with keep-alives between tokens: one write per token, n tokens counted, keep-alives not', async () => {
+	it('SSE and NDJSON, with keep-alives between tokens: one write per token, bracketed before and after, n tokens counted, keep-alives not', async () => {
 		const {url, truths} = await start();
 		const sse = await streamOnce({baseUrl: url, plan: {protocol: 'openai-chat', path: '/v1/chat/completions'}, spec: {model: model({id: 1, ttftMs: 5, gapMs: 1, n: 12, keepAlive: true}), prompt: 'x', maxTokens: 12, seed: 1}});
 		const nd = await streamOnce({baseUrl: `${url}/ollama`, plan: {protocol: 'ollama', path: '/api/generate'}, spec: {model: model({id: 2, ttftMs: 5, gapMs: 1, n: 7, keepAlive: true}), prompt: 'x', maxTokens: 7, seed: 1}});
@@ -56,8 +61,19 @@ describe('the probe bench server', () => {
 			[2, 7],
 		]);
 		for (const x of t) {
-			expect(x.writesMs[0]! >= x.reqInMs).toBe(true);
-			for (let i = 1; i < x.writesMs.length; i++) expect(x.writesMs[i]! >= x.writesMs[i - 1]!).toBe(true);
+			expect(x.preMs).toHaveLength(x.writesMs.length);
+			expect(x.preMs[0]! >= x.reqInMs).toBe(true);
+			// Each write is bracketed: stamped before it, stamped after it, and the next starts after.
+			for (let i = 0; i < x.writesMs.length; i++) {
+				expect(x.writesMs[i]! >= x.preMs[i]!).toBe(true);
+				if (i > 0) expect(x.preMs[i]! >= x.writesMs[i - 1]!).toBe(true);
+			}
+			// The probe's request (headers and body) left in one write, so it came in one read.
+			expect(x.reqReads).toBe(1);
+			// Every token went to the kernel synchronously (nothing left queued in the socket).
+			expect(x.queued).toBe(0);
+			expect(x.slipMs).toBe(x.preMs[0]! - x.reqInMs - 5);
+			expect(Number.isFinite(x.hrMinusPerf)).toBe(true);
 		}
 	});
 });
