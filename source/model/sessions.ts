@@ -61,10 +61,15 @@ export interface Budget {
 	readonly cachedTokens?: number;
 	/** Turns whose part is unknown (idle: of turns 2…n). */
 	readonly unknown: Readonly<Record<BudgetPart, number>>;
-	/** Share of wall time (the known parts' sum) per part; undefined for a part that is unknown. */
+	/** Share of wall time per part (see sharesOver); undefined for a part that is unknown there. */
 	readonly shares: Readonly<Partial<Record<BudgetPart, number>>>;
 	/** Share of the agent's wait (queue + prefill + decode, the known ones) per part. */
 	readonly waitShares: Readonly<Partial<Record<Exclude<BudgetPart, 'idle'>, number>>>;
+	/**
+	 * The turns the shares are computed over: those whose every part is known (where some are), else
+	 * all, with the parts unknown in any turn left out of the shares.
+	 */
+	readonly sharesOver: number;
 	/** Turns whose cached count is unknown. */
 	readonly cachedUnknown: number;
 }
@@ -285,7 +290,19 @@ export function budgetOf(turns: readonly Turn[], prefillTps: number | undefined)
 		decode: turns.filter(t => t.decodeMs === undefined).length,
 		idle: later.filter(t => t.idleBeforeMs === undefined).length,
 	};
-	const parts: Record<BudgetPart, number | undefined> = {queue: queueMs, prefill: prefillMs, decode: decodeMs, idle: idleMs};
+	// Shares over the turns whose every part is known (the first turn has no idle to know), so one
+	// unknown part of one turn does not take that part out of every share; where no turn is fully
+	// known, over the parts known in every turn.
+	const full = turns.filter((t, i) => t.queueMs !== undefined && t.prefillMs !== undefined && t.decodeMs !== undefined && (i === 0 || t.idleBeforeMs !== undefined));
+	const fullIdle = full.filter(t => t !== turns[0]);
+	const parts: Record<BudgetPart, number | undefined> = full.length > 0
+		? {
+			queue: sum(full.map(t => t.queueMs)),
+			prefill: sum(full.map(t => t.prefillMs)),
+			decode: sum(full.map(t => t.decodeMs)),
+			idle: fullIdle.length > 0 ? sum(fullIdle.map(t => t.idleBeforeMs)) : undefined,
+		}
+		: {queue: queueMs, prefill: prefillMs, decode: decodeMs, idle: later.length > 0 ? idleMs : undefined};
 	const share = (keys: readonly BudgetPart[]): Partial<Record<BudgetPart, number>> => {
 		const total = keys.reduce((a, k) => a + (parts[k] ?? 0), 0);
 		const out: Partial<Record<BudgetPart, number>> = {};
@@ -303,6 +320,7 @@ export function budgetOf(turns: readonly Turn[], prefillTps: number | undefined)
 		unknown,
 		shares: share(BUDGET_PARTS),
 		waitShares: share(['queue', 'prefill', 'decode']) as Budget['waitShares'],
+		sharesOver: full.length > 0 ? full.length : turns.length,
 		cachedUnknown: turns.filter(t => t.cachedTokens === undefined).length,
 	};
 }
@@ -367,6 +385,7 @@ export function budgetWords(s: Session): string {
 	else if (b.cachedTokens !== undefined && b.cachedTokens > 0) parts.push('cache saving unknown (no measured prefill rate)');
 	for (const k of rest) parts.push(`${k} ${pct(w[k]!)}`);
 	if (b.shares.idle !== undefined && n > 1) parts.push(`idle ${pct(b.shares.idle)} of wall`);
+	if (b.sharesOver < n) parts.push(`shares over the ${b.sharesOver} turn${b.sharesOver === 1 ? '' : 's'} fully known`);
 	const unknown = BUDGET_PARTS.filter(k => b.unknown[k] > 0).map(k => `${k} (${b.unknown[k]} of ${k === 'idle' ? n - 1 : n})`);
 	if (unknown.length > 0) parts.push(`unknown: ${unknown.join(', ')}`);
 	return parts.join('; ');

@@ -124,6 +124,8 @@ export function sessionJson(s: Session) {
 			idleMs: round(b.idleMs, 3),
 			savedByCacheMs: round(b.savedByCacheMs, 3),
 			shares: {queue: round(b.shares.queue, 4), prefill: round(b.shares.prefill, 4), decode: round(b.shares.decode, 4), idle: round(b.shares.idle, 4)},
+			// The turns the shares are computed over (those fully known, where some are).
+			sharesOver: b.sharesOver,
 			unknownTurns: {...b.unknown},
 		},
 	};

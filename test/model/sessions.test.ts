@@ -76,14 +76,16 @@ describe('llama.cpp, default verbosity: prompt-cache reuse (v2 partial-reuse cap
 		expect(ms2(b.prefillMs)).toBe(5007.43);
 		expect(ms2(b.decodeMs)).toBe(3043.31);
 		expect(ms2(b.idleMs)).toBe(6066.508);
-		const wall = 5007.43 + 3043.31 + 6066.508;
-		expect(b.shares.queue).toBeUndefined();
-		expect(b.shares.prefill).toBeCloseTo(5007.43 / wall, 6);
+		// Shares over the three turns whose every part is known (turn 1's queue is not).
+		expect(b.sharesOver).toBe(3);
+		const wall = 583.51 + 2284.75 + 6066.508;
+		expect(b.shares.queue).toBe(0);
+		expect(b.shares.prefill).toBeCloseTo(583.51 / wall, 6);
 		expect(b.shares.idle).toBeCloseTo(6066.508 / wall, 6);
 		// Σ uncached / Σ prefill time = (1559 + 38 + 28 + 1) / 5007.43 ms
 		expect(s.prefillTps).toBeCloseTo((1626 * 1000) / 5007.43, 9);
 		expect(b.savedByCacheMs).toBeCloseTo((4620 * 5007.43) / 1626, 9);
-		expect(budgetWords(s)).toBe(`prefill is ${Math.round((5007.43 / (5007.43 + 3043.31)) * 100)} % of this agent's wait; the cache saved 14 s over 4 turns; decode 38 %; idle 43 % of wall; unknown: queue (1 of 4)`);
+		expect(budgetWords(s)).toBe("decode is 80 % of this agent's wait; the cache saved 14 s over 4 turns; prefill 20 %; queue 0 %; idle 68 % of wall; shares over the 3 turns fully known; unknown: queue (1 of 4)");
 	});
 
 	it('snapshot --json: sessions[] with the documented keys, unknown = null', () => {
@@ -171,20 +173,23 @@ describe('two agents on two models at once (Ollama by client address; lithos-met
 		expect(a.budget.savedByCacheMs).toBeCloseTo((2099 * 1550) / 2801, 9);
 	});
 
-	it('lithos-metal: never queues (it refuses), so queue is the retry wait; a turn without prefill time has no prefill share, and the words say so', () => {
+	it('lithos-metal: never queues (it refuses), so queue is the retry wait; a turn without prefill time is in no share, no partial sum is shown, and the words say so', () => {
 		const b = find('lithos', '10.0.0.9');
 		expect(b.turns.map(t => t.queueMs)).toEqual([0, 1000]);
 		expect(b.turns.map(t => t.prefillMs)).toEqual([400, undefined]);
 		expect(b.turns.map(t => t.idleBeforeMs)).toEqual([undefined, 2500]);
 		expect(b.budget.prefillMs).toBeUndefined();
-		expect(b.budget.shares.prefill).toBeUndefined();
-		expect(b.budget.waitShares).toEqual({queue: 1000 / 2400, decode: 1400 / 2400});
+		// The shares: over turn 1 alone (turn 2's prefill is unknown); no idle among them.
+		expect(b.budget.sharesOver).toBe(1);
+		expect(b.budget.waitShares).toEqual({queue: 0, prefill: 400 / 1200, decode: 800 / 1200});
+		expect(b.budget.shares.idle).toBeUndefined();
 		// Without prompt counts there is no measured prefill rate: the cache saving is unknown.
 		expect(b.budget.savedByCacheMs).toBeUndefined();
-		expect(budgetWords(b)).toBe('decode is 58 % of this agent\'s wait; cache saving unknown (no measured prefill rate); queue 42 %; idle 51 % of wall; unknown: prefill (1 of 2)');
+		expect(budgetWords(b)).toBe('decode is 67 % of this agent\'s wait; cache saving unknown (no measured prefill rate); prefill 33 %; queue 0 %; shares over the 1 turn fully known; unknown: prefill (1 of 2)');
 		const js = toSnapshot(f.state, 'test').sessions.find(s => s.server === 'lithos')!;
 		expect(js.budget.prefillMs).toBeNull();
-		expect(js.budget.shares.prefill).toBeNull();
+		expect(js.budget.shares).toEqual({queue: 0, prefill: 0.3333, decode: 0.6667, idle: null});
+		expect(js.budget.sharesOver).toBe(1);
 		expect(js.turns[1]!.prefillMs).toBeNull();
 	});
 });

@@ -79,8 +79,10 @@ describe('key a: the AGENT view', () => {
 		const seventh = rows.find(r => /^\s+7\s/.test(r))!;
 		expect(seventh).toMatch(/0\.0ms\s+--\s+900ms\s+1\.00s \?█+·+ /);
 		// The words wrap between clauses to the pane's width (the log pane sits beside it at 160 columns).
-		expect(f).toContain("decode is 100 % of this agent's wait; cache saving unknown (no measured prefill rate); queue 0 %");
-		expect(f).toContain('idle 52 % of wall; unknown: prefill (1 of 25)');
+		// Shares over the 24 turns whose every part is known: prefill Σ(300 + 10 i) less turn 7's = 10140 ms,
+		// decode 24 × 900 ms, idle 23 × 1 s (the first turn has none): 68 % / 32 % of the wait, idle 42 % of wall.
+		expect(f).toContain("decode is 68 % of this agent's wait; cache saving unknown (no measured prefill rate); prefill 32 %");
+		expect(f).toContain('queue 0 %; idle 42 % of wall; shares over the 24 turns fully known; unknown: prefill (1 of 25)');
 		expect(f).toContain('queue 0.0ms  prefill --  decode 22.50s  idle 24.00s  cache saved --');
 		expect(f).toContain('-- on llama · one client assumed (the log names none) · 2 turns: decode is 63 % of this agent\'s wai');
 		// Tab: the next engine's newest session in full, the other below.
@@ -95,15 +97,16 @@ describe('key a: the AGENT view', () => {
 			['2', '~600', '~0', '0.0ms', '300ms', '500ms'],
 		]);
 		expect(turnRows(g)[1]).toMatch(/500ms\s+3\.20s ░?▓+█+·+/);
-		expect(g).toContain('qwen3.8-27b on lithos · client 10.0.0.9 · 25 turns: decode is 100 %');
+		expect(g).toContain('qwen3.8-27b on lithos · client 10.0.0.9 · 25 turns: decode is 68 %');
 	});
 
 	it('80×24: it fits, fewer bars, the words first; a closes it again', async () => {
 		const f = await open(80, 24);
 		expectFits(f, 80, 24);
-		expect(f.split('\n').slice(2, 5)).toEqual([
-			"decode is 100 % of this agent's wait",
-			'cache saving unknown (no measured prefill rate); queue 0 %; idle 52 % of wall',
+		expect(f.split('\n').slice(2, 6)).toEqual([
+			"decode is 68 % of this agent's wait",
+			'cache saving unknown (no measured prefill rate); prefill 32 %; queue 0 %',
+			'idle 42 % of wall; shares over the 24 turns fully known',
 			'unknown: prefill (1 of 25)',
 		]);
 		const rows = turnRows(f);

@@ -91,7 +91,7 @@ export const AgentPane = memo(function AgentPane({view, serverId, demo, width, h
 		);
 	}
 	const others = sessions.filter((x) => x !== s).reverse();
-	const words = wrapWords(budgetWords(s), width, room >= 16 ? 3 : 1);
+	const words = wrapWords(budgetWords(s), width, room >= 16 ? 4 : 1);
 	const fixed = 3 + words.length; // words, totals, table header, legend
 	const avail = Math.max(0, room - fixed);
 	// Bars first (one line is kept for the other sessions), then a line per other session.
