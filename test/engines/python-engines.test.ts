@@ -69,7 +69,7 @@ describe('mlx-lm (engines.md §3)', () => {
 		expect(one(p, '2026-08-21 18:48:22,530 - INFO - Prompt processing progress: 2048/5321'))
 			.toEqual([{type: 'prefill-progress', key: 'mlxlm#1', processed: 2048, total: 5321, progress: 2048 / 5321}]);
 		expect(one(p, '127.0.0.1 - - [21/Aug/2026 18:48:30] "POST /v1/chat/completions HTTP/1.1" 200 -'))
-			.toEqual([{type: 'http', client: '127.0.0.1', method: 'POST', path: '/v1/chat/completions', status: 200}, {type: 'request', key: 'mlxlm#1', done: true}]);
+			.toEqual([{type: 'http', client: '127.0.0.1', method: 'POST', path: '/v1/chat/completions', status: 200}, {type: 'request', key: 'mlxlm#1', done: true, client: '127.0.0.1'}]);
 		expect(one(p, 'Starting httpd at 127.0.0.1 on port 8080...')).toEqual([{type: 'server-start', listen: '127.0.0.1:8080'}]);
 	});
 });
