@@ -87,6 +87,8 @@ export function createOllamaParser(): LineParser {
 	const awaitingAccess: string[] = [];
 	/** `[GIN]` lines of generations that came before their request finished (the other order), oldest first. */
 	const accessAhead: Record<string, unknown>[] = [];
+	/** Requests already given (or queued for) their access line. */
+	const paired = new Set<string>();
 	/** Prompt + eval time the runner logged per request: a `[GIN]` latency shorter than that is not its line. */
 	const partsOf = new Map<string, number>();
 	const fits = (key: string, patch: Record<string, unknown>): boolean => {
@@ -102,7 +104,10 @@ export function createOllamaParser(): LineParser {
 					partsOf.set(e.key, (partsOf.get(e.key) ?? 0) + parts);
 					if (partsOf.size > 64) partsOf.delete(partsOf.keys().next().value!);
 				}
-				if (e.done === true && e.outcome === undefined && !awaitingAccess.includes(e.key)) {
+				// A request closes on more than one line (MLX: stats, then ServeHTTP): it waits for one access line.
+				if (e.done === true && e.outcome === undefined && !awaitingAccess.includes(e.key) && !paired.has(e.key)) {
+					paired.add(e.key);
+					if (paired.size > 64) paired.delete(paired.values().next().value!);
 					const ahead = accessAhead.shift();
 					if (ahead === undefined) awaitingAccess.push(e.key);
 					else if (fits(e.key, ahead)) evs.push({...ahead, key: e.key} as unknown as Ev);

@@ -39,6 +39,20 @@ describe('Ollama [GIN] lines for the agent view', () => {
 		expect(r.get('s0/t1')).toMatchObject({client: '10.0.0.5', accessMs: 260});
 	});
 
+	it('an MLX request closed twice (stats, then the runner\'s ServeHTTP after the [GIN] line) takes one access line: the next goes to the next request', () => {
+		const slog = (msg: string, attrs: string) => `time=2026-08-21T18:48:22.123-07:00 level=INFO source=x.go:1 msg=${msg} ${attrs}`;
+		const mlx = (n: number): string[] => [
+			slog('"cache hit"', `total=${5000 + n} matched=5000 cached=5000 left=${n}`),
+			slog('"speculative decode stats"', 'iterations=212 drafted=1180 accepted=833 acceptance=0.71 avg_draft=5.57 max_draft=7 avg_accepted=3.93'),
+		];
+		const serve = slog('ServeHTTP', 'method=POST path=/v1/completions took=9.1s status="200 OK"');
+		const {events} = run(createOllamaParser(), [...mlx(100), gin(200, '9.25s', '10.0.0.5'), serve, ...mlx(200), serve, gin(200, '4.5s', '10.0.0.7')]);
+		const r = requests(events);
+		expect([...r.keys()]).toEqual(['mlx#1', 'mlx#2']);
+		expect(r.get('mlx#1')).toMatchObject({client: '10.0.0.5', accessMs: 9250});
+		expect(r.get('mlx#2')).toMatchObject({client: '10.0.0.7', accessMs: 4500});
+	});
+
 	it('503 (ErrMaxQueue) on a generation path is a refused try of that client; 503 elsewhere is not', () => {
 		const {events} = run(createOllamaParser(), [gin(503, '98µs', '10.0.0.5'), gin(503, '98µs', '10.0.0.5', '/api/pull')]);
 		expect(events.filter(e => e.type === 'busy')).toEqual([{type: 'busy', status: 503, reason: 'server busy', client: '10.0.0.5'}]);
