@@ -31,7 +31,7 @@ export interface DemoTry {
 /** One turn of the agent: its tries in order (the last accepted one carries the figures). */
 export interface DemoTurnTrace {
 	readonly id: string;
-	readonly model: string;
+	/** A side request (a title, a summary) sent beside a main turn. */
 	readonly side: boolean;
 	readonly tries: DemoTry[];
 }

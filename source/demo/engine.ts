@@ -797,7 +797,7 @@ export async function startDemoEngine(opts: DemoOptions): Promise<DemoEngine> {
 		let attempt: DemoTry | undefined;
 		if (typeof turnId === 'string' && turnId.length <= 32) {
 			attempt = {arriveNs: tReq};
-			const t = traces.get(turnId) ?? {id: turnId, model: '', side: turnId.startsWith('s'), tries: []};
+			const t = traces.get(turnId) ?? {id: turnId, side: turnId.startsWith('s'), tries: []};
 			t.tries.push(attempt);
 			traces.set(turnId, t);
 			tryOf.set(req, attempt);
