@@ -1,6 +1,6 @@
 /**
  * The agent view's sessions and budget (issue 16 part 1) from scripted log lines in the engines'
- * upstream formats — the real llama.cpp captures in shared/fixtures (prompt-cache reuse, `-v`
+ * upstream formats — the real llama.cpp captures of shared/fixtures, copied to test/fixtures (prompt-cache reuse, `-v`
  * deferred tasks), Ollama `[GIN]` + llama-server lines, lithos-metal — never the demo. Every value
  * is exact or null.
  */
@@ -15,7 +15,8 @@ import {toSnapshot} from '../../source/model/snapshot.js';
 import type {Action, EngineKind, MonitorState} from '../../source/types/monitor.js';
 
 const T0 = Date.UTC(2026, 11, 1, 10, 0, 0);
-const FIXTURES = new URL('../../../shared/fixtures/llama.cpp/', import.meta.url);
+// Copied unchanged from shared/fixtures/llama.cpp (test/fixtures/engines/README.md).
+const FIXTURES = new URL('../fixtures/engines/llama.cpp/', import.meta.url);
 const fixtureLines = (name: string): string[] => readFileSync(new URL(name, FIXTURES), 'utf8').split('\n').filter(l => l.length > 0);
 
 /** A state fed line by line, each at the time given (as a live tail would), through the real parser and reducer. */
