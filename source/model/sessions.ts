@@ -384,7 +384,7 @@ export function budgetWords(s: Session): string {
 	if (b.savedByCacheMs !== undefined) parts.push(`the cache saved ${durationWords(b.savedByCacheMs)} over ${n} turn${n === 1 ? '' : 's'}`);
 	else if (b.cachedTokens !== undefined && b.cachedTokens > 0) parts.push('cache saving unknown (no measured prefill rate)');
 	for (const k of rest) parts.push(`${k} ${pct(w[k]!)}`);
-	if (b.shares.idle !== undefined && n > 1) parts.push(`idle ${pct(b.shares.idle)} of wall`);
+	if (b.shares.idle !== undefined && n > 1) parts.push(`idle between turns ${pct(b.shares.idle)} of wall time`);
 	if (b.sharesOver < n) parts.push(`shares over the ${b.sharesOver} turn${b.sharesOver === 1 ? '' : 's'} fully known`);
 	const unknown = BUDGET_PARTS.filter(k => b.unknown[k] > 0).map(k => `${k} (${b.unknown[k]} of ${k === 'idle' ? n - 1 : n})`);
 	if (unknown.length > 0) parts.push(`unknown: ${unknown.join(', ')}`);

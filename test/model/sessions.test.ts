@@ -86,7 +86,7 @@ describe('llama.cpp, default verbosity: prompt-cache reuse (v2 partial-reuse cap
 		// Σ uncached / Σ prefill time = (1559 + 38 + 28 + 1) / 5007.43 ms
 		expect(s.prefillTps).toBeCloseTo((1626 * 1000) / 5007.43, 9);
 		expect(b.savedByCacheMs).toBeCloseTo((4620 * 5007.43) / 1626, 9);
-		expect(budgetWords(s)).toBe("decode is 80 % of this agent's wait; the cache saved 14 s over 4 turns; prefill 20 %; queue 0 %; idle 68 % of wall; shares over the 3 turns fully known; unknown: queue (1 of 4)");
+		expect(budgetWords(s)).toBe("decode is 80 % of this agent's wait; the cache saved 14 s over 4 turns; prefill 20 %; queue 0 %; idle between turns 68 % of wall time; shares over the 3 turns fully known; unknown: queue (1 of 4)");
 	});
 
 	it('snapshot --json: sessions[] with the documented keys, unknown = null', () => {
