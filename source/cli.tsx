@@ -32,11 +32,14 @@ const HELP = `
     --demo / --no-demo    start the demo engine / never start it
                           (default: only when no engine is found)
     --demo-split SHARE    demo: put this share (0..1) of the GGUF model on the CPU
+    --demo-agent          demo: a simulated coding agent (growing prompts, tool pauses,
+                          cache reuse, busy retries) for the agent view (key a)
     --no-scan             don't scan the default ports or processes
     --ollama-ps api|cli   read residency from /api/ps (default) or by running \`ollama ps\`
 
   Figures
     --bandwidth GB/s      memory bandwidth for the ceiling (default: from the chip table)
+    --session-gap S       agent view: longest pause within one session (default 60)
 
   Screen
     --refresh MS          refresh interval (250..10000, default 1000; +/- change it live)
@@ -117,6 +120,8 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 			replay: {type: 'string'},
 			demo: {type: 'boolean'},
 			demoSplit: {type: 'string'},
+			demoAgent: {type: 'boolean', default: false},
+			sessionGap: {type: 'string'},
 			scan: {type: 'boolean', default: true},
 			ollamaPs: {type: 'string'},
 			bandwidth: {type: 'string'},
@@ -168,9 +173,11 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 		theme: flags.theme,
 		refresh: flags.refresh,
 		history: flags.history,
-		demo: given('demo') ? flags.demo : undefined,
+		// --demo-agent is the demo with its agent: it starts the demo engine.
+		demo: flags.demoAgent ? true : given('demo') ? flags.demo : undefined,
 		ollamaPs: flags.ollamaPs,
 		busyTimeout: flags.busyTimeout,
+		sessionGap: flags.sessionGap,
 		serveMetrics: flags.serveMetrics,
 		color: given('color') ? flags.color : undefined,
 		noColor: (given('color') && flags.color === false) || (env.NO_COLOR !== undefined && env.NO_COLOR !== '') || env.TERM === 'dumb' ? true : undefined,
@@ -202,7 +209,8 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 		replay = r.spec;
 	}
 	const probeTimeoutMs = numbers.timeout === undefined ? undefined : numbers.timeout * 1000;
-	const common = {config, scan: flags.scan, replay, demoSplit: numbers.demoSplit, apiKey, probeTimeoutMs};
+	if (flags.demoAgent && given('demo') && flags.demo === false) return usageError(['--demo-agent: not with --no-demo (it runs the demo engine)']);
+	const common = {config, scan: flags.scan, replay, demoSplit: numbers.demoSplit, apiKey, probeTimeoutMs, ...(flags.demoAgent ? {demoAgent: 'session' as const} : {})};
 
 	if (command === 'probe') {
 		const {runProbeCli} = await import('./commands/probe.js');

@@ -44,7 +44,7 @@ export interface RuntimeOptions {
 	/** Demo speed factor (tests). */
 	readonly demoSpeed?: number;
 	/** Demo background agent (tests turn it off to send their own requests). */
-	readonly demoAgent?: boolean | 'both';
+	readonly demoAgent?: boolean | 'both' | 'session';
 	/** Discovery/poll interval (ms). */
 	readonly pollMs?: number;
 	/** Run the system scan (process table, GPU). */

@@ -34,7 +34,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<number> {
 	const unsubscribe = runtime.store.subscribe(printNotices);
 	let metrics: Awaited<ReturnType<typeof startMetricsServer>>;
 	try {
-		metrics = await startMetricsServer({addr, getState: runtime.store.getSnapshot, derive: deriveModels});
+		metrics = await startMetricsServer({addr, getState: runtime.store.getSnapshot, derive: deriveModels, sessionGapMs: options.config.sessionGap * 1000});
 	} catch (error) {
 		unsubscribe();
 		await runtime.stop();

@@ -72,7 +72,7 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 	// Frames Ink drew (for the overhead bench: INFERTOP_RENDER_STATS=FILE gets them as JSON at exit).
 	let frames = 0;
 	const startedAt = performance.now();
-	const app = render(<App store={store} controller={controller} themes={themes} version={VERSION} />, {
+	const app = render(<App store={store} controller={controller} themes={themes} version={VERSION} sessionGapMs={config.sessionGap * 1000} />, {
 		exitOnCtrlC: false,
 		patchConsole: false,
 		maxFps: 10,
@@ -95,7 +95,7 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 		if (config.serveMetrics) {
 			try {
 				const [{startMetricsServer}, {deriveModels}] = await Promise.all([import('../metrics/exporter.js'), import('../model/derive.js')]);
-				metrics = await startMetricsServer({addr: config.serveMetrics, getState: store.getSnapshot, derive: deriveModels});
+				metrics = await startMetricsServer({addr: config.serveMetrics, getState: store.getSnapshot, derive: deriveModels, sessionGapMs: config.sessionGap * 1000});
 			} catch (error) {
 				store.dispatch({type: 'notice', t: Date.now(), level: 'error', text: (error as Error).message});
 			}

@@ -38,6 +38,8 @@
  *   "ollamaPs": "api",
  *   // How long a probe retries a busy server (HTTP 429 / 503), seconds; also "2m" (flag: --busy-timeout).
  *   "busyTimeout": 30,
+ *   // Agent view: the longest pause between two turns of one session, seconds; also "2m" (flag: --session-gap).
+ *   "sessionGap": 60,
  *   // Serve Prometheus metrics on this address (flag: --serve-metrics); true = 127.0.0.1:9464.
  *   "serveMetrics": null,
  *   // No colours (also NO_COLOR in the environment, or --no-color).
@@ -81,6 +83,8 @@ export interface Config {
 	readonly ollamaPs: OllamaPsMode;
 	/** Seconds a probe keeps retrying a busy server. */
 	readonly busyTimeout: number;
+	/** Agent view: the longest pause between two turns of one session, seconds. */
+	readonly sessionGap: number;
 	/** `HOST:PORT` to serve Prometheus metrics on; undefined = off. */
 	readonly serveMetrics?: string;
 	readonly noColor: boolean;
@@ -110,11 +114,12 @@ export const DEFAULTS: Config = Object.freeze({
 	demo: 'auto',
 	ollamaPs: 'api',
 	busyTimeout: 30,
+	sessionGap: 60,
 	serveMetrics: undefined,
 	noColor: false,
 });
 
-export const CONFIG_KEYS: readonly ConfigKey[] = ['servers', 'logs', 'bandwidth', 'theme', 'refresh', 'history', 'demo', 'ollamaPs', 'busyTimeout', 'serveMetrics', 'noColor'];
+export const CONFIG_KEYS: readonly ConfigKey[] = ['servers', 'logs', 'bandwidth', 'theme', 'refresh', 'history', 'demo', 'ollamaPs', 'busyTimeout', 'sessionGap', 'serveMetrics', 'noColor'];
 
 /** The flag that sets each key (for messages and --print-config). */
 export const FLAG_OF: Readonly<Record<ConfigKey, string>> = {
@@ -127,6 +132,7 @@ export const FLAG_OF: Readonly<Record<ConfigKey, string>> = {
 	demo: '--demo',
 	ollamaPs: '--ollama-ps',
 	busyTimeout: '--busy-timeout',
+	sessionGap: '--session-gap',
 	serveMetrics: '--serve-metrics',
 	noColor: '--no-color',
 };
@@ -290,6 +296,11 @@ const VALIDATORS: {readonly [K in ConfigKey]: Validator<K>} = {
 		if (s === undefined || s < 0 || s > 3600) return void report('expected seconds, 0..3600 (a number, or "2m")', node);
 		return s;
 	},
+	sessionGap: (node, report) => {
+		const s = durationValue(node, 's');
+		if (s === undefined || !(s > 0) || s > 86_400) return void report('expected seconds, more than 0 and at most 86400 (a number, or "2m")', node);
+		return s;
+	},
 	serveMetrics: (node, report) => {
 		if (node.kind === 'boolean') return node.value ? DEFAULT_METRICS_ADDR : undefined;
 		if (node.kind !== 'string') return void report('expected HOST:PORT (e.g. "127.0.0.1:9464")', node);
@@ -370,6 +381,7 @@ export interface FlagValues {
 	readonly demo?: boolean | string;
 	readonly ollamaPs?: string;
 	readonly busyTimeout?: number | string;
+	readonly sessionGap?: number | string;
 	readonly serveMetrics?: string | boolean;
 	readonly noColor?: boolean;
 	readonly color?: boolean;
@@ -385,6 +397,7 @@ const FLAG_SOURCES: readonly (readonly [keyof FlagValues, ConfigKey])[] = [
 	['demo', 'demo'],
 	['ollamaPs', 'ollamaPs'],
 	['busyTimeout', 'busyTimeout'],
+	['sessionGap', 'sessionGap'],
 	['serveMetrics', 'serveMetrics'],
 	['noColor', 'noColor'],
 ];

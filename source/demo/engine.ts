@@ -23,6 +23,7 @@ import {
 	type SlogLevel,
 } from './logfmt.js';
 import {DEMO_BANDWIDTH_GBS, DEMO_SPECS, MIB, baseParams, cpuShareOfPass, ggufLayout, parameterSize, scaleParams, type DemoModelSpec, type GgufLayout} from './models.js';
+import {agentAccounting, runAgentLoop, type AgentAccounting, type DemoTry, type DemoTurnTrace} from './agent.js';
 import {classifyPrompt, commonPrefix, createRng, hashString, prefillMs, simulateRequest, tokenText, tokenize, type DemoModelParams, type PromptKind, type SimResult} from './sim.js';
 
 export type {DemoModelParams, PromptKind, SimResult, SimPass, Rng} from './sim.js';
@@ -38,8 +39,15 @@ export interface DemoOptions {
 	port?: number;
 	/** 0..1 share of the GGUF model on the CPU; default 0. */
 	split?: number;
-	/** Background requests every few seconds; default true. `both`: one agent per model, both models busy at once. */
-	agent?: boolean | 'both';
+	/**
+	 * Background requests every few seconds; default true. `both`: one agent per model, both models busy at once.
+	 * `session`: the simulated coding agent of demo/agent.ts on the GGUF model (`--demo-agent`): growing
+	 * prompts, tool pauses, side requests that queue, a queue limit of one waiting request (503 past it,
+	 * as Ollama's OLLAMA_MAX_QUEUE), measured prompt/eval times in the log, and its own accounting.
+	 */
+	agent?: boolean | 'both' | 'session';
+	/** `session` agent: stop after this many main turns (tests). */
+	agentTurns?: number;
 	/** Agent period in ms; default 4000 / speed. */
 	agentIntervalMs?: number;
 	/** Time scale (tests use e.g. 20); default 1. Durations, rates and bandwidth all scale with it. */
@@ -55,6 +63,11 @@ export interface DemoEngine {
 	readonly models: readonly DemoModelParams[];
 	/** The demo's simulated memory bandwidth (GB/s, × speed). */
 	readonly bandwidthGBs: number;
+	/** `session` agent: every turn's tries as the engine saw them, and the simulation's own budget. */
+	readonly agentTraces: () => readonly DemoTurnTrace[];
+	readonly agentAccounting: () => AgentAccounting;
+	/** `session` agent: resolves when its loop ended (maxTurns reached or stopped). */
+	readonly agentDone: Promise<void>;
 	stop(): Promise<void>;
 }
 
@@ -77,6 +90,8 @@ interface ModelState {
 	loadedAt: Date | undefined;
 	expiresAt: Date | undefined;
 	queue: Promise<void>;
+	/** Requests in the model's queue, the running one included. */
+	inQueue: number;
 	nextTask: number;
 	lastTokens: string[];
 	readonly spec_: SpecTotals;
@@ -222,6 +237,7 @@ export async function startDemoEngine(opts: DemoOptions): Promise<DemoEngine> {
 			loadedAt: undefined,
 			expiresAt: undefined,
 			queue: Promise.resolve(),
+			inQueue: 0,
 			nextTask: 0,
 			lastTokens: [],
 			spec_: {calls: 0, genDrafts: 0, accDrafts: 0, genTokens: 0, accTokens: 0, accPos: new Array<number>(baseParams(spec, split).draftMax).fill(0), draftMs: 0},
@@ -313,15 +329,23 @@ export async function startDemoEngine(opts: DemoOptions): Promise<DemoEngine> {
 		m.queue = new Promise<void>((r) => {
 			release = r;
 		});
-		await prev;
+		m.inQueue++;
 		try {
+			await prev;
 			return await work();
 		} finally {
+			m.inQueue--;
 			release();
 		}
 	};
+	// ---- the `session` agent's mode: a queue limit and the engine-side record of every try ----------
+	const sessionMode = opts.agent === 'session';
+	/** One running and one waiting: a third request is refused (Ollama ErrMaxQueue → 503). */
+	const MAX_IN_QUEUE = 2;
+	const traces = new Map<string, DemoTurnTrace>();
+	const tryOf = new WeakMap<http.IncomingMessage, DemoTry>();
 
-	const generate = (g: GenRequest, emit: Emit, isClosed: () => boolean, tReq: bigint): Promise<GenResult> => {
+	const generate = (g: GenRequest, emit: Emit, isClosed: () => boolean, tReq: bigint, trace?: DemoTry): Promise<GenResult> => {
 		const m = g.model;
 		return inModelQueue(m, async () => {
 			if (isClosed()) throw new StoppedError('client gone');
@@ -338,6 +362,11 @@ export async function startDemoEngine(opts: DemoOptions): Promise<DemoEngine> {
 			const cached = Math.min(commonPrefix(m.lastTokens, tokens), promptTokens - 1);
 			const processed = promptTokens - cached;
 			m.lastTokens = tokens;
+			if (trace) {
+				trace.promptTokens = promptTokens;
+				trace.cachedTokens = cached;
+				trace.processedTokens = processed;
+			}
 			const natural = 64 + Math.floor(rng() * 192);
 			// Generation never runs past the loaded context (bounded work for any num_predict).
 			const room = Math.max(1, m.spec.contextLength - promptTokens);
@@ -378,6 +407,8 @@ export async function startDemoEngine(opts: DemoOptions): Promise<DemoEngine> {
 				await sleep(start + planned - performance.now());
 			};
 			await waitUntil();
+			// What the prompt took, measured, as a real engine's timer says it (the `session` agent's log).
+			const promptMsMeasured = performance.now() - start;
 			if (m.spec.runner === 'mlx' && processed >= 256) {
 				slog('INFO', 'pipeline.go:204', 'Prompt processing progress', [
 					['processed', processed],
@@ -405,7 +436,16 @@ export async function startDemoEngine(opts: DemoOptions): Promise<DemoEngine> {
 					lastTgCount = produced;
 				}
 			}
-			const evalMs = sim.decodeMs;
+			const decodeMsMeasured = performance.now() - decodeStart;
+			const evalMs = sessionMode ? decodeMsMeasured : sim.decodeMs;
+			const promptMs = sessionMode ? promptMsMeasured : pMs;
+			if (trace) {
+				trace.prefillMs = promptMs;
+				trace.decodeMs = evalMs;
+				trace.generatedTokens = produced;
+			}
+			// The slot keeps what it generated: the next turn's prompt reuses prompt + answer.
+			if (sessionMode && !aborted) m.lastTokens = tokenize(g.rendered + texts.join(''));
 			if (m.spec.runner === 'gguf') {
 				if (!aborted) {
 					const st = m.spec_;
@@ -423,7 +463,7 @@ export async function startDemoEngine(opts: DemoOptions): Promise<DemoEngine> {
 							slot: 0,
 							task,
 							promptN: processed,
-							promptMs: pMs,
+							promptMs,
 							nGen: sim.nGen,
 							predictedMs: evalMs,
 							graphsReused: Math.max(0, sim.iterations - 1),
@@ -478,7 +518,7 @@ export async function startDemoEngine(opts: DemoOptions): Promise<DemoEngine> {
 				promptTokens,
 				cached,
 				processed,
-				promptMs: pMs,
+				promptMs,
 				evalMs,
 				loadNs,
 				totalNs: Number(nowNs() - tReq),
@@ -555,6 +595,8 @@ export async function startDemoEngine(opts: DemoOptions): Promise<DemoEngine> {
 		const m = findModel(body.model);
 		if (typeof body.model !== 'string' || body.model === '') return jsonBody(res, 400, {error: 'model is required'});
 		if (!m) return jsonBody(res, 404, {error: `model "${body.model}" not found, try pulling it first`});
+		// server/sched.go ErrMaxQueue, answered 503 by routes.go handleScheduleError (ollama/ollama @ fb30760).
+		if (sessionMode && m.inQueue >= MAX_IN_QUEUE) return jsonBody(res, 503, {error: 'server busy, please try again.  maximum pending requests exceeded'});
 		const options = asObject(body.options) ?? {};
 		const stream = body.stream !== false;
 		let rendered: string;
@@ -592,6 +634,7 @@ export async function startDemoEngine(opts: DemoOptions): Promise<DemoEngine> {
 			},
 			() => res.destroyed,
 			tReq,
+			tryOf.get(req),
 		);
 		if (r.aborted || res.destroyed) return void res.end();
 		const final: Json = chat
@@ -750,11 +793,25 @@ export async function startDemoEngine(opts: DemoOptions): Promise<DemoEngine> {
 	const server = http.createServer((req, res) => {
 		const tReq = nowNs();
 		const ip = (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
+		const turnId = sessionMode ? req.headers['x-demo-turn'] : undefined;
+		let attempt: DemoTry | undefined;
+		if (typeof turnId === 'string' && turnId.length <= 32) {
+			attempt = {arriveNs: tReq};
+			const t = traces.get(turnId) ?? {id: turnId, side: turnId.startsWith('s'), tries: []};
+			t.tries.push(attempt);
+			traces.set(turnId, t);
+			tryOf.set(req, attempt);
+		}
 		let logged = false;
 		const gin = (): void => {
 			if (logged) return;
 			logged = true;
-			write(ginLine(new Date(), res.statusCode, nowNs() - tReq, ip, req.method ?? 'GET', req.url ?? '/'));
+			const end = nowNs();
+			if (attempt) {
+				attempt.finishNs = end;
+				attempt.status = res.statusCode;
+			}
+			write(ginLine(new Date(), res.statusCode, end - tReq, ip, req.method ?? 'GET', req.url ?? '/'));
 		};
 		res.on('finish', gin);
 		res.on('close', gin);
@@ -794,7 +851,22 @@ export async function startDemoEngine(opts: DemoOptions): Promise<DemoEngine> {
 	// ---- background agent -------------------------------------------------------------------
 	const agentCtl = new AbortController();
 	let agentTimer: NodeJS.Timeout | undefined;
-	if (opts.agent !== false) {
+	let agentDone: Promise<void> = Promise.resolve();
+	if (sessionMode) {
+		const gguf = models.find((m) => m.spec.runner === 'gguf') ?? models[0]!;
+		agentDone = runTask(() =>
+			runAgentLoop({
+				url,
+				model: gguf.spec.name,
+				speed,
+				rng: createRng(seed ^ 0x2545f491),
+				signal: agentCtl.signal,
+				sleep,
+				contextTokens: gguf.spec.contextLength,
+				maxTurns: opts.agentTurns,
+			}).catch(() => undefined),
+		);
+	} else if (opts.agent !== false) {
 		const interval = opts.agentIntervalMs ?? Math.max(50, 4000 / speed);
 		const agentRng = createRng(seed ^ 0x9e3779b9);
 		const system =
@@ -885,6 +957,9 @@ export async function startDemoEngine(opts: DemoOptions): Promise<DemoEngine> {
 		logPath: opts.logPath,
 		models: models.map((m) => m.params),
 		bandwidthGBs: DEMO_BANDWIDTH_GBS * speed,
+		agentTraces: () => [...traces.values()],
+		agentAccounting: () => agentAccounting([...traces.values()]),
+		agentDone,
 		stop,
 	};
 }

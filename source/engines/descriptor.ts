@@ -169,6 +169,12 @@ export interface EngineDescriptor {
 	readonly unifiedMemory: boolean;
 	/** One model per server process (llama-server, vLLM, SGLang…): a request the log does not name is of that model. */
 	readonly oneModel?: boolean;
+	/**
+	 * What a busy server does with one more request, for the agent view's queue time: `refuses` = it
+	 * runs one generation at a time and answers 429 at once, never queueing (lithos-metal), so a turn
+	 * with no refused try before it waited 0. Undefined: it may queue without saying so.
+	 */
+	readonly whenBusy?: 'refuses';
 	/** Slots × context per slot is the engine's context model (llama-server). */
 	readonly slotContext?: boolean;
 	/** The engine unloads models after a keep-alive (Ollama `expires_at`): unknown shows `--`. */

@@ -60,6 +60,8 @@ export function createLithosParser(): LineParser {
 	let pending: EngineEvent[] = [];
 	/** No speculation: `DSpark=disabled` or `verification rows=1`. */
 	let noSpec = false;
+	/** The newest Generation not yet given its access line's client. */
+	let lastGeneration: string | undefined;
 	const startServing = (): EngineEvent[] => {
 		serving = true;
 		const out = pending;
@@ -71,7 +73,15 @@ export function createLithosParser(): LineParser {
 		const h = parseUvicorn(line);
 		if (h) {
 			const earlier = serving ? [] : startServing();
-			if (h.type === 'http' && h.status === 429) return [...earlier, h, {type: 'busy', status: 429, reason: 'model_busy'}];
+			const client = h.type === 'http' ? h.client : undefined;
+			// One generation at a time (engines.md §7): a busy server answers 429 `model_busy` at once.
+			if (h.type === 'http' && h.status === 429) return [...earlier, h, clean({type: 'busy', status: 429, reason: 'model_busy', client}) as EngineEvent];
+			// uvicorn writes the access line when the response ends, after the Generation line of that request.
+			if (h.type === 'http' && h.method === 'POST' && h.status >= 200 && h.status < 300 && lastGeneration !== undefined && client !== undefined) {
+				const key = lastGeneration;
+				lastGeneration = undefined;
+				return [...earlier, h, {type: 'request', key, client}];
+			}
 			return [...earlier, h];
 		}
 		// `INFO:     Started server process [N]`, `Uvicorn running on …`: uvicorn runs only after `ready`.
@@ -107,6 +117,7 @@ export function createLithosParser(): LineParser {
 				if (pending.length > 16) pending.shift();
 				return withCheck([], check);
 			}
+			lastGeneration = `lithos#${seq}`;
 			return withCheck([ev], check);
 		}
 		if (msg.startsWith('lithos-metal ready')) {
@@ -144,6 +155,7 @@ export const lithos: EngineDescriptor = {
 	quickMarks: {modelOwner: 'lithos-metal'},
 	unifiedMemory: true,
 	oneModel: true,
+	whenBusy: 'refuses',
 	defaultPorts: [8000],
 	process: {
 		names: ['lithos-metal'],

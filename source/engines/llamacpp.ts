@@ -6,6 +6,7 @@
 import type {EngineEvent, LineParser, ModelInfo, OllamaRunner} from '../types/monitor.js';
 import {numberCheck, type NumberCheck} from '../util/numbers.js';
 import {withCheck} from './common.js';
+import {processRelativeMs} from './log-time.js';
 import {str} from './fingerprint.js';
 import {cleanModel, isRecord, OPENAI_MODEL_LIST, OPENAI_PROBE, posInt, text, processBase, type EngineDescriptor, type RestartMarker} from './descriptor.js';
 
@@ -51,6 +52,7 @@ const F_SIM = /^selected slot by LCP similarity, f_sim_best = ([\d.]+)/;
 const SEND_ERROR = /^task id = (\d+), error: (.*)$/;
 /** `SRV_WRN("cancel task, id_task = %d\n")` — tools/server/server-queue.cpp @ 3f545be. */
 const CANCEL = /^cancel task, id_task = (\d+)/;
+const DEFER = /^(?:no slot is available, defer|decoding, decline) task, id_task = (\d+)/;
 const LISTEN = /listening on (\S+)/;
 const LOADING = /loading model '([^']*)'/;
 const STATS = /statistics +([\w-]+): #calls/;
@@ -151,6 +153,16 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 	const keyOfTask = new Map<string, string>();
 	/** Keys that closed with a print_timing block (a later cancel is not theirs to change). */
 	const finished = new Set<string>();
+	/**
+	 * Deferred tasks (`-v` only): when each waited for a slot, in ms since the process started (NaN
+	 * when the line had no timestamp). Once a debug (`D`) line was seen, a task launched without a
+	 * defer line did not wait for a slot: its queue time is 0, known.
+	 */
+	const deferredAt = new Map<string, number>();
+	const declinedAt = new Map<string, number>();
+	let debugSeen = false;
+	/** The process-relative time of the line being parsed (llama.cpp prefix), if it has one. */
+	let lineRel: number | undefined;
 	const newRun = (): void => {
 		run += 1;
 		requestsThisRun = false;
@@ -160,6 +172,8 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 		fSimOfSlot.clear();
 		keyOfTask.clear();
 		finished.clear();
+		deferredAt.clear();
+		declinedAt.clear();
 		pending = undefined;
 		lastKey = undefined;
 	};
@@ -271,7 +285,13 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 			if (fSim !== undefined) tallyOf(key).fSim = fSim;
 			keyOfTask.set(`${keyPrefix}${task}`, key);
 			if (keyOfTask.size > 256) keyOfTask.delete(keyOfTask.keys().next().value!);
-			return [req(key, slot, task, {started: true, model: modelName})];
+			const deferred = deferredAt.get(`${keyPrefix}${task}`) ?? declinedAt.get(`${keyPrefix}${task}`);
+			deferredAt.delete(`${keyPrefix}${task}`);
+			declinedAt.delete(`${keyPrefix}${task}`);
+			let queueMs: number | undefined;
+			if (deferred !== undefined) queueMs = Number.isFinite(deferred) && lineRel !== undefined && lineRel >= deferred ? lineRel - deferred : undefined;
+			else if (debugSeen) queueMs = 0;
+			return [req(key, slot, task, {started: true, model: modelName, queueMs})];
 		}
 		if (msg.startsWith('stop processing')) {
 			if (!hasTask) return [];
@@ -438,6 +458,26 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 			m = CANCEL.exec(msg);
 			return m ? taskEnd(keyPrefix, m[1]!, 'cancelled') : [];
 		}
+		// tools/server/server-context.cpp @ 3f545be (ngxson/llama.cpp; b10587, fixture verbose-overload.log),
+		// debug level (`-v`) only: SRV_DBG("no slot is available, defer task, id_task = %d\n", task.id) and
+		// SRV_DBG("decoding, decline task, id_task = %d\n", task.id) (offered again after the decode). The
+		// first of them is when the task began to wait.
+		// Every internal task is declined during each decode too, so declines live in a short FIFO of their
+		// own; a defer (completion tasks only) takes the time of its task's decline, which came just before.
+		if (fn === 'process_sing' && (msg.startsWith('no slot is available, defer task') || msg.startsWith('decoding, decline task'))) {
+			m = DEFER.exec(msg);
+			if (!m) return [];
+			const id = `${keyPrefix}${m[1]}`;
+			const at = lineRel ?? Number.NaN;
+			if (msg.startsWith('decoding')) {
+				if (!declinedAt.has(id)) declinedAt.set(id, at);
+				if (declinedAt.size > 64) declinedAt.delete(declinedAt.keys().next().value!);
+			} else if (!deferredAt.has(id)) {
+				deferredAt.set(id, declinedAt.get(id) ?? at);
+				if (deferredAt.size > 256) deferredAt.delete(deferredAt.keys().next().value!);
+			}
+			return [];
+		}
 		if (fn === 'log_server_r') {
 			m = REQUEST.exec(msg);
 			if (m) return [{type: 'http', method: m[1]!, path: m[2]!, client: m[3]!, status: Number(m[4])}];
@@ -486,15 +526,18 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 				c = line.charCodeAt(0);
 			}
 		}
+		lineRel = undefined;
 		if (c >= 48 && c <= 57 /* digit */) {
 			const n = timestampLength(line);
 			if (n > 0) {
+				lineRel = processRelativeMs(line);
 				line = line.slice(n);
 				c = line.charCodeAt(0);
 			}
 		}
 		// Level letter `I `/`W `/`E `/`D `.
 		if ((c === 73 || c === 87 || c === 69 || c === 68) && line.charCodeAt(1) === 32) {
+			if (c === 68) debugSeen = true;
 			line = line.slice(2);
 			c = line.charCodeAt(0);
 		}

@@ -136,6 +136,8 @@ export function createMlxLmParser(): LineParser {
 				lastClosed = key;
 				const ev: Record<string, unknown> = {type: 'request', key, done: true};
 				if (h.status >= 400) ev.outcome = 'error';
+				// http.server's log_request: the client's address (the agent view's sessions).
+				if (h.client) ev.client = h.client;
 				return [h, ev as unknown as EngineEvent];
 			}
 			return [h];

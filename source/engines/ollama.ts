@@ -17,6 +17,8 @@ const JOURNALD = /^\w{3} +\d+ \d{2}:\d{2}:\d{2} \S+ [^[\s]+\[\d+\]: /;
 const SLOG = /^time=(\S+) level=([A-Z]+(?:[+-]\d+)?) source=(\S+) msg=("(?:[^"\\]|\\.)*"|\S+)(.*)$/;
 const ATTR = /("(?:[^"\\]|\\.)*"|[\w.]+)=("(?:[^"\\]|\\.)*"|\S*)/g;
 const GIN = /^\[GIN\] (\d{4}\/\d{2}\/\d{2} - \d{2}:\d{2}:\d{2}) \|\s*(\d{3})\s*\|\s*(\S+)\s*\|\s*(\S+)\s*\|\s*([A-Z]+)\s+"([^"]*)"/;
+/** Paths that run a generation (the agent view's turns): Ollama's own and its OpenAI/Anthropic-compatible routes. */
+const GENERATION_PATHS: ReadonlySet<string> = new Set(['/api/chat', '/api/generate', '/v1/chat/completions', '/v1/completions', '/v1/responses', '/v1/messages']);
 const GOLOG = /^\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2} \S+:\d+: (.*)$/;
 const LISTENING = /^Listening on (\S+) \(version ([^)]+)\)/;
 const STARTED = /^(?:llama runner|llama-server) started in ([\d.]+) seconds/;
@@ -77,6 +79,47 @@ export function createOllamaParser(): LineParser {
 	const mlxStarted = new Set<string>();
 	const ggufStarted = new Set<string>();
 	const llama = createLlamaCppParser({runner: 'gguf', model: () => (ggufStarted.size <= 1 ? ggufModel : undefined)});
+	/**
+	 * Requests that finished (llama-server `release`, MLX stats/ServeHTTP) before their `[GIN]` line,
+	 * oldest first: gin logs a request when its handler returns, after the runner finished it. The
+	 * next `[GIN]` line of a generation path gives the oldest its client address and wall time.
+	 */
+	const awaitingAccess: string[] = [];
+	/** `[GIN]` lines of generations that came before their request finished (the other order), oldest first. */
+	const accessAhead: Record<string, unknown>[] = [];
+	/** Requests already given (or queued for) their access line. */
+	const paired = new Set<string>();
+	/** Prompt + eval time the runner logged per request: a `[GIN]` latency shorter than that is not its line. */
+	const partsOf = new Map<string, number>();
+	const fits = (key: string, patch: Record<string, unknown>): boolean => {
+		const parts = partsOf.get(key) ?? 0;
+		return typeof patch.accessMs !== 'number' || patch.accessMs + 1 >= parts;
+	};
+	const noteDone = (evs: Ev[] | null): Ev[] | null => {
+		if (evs) {
+			for (const e of [...evs]) {
+				if (e.type !== 'request') continue;
+				const parts = (e.prefillMs ?? 0) + (e.decodeMs ?? 0);
+				if (parts > 0) {
+					partsOf.set(e.key, (partsOf.get(e.key) ?? 0) + parts);
+					if (partsOf.size > 64) partsOf.delete(partsOf.keys().next().value!);
+				}
+				// A request closes on more than one line (MLX: stats, then ServeHTTP): it waits for one access line.
+				if (e.done === true && e.outcome === undefined && !awaitingAccess.includes(e.key) && !paired.has(e.key)) {
+					paired.add(e.key);
+					if (paired.size > 64) paired.delete(paired.values().next().value!);
+					const ahead = accessAhead.shift();
+					if (ahead === undefined) awaitingAccess.push(e.key);
+					else if (fits(e.key, ahead)) evs.push({...ahead, key: e.key} as unknown as Ev);
+				} else if (e.outcome !== undefined) {
+					const i = awaitingAccess.indexOf(e.key);
+					if (i >= 0) awaitingAccess.splice(i, 1);
+				}
+			}
+			if (awaitingAccess.length > 16) awaitingAccess.splice(0, awaitingAccess.length - 16);
+		}
+		return evs;
+	};
 	let mlxSeq = 0;
 	let mlxKey: string | undefined;
 	let mlxModel: string | undefined;
@@ -264,15 +307,37 @@ export function createOllamaParser(): LineParser {
 		}
 		if (c === 116 /* t */ && line.startsWith('time=')) {
 			const m = SLOG.exec(line);
-			if (m) return slog(unquote(m[4]!), m[5]!);
+			if (m) return noteDone(slog(unquote(m[4]!), m[5]!));
 		}
 		if (c === 91 /* [ */ && line.startsWith('[GIN]')) {
 			const m = GIN.exec(line);
 			if (m) {
 				const ev: Record<string, unknown> = {type: 'http', status: Number(m[2]), method: m[5], path: m[6], client: m[4]};
-				const lat = goDurationMs(m[3]!);
+				const check = numberCheck();
+				const lat = check.num('latency', goDurationMs(m[3]!), 'ms');
 				if (lat !== undefined) ev.latencyMs = lat;
-				return [ev as unknown as Ev];
+				const out: Ev[] = [ev as unknown as Ev];
+				const status = Number(m[2]);
+				const client = m[4]!;
+				if (m[5] === 'POST' && GENERATION_PATHS.has(m[6]!.split('?')[0]!)) {
+					// server/routes.go handleScheduleError (ollama/ollama @ fb30760): ErrMaxQueue ("server busy,
+					// please try again.  maximum pending requests exceeded") → 503; 429 kept for proxies in front.
+					if (status === 503 || status === 429) out.push({type: 'busy', status, reason: 'server busy', client});
+					else if (status >= 200 && status < 300) {
+						const patch: Record<string, unknown> = {type: 'request', client};
+						if (lat !== undefined) patch.accessMs = lat;
+						// In order, one to one: a latency shorter than the runner's own times is not that
+						// request's (a contradiction): neither is matched, and the next line pairs afresh.
+						const key = awaitingAccess.shift();
+						if (key !== undefined) {
+							if (fits(key, patch)) out.push({...patch, key} as unknown as Ev);
+						} else {
+							accessAhead.push(patch);
+							if (accessAhead.length > 4) accessAhead.shift();
+						}
+					}
+				}
+				return withCheck(out, check);
 			}
 			return [];
 		}
@@ -288,7 +353,7 @@ export function createOllamaParser(): LineParser {
 			}
 		}
 		// Everything else in an Ollama ≥ 0.30 log is a raw llama-server line.
-		return llama.push(line);
+		return noteDone(llama.push(line));
 	};
 
 	return {engine: 'ollama', push};

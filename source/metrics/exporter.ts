@@ -16,6 +16,7 @@ import http from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {requestFigures} from '../model/figures.js';
 import {UNKNOWN_MODEL} from '../model/attribution.js';
+import {DEFAULT_SESSION_GAP_MS, sessionsOfServer} from '../model/sessions.js';
 import type {ModelFigures, MonitorState, RequestRecord} from '../types/monitor.js';
 import {DEFAULT_METRICS_ADDR, parseListenAddress} from './address.js';
 
@@ -111,8 +112,73 @@ const PROBE_TTFT = ['infertop_probe_ttft_seconds', 'Time to first token of each 
  * each one once, when it finishes, under the model label known then (the listed name, or
  * `unknown` without evidence), so a burst larger than the request ring is still counted in full.
  */
+/** A turn is counted into the agent budget once settled: a later turn followed it, or this long passed. */
+export const TURN_SETTLE_MS = 10_000;
+
+/** The agent view's budget as counters (readme "The agent view"): seconds of each part over the turns where it is known. */
+interface BudgetTotals {
+	turns: number;
+	queue: number;
+	prefill: number;
+	decode: number;
+	idle: number;
+	saved: number;
+	/** Turns whose part was unknown (not in its seconds), and known (a part never known has no series: unknown, not 0 s). */
+	unknown: Record<'queue' | 'prefill' | 'decode' | 'idle' | 'saved', number>;
+	known: Record<'queue' | 'prefill' | 'decode' | 'idle' | 'saved', number>;
+}
+
 export class RequestCounters {
 	private state: MonitorState | undefined;
+	constructor(private readonly sessionGapMs = DEFAULT_SESSION_GAP_MS) {}
+	/** Agent budget per (engine, server, model), monotonic: each settled turn is added once. */
+	private readonly budgets = new Map<string, {key: CounterKey; totals: BudgetTotals}>();
+	private turnsCounted = new Set<string>();
+
+	private observeTurns(state: MonitorState): void {
+		const still = new Set<string>();
+		for (const [serverId, server] of Object.entries(state.servers)) {
+			for (const session of sessionsOfServer(server, this.sessionGapMs).sessions) {
+				session.turns.forEach((t, i) => {
+					const id = `${serverId}\u0000${t.key}\u0000${t.time}`;
+					if (this.turnsCounted.has(id)) {
+						still.add(id);
+						return;
+					}
+					const settled = i < session.turns.length - 1 || state.now - t.time >= TURN_SETTLE_MS;
+					if (!settled) return;
+					still.add(id);
+					const key: CounterKey = {engine: server.engine, server: server.url ?? serverId, model: session.model};
+					const k = `${key.engine}\u0000${key.server}\u0000${key.model ?? ''}`;
+					let e = this.budgets.get(k);
+					if (!e) {
+						e = {key, totals: {turns: 0, queue: 0, prefill: 0, decode: 0, idle: 0, saved: 0, unknown: {queue: 0, prefill: 0, decode: 0, idle: 0, saved: 0}, known: {queue: 0, prefill: 0, decode: 0, idle: 0, saved: 0}}};
+						this.budgets.set(k, e);
+					}
+					const b = e.totals;
+					b.turns++;
+					const add = (part: 'queue' | 'prefill' | 'decode' | 'idle' | 'saved', ms: number | undefined) => {
+						if (known(ms) && ms >= 0) {
+							b[part] += ms / 1000;
+							b.known[part]++;
+						} else b.unknown[part]++;
+					};
+					add('queue', t.queueMs);
+					add('prefill', t.prefillMs);
+					add('decode', t.decodeMs);
+					// The first turn of a session has no idle before it (not unknown: nothing to count).
+					if (i > 0) add('idle', t.idleBeforeMs);
+					add('saved', t.cachedTokens !== undefined && session.prefillTps !== undefined && session.prefillTps > 0 ? (t.cachedTokens * 1000) / session.prefillTps : undefined);
+				});
+			}
+		}
+		// Turns that left the ring are forgotten (their seconds stay in the counters).
+		this.turnsCounted = still;
+	}
+
+	budgetEntries(): readonly {readonly key: CounterKey; readonly totals: Readonly<BudgetTotals>}[] {
+		return [...this.budgets.values()];
+	}
 	/** Per-request histograms by (engine, server, model), from the finished requests seen in the ring. */
 	private readonly totals = new Map<string, {key: CounterKey; totals: CounterTotals}>();
 	private counted = new Set<string>();
@@ -133,6 +199,7 @@ export class RequestCounters {
 		this.counted = stillThere;
 		this.state = state;
 		this.observeProbes(state);
+		this.observeTurns(state);
 	}
 
 	private add(key: CounterKey, r: RequestRecord): void {
@@ -229,6 +296,16 @@ const COUNTERS: readonly (readonly [name: string, help: string, pick: (t: Readon
 	['infertop_accepted_tokens_total', 'Draft tokens accepted in the finished requests seen.', (t) => t.accepted],
 ];
 
+/** The agent budget (model/sessions.ts) per model: seconds over the settled turns where each part is known. */
+const BUDGET_COUNTERS: readonly (readonly [name: string, help: string, pick: (t: Readonly<BudgetTotals>) => number | undefined])[] = [
+	['infertop_agent_turns_total', 'Agent turns (finished requests grouped into sessions) counted into the budget, once each settled.', (t) => t.turns],
+	['infertop_agent_queue_seconds_total', 'Agent turns: time waiting before prefill (for a slot, a model load, or between busy retries), seconds, over the turns where it is known.', (t) => (t.known.queue > 0 ? t.queue : undefined)],
+	['infertop_agent_prefill_seconds_total', 'Agent turns: time the engine spent on the prompt, seconds, over the turns where it is known.', (t) => (t.known.prefill > 0 ? t.prefill : undefined)],
+	['infertop_agent_decode_seconds_total', 'Agent turns: time the engine spent generating, seconds, over the turns where it is known.', (t) => (t.known.decode > 0 ? t.decode : undefined)],
+	['infertop_agent_idle_seconds_total', 'Agent turns: time between the end of a turn and the next one of its session (the agent\'s tools), seconds, where known.', (t) => (t.known.idle > 0 ? t.idle : undefined)],
+	['infertop_agent_cache_saved_seconds_total', 'Agent turns: prefill time the prompt cache saved (cached tokens divided by the model\'s measured prefill rate), seconds, where known.', (t) => (t.known.saved > 0 ? t.saved : undefined)],
+];
+
 /** `_bucket` lines (cumulative, then +Inf), `_sum` and `_count` of one histogram series. */
 function histogramSamples(fam: Family, labels: Labels, h: Histogram): void {
 	h.bounds.forEach((le, i) => fam.samples.push({labels: {...labels, le: formatValue(le)}, value: h.counts[i]!, suffix: '_bucket'}));
@@ -282,6 +359,18 @@ export function renderMetrics(state: MonitorState, figures: readonly ModelFigure
 			if (h) histogramSamples(fam, {engine: key.engine, server: key.server, model: key.model}, h);
 		}
 	}
+	const budgets = counters?.budgetEntries() ?? [];
+	for (const [name, help, pick] of BUDGET_COUNTERS) {
+		const fam = family(name, 'counter', help);
+		for (const {key, totals} of budgets) {
+			const v = pick(totals);
+			if (v !== undefined) fam.samples.push({labels: {engine: key.engine, server: key.server, model: key.model}, value: v});
+		}
+	}
+	const unknownTurns = family('infertop_agent_turns_part_unknown_total', 'counter', 'Agent turns whose part (queue, prefill, decode, idle, saved) was unknown, so not in that part\'s seconds.');
+	for (const {key, totals} of budgets) {
+		for (const [part, n] of Object.entries(totals.unknown)) unknownTurns.samples.push({labels: {engine: key.engine, server: key.server, model: key.model, part}, value: n});
+	}
 	const probeTtft = family(PROBE_TTFT[0], 'histogram', PROBE_TTFT[1]);
 	for (const {key, histogram} of counters?.probeEntries() ?? []) histogramSamples(probeTtft, {engine: key.engine, server: key.server, model: key.model}, histogram);
 
@@ -330,6 +419,8 @@ export interface MetricsServerOptions {
 	readonly derive: (state: MonitorState) => readonly ModelFigures[];
 	/** How often finished requests are counted between scrapes (ms); default 1000. */
 	readonly sampleEveryMs?: number;
+	/** Agent view: the longest pause within one session (config `sessionGap`), ms. */
+	readonly sessionGapMs?: number;
 }
 
 export interface MetricsServer {
@@ -347,7 +438,7 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
 	const addr = options.addr ?? DEFAULT_METRICS_ADDR;
 	const parsed = parseListenAddress(addr);
 	if (!parsed.ok) throw new Error(`--serve-metrics: ${parsed.error}`);
-	const counters = new RequestCounters();
+	const counters = new RequestCounters(options.sessionGapMs);
 	const observe = (): MonitorState | undefined => {
 		try {
 			const state = options.getState();

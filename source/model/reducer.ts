@@ -14,6 +14,7 @@ export const MAX_REQUESTS = 200;
 export const MAX_HISTORY = 240;
 export const MAX_LOG_LINES = 1000;
 export const MAX_NOTICES = 20;
+export const MAX_REFUSALS = 64;
 /** The time given to a request whose time cannot be known ("earlier"): before every real time. */
 export const EARLIER_T = 0;
 
@@ -145,6 +146,8 @@ function applyRequest(server: ServerState, serverId: string, t: number, ev: Extr
 	let record: RequestRecord = {...base, ...defined, lastSeen: Math.max(base.lastSeen, t), done: base.done || done === true};
 	// A live line of a backlog request makes its time known.
 	if (at === undefined && record.earlier) record = {...record, earlier: undefined, firstSeen: t};
+	// The engine said it began processing (a start line of its own): the agent view's launch time.
+	if (started === true && done !== true && at !== 'earlier' && (fresh || record.startedAt === undefined)) record = {...record, startedAt: t};
 	const reason = inconsistency(record);
 	if (reason !== undefined) {
 		// Numbers that contradict each other are never figures: counted, said in the log pane, dropped.
@@ -238,8 +241,11 @@ export function applyEvent(server: ServerState, t: number, event: EngineEvent, c
 			return event.version && event.version !== server.version ? {...server, version: event.version} : server;
 		case 'http':
 			return {...server, httpCount: server.httpCount + 1};
-		case 'busy':
-			return {...server, busy: {t, reason: event.reason, status: event.status}};
+		case 'busy': {
+			// Refused tries (429, Ollama's 503 max queue) are the agent view's retries (model/sessions.ts).
+			const refusal = {t: at === 'earlier' ? EARLIER_T : t, ...(event.client !== undefined ? {client: event.client} : {}), ...(event.status !== undefined ? {status: event.status} : {}), ...(at === 'earlier' ? {earlier: true} : {})};
+			return {...server, busy: {t, reason: event.reason, status: event.status}, refusals: push(server.refusals ?? [], refusal, MAX_REFUSALS)};
+		}
 		case 'interval-stats': {
 			// Interval figures belong to their interval: a throughput line opens a new one (no tokens per
 			// pass until its own speculation line says so); a speculation line adds to the open one.

@@ -4,6 +4,7 @@
  */
 import {deriveModels, modelLabel} from './derive.js';
 import {requestFigures} from './figures.js';
+import {deriveSessions, DEFAULT_SESSION_GAP_MS, type Session} from './sessions.js';
 import type {ModelFigures, MonitorState, RequestRecord, ServerState} from '../types/monitor.js';
 
 export const SNAPSHOT_SCHEMA_VERSION = 1;
@@ -92,8 +93,52 @@ function requestJson(r: RequestRecord, server: ServerState) {
 	};
 }
 
-export function toSnapshot(state: MonitorState, version: string) {
+/** One agent session (readme "The agent view"): its turns and where its wall time went; unknown = null. */
+export function sessionJson(s: Session) {
+	const b = s.budget;
+	return {
+		server: s.serverId,
+		engine: s.engine,
+		// `--`: a one-model server that has not said its model's name.
+		model: s.model === '--' ? null : s.model,
+		// The access log's client address; null = the log names none (one client assumed).
+		client: nul(s.client),
+		clientKnown: s.client !== undefined,
+		prefillTps: round(s.prefillTps, 2),
+		turns: s.turns.map(t => ({
+			time: new Date(t.time).toISOString(),
+			promptTokens: nul(t.promptTokens),
+			cachedTokens: nul(t.cachedTokens),
+			promptEstimated: t.promptEstimated,
+			queueMs: round(t.queueMs, 3),
+			prefillMs: round(t.prefillMs, 3),
+			decodeMs: round(t.decodeMs, 3),
+			generatedTokens: nul(t.generatedTokens),
+			idleBeforeMs: round(t.idleBeforeMs, 3),
+			retries: t.retries,
+		})),
+		budget: {
+			queueMs: round(b.queueMs, 3),
+			prefillMs: round(b.prefillMs, 3),
+			decodeMs: round(b.decodeMs, 3),
+			idleMs: round(b.idleMs, 3),
+			savedByCacheMs: round(b.savedByCacheMs, 3),
+			shares: {queue: round(b.shares.queue, 4), prefill: round(b.shares.prefill, 4), decode: round(b.shares.decode, 4), idle: round(b.shares.idle, 4)},
+			// The turns the shares are computed over (those fully known, where some are).
+			sharesOver: b.sharesOver,
+			unknownTurns: {...b.unknown},
+		},
+	};
+}
+
+export interface SnapshotOptions {
+	/** Longest pause between two turns of one agent session (config `sessionGap`). */
+	readonly sessionGapMs?: number;
+}
+
+export function toSnapshot(state: MonitorState, version: string, options: SnapshotOptions = {}) {
 	const figures = deriveModels(state);
+	const agent = deriveSessions(state, options.sessionGapMs ?? DEFAULT_SESSION_GAP_MS);
 	const servers = state.order.map(id => state.servers[id]!).filter(Boolean);
 	const sys = state.system;
 	return {
@@ -134,6 +179,9 @@ export function toSnapshot(state: MonitorState, version: string) {
 		})),
 		models: figures.map(f => modelJson(f, state.servers[f.serverId])),
 		requests: servers.flatMap(s => s.requests.filter(r => r.done).map(r => requestJson(r, s))).sort((a, b) => (a.time ?? '').localeCompare(b.time ?? '')),
+		sessions: agent.sessions.map(sessionJson),
+		// Finished requests of the log's backlog whose time is unknown: in no session.
+		sessionsWithoutTime: agent.withoutTime,
 		residency: figures.map(f => ({server: f.serverId, model: nul(f.model), gpuResidency: round(f.gpuResidency, 4), processor: nul(f.processor)})),
 		gpu: sys.gpus.map(g => ({...g})),
 		contention: {

@@ -75,6 +75,12 @@ export interface RequestPatch {
 	readonly ttftMs?: number;
 	/** Wall time of the whole request as the engine logged it (Ollama MLX runner `ServeHTTP took=`, lithos `wall_ms`). */
 	readonly wallMs?: number;
+	/** Wall time of the request as its HTTP access line logged it (Ollama `[GIN]` latency): queueing and model load included. */
+	readonly accessMs?: number;
+	/** The client address an access log gave for this request (Ollama `[GIN]`, uvicorn); undefined = not known. */
+	readonly client?: string;
+	/** Time the request waited for a slot as the engine logged it (llama.cpp deferred task → launch); 0 only where the log would have said. */
+	readonly queueMs?: number;
 	/**
 	 * How the request ended where it did not end normally: `error` (llama.cpp `send_error`, a failed
 	 * request: no figures), `cancelled` (client went away: partial figures are not the request's).
@@ -109,7 +115,7 @@ export type EngineEvent =
 	/** An HTTP request line (gin, uvicorn, llama-server request log). */
 	| {readonly type: 'http'; readonly method: string; readonly path: string; readonly status: number; readonly latencyMs?: number; readonly client?: string}
 	/** The server refused or deferred work (429 model_busy, deferred task). */
-	| {readonly type: 'busy'; readonly status?: number; readonly reason: string}
+	| {readonly type: 'busy'; readonly status?: number; readonly reason: string; readonly client?: string}
 	/** A windowed statistics line (vLLM every 10 s, SGLang every N decode steps). */
 	| {
 		readonly type: 'interval-stats';
@@ -259,6 +265,8 @@ export interface RequestRecord extends Omit<RequestPatch, 'done' | 'started'> {
 	readonly backlog?: boolean;
 	/** Its time cannot be known (a backlog line before any wall-clock stamp): "earlier", never "now". */
 	readonly earlier?: boolean;
+	/** When a line said the engine began processing it (a start line apart from its end, e.g. llama.cpp `launch_slot_`). */
+	readonly startedAt?: number;
 	/** First and last time a line of this request was seen (ms epoch). */
 	readonly firstSeen: number;
 	readonly lastSeen: number;
@@ -309,6 +317,8 @@ export interface ServerState extends ServerInfo {
 	readonly interval?: Extract<EngineEvent, {type: 'interval-stats'}> & {readonly t: number};
 	readonly spec?: {readonly kind: string; readonly detail?: string};
 	readonly busy?: {readonly t: number; readonly reason: string; readonly status?: number};
+	/** Requests the server refused as busy (429 / Ollama's 503 max queue), newest last, capped: the agent view's retries. */
+	readonly refusals?: readonly Refusal[];
 	/** The last load the server's status API reported, with when. */
 	readonly load?: ServerLoad & {readonly t: number};
 	readonly httpCount: number;
@@ -341,6 +351,15 @@ export interface ServerState extends ServerInfo {
 	readonly logState?: string;
 	/** Bytes per token resolved for each model by name (survives /api/ps refreshes). */
 	readonly modelBytes: Readonly<Record<string, {readonly bytesPerToken: number; readonly source: string}>>;
+}
+
+/** One refused attempt: when (the log's time), from which client where the access line says, with its status. */
+export interface Refusal {
+	readonly t: number;
+	readonly client?: string;
+	readonly status?: number;
+	/** Read from the backlog with no known time. */
+	readonly earlier?: boolean;
 }
 
 export interface BandwidthInfo {

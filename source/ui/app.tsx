@@ -27,11 +27,13 @@ export interface AppProps {
 	readonly version: string;
 	/** The key table (tests add bindings); footer, help and router all read it. @default KEYMAP */
 	readonly keymap?: readonly KeyBinding[];
+	/** Agent view: the longest pause within one session (config `sessionGap`), ms. */
+	readonly sessionGapMs?: number;
 }
 
 const FALLBACK_THEMES: readonly Theme[] = [noColorTheme()];
 
-export function App({store, controller, themes = FALLBACK_THEMES, version, keymap = KEYMAP}: AppProps) {
+export function App({store, controller, themes = FALLBACK_THEMES, version, keymap = KEYMAP, sessionGapMs}: AppProps) {
 	const state = useSyncExternalStore(store.subscribe, store.getPublished, store.getPublished);
 	const paused = useSyncExternalStore(store.subscribe, store.isPaused, store.isPaused);
 	const refreshMs = useSyncExternalStore(store.subscribe, () => store.getSnapshot().refreshMs);
@@ -77,6 +79,7 @@ export function App({store, controller, themes = FALLBACK_THEMES, version, keyma
 				paused={paused}
 				refreshMs={refreshMs}
 				readOnly={isRawModeSupported !== true}
+				sessionGapMs={sessionGapMs}
 			/>
 		</ThemeContext.Provider>
 	);

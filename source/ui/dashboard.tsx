@@ -20,6 +20,8 @@ import {LogPane} from './panes/log.js';
 import {HelpOverlay, PromptOverlay, TooSmall} from './panes/overlays.js';
 import {PassesPane} from './panes/passes.js';
 import {ComparePane} from './panes/compare.js';
+import {AgentPane} from './panes/agent.js';
+import {deriveSessions, DEFAULT_SESSION_GAP_MS} from '../model/sessions.js';
 import {ProbePane} from './panes/probe.js';
 import {DetailOverlay, RequestsPane, requestEntries, tableEntries} from './panes/requests.js';
 import {activeScopes, currentNotice, FLASH_MS, logTotal, selectedServer, windowCount} from './selectors.js';
@@ -42,6 +44,8 @@ export interface DashboardProps {
 	readonly readOnly?: boolean;
 	/** Replaces the footer hints (the snapshot says what it is). */
 	readonly footerNote?: string;
+	/** Agent view: the longest pause within one session (config `sessionGap`), ms. */
+	readonly sessionGapMs?: number;
 }
 
 /** The previous value while `next` is equal to it (by its JSON), so memoised panes see the same reference. */
@@ -57,7 +61,7 @@ function useStable<T>(next: T): T {
 
 const NO_HISTORY: readonly PassSample[] = [];
 
-export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP, paused = false, refreshMs, readOnly = false, footerNote}: DashboardProps) {
+export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP, paused = false, refreshMs, readOnly = false, footerNote, sessionGapMs = DEFAULT_SESSION_GAP_MS}: DashboardProps) {
 	const theme = useTheme();
 	// Rows are rebuilt each render (cheap) and kept by reference while equal: the pane re-renders only when a row changed.
 	const engineList: EngineRow[] = useStable(engineRows(state.servers, state.order, state.now));
@@ -74,6 +78,9 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 	const figures = useStable(derived);
 	const allRequests = useMemo(() => requestEntries(state.servers, state.order), [state.servers, state.order]);
 	const table = useMemo(() => tableEntries(allRequests, view.tableSort, view.tableFilter), [allRequests, view.tableSort, view.tableFilter]);
+	// Sessions are memoised per server on its request ring (model/sessions.ts); only while the view is open.
+	const agentOpen = view.overlay === 'agent';
+	const sessions = useMemo(() => (agentOpen ? deriveSessions(state, sessionGapMs) : undefined), [agentOpen, state.servers, state.order, sessionGapMs]);
 
 	// hooks before the early returns: the same number of hooks every render
 	const notice = currentNotice(state);
@@ -126,6 +133,8 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 		main = <DetailOverlay entry={entry} log={entry ? (state.servers[entry.record.serverId]?.log ?? []) : []} width={plan.mainWidth} height={middle} />;
 	} else if (view.overlay === 'history') {
 		main = <HistoryOverlay history={view.history} width={plan.mainWidth} height={middle} />;
+	} else if (view.overlay === 'agent' && sessions) {
+		main = <AgentPane view={sessions} serverId={selectedId} demo={demo} width={plan.mainWidth} height={middle} />;
 	} else if (view.overlay === 'compare') {
 		main = <ComparePane compare={state.compare} now={state.now} width={plan.mainWidth} height={middle} />;
 	} else if (empty) {

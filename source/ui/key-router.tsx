@@ -78,6 +78,7 @@ export const HANDLERS: Record<ActionId, Handler> = {
 		if (s.compare && !s.compare.finished) c.controller.cancelCompare?.();
 		else c.act({type: 'overlay', overlay: 'none'});
 	},
+	agent: c => c.act({type: 'overlay', overlay: c.view().overlay === 'agent' ? 'none' : 'agent'}),
 	help: c => c.act({type: 'overlay', overlay: c.view().overlay === 'help' ? 'none' : 'help'}),
 	quit: c => c.controller.quit(),
 	suspend: c => {

@@ -41,7 +41,8 @@ export type ActionId =
 	| 'filter-apply'
 	| 'filter-backspace'
 	| 'compare'
-	| 'compare-close';
+	| 'compare-close'
+	| 'agent';
 
 /**
  * Where a binding applies. The router looks through the active scopes, first match wins:
@@ -49,7 +50,7 @@ export type ActionId =
  * help / prompt / compare / detail / history (overlays) › table (the requests table has focus) › empty
  * (nothing found) › global. Behind the too-small card only `always` is live.
  */
-export type KeyScope = 'always' | 'global' | 'empty' | 'help' | 'prompt' | 'filter' | 'table' | 'detail' | 'history' | 'compare';
+export type KeyScope = 'always' | 'global' | 'empty' | 'help' | 'prompt' | 'filter' | 'table' | 'detail' | 'history' | 'compare' | 'agent';
 
 export interface KeyBinding {
 	readonly id: ActionId;
@@ -76,6 +77,7 @@ export const KEYMAP: readonly KeyBinding[] = [
 	{id: 'choose-prompt', keys: ['P'], scope: 'global', help: 'Choose the probe prompt', footer: 'prompt'},
 	{id: 'probe-twice', keys: ['r'], scope: 'global', help: 'Probe twice: first against second run (prefix-cache reuse)', footer: 'twice'},
 	{id: 'compare', keys: ['c'], scope: 'global', help: 'Compare every server × model (code, prose, long; 2 runs each)', footer: 'compare'},
+	{id: 'agent', keys: ['a'], scope: 'global', help: "Agent view: where an agent's time goes (queue, prefill, decode, idle)", footer: 'agent'},
 	{id: 'escape', keys: ['escape'], scope: 'global', help: 'Close overlay / cancel the probe / clear the filter', footer: 'cancel'},
 	{id: 'pause', keys: ['space'], scope: 'global', help: 'Pause the screen (collection goes on)', footer: 'pause'},
 	{id: 'focus-table', keys: ['f'], scope: 'global', help: 'Focus the requests table (scroll, sort, filter, detail)', footer: 'table'},
@@ -110,6 +112,11 @@ export const KEYMAP: readonly KeyBinding[] = [
 	{id: 'compare', keys: ['c'], scope: 'compare', help: 'Run the comparison again (once finished)', footer: 'again'},
 	{id: 'help', keys: ['?'], scope: 'compare', help: 'Show all keys'},
 	{id: 'quit', keys: ['q'], scope: 'compare', help: 'Quit', footer: 'quit'},
+	{id: 'agent', keys: ['a', 'escape'], scope: 'agent', help: 'Close the agent view', footer: 'close'},
+	{id: 'select-next', keys: ['tab', 'down', 'j'], scope: 'agent', help: "The next engine's newest session", footer: 'engine'},
+	{id: 'select-prev', keys: ['shift+tab', 'up', 'k'], scope: 'agent', help: "The previous engine's newest session"},
+	{id: 'help', keys: ['?'], scope: 'agent', help: 'Show all keys'},
+	{id: 'quit', keys: ['q'], scope: 'agent', help: 'Quit', footer: 'quit'},
 	{id: 'filter-apply', keys: ['return'], scope: 'filter', help: 'Apply the filter', footer: 'apply'},
 	{id: 'filter-backspace', keys: ['backspace'], scope: 'filter', help: 'Delete the last character'},
 	{id: 'escape', keys: ['escape'], scope: 'filter', help: 'Stop editing the filter', footer: 'cancel'},
@@ -249,6 +256,7 @@ const SCOPE_TITLES: Record<KeyScope, string> = {
 	prompt: 'Choosing a probe prompt',
 	filter: 'Typing a log filter',
 	compare: 'In the comparison table',
+	agent: 'In the agent view (a)',
 };
 
 /**
@@ -258,7 +266,7 @@ const SCOPE_TITLES: Record<KeyScope, string> = {
  */
 export function helpLines(keymap: readonly KeyBinding[], options: {readonly compact?: boolean; readonly width?: number} = {}): string[] {
 	const lines: string[] = [];
-	const scopes: KeyScope[] = ['global', 'always', 'empty', 'table', 'prompt', 'filter', 'help', 'detail', 'history', 'compare'];
+	const scopes: KeyScope[] = ['global', 'always', 'empty', 'table', 'prompt', 'filter', 'help', 'detail', 'history', 'compare', 'agent'];
 	for (const scope of scopes) {
 		const group = keymap.filter(b => b.scope === scope);
 		if (group.length === 0) continue;
@@ -275,7 +283,7 @@ export function helpLines(keymap: readonly KeyBinding[], options: {readonly comp
 			continue;
 		}
 		if (options.compact) {
-			if (scope === 'help' || scope === 'detail' || scope === 'history' || scope === 'compare') continue;
+			if (scope === 'help' || scope === 'detail' || scope === 'history' || scope === 'compare' || scope === 'agent') continue;
 			lines.push(`${SCOPE_TITLES[scope]}: ${group.map(b => `${b.keys.map(keyLabel).join('/')} ${b.footer ?? b.help}`).join(' · ')}`);
 			continue;
 		}

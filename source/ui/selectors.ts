@@ -52,6 +52,7 @@ export function activeScopes(view: ViewState, empty: boolean, tooSmall = false):
 	if (view.overlay === 'detail') return ['always', 'detail'];
 	if (view.overlay === 'history') return ['always', 'history'];
 	if (view.overlay === 'compare') return ['always', 'compare'];
+	if (view.overlay === 'agent') return ['always', 'agent'];
 	if (empty) return ['always', 'empty', 'global'];
 	return view.focus === 'table' ? ['always', 'table', 'global'] : ['always', 'global'];
 }

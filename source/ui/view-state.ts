@@ -8,7 +8,7 @@ import type {ProbeHistoryEntry} from '../types/probe.js';
 
 export const PROMPT_KINDS: readonly Exclude<ProbePromptKind, 'file'>[] = ['code', 'prose', 'repeat', 'hex', 'long'];
 
-export type Overlay = 'none' | 'help' | 'prompt' | 'detail' | 'history' | 'compare';
+export type Overlay = 'none' | 'help' | 'prompt' | 'detail' | 'history' | 'compare' | 'agent';
 
 /** Sort orders of the requests table, cycled by `s`. */
 export const TABLE_SORTS = ['time', 'decode', 'prompt', 'cached'] as const;

@@ -101,6 +101,7 @@ describe('loadConfig', () => {
 			"demo": false,
 			"ollamaPs": "cli",
 			"busyTimeout": "2m",
+			"sessionGap": "90s",
 			"serveMetrics": ":9500",
 			"noColor": true,
 		}`);
@@ -115,6 +116,7 @@ describe('loadConfig', () => {
 			demo: false,
 			ollamaPs: 'cli',
 			busyTimeout: 120,
+			sessionGap: 90,
 			serveMetrics: '127.0.0.1:9500',
 			noColor: true,
 		});
@@ -210,6 +212,13 @@ describe('flags and merge', () => {
 			'--busy-timeout: expected seconds, 0..3600 (a number, or "2m"), got "Infinity"',
 		]);
 		expect(r.partial).toEqual({});
+	});
+
+	it('--session-gap: seconds (or "2m") above 0, up to a day; 0 or garbage is an error naming the flag', () => {
+		expect(configFromFlags({sessionGap: '2m'})).toEqual({partial: {sessionGap: 120}, problems: []});
+		expect(configFromFlags({sessionGap: '45'})).toEqual({partial: {sessionGap: 45}, problems: []});
+		expect(configFromFlags({sessionGap: '0'}).problems).toEqual(['--session-gap: expected seconds, more than 0 and at most 86400 (a number, or "2m"), got "0"']);
+		expect(configFromFlags({sessionGap: 'soon'}).partial).toEqual({});
 	});
 
 	it('numeric command-line flags: a plain number within the range, else one line with the range', () => {

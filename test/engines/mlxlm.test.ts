@@ -14,8 +14,9 @@ describe('mlx_lm.server requests', () => {
 		const {events, unparsed} = run(createMlxLmParser(), readLines(fileURLToPath(new URL('../../samples/mlxlm.log', import.meta.url))));
 		expect(unparsed).toEqual([]);
 		const reqs = requests(events);
-		expect(reqs.get('mlxlm#1')).toEqual({key: 'mlxlm#1', started: true, prefillTokens: 2262, done: true});
-		expect(reqs.get('mlxlm#2')).toEqual({key: 'mlxlm#2', started: true, prefillTokens: 4042, done: true});
+		// The access line closes it and names its client (the agent view's sessions).
+		expect(reqs.get('mlxlm#1')).toEqual({key: 'mlxlm#1', started: true, prefillTokens: 2262, done: true, client: '127.0.0.1'});
+		expect(reqs.get('mlxlm#2')).toEqual({key: 'mlxlm#2', started: true, prefillTokens: 4042, done: true, client: '127.0.0.1'});
 		// The uncached part is not the prompt: prompt and cached stay unknown at INFO.
 		const f = requestFigures(reqs.get('mlxlm#1')!);
 		expect([f.promptTokens, f.cachedTokens, f.decodeTps]).toEqual([undefined, undefined, undefined]);
@@ -40,7 +41,7 @@ describe('mlx_lm.server requests', () => {
 			'\t}',
 			'}',
 		]);
-		expect(requests(events).get('mlxlm#1')).toEqual({key: 'mlxlm#1', started: true, prefillTokens: 214, done: true, promptTokens: 2262, generatedTokens: 96, cachedTokens: 2048});
+		expect(requests(events).get('mlxlm#1')).toEqual({key: 'mlxlm#1', started: true, prefillTokens: 214, done: true, client: '127.0.0.1', promptTokens: 2262, generatedTokens: 96, cachedTokens: 2048});
 	});
 
 	it('before v0.31.2 (no Prompt Cache line) the first progress line opens the request; a 404 answer is a failed request', () => {

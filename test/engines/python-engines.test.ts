@@ -69,7 +69,7 @@ describe('mlx-lm (engines.md §3)', () => {
 		expect(one(p, '2026-08-21 18:48:22,530 - INFO - Prompt processing progress: 2048/5321'))
 			.toEqual([{type: 'prefill-progress', key: 'mlxlm#1', processed: 2048, total: 5321, progress: 2048 / 5321}]);
 		expect(one(p, '127.0.0.1 - - [21/Aug/2026 18:48:30] "POST /v1/chat/completions HTTP/1.1" 200 -'))
-			.toEqual([{type: 'http', client: '127.0.0.1', method: 'POST', path: '/v1/chat/completions', status: 200}, {type: 'request', key: 'mlxlm#1', done: true}]);
+			.toEqual([{type: 'http', client: '127.0.0.1', method: 'POST', path: '/v1/chat/completions', status: 200}, {type: 'request', key: 'mlxlm#1', done: true, client: '127.0.0.1'}]);
 		expect(one(p, 'Starting httpd at 127.0.0.1 on port 8080...')).toEqual([{type: 'server-start', listen: '127.0.0.1:8080'}]);
 	});
 });
@@ -88,14 +88,18 @@ describe('lithos-metal (engines.md §7)', () => {
 		const f = requestFigures(ev![0] as never);
 		expect(f.tokensPerPass).toBeUndefined();
 		expect(f.msPerPass!.toFixed(2)).toBe('16.55');
-		expect(one(p, 'INFO:     127.0.0.1:52345 - "POST /v1/chat/completions HTTP/1.1" 200 OK')).toEqual([{type: 'http', client: '127.0.0.1', method: 'POST', path: '/v1/chat/completions', status: 200}]);
+		expect(one(p, 'INFO:     127.0.0.1:52345 - "POST /v1/chat/completions HTTP/1.1" 200 OK')).toEqual([
+			{type: 'http', client: '127.0.0.1', method: 'POST', path: '/v1/chat/completions', status: 200},
+			// uvicorn logs the response after the Generation line: the request's client (agent view).
+			{type: 'request', key: 'lithos#1', client: '127.0.0.1'},
+		]);
 	});
 
 	it('429 model_busy → busy', () => {
 		const p = createLithosParser();
 		expect(one(p, 'INFO:     127.0.0.1:52346 - "POST /v1/chat/completions HTTP/1.1" 429 Too Many Requests')).toEqual([
 			{type: 'http', client: '127.0.0.1', method: 'POST', path: '/v1/chat/completions', status: 429},
-			{type: 'busy', status: 429, reason: 'model_busy'},
+			{type: 'busy', status: 429, reason: 'model_busy', client: '127.0.0.1'},
 		]);
 		expect(parsePythonDict("{'a': None, 'b': 'it\\'s', 'c': True}")).toEqual({a: null, b: "it's", c: true});
 		expect(parsePythonDict('{broken')).toBeUndefined();
@@ -110,8 +114,10 @@ describe('lithos-metal 0.1.2 warmups and DSpark=disabled (monolith/serve.py main
 	it('Generations before ready are warmups, not requests', () => {
 		const {events} = run(createLithosParser(), [gen(4, 8), gen(4, 8), READY_ON, 'INFO:     Started server process [4242]', gen(37, 8), 'INFO:     127.0.0.1:52345 - "POST /v1/chat/completions HTTP/1.1" 200 OK']);
 		const reqs = events.filter(e => e.type === 'request');
-		expect(reqs).toHaveLength(1);
+		// The Generation, then its access line's client (the agent view's sessions): one request.
+		expect(reqs).toHaveLength(2);
 		expect(reqs[0]).toMatchObject({key: 'lithos#3', passes: 37});
+		expect(reqs[1]).toEqual({type: 'request', key: 'lithos#3', client: '127.0.0.1'});
 		expect(events).toContainEqual({type: 'spec-init', kind: 'dspark', detail: 'LithosAI/Qwen3.8-27B-DSpark-NVFP4 (verification rows 8)'});
 	});
 

@@ -216,4 +216,25 @@ describe.runIf(HAVE || IN_CI)('Prometheus scrapes infertop watching the demo', (
 			return true;
 		}, {timeoutMs: 60_000, everyMs: 500, what: 'ModelPartlyOnCpu pending'});
 	}, 300_000);
+
+	it('the agent budget as counters per model: scraped, promtool-clean, unknown parts counted apart (never as 0 s)', async () => {
+		// The demo's background agent (one client, 127.0.0.1) makes sessions on both models; a turn is counted once a later one follows.
+		await waitUntil(async () => (await query('infertop_agent_turns_total{model="qwen3.8:latest"}')).some((x) => Number(x.value[1]) >= 2), {timeoutMs: 120_000, everyMs: 500, what: 'agent turns scraped'});
+		const text = await exposition();
+		const lint = await execa(PROMTOOL!, ['check', 'metrics'], {input: text, reject: false});
+		expect(`${lint.stdout}${lint.stderr}`).toBe('');
+		for (const name of ['infertop_agent_queue_seconds_total', 'infertop_agent_prefill_seconds_total', 'infertop_agent_decode_seconds_total', 'infertop_agent_idle_seconds_total', 'infertop_agent_cache_saved_seconds_total']) {
+			expect(text).toContain(`# TYPE ${name} counter`);
+		}
+		// The GGUF model's turns: prefill and decode from print_timing, queue from [GIN] latency, all known.
+		const series = (name: string, model: string) => Number(new RegExp(`^${name}\\{[^}]*model="${model.replace(/\./g, '\\.')}"[^}]*\\} (\\S+)$`, 'm').exec(text)?.[1]);
+		expect(series('infertop_agent_prefill_seconds_total', 'qwen3.8:latest')).toBeGreaterThan(0);
+		expect(/^infertop_agent_turns_part_unknown_total\{[^}]*model="qwen3\.8:latest",part="prefill"\} 0$/m.test(text)).toBe(true);
+		// The MLX runner logs no prompt time: its turns' prefill is unknown, counted as such, never as 0 seconds.
+		await waitUntil(async () => /^infertop_agent_turns_part_unknown_total\{[^}]*model="qwen3\.8:27b-mlx",part="prefill"\} [1-9]/m.test(await exposition()), {timeoutMs: 120_000, everyMs: 500, what: 'MLX turns with unknown prefill'});
+		expect(/^infertop_agent_prefill_seconds_total\{[^}]*model="qwen3\.8:27b-mlx"/m.test(await exposition())).toBe(false);
+		// rate() over the counters parses and answers.
+		const r = await httpGet(`${api}/api/v1/query?query=${encodeURIComponent('sum by (model) (rate(infertop_agent_prefill_seconds_total[1m]))')}`, {timeoutMs: 10_000});
+		expect(isAnswer(r) && r.status).toBe(200);
+	}, 300_000);
 });
