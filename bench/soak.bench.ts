@@ -29,6 +29,19 @@ function rss(pid: number): number | undefined {
 	}
 }
 
+/** Where the resident memory is (/proc/PID/smaps_rollup): anonymous (V8 heap, wasm memory, malloc) and file-backed (node's own code). */
+function rollup(pid: number): {anonMB: number; fileMB: number} | undefined {
+	try {
+		const t = readFileSync(`/proc/${pid}/smaps_rollup`, 'latin1');
+		const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(t)?.[1]);
+		const anon = kb('Anonymous');
+		const total = kb('Rss');
+		return Number.isFinite(anon) && Number.isFinite(total) ? {anonMB: anon / 1024, fileMB: (total - anon) / 1024} : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
 /** Least-squares slope of y over x. */
 export function slope(points: readonly {x: number; y: number}[]): number | undefined {
 	if (points.length < 2) return undefined;
@@ -74,6 +87,7 @@ export async function run(): Promise<string> {
 	const nodeOptions = heap ? `NODE_OPTIONS=--heapsnapshot-signal=SIGUSR2` : '';
 	const command = `cd ${dir} && PATH=${path.dirname(process.execPath)}:$PATH CI=false NODE_ENV=production ${nodeOptions} exec ${bin} --server ${demo.url} --log ${demo.logPath}`;
 	const samples: {x: number; y: number}[] = [];
+	const parts: {x: number; anonMB: number; fileMB: number}[] = [];
 	let requests = 0;
 	let failed = 0;
 	const model = demo.models[0]?.name ?? 'demo';
@@ -85,6 +99,7 @@ export async function run(): Promise<string> {
 		const warmup = Math.min(120_000, minutes * 60_000 * 0.2);
 		let snapped = false;
 		let nextSample = t0;
+		parts.length = 0;
 		while (performance.now() < end) {
 			const started = performance.now();
 			// one request a second, as an agent would send them
@@ -100,6 +115,8 @@ export async function run(): Promise<string> {
 				const at = performance.now() - t0;
 				if (at >= warmup) {
 					samples.push({x: at / 3_600_000, y: r / 1e6});
+					const split = rollup(pid);
+					if (split) parts.push({x: at / 3_600_000, ...split});
 					if (heap && !snapped) {
 						process.kill(pid, 'SIGUSR2');
 						snapped = true;
@@ -118,6 +135,8 @@ export async function run(): Promise<string> {
 		await demo.stop();
 	}
 	const s = slope(samples);
+	const anonSlope = slope(parts.map(p => ({x: p.x, y: p.anonMB})));
+	const fileSlope = slope(parts.map(p => ({x: p.x, y: p.fileMB})));
 	// the rings (requests, history, log) fill in the first minutes; the second half shows what stays
 	const late = slope(samples.slice(Math.floor(samples.length / 2)));
 	const ys = samples.map(p => p.y);
@@ -125,6 +144,7 @@ export async function run(): Promise<string> {
 		`soak: ${minutes} min (${minutes < 30 ? 'SHORTER than the 30 min of the goal' : 'full length'}), one request a second to the demo engine (${requests} sent, ${failed} failed), tmux 120×40, ${os.cpus().length} cores, load ${os.loadavg().map(l => l.toFixed(1)).join(' ')}`,
 		`  RSS after warm-up: first ${ys[0]?.toFixed(0) ?? '--'} MB, last ${ys.at(-1)?.toFixed(0) ?? '--'} MB, min ${ys.length ? Math.min(...ys).toFixed(0) : '--'} MB, max ${ys.length ? Math.max(...ys).toFixed(0) : '--'} MB (${samples.length} samples, every 10 s)`,
 		`  slope: ${s === undefined ? '--' : s.toFixed(1)} MB/hour over the run, ${late === undefined ? '--' : late.toFixed(1)} MB/hour over its second half (least squares; goal: flat, RSS ≤ 80 MB)`,
+		`  of which anonymous (V8 heap, wasm, malloc) ${parts[0]?.anonMB.toFixed(0) ?? '--'} → ${parts.at(-1)?.anonMB.toFixed(0) ?? '--'} MB (${anonSlope === undefined ? '--' : anonSlope.toFixed(1)} MB/hour), file-backed (node's code) ${parts[0]?.fileMB.toFixed(0) ?? '--'} → ${parts.at(-1)?.fileMB.toFixed(0) ?? '--'} MB (${fileSlope === undefined ? '--' : fileSlope.toFixed(1)} MB/hour)`,
 	];
 	if (heap) {
 		const snaps = readdirSync(dir).filter(f => f.endsWith('.heapsnapshot')).sort();

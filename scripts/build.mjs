@@ -23,13 +23,18 @@
  * - Ink 6.8 is patched as it is bundled (scripts/ink-incremental-fix.mjs): the incremental renderer
  *   fixed (ink#910) and turned on through `__INK_910_FIXED__` (a changed figure rewrites its line,
  *   not the screen); its per-frame output caches shared across frames (an unchanged line is not
- *   measured again); its two never-emptied text caches bounded (they grew for as long as it ran).
+ *   measured again); its two never-emptied text caches bounded (they grew for as long as it ran);
+ *   a commit that changed no host node (same texts, same props) draws no frame (no layout, no output).
+ * - Start-up work the first frame waited for is patched out of two dependencies
+ *   (scripts/startup-patches.mjs): yoga-layout's fetch of its own base64 wasm (which loads undici),
+ *   meow's eager evaluation of normalize-package-data, four Intl.Segmenter constructions (one is shared).
  */
 import {build} from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {inkIncrementalFix} from './ink-incremental-fix.mjs';
+import {startupPatches} from './startup-patches.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
@@ -63,8 +68,9 @@ const banner = [
 	'const __dirname = __infertopDirname(__filename);',
 ].join('\n');
 
-const inkFixState = {applied: false, outputShared: false, textCaches: 0, widths: false};
+const inkFixState = {applied: false, outputShared: false, textCaches: 0, widths: false, reconciler: false, text: false};
 const inkFix = inkIncrementalFix(inkFixState);
+const startupState = {yoga: false, meow: false, segmenters: 0};
 const started = performance.now();
 const outdir = path.dirname(outfile);
 const entryName = path.basename(outfile).replace(/\.m?js$/, '');
@@ -84,7 +90,7 @@ const result = await build({
 	jsx: 'automatic',
 	define: {'process.env.NODE_ENV': '"production"'},
 	banner: {js: banner},
-	plugins: [noInkDevtools, inkFix],
+	plugins: [noInkDevtools, inkFix, startupPatches(startupState)],
 	// Optional native or platform-specific modules some dependencies try at run time.
 	external: ['osx-temperature-sensor', 'bufferutil', 'utf-8-validate', 'fsevents'],
 	minify: args.has('--minify'),
@@ -110,8 +116,12 @@ if (out.includes('node_modules/ink/build/') && !out.includes('isDev = () => fals
 	console.error("build: Ink's isDev() was not replaced (did ink/build/utils.js move?)");
 	process.exit(1);
 }
-if (out.includes('node_modules/ink/build/') && (!inkFixState.applied || !inkFixState.outputShared || inkFixState.textCaches !== 2 || !inkFixState.widths)) {
-	console.error('build: the Ink patches (ink#910, shared output caches, bounded text caches) are not all in the bundle');
+if (out.includes('node_modules/ink/build/') && (!inkFixState.applied || !inkFixState.outputShared || inkFixState.textCaches !== 2 || !inkFixState.widths || !inkFixState.reconciler || !inkFixState.text)) {
+	console.error('build: the Ink patches (ink#910, shared output caches, bounded text caches, no frame for an unchanged commit) are not all in the bundle');
+	process.exit(1);
+}
+if ((out.includes('node_modules/yoga-layout/') && !startupState.yoga) || (out.includes('node_modules/meow/') && !startupState.meow) || (out.includes('node_modules/ink/') && startupState.segmenters !== 4)) {
+	console.error('build: the start-up patches (yoga without fetch, meow without eager normalize-package-data, one shared Intl.Segmenter) are not in the bundle');
 	process.exit(1);
 }
 if (/process\.env\.NODE_ENV\s*[!=]==?\s*["']development["']/.test(out)) {

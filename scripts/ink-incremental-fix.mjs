@@ -32,15 +32,16 @@ export function patchInkLogUpdate(source) {
 export const INK_OUTPUT_CACHES = 'caches = new OutputCaches();';
 
 /**
- * The caches shared by all frames instead (bounded: dropped whole past 4,000 lines), so an
- * unchanged line is not tokenized and measured again on every frame. The cached glyph arrays are
+ * The caches shared by all frames instead (bounded: dropped whole past 800 lines of glyphs or 4,000
+ * widths), so an unchanged line is not tokenized and measured again on every frame. The cached glyph arrays are
  * only read by Output.get() (placed in the grid, then turned into a string), never written.
  */
 export const INK_OUTPUT_CACHES_SHARED = 'caches = __infertopSharedCaches(OutputCaches);';
 const SHARED_CACHES_FN = `
 function __infertopSharedCaches(Caches) {
 	const c = (globalThis.__infertopInkCaches ??= new Caches());
-	if (c.styledChars.size + c.widths.size + c.blockWidths.size > 4000) {
+	// a line's glyphs are ~80 bytes each: the glyph cache is bounded by lines (a 160×50 screen draws a few hundred)
+	if (c.styledChars.size > 800 || c.widths.size + c.blockWidths.size > 4000) {
 		c.styledChars.clear();
 		c.widths.clear();
 		c.blockWidths.clear();
@@ -55,10 +56,67 @@ export function patchInkOutput(source) {
 	if (at < 0 || source.indexOf(INK_OUTPUT_CACHES, at + 1) >= 0) {
 		throw new Error('ink output patch: the line to change was not found exactly once in ink/build/output.js (Ink changed?)');
 	}
-	const shared = source.slice(0, at) + INK_OUTPUT_CACHES_SHARED + source.slice(at + INK_OUTPUT_CACHES.length) + SHARED_CACHES_FN;
+	const shared = source.slice(0, at) + INK_OUTPUT_CACHES_SHARED + source.slice(at + INK_OUTPUT_CACHES.length) + SHARED_CACHES_FN + OUTPUT_ROWS_FN;
 	// A line that lies wholly inside its clip region needs no slicing (sliceAnsi re-tokenizes every glyph).
-	return replaceOnce(shared, INK_CLIP_SLICE, INK_CLIP_SLICE_FAST, 'output.js');
+	let out = replaceOnce(shared, INK_CLIP_SLICE, INK_CLIP_SLICE_FAST, 'output.js');
+	for (const [from, to] of INK_OUTPUT_ROWS) out = replaceOnce(out, from, to, 'output.js');
+	return out;
 }
+
+/**
+ * Output.get() built a fresh grid of width × height blank cell objects (each with its own styles
+ * array) on every frame, then turned every row back into a string glyph by glyph. Here the blank
+ * cell is one frozen object, and a row whose cells are the very same objects as the last frame's
+ * (the shared glyph cache hands out the same objects for the same line) reuses the last frame's
+ * string: a frame where one figure changed converts one row, not forty.
+ */
+export const INK_OUTPUT_ROWS = [
+	[
+		`            const row = [];
+            for (let x = 0; x < this.width; x++) {
+                row.push({
+                    type: 'char',
+                    value: ' ',
+                    fullWidth: false,
+                    styles: [],
+                });
+            }
+            output.push(row);`,
+		'            output.push(new Array(this.width).fill(__infertopBlank));',
+	],
+	[
+		`        const generatedOutput = output
+            .map(line => {
+            // See https://github.com/vadimdemedes/ink/pull/564#issuecomment-1637022742
+            const lineWithoutEmptyItems = line.filter(item => item !== undefined);
+            return styledCharsToString(lineWithoutEmptyItems).trimEnd();
+        })
+            .join('\\n');`,
+		"        const generatedOutput = __infertopRows(this.caches, output).join('\\n');",
+	],
+];
+const OUTPUT_ROWS_FN = `
+const __infertopBlank = Object.freeze({type: 'char', value: ' ', fullWidth: false, styles: Object.freeze([])});
+function __infertopRows(caches, output) {
+	const prev = caches.__infertopRows ?? [];
+	const next = [];
+	for (let y = 0; y < output.length; y++) {
+		const line = output[y];
+		const p = prev[y];
+		let same = p !== undefined && p.cells.length === line.length;
+		for (let i = 0; same && i < line.length; i++) if (p.cells[i] !== line[i]) same = false;
+		if (same) {
+			next.push(p);
+			continue;
+		}
+		// See https://github.com/vadimdemedes/ink/pull/564#issuecomment-1637022742
+		const lineWithoutEmptyItems = line.filter(item => item !== undefined);
+		next.push({cells: line, text: styledCharsToString(lineWithoutEmptyItems).trimEnd()});
+	}
+	caches.__infertopRows = next;
+	return next.map(r => r.text);
+}
+`;
 
 /** The clip of each line inside an overflow="hidden" box, on every frame. */
 export const INK_CLIP_SLICE = 'return sliceAnsi(line, from, to);';
@@ -121,6 +179,93 @@ export function patchInkRenderNode(source) {
 }
 
 /**
+ * No frame when a commit changed nothing on screen. Ink 6.8 lays out and rasterises the whole tree
+ * (yoga, then every glyph of every line) after EVERY React commit, even one whose host nodes came out
+ * the same (a log line added while the log pane is hidden, a figure that re-rendered to the same
+ * text); log-update then compares the string and writes nothing, but the work is done. Here the
+ * reconciler's host config notes whether a commit touched a host node (a text changed, a node added,
+ * moved, removed, hidden, or a prop or style that differs), and `resetAfterCommit` skips layout and
+ * output when none did. Props are compared as Ink itself uses them: `style` and
+ * `internal_accessibility` by their fields (Box and Text make new objects every render), `children`
+ * not at all (text children are text nodes: their changes come as commitTextUpdate), everything
+ * else by identity. Text's style function (`internal_transform`) is a new closure on every render,
+ * so Text.js makes it once per set of style props (useMemo): a changed colour is still a change.
+ */
+export const INK_RECONCILER_PATCHES = [
+	['export default createReconciler({', 'export default createReconciler(__infertopTrackChanges({'],
+	['    rendererVersion: packageJson.version,\n});', '    rendererVersion: packageJson.version,\n}));'],
+	['    resetAfterCommit(rootNode) {\n', '    resetAfterCommit(rootNode) {\n        if (!__infertopChanges.changed && !rootNode.isStaticDirty) {\n            return;\n        }\n        __infertopChanges.changed = false;\n'],
+];
+const TRACK_CHANGES_FN = `
+const __infertopChanges = (globalThis.__infertopInkChanges ??= {changed: true, skipped: 0});
+function __infertopSame(a, b) {
+	if (a === b) return true;
+	if (!a || !b || typeof a !== 'object' || typeof b !== 'object') return false;
+	const ka = Object.keys(a);
+	if (ka.length !== Object.keys(b).length) return false;
+	for (const k of ka) if (a[k] !== b[k] || !Object.hasOwn(b, k)) return false;
+	return true;
+}
+function __infertopPropsDiffer(before, after) {
+	for (const key of Object.keys(after)) {
+		if (key === 'children') continue;
+		if (key === 'style' || key === 'internal_accessibility' ? !__infertopSame(before[key], after[key]) : before[key] !== after[key]) return true;
+	}
+	for (const key of Object.keys(before)) if (key !== 'children' && !Object.hasOwn(after, key)) return true;
+	return false;
+}
+function __infertopTrackChanges(config) {
+	const mark = (name) => {
+		const f = config[name];
+		config[name] = function (...args) {
+			__infertopChanges.changed = true;
+			return f.apply(this, args);
+		};
+	};
+	for (const name of ['appendChild', 'insertBefore', 'removeChild', 'appendChildToContainer', 'insertInContainerBefore', 'removeChildFromContainer', 'hideInstance', 'unhideInstance', 'hideTextInstance', 'unhideTextInstance']) mark(name);
+	const update = config.commitUpdate;
+	config.commitUpdate = function (node, type, oldProps, newProps) {
+		if (node.internal_static || __infertopPropsDiffer(oldProps ?? {}, newProps ?? {})) __infertopChanges.changed = true;
+		return update.call(this, node, type, oldProps, newProps);
+	};
+	const text = config.commitTextUpdate;
+	config.commitTextUpdate = function (node, oldText, newText) {
+		if (oldText !== newText) __infertopChanges.changed = true;
+		return text.call(this, node, oldText, newText);
+	};
+	const reset = config.resetAfterCommit;
+	config.resetAfterCommit = function (rootNode) {
+		if (!__infertopChanges.changed && !rootNode.isStaticDirty) __infertopChanges.skipped++;
+		return reset.call(this, rootNode);
+	};
+	return config;
+}
+`;
+
+/** Skip layout and output after a commit that changed no host node; throws when a line is not there exactly once. */
+export function patchInkReconciler(source) {
+	let out = source;
+	for (const [from, to] of INK_RECONCILER_PATCHES) out = replaceOnce(out, from, to, 'reconciler.js');
+	return out + TRACK_CHANGES_FN;
+}
+
+/** Text's style function made once per set of style props (it was a new closure every render). */
+export const INK_TEXT_PATCHES = [
+	["import React, { useContext } from 'react';", "import React, { useContext, useMemo } from 'react';"],
+	['    const transform = (children) => {', '    const transform = useMemo(() => (children) => {'],
+	['        return children;\n    };\n', '        return children;\n    }, [dimColor, color, backgroundColor, inheritedBackgroundColor, bold, italic, underline, strikethrough, inverse]);\n'],
+	// the hook must run on every render: the early return for empty children moves below it
+	['    if (childrenOrAriaLabel === undefined || childrenOrAriaLabel === null) {\n        return null;\n    }\n    const transform', '    const transform'],
+	['    if (isScreenReaderEnabled && ariaHidden) {', '    if (childrenOrAriaLabel === undefined || childrenOrAriaLabel === null) {\n        return null;\n    }\n    if (isScreenReaderEnabled && ariaHidden) {'],
+];
+
+export function patchInkText(source) {
+	let out = source;
+	for (const [from, to] of INK_TEXT_PATCHES) out = replaceOnce(out, from, to, 'components/Text.js');
+	return out;
+}
+
+/**
  * esbuild plugin: patch Ink's log-update.js on load, and define `__INK_910_FIXED__` = true so the
  * monitor turns incremental rendering on only in a bundle that has the fix.
  * `state.applied` says whether Ink's log-update.js went through it (the build checks).
@@ -145,6 +290,16 @@ export function inkIncrementalFix(state = {}) {
 			b.onLoad({filter: /[\\/]ink[\\/]build[\\/]render-node-to-output\.js$/}, async (a) => {
 				const contents = patchInkRenderNode(await fs.promises.readFile(a.path, 'utf8'));
 				state.widths = true;
+				return {contents, loader: 'js'};
+			});
+			b.onLoad({filter: /[\\/]ink[\\/]build[\\/]reconciler\.js$/}, async (a) => {
+				const contents = patchInkReconciler(await fs.promises.readFile(a.path, 'utf8'));
+				state.reconciler = true;
+				return {contents, loader: 'js'};
+			});
+			b.onLoad({filter: /[\\/]ink[\\/]build[\\/]components[\\/]Text\.js$/}, async (a) => {
+				const contents = patchInkText(await fs.promises.readFile(a.path, 'utf8'));
+				state.text = true;
 				return {contents, loader: 'js'};
 			});
 			b.onLoad({filter: /[\\/]ink[\\/]build[\\/](measure|wrap)-text\.js$/}, async (a) => {

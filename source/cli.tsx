@@ -102,6 +102,9 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 		importMeta: import.meta,
 		argv: args,
 		version: VERSION,
+		// The package facts meow would otherwise find and read from package.json at every start
+		// (the process title comes from bin's name, as before).
+		pkg: {name: 'infertop', version: VERSION, bin: {infertop: 'bin/infertop.js'}},
 		// The help text carries its own title: package.json's description would print it twice.
 		description: false,
 		// Handled below so -h / -v work and --help prints to stdout with exit 0.

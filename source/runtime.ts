@@ -108,6 +108,33 @@ function resolveBytesPerToken(resolver: ReturnType<typeof createModelBytesResolv
 	};
 }
 
+/**
+ * Whether an action says an engine got work (the system scan leaves its quiet pace). A GET the
+ * engine logged (Ollama's `[GIN] … GET "/api/ps"`, llama-server's `request: GET /slots`) is not
+ * work: most are infertop's own polls echoed in the log, and waking on them kept the scan at its
+ * fastest pace on an idle engine. A line no parser read may be anything: it counts.
+ */
+export function isWork(action: Action): boolean {
+	if (action.type === 'engine-event') return !(action.event.type === 'http' && (action.event.method === 'GET' || action.event.method === 'HEAD'));
+	return action.type === 'log-line' && !action.parsed;
+}
+
+/**
+ * A poller's longest wait while its server's answers repeat (the default 2 s pace doubles up to
+ * 8 s): an idle engine is asked a quarter as often, and a request in its log (isWork) brings the
+ * poller back at once. Tests that set their own poll interval keep it fixed.
+ */
+const QUIET_POLL_MS = 8000;
+const quietPollMs = (options: RuntimeOptions): number | undefined => (options.pollMs === undefined ? QUIET_POLL_MS : undefined);
+
+interface RunningDemo {
+	readonly engine: DemoEngine;
+	readonly dir: string;
+	readonly remove: () => void;
+	readonly serverId: string;
+	readonly poller: {wake(): void};
+}
+
 // ---- collectors (one small factory each) ----------------------------------------------------------
 
 /** The logs the user named (`--log`, `--replay`). */
@@ -156,7 +183,10 @@ function discovery(ctx: RuntimeContext) {
 		servers: ctx.namedServers,
 		scan: ctx.options.scan,
 		intervalMs: ctx.options.pollMs,
+		// rounds that find nothing new: every 5 s, stretching to 20 s (a new engine shows within 20 s)
+		quietIntervalMs: ctx.options.pollMs === undefined ? 20_000 : undefined,
 		pollIntervalMs: ctx.options.pollMs,
+		pollQuietMaxMs: quietPollMs(ctx.options),
 		lookedForLogs: defaultLogLocations(process.platform, process.env, os.homedir()).map(l => (l.kind === 'file' ? l.path! : l.argv!.join(' '))),
 		onLogFound: (serverId, logPath) => {
 			// The process that names its log (`--log-file`) is known: its start anchors llama.cpp's
@@ -183,7 +213,7 @@ function ollamaPsCli(ctx: RuntimeContext): Collector | undefined {
 }
 
 /** The built-in demo engine: an Ollama (engine `ollama`, `demo: true`) with its log and the same poller a real Ollama gets. */
-async function demoEngine(ctx: RuntimeContext, collectors: Collector[]): Promise<{engine: DemoEngine; dir: string; remove: () => void}> {
+async function demoEngine(ctx: RuntimeContext, collectors: Collector[]): Promise<RunningDemo> {
 	const {options, config} = ctx;
 	const dir = mkdtempSync(path.join(os.tmpdir(), 'infertop-demo-'));
 	// Every exit path removes it: stop() (remove), and — when the process ends without it (the
@@ -206,11 +236,11 @@ async function demoEngine(ctx: RuntimeContext, collectors: Collector[]): Promise
 	ctx.dispatch({type: 'server-seen', t: Date.now(), server: info});
 	if (config.bandwidth === undefined) ctx.dispatch({type: 'bandwidth', bandwidth: {gbs: engine.bandwidthGBs, source: 'demo engine (simulated)', chip: 'DEMO'}});
 	await ctx.attachLog(id, {kind: 'file', path: engine.logPath}, 'ollama');
-	const poller = createPoller({server: info, dispatch: ctx.dispatch, intervalMs: options.pollMs});
+	const poller = createPoller({server: info, dispatch: ctx.dispatch, intervalMs: options.pollMs, quietMaxMs: quietPollMs(options)});
 	collectors.push({start: () => poller.start(), stop: () => poller.stop()});
 	poller.start();
 	await poller.pollNow();
-	return {engine, dir, remove};
+	return {engine, dir, remove, serverId: id, poller};
 }
 
 // ---- the composition root -------------------------------------------------------------------------
@@ -221,7 +251,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 	const collectors: Collector[] = [];
 	const logsAttached = new Set<string>();
 	const quitHandlers: (() => void)[] = [];
-	let demo: {engine: DemoEngine; dir: string; remove: () => void} | undefined;
+	let demo: RunningDemo | undefined;
 	let demoStarting: Promise<void> | undefined;
 	let stopped = false;
 
@@ -266,9 +296,15 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 	const bandwidthReady = bandwidth(ctx, () => demoStarting !== undefined);
 	const sys = system(ctx);
 	// An engine got work: the system scan leaves its quiet pace at once.
-	if (sys) reactions.push(action => (action.type === 'engine-event' || action.type === 'log-line' ? sys.wake() : undefined));
+	if (sys) reactions.push(action => (isWork(action) ? sys.wake() : undefined));
 	await start(sys);
 	const disc = discovery(ctx);
+	// ... and its poller asks again at its base pace.
+	reactions.push(action => {
+		if (!isWork(action) || !('serverId' in action)) return;
+		disc.wake(action.serverId);
+		if (demo?.serverId === action.serverId) demo.poller.wake();
+	});
 	collectors.push(disc);
 	await defaultLogs(ctx);
 	await start(ollamaPsCli(ctx));

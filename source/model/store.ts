@@ -29,6 +29,13 @@ export interface MonitorStore {
 	 * when this key changes. Without one, every tick publishes.
 	 */
 	setClockKey(key: ((state: MonitorState) => string) | undefined): void;
+	/**
+	 * Whether the screen shows a log (the log pane, a request's log lines). While it does not, an
+	 * action that changes only a server's log (a line, and what the line counted: an engine's echo of
+	 * infertop's own poll) publishes nothing; the state still advances, and the next publish, or the
+	 * log coming into view, carries it. Default: shown (every log line publishes).
+	 */
+	setLogShown(shown: boolean): void;
 	/** Published snapshots so far (for tests and benches). */
 	publishes(): number;
 	/** Start the publish ticker (default: the state's refresh interval, at least 250 ms); returns a stop function. */
@@ -41,28 +48,47 @@ const REPEATING = new Set<Action['type']>(['server-seen', 'server-models', 'serv
 /** Fields of a server that no pane reads (a poll that moves only these changes nothing on screen). */
 const UNSHOWN: ReadonlySet<string> = new Set(['lastSeen', 'modelsAt']);
 
+/** Actions that may change only a server's log (a line, an event that only counts: `http`). */
+const LOG_ACTIONS = new Set<Action['type']>(['log-line', 'engine-event']);
+
+/** Fields of a server only a log view reads (the lines, their counts, the HTTP lines counted). */
+const LOG_FIELDS: ReadonlySet<string> = new Set(['log', 'linesParsed', 'linesUnparsed', 'httpCount']);
+
+/** The server fields where `prev` and `next` differ beyond `ignored`; undefined when the change is not one server's. */
+function serverChange(prev: MonitorState, next: MonitorState, action: Action, ignored: (k: string) => boolean): boolean | undefined {
+	if (prev.order !== next.order) return undefined;
+	const id = 'serverId' in action ? action.serverId : 'server' in action ? action.server.id : undefined;
+	if (id === undefined) return undefined;
+	const a = prev.servers[id];
+	const b = next.servers[id];
+	if (!a || !b) return undefined;
+	for (const k of Object.keys(prev)) if (k !== 'servers' && prev[k as keyof MonitorState] !== next[k as keyof MonitorState]) return undefined;
+	for (const k of Object.keys(next.servers)) if (k !== id && prev.servers[k] !== next.servers[k]) return undefined;
+	const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+	for (const k of keys) {
+		if (ignored(k)) continue;
+		const x = a[k as keyof typeof a];
+		const y = b[k as keyof typeof b];
+		if (x === y) continue;
+		if (k === 'models' && JSON.stringify(x) === JSON.stringify(y)) continue;
+		return true;
+	}
+	return false;
+}
+
 /**
  * True when `next` differs from `prev` only where nothing is shown: a poll that confirmed the same
  * server with the same models. The state still advances (getSnapshot sees it); no frame is made.
  */
 export function invisible(prev: MonitorState, next: MonitorState, action: Action): boolean {
-	if (!REPEATING.has(action.type) || prev.order !== next.order) return false;
-	const id = 'serverId' in action ? action.serverId : 'server' in action ? action.server.id : undefined;
-	if (id === undefined) return false;
-	const a = prev.servers[id];
-	const b = next.servers[id];
-	if (!a || !b) return false;
-	for (const k of Object.keys(prev)) if (k !== 'servers' && prev[k as keyof MonitorState] !== next[k as keyof MonitorState]) return false;
-	const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-	for (const k of keys) {
-		if (UNSHOWN.has(k)) continue;
-		const x = a[k as keyof typeof a];
-		const y = b[k as keyof typeof b];
-		if (x === y) continue;
-		if (k === 'models' && JSON.stringify(x) === JSON.stringify(y)) continue;
-		return false;
-	}
-	return true;
+	if (!REPEATING.has(action.type)) return false;
+	return serverChange(prev, next, action, k => UNSHOWN.has(k)) === false;
+}
+
+/** True when `next` differs from `prev` only in one server's log (and what is never shown). */
+export function logOnly(prev: MonitorState, next: MonitorState, action: Action): boolean {
+	if (!LOG_ACTIONS.has(action.type)) return false;
+	return serverChange(prev, next, action, k => UNSHOWN.has(k) || LOG_FIELDS.has(k)) === false;
 }
 
 export function createStore(options: InitialOptions = {}): MonitorStore {
@@ -75,6 +101,9 @@ export function createStore(options: InitialOptions = {}): MonitorStore {
 	let publishedKey: string | undefined;
 	let count = 0;
 	let paused = false;
+	// a log changed since the last publish, while no log was on screen
+	let logDirty = false;
+	let logShown = true;
 	const listeners = new Set<() => void>();
 	const store: MonitorStore = {
 		getSnapshot: () => state,
@@ -91,7 +120,9 @@ export function createStore(options: InitialOptions = {}): MonitorStore {
 				const prev = state;
 				state = next;
 				if (action.type === 'tick') clockDirty = true;
-				else if (!invisible(prev, next, action)) dirty = true;
+				else if (invisible(prev, next, action)) return;
+				else if (!logShown && logOnly(prev, next, action)) logDirty = true;
+				else dirty = true;
 			}
 		},
 		publish() {
@@ -106,6 +137,7 @@ export function createStore(options: InitialOptions = {}): MonitorStore {
 			} else publishedKey = undefined;
 			dirty = false;
 			clockDirty = false;
+			logDirty = false;
 			published = state;
 			count++;
 			for (const l of listeners) l();
@@ -113,6 +145,15 @@ export function createStore(options: InitialOptions = {}): MonitorStore {
 		setClockKey(key) {
 			clockKey = key;
 			publishedKey = undefined;
+		},
+		setLogShown(shown) {
+			if (shown === logShown) return;
+			logShown = shown;
+			// the log comes into view: what it gathered meanwhile is shown at once
+			if (shown && logDirty) {
+				dirty = true;
+				store.publish();
+			}
 		},
 		publishes: () => count,
 		setPaused(p) {

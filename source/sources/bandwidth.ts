@@ -3,7 +3,7 @@
  * chip or GPU is detected (sysctl + system_profiler on macOS, nvidia-smi, systeminformation) and
  * looked up in the built-in table (model/chips.ts). Never throws; unknown → gbs undefined + hint.
  */
-import {execa} from 'execa';
+import {loadExeca} from './lazy-execa.js';
 import type {BandwidthInfo} from '../types/monitor.js';
 import {appleChip, lookupBandwidth, unknownChipHint, type ChipInput} from '../model/chips.js';
 import {sanitize} from '../util/sanitize.js';
@@ -20,7 +20,7 @@ const TIMEOUT_MS = 8000;
 
 async function defaultRun(file: string, args: readonly string[]): Promise<string | undefined> {
 	try {
-		const r = await execa(file, args, {timeout: TIMEOUT_MS, reject: false, stdin: 'ignore'});
+		const r = await (await loadExeca())(file, args, {timeout: TIMEOUT_MS, reject: false, stdin: 'ignore'});
 		return r.exitCode === 0 && typeof r.stdout === 'string' ? r.stdout : undefined;
 	} catch {
 		return undefined;

@@ -8,7 +8,8 @@
  * SIGKILL after a grace period, then stops reading the pipes — it never waits forever on one.
  */
 import path from 'node:path';
-import {execa, type ResultPromise} from 'execa';
+import type {ResultPromise} from 'execa';
+import {loadExeca} from './lazy-execa.js';
 import type {Collector} from '../types/monitor.js';
 import {LineSplitter} from './log-tail.js';
 
@@ -77,6 +78,7 @@ export function createCommandLog(options: CommandLogOptions): Collector {
 	let child: ResultPromise | undefined;
 	let running: Promise<void> | undefined;
 	let timer: NodeJS.Timeout | undefined;
+	let execa: Awaited<ReturnType<typeof loadExeca>> | undefined;
 
 	const schedule = (why: string): void => {
 		if (stopped) return;
@@ -92,6 +94,17 @@ export function createCommandLog(options: CommandLogOptions): Collector {
 
 	const launch = (): void => {
 		if (stopped) return;
+		if (!execa) {
+			// loaded on first use (lazy-execa.ts), then launched
+			loadExeca().then(
+				fn => {
+					execa = fn;
+					launch();
+				},
+				(error: unknown) => schedule(`${name} failed to start (${(error as Error).message})`),
+			);
+			return;
+		}
 		if (argv.length === 0 || argv[0] === '') {
 			options.onState('no command to run');
 			return;

@@ -32,6 +32,12 @@ const MARK_BYTES = 64;
 /** Bytes at the start of the file whose hash is part of its identity. */
 export const HEAD_BYTES = 1024;
 const POLL_MS = 1000;
+/**
+ * The stat poll while the file itself is watched (its events say when it grows): only a backstop for
+ * folders where events never come, and for a file renamed away and recreated. Polling each second
+ * on top of the watch was a stat pair per second per log, for nothing, on an idle engine.
+ */
+const WATCHED_POLL_MS = 5000;
 
 export interface LogTailOptions {
 	readonly path: string;
@@ -39,7 +45,7 @@ export interface LogTailOptions {
 	readonly onState?: (text: string) => void;
 	/** Bytes of an existing file to read at start (default 64 KB); Infinity = whole file. */
 	readonly startBytes?: number;
-	/** Poll interval of the stat fallback (ms). */
+	/** Poll interval of the stat fallback (ms); default 1 s, 5 s while a file watch is armed. */
 	readonly pollMs?: number;
 	/** Watch the file for changes (default true); false: the stat poll alone (folders where events never come). */
 	readonly watch?: boolean;
@@ -324,12 +330,19 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 		async start() {
 			stopped = false;
 			await readMore();
-			poll = setInterval(kick, options.pollMs ?? POLL_MS);
-			poll.unref?.();
+			const next = (): void => {
+				if (stopped) return;
+				poll = setTimeout(() => {
+					kick();
+					next();
+				}, options.pollMs ?? (watcher ? WATCHED_POLL_MS : POLL_MS));
+				poll.unref?.();
+			};
+			next();
 		},
 		async stop() {
 			stopped = true;
-			if (poll) clearInterval(poll);
+			if (poll) clearTimeout(poll);
 			poll = undefined;
 			const w = watcher;
 			watcher = undefined;

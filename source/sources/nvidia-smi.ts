@@ -3,7 +3,9 @@
  * Missing tool or a hang → a reason (`nvidia-smi: not installed`, `nvidia-smi: timed out after 2 s`),
  * figures stay undefined (`--`).
  */
-import {execa} from 'execa';
+import {accessSync, constants, statSync} from 'node:fs';
+import path from 'node:path';
+import {loadExeca} from './lazy-execa.js';
 import {APPS_QUERY_FIELDS, GPU_QUERY_FIELDS, parseNvidiaApps, parseNvidiaGpus, type NvidiaApp, type NvidiaGpu} from '../system/nvidia-smi.js';
 import {firstLine} from './ollama-ps-cli.js';
 
@@ -22,11 +24,30 @@ export interface NvidiaSmiResult {
 	readonly missing?: boolean;
 }
 
+/**
+ * Whether a bare command name is an executable file in one of PATH's folders (POSIX). Most machines
+ * have no nvidia-smi: looking costs a few access() calls, where spawning it costs a process (and
+ * loading execa). Windows (PATHEXT, App Paths) is left to the spawn.
+ */
+export function onPath(bin: string, envPath: string | undefined, platform: NodeJS.Platform = process.platform): boolean {
+	if (platform === 'win32' || bin.includes('/')) return true;
+	for (const dir of (envPath ?? '').split(path.delimiter)) {
+		if (dir === '') continue;
+		const file = path.join(dir, bin);
+		try {
+			accessSync(file, constants.X_OK);
+			if (statSync(file).isFile()) return true;
+		} catch {}
+	}
+	return false;
+}
+
 async function smi(args: string[], opts: NvidiaSmiOptions): Promise<{stdout?: string; reason?: string; missing?: boolean}> {
 	const bin = opts.bin ?? 'nvidia-smi';
 	const timeout = opts.timeoutMs ?? 2000;
+	if (!onPath(bin, opts.env?.PATH ?? process.env.PATH)) return {reason: 'nvidia-smi: not installed', missing: true};
 	try {
-		const r = await execa(bin, args, {env: opts.env, timeout, forceKillAfterDelay: 300, reject: false, stdin: 'ignore', maxBuffer: 1024 * 1024});
+		const r = await (await loadExeca())(bin, args, {env: opts.env, timeout, forceKillAfterDelay: 300, reject: false, stdin: 'ignore', maxBuffer: 1024 * 1024});
 		if (r.timedOut) return {reason: `nvidia-smi: timed out after ${timeout / 1000} s`};
 		const code = (r as {code?: string}).code;
 		if (code === 'ENOENT') return {reason: 'nvidia-smi: not installed', missing: true};

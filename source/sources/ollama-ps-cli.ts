@@ -2,7 +2,7 @@
  * `ollama ps` through the CLI: used when Ollama's API is unreachable or the user passes
  * `--ollama-ps cli`. Argument array, 3 s timeout, killed on timeout; never throws.
  */
-import {execa} from 'execa';
+import {loadExeca} from './lazy-execa.js';
 import {parseOllamaPsTable, type PsModelInfo} from '../system/ollama-ps.js';
 import {sanitize} from '../util/sanitize.js';
 import type {Collector, Dispatch} from '../types/monitor.js';
@@ -34,7 +34,7 @@ export async function readOllamaPs(opts: ReadOllamaPsOptions = {}): Promise<Olla
 	const bin = opts.bin ?? 'ollama';
 	const timeout = opts.timeoutMs ?? 3000;
 	try {
-		const r = await execa(bin, ['ps'], {
+		const r = await (await loadExeca())(bin, ['ps'], {
 			env: opts.env,
 			timeout,
 			forceKillAfterDelay: 500,

@@ -18,8 +18,8 @@
  * candidates (the tracker needs the trees to tell engines' children and infertop's own children
  * apart). An idle machine of 400 processes yields a table of a few rows.
  */
-import {readdirSync, readFileSync} from 'node:fs';
-import {execa} from 'execa';
+import {closeSync, openSync, readdirSync, readFileSync, readSync} from 'node:fs';
+import {loadExeca} from './lazy-execa.js';
 import type {ProcSample} from '../system/contention.js';
 import {engineProcessKind} from '../system/contention.js';
 
@@ -76,23 +76,67 @@ function basename(p: string): string {
 	return p.slice(p.lastIndexOf('/') + 1);
 }
 
+/** What one /proc/PID/stat line says (see parseProcStat). */
+export interface ProcStat {
+	pid: number;
+	comm: string;
+	ppid: number;
+	ticks: number;
+	start: number;
+	rssPages: number;
+}
+
 /**
  * Parse one /proc/PID/stat line (proc(5)): `pid (comm) state ppid … utime stime … starttime vsize rss …`.
  * comm may hold spaces and parentheses, so it runs to the LAST `)`.
  */
-export function parseProcStat(text: string): {pid: number; comm: string; ppid: number; ticks: number; start: number; rssPages: number} | undefined {
-	const open = text.indexOf('(');
-	const close = text.lastIndexOf(')');
-	if (open < 0 || close < open) return undefined;
-	const pid = Number(text.slice(0, open).trim());
-	const f = text.slice(close + 2).split(' ');
+export function parseProcStat(text: string): ProcStat | undefined {
+	const b = Buffer.from(text, 'latin1');
+	return parseProcStatBytes(b, b.length);
+}
+
+/**
+ * The same, read in place from the bytes of the file (the sampler reads every process's stat into
+ * one reused buffer): no string for the whole line and no array of its fifty fields per process,
+ * only comm and the five numbers it keeps.
+ */
+export function parseProcStatBytes(buf: Buffer, length: number): ProcStat | undefined {
+	const open = buf.indexOf(40 /* ( */);
+	if (open < 0 || open >= length) return undefined;
+	let close = -1;
+	for (let i = length - 1; i > open; i--) {
+		if (buf[i] === 41 /* ) */) {
+			close = i;
+			break;
+		}
+	}
+	if (close < 0) return undefined;
+	const pid = Number(buf.toString('latin1', 0, open).trim());
 	// after comm: state(0) ppid(1) … utime(11) stime(12) … starttime(19) vsize(20) rss(21)
-	const ppid = Number(f[1]);
-	const ticks = Number(f[11]) + Number(f[12]);
-	const start = Number(f[19]);
-	const rssPages = Number(f[21]);
+	let ppid = NaN;
+	let utime = NaN;
+	let stime = NaN;
+	let start = NaN;
+	let rssPages = NaN;
+	let field = 0;
+	let from = close + 2;
+	for (let i = from; i <= length && field <= 21; i++) {
+		if (i < length && buf[i] !== 32 /* space */ && buf[i] !== 10 /* newline */) continue;
+		if (field === 1 || field === 11 || field === 12 || field === 19 || field === 21) {
+			const v = Number(buf.toString('latin1', from, i));
+			if (field === 1) ppid = v;
+			else if (field === 11) utime = v;
+			else if (field === 12) stime = v;
+			else if (field === 19) start = v;
+			else rssPages = v;
+		}
+		field++;
+		from = i + 1;
+		if (i < length && buf[i] === 10) break;
+	}
+	const ticks = utime + stime;
 	if (!Number.isInteger(pid) || pid <= 0 || !Number.isFinite(ticks) || ticks < 0 || !Number.isFinite(start)) return undefined;
-	return {pid, comm: text.slice(open + 1, close), ppid: Number.isInteger(ppid) ? ppid : 0, ticks, start, rssPages: Number.isFinite(rssPages) && rssPages >= 0 ? rssPages : 0};
+	return {pid, comm: buf.toString('latin1', open + 1, close), ppid: Number.isInteger(ppid) ? ppid : 0, ticks, start, rssPages: Number.isFinite(rssPages) && rssPages >= 0 ? rssPages : 0};
 }
 
 /** `ps -axo pid=,ppid=,%cpu=,rss=,comm=` lines (macOS): comm is the executable path and may hold spaces. */
@@ -179,6 +223,24 @@ function createLinuxSampler(opts: ProcessSamplerOptions): ProcessSampler {
 	// command lines of the processes that mattered, by pid, valid while the start time matches
 	const commands = new Map<number, {start: number; command: string}>();
 	let pageSize: number | undefined;
+	// one buffer for every stat read (a stat line is well under 1 KB; the kernel caps it at a page)
+	const statBuffer = Buffer.allocUnsafe(4096);
+	/** Read one stat file into statBuffer (open, one read, close: no fstat, no new buffer); its length, or undefined when gone. */
+	function readStat(file: string): number | undefined {
+		let fd: number | undefined;
+		try {
+			fd = openSync(file, 'r');
+			return readSync(fd, statBuffer, 0, statBuffer.length, 0);
+		} catch {
+			return undefined;
+		} finally {
+			if (fd !== undefined) {
+				try {
+					closeSync(fd);
+				} catch {}
+			}
+		}
+	}
 
 	function readPageSize(): number {
 		// rss in /proc is in pages; the page size is 4 KiB on x86 but 16 or 64 KiB on some arm64 kernels.
@@ -212,13 +274,9 @@ function createLinuxSampler(opts: ProcessSamplerOptions): ProcessSampler {
 			for (const n of names) {
 				const c = n.charCodeAt(0);
 				if (c < 48 || c > 57) continue;
-				let text: string;
-				try {
-					text = readFileSync(`${root}/${n}/stat`, 'latin1');
-				} catch {
-					continue; // gone between the listing and the read
-				}
-				const s = parseProcStat(text);
+				const length = readStat(`${root}/${n}/stat`);
+				if (length === undefined) continue; // gone between the listing and the read
+				const s = parseProcStatBytes(statBuffer, length);
 				if (!s) continue;
 				ticks.set(s.pid, s.ticks);
 				starts.set(s.pid, s.start);
@@ -254,7 +312,7 @@ function createLinuxSampler(opts: ProcessSamplerOptions): ProcessSampler {
 function createDarwinSampler(opts: ProcessSamplerOptions): ProcessSampler {
 	const busyPct = opts.busyPct ?? 1;
 	const clock = opts.clock ?? (() => performance.now());
-	const ps = opts.ps ?? (async (args: readonly string[]) => String((await execa('ps', [...args], {timeout: 5000, stdin: 'ignore', maxBuffer: 16 * 1024 * 1024})).stdout));
+	const ps = opts.ps ?? (async (args: readonly string[]) => String((await (await loadExeca())('ps', [...args], {timeout: 5000, stdin: 'ignore', maxBuffer: 16 * 1024 * 1024})).stdout));
 	const commands = new Map<number, {comm: string; command: string}>();
 	return {
 		async sample(keep) {

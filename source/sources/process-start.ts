@@ -3,7 +3,7 @@
  * macOS: `Tue Dec  1 10:22:25 2026`, local time, to the second). Used to anchor llama.cpp's
  * process-relative log stamps to wall-clock time. Undefined where it cannot be known.
  */
-import {execa} from 'execa';
+import {loadExeca} from './lazy-execa.js';
 
 /** `Tue Dec  1 10:22:25 2026` (local) → ms epoch; undefined when it is not that shape. */
 export function parseLstart(text: string): number | undefined {
@@ -17,6 +17,6 @@ export function parseLstart(text: string): number | undefined {
 
 export async function processStartMs(pid: number): Promise<number | undefined> {
 	if (process.platform === 'win32' || !Number.isInteger(pid) || pid <= 0) return undefined;
-	const r = await execa('ps', ['-o', 'lstart=', '-p', String(pid)], {timeout: 2000, reject: false, stdin: 'ignore', env: {LC_ALL: 'C'}});
+	const r = await (await loadExeca())('ps', ['-o', 'lstart=', '-p', String(pid)], {timeout: 2000, reject: false, stdin: 'ignore', env: {LC_ALL: 'C'}});
 	return r.exitCode === 0 && typeof r.stdout === 'string' ? parseLstart(r.stdout) : undefined;
 }

@@ -9,25 +9,25 @@
  *    (an engine got work) brings it back to the base at once. A slow scan (10 × its duration)
  *    also stretches it;
  *  - GPU (nvidia-smi): at the machine loop's pace; not asked again once it is known to be missing;
- *  - memory pressure every 5 s, power (battery, pmset, governor) every 10 s (both slowed with the
- *    machine loop when quiet), static facts once.
+ *  - memory pressure every 5 s, power (battery: /sys/class/power_supply on Linux; pmset; governor)
+ *    every 10 s (both slowed with the machine loop when quiet), static facts once.
  * Dispatches `{type: 'system'}` only when what it shows changed (figures compared at the resolution
  * they are shown). Missing tools and permission errors become `reasons`, never a crash.
  */
 import os from 'node:os';
 import {readFileSync} from 'node:fs';
-import {readFile} from 'node:fs/promises';
-import {execa} from 'execa';
+import {readdir, readFile} from 'node:fs/promises';
+import {loadExeca} from './lazy-execa.js';
 import type {Collector, Dispatch} from '../types/monitor.js';
 import type {ContentionState, GpuInfo, GpuProcess, SystemState} from '../types/system.js';
 import {createContentionTracker, type ContentionOptions, type MemoryPressureLevel, type ProcSample} from '../system/contention.js';
-import {macPressureLevel, parseGovernor, parsePmset, parsePsiMemory} from '../system/power.js';
+import {macPressureLevel, parseGovernor, parseLinuxPowerSupplies, parsePmset, parsePsiMemory, type PowerSupplyEntry} from '../system/power.js';
 import {parseMeminfo, parseProcStatCpu} from '../system/proc.js';
 import {readNvidiaSmi, type NvidiaSmiOptions} from './nvidia-smi.js';
 import {firstLine} from './ollama-ps-cli.js';
 import {createProcessSampler, type ProcessSampler} from './process-sampler.js';
 
-/** systeminformation is loaded only where it still earns its place (static facts, macOS memory, battery, Windows). */
+/** systeminformation is loaded only where it still earns its place (static facts, macOS memory, battery outside Linux, Windows). */
 type SI = typeof import('systeminformation');
 let siModule: Promise<SI> | undefined;
 const loadSi = (): Promise<SI> => (siModule ??= import('systeminformation').then((m) => ((m as {default?: SI}).default ?? m) as SI));
@@ -324,7 +324,7 @@ export function createSystemCollector(opts: SystemCollectorOptions): SystemColle
 				const p = parsePsiMemory(await readFile('/proc/pressure/memory', 'utf8'));
 				pressure = p ? {words: p.words, level: p.level} : {};
 			} else if (darwin) {
-				const r = await execa('sysctl', ['-n', 'kern.memorystatus_vm_pressure_level'], {timeout: 2000, reject: false, stdin: 'ignore'});
+				const r = await (await loadExeca())('sysctl', ['-n', 'kern.memorystatus_vm_pressure_level'], {timeout: 2000, reject: false, stdin: 'ignore'});
 				const level = r.failed ? undefined : macPressureLevel(String(r.stdout));
 				pressure = level ? {words: level, level} : {};
 			}
@@ -336,18 +336,38 @@ export function createSystemCollector(opts: SystemCollectorOptions): SystemColle
 		}
 	}
 
+	/** /sys/class/power_supply read directly (systeminformation's battery() read the same files, and said "AC" where none is listed). */
+	async function linuxPower(): Promise<{source?: 'ac' | 'battery'; percent?: number}> {
+		const root = '/sys/class/power_supply';
+		const read = (f: string): Promise<string | undefined> => readFile(f, 'utf8').catch(() => undefined);
+		const names = await readdir(root).catch(() => [] as string[]);
+		const entries: PowerSupplyEntry[] = await Promise.all(
+			names.map(async (n) => {
+				const [type, online, status, capacity] = await Promise.all(['type', 'online', 'status', 'capacity'].map((f) => read(`${root}/${n}/${f}`)));
+				return {...(type !== undefined ? {type} : {}), ...(online !== undefined ? {online} : {}), ...(status !== undefined ? {status} : {}), ...(capacity !== undefined ? {capacity} : {})};
+			}),
+		);
+		return parseLinuxPowerSupplies(entries);
+	}
+
 	async function scanPower(): Promise<void> {
 		const next: Mutable<NonNullable<ContentionState['power']>> = {};
-		try {
-			const b = await (await loadSi()).battery();
-			if (b.hasBattery) {
-				next.source = b.acConnected ? 'ac' : 'battery';
-				if (Number.isFinite(b.percent)) next.percent = b.percent;
-			} else if (b.acConnected) next.source = 'ac';
-		} catch {}
+		if (nativeProc) {
+			const p = await linuxPower();
+			if (p.source) next.source = p.source;
+			if (p.percent !== undefined) next.percent = p.percent;
+		} else {
+			try {
+				const b = await (await loadSi()).battery();
+				if (b.hasBattery) {
+					next.source = b.acConnected ? 'ac' : 'battery';
+					if (Number.isFinite(b.percent)) next.percent = b.percent;
+				} else if (b.acConnected) next.source = 'ac';
+			} catch {}
+		}
 		if (darwin) {
 			try {
-				const r = await execa('pmset', ['-g'], {timeout: 2000, reject: false, stdin: 'ignore'});
+				const r = await (await loadExeca())('pmset', ['-g'], {timeout: 2000, reject: false, stdin: 'ignore'});
 				const mode = r.failed ? undefined : parsePmset(String(r.stdout));
 				if (mode) next.mode = mode;
 				setReason('power', r.failed ? 'pmset: failed' : undefined);

@@ -53,3 +53,37 @@ export function parseGovernor(text: string): string | undefined {
 	const s = text.trim();
 	return /^[a-z_-]{2,32}$/i.test(s) ? s : undefined;
 }
+
+/** One folder of /sys/class/power_supply as read: its `type`, and `online`, `status`, `capacity` where present. */
+export interface PowerSupplyEntry {
+	readonly type?: string;
+	readonly online?: string;
+	readonly status?: string;
+	readonly capacity?: string;
+}
+
+/**
+ * Linux power from /sys/class/power_supply (power_supply class ABI: Documentation/ABI/testing/
+ * sysfs-class-power): on AC when a mains/USB supply is online (or a battery charges or is full);
+ * on battery when supplies are listed, none is online and a battery discharges. No supply listed
+ * (desktops, VMs, containers): unknown, not "AC". The percent is the first battery's `capacity`
+ * (0..100), else unknown.
+ */
+export function parseLinuxPowerSupplies(entries: readonly PowerSupplyEntry[]): {source?: 'ac' | 'battery'; percent?: number} {
+	const out: {source?: 'ac' | 'battery'; percent?: number} = {};
+	const mains = entries.filter(e => e.type !== undefined && /^(Mains|USB)/i.test(e.type.trim()));
+	const batteries = entries.filter(e => e.type?.trim() === 'Battery');
+	const online = mains.some(e => e.online?.trim() === '1');
+	const charging = batteries.some(e => /^(Charging|Full)$/i.test(e.status?.trim() ?? ''));
+	const discharging = batteries.some(e => /^Discharging$/i.test(e.status?.trim() ?? ''));
+	if (online || charging) out.source = 'ac';
+	else if (discharging || (batteries.length > 0 && mains.length > 0 && mains.every(e => e.online?.trim() === '0'))) out.source = 'battery';
+	for (const b of batteries) {
+		const n = Number(b.capacity?.trim());
+		if (b.capacity !== undefined && b.capacity.trim() !== '' && Number.isFinite(n) && n >= 0 && n <= 100) {
+			out.percent = n;
+			break;
+		}
+	}
+	return out;
+}

@@ -9,7 +9,7 @@ import type {MonitorStore} from '../model/store.js';
 import type {Controller} from '../types/controller.js';
 import {Dashboard} from './dashboard.js';
 import {KeyRouter} from './key-router.js';
-import {clockKey, FLASH_MS} from './selectors.js';
+import {clockKey, FLASH_MS, planFor} from './selectors.js';
 import {KEYMAP, type KeyBinding} from './keymap.js';
 import {noColorTheme, type Theme} from './theme.js';
 import {ThemeContext} from './theme-context.js';
@@ -62,6 +62,10 @@ export function App({store, controller, themes = FALLBACK_THEMES, version, keyma
 		});
 		return () => store.setClockKey(undefined);
 	}, [store]);
+	// No log on screen (too few rows, hidden with its key): a log line alone publishes nothing.
+	const plan = planFor(state, view, size);
+	const logShown = view.overlay === 'detail' || (!plan.tooSmall && (plan.logBelow > 0 || plan.logBeside !== undefined));
+	useEffect(() => store.setLogShown(logShown), [store, logShown]);
 	return (
 		<ThemeContext.Provider value={theme}>
 			<KeyRouter store={store} controller={controller} keymap={keymap} view={getView} act={act} size={getSize} themes={list} />

@@ -41,6 +41,32 @@ describe('discovery', () => {
 		return f;
 	}
 
+	it('rounds that find nothing new come less often (quietIntervalMs); a new engine brings the base pace back', async () => {
+		let rounds = 0;
+		const counting: ProcessFinder = {find: async () => (rounds++, []), lastError: () => undefined};
+		const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+		const closed = await freePort();
+		const fixed = createDiscovery({dispatch: () => undefined, ports: [closed], hosts: ['127.0.0.1'], processFinder: counting, intervalMs: 20, connectTimeoutMs: 500});
+		fixed.start();
+		await sleep(1300);
+		await fixed.stop();
+		const fixedRounds = rounds;
+		rounds = 0;
+		const h = harness();
+		const later = await freePort();
+		discovery = createDiscovery({dispatch: h.dispatch, ports: [closed, later], hosts: ['127.0.0.1'], processFinder: counting, intervalMs: 20, quietIntervalMs: 5000, connectTimeoutMs: 500, pollIntervalMs: 50});
+		discovery.start();
+		await sleep(1300);
+		// 20, 40, 80, 160, 320, 640 ms…
+		expect(rounds).toBeLessThanOrEqual(9);
+		expect(fixedRounds).toBeGreaterThan(2 * rounds);
+		// an engine appears on a scanned port: found at the next round (within the grown wait), then the pace is the base again
+		await fake('ollama', {port: later});
+		await waitFor(() => Object.keys(h.state().servers).length === 1, 'the new engine', 8000);
+		const n = rounds;
+		await waitFor(() => rounds >= n + 1, 'the next round at the base pace', 500);
+	});
+
 	it('finds every engine on the scanned ports, ignores what is not one, and says what it looked for', async () => {
 		const ollama = await fake('ollama', {state: {ps: {models: [{name: 'qwen3:8b', size: 6_000_000_000, size_vram: 6_000_000_000, details: {format: 'gguf'}}]}}});
 		const llama = await fake('llamacpp');

@@ -122,6 +122,31 @@ describe('poller against live fakes', () => {
 
 	const serverOf = (f: Fake, engine: 'ollama' | 'llamacpp') => ({id: f.url, url: f.url, engine, source: 'port-scan' as const});
 
+	it('answers that repeat: the wait doubles up to quietMaxMs (no back-off without it); wake() asks again at once', async () => {
+		fake = await startFake('ollama', {state: {ps: PS_DOC}});
+		const ps = () => fake!.requests.filter((r) => r.path === '/api/ps').length;
+		const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+		// without quietMaxMs: a fixed pace
+		poller = createPoller({server: serverOf(fake, 'ollama'), dispatch: () => undefined, intervalMs: 20, timeoutMs: 3000});
+		poller.start();
+		await sleep(1300);
+		await poller.stop();
+		const fixed = ps();
+		// with it: 20, 40, 80, 160, 320, 640 ms… (the answer never changes after the first)
+		const before = ps();
+		poller = createPoller({server: serverOf(fake, 'ollama'), dispatch: () => undefined, intervalMs: 20, quietMaxMs: 5000, timeoutMs: 3000});
+		poller.start();
+		await sleep(1300);
+		const quiet = ps() - before;
+		expect(fixed).toBeGreaterThan(2 * quiet);
+		expect(quiet).toBeLessThanOrEqual(9);
+		// the engine got work: the next poll comes now, not after the grown wait (≥ 1.28 s by now)
+		const n = ps();
+		await waitFor(() => ps() > n, 'a poll');
+		poller.wake();
+		await waitFor(() => ps() > n + 1, 'the poll wake() asked for', 800);
+	});
+
 	it('Ollama: dispatches models once, again only when they change; lost; back on the same port with a new version = restarted', async () => {
 		fake = await startFake('ollama', {state: {ps: PS_DOC}});
 		const actions: Action[] = [];

@@ -94,6 +94,11 @@ describe.skipIf(!hasSetsid)('createCommandLog.stop() never waits forever on a pi
 		log.start();
 		for (let i = 0; i < 200 && !lines.includes('started'); i++) await new Promise(r => setTimeout(r, 25));
 		expect(lines).toContain('started');
+		// setsid leaves the group before it runs sleep: once a process whose whole command line is
+		// `sleep N` exists, it has escaped (stopping before that, on a loaded machine, killed it with
+		// the group and the test had nothing to check; the sh's own command line also holds `sleep N`)
+		const escapedNow = () => processesWith(`sleep ${n}`).filter(l => l.trim().replace(/^\d+\s+/, '') === `sleep ${n}`);
+		for (let i = 0; i < 400 && escapedNow().length === 0; i++) await new Promise(r => setTimeout(r, 25));
 		await log.stop();
 		// The group (sh and its sleep) is gone; the escaped one is still there, holding the pipe.
 		expect(await gone(String(Number(n) + 1))).toEqual([]);

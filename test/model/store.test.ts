@@ -59,4 +59,39 @@ describe('store: publish only what the screen would show differently', () => {
 		expect(systemKey({...b, self: {...b.self, cpuPct: 0.9}})).not.toBe(systemKey(a));
 		expect(systemKey({...b, memory: {...b.memory, usedBytes: 8_200_000_000}})).not.toBe(systemKey(a));
 	});
+
+	it('while no log is on screen, a log line (and the GET it logged) publishes nothing; the log coming into view publishes it', () => {
+		const id = 'http://127.0.0.1:11434';
+		const store = createStore({now: 0});
+		store.dispatch(seen(0));
+		store.publish();
+		const gin = (t: number): Action[] => [
+			{type: 'log-line', serverId: id, t, text: `[GIN] 2026/12/01 - 12:00:0${t} | 200 | 300µs | 127.0.0.1 | GET "/api/ps"`, parsed: true},
+			{type: 'engine-event', serverId: id, t, event: {type: 'http', method: 'GET', path: '/api/ps', status: 200, client: '127.0.0.1'}},
+		];
+		store.setLogShown(false);
+		const n = store.publishes();
+		for (let t = 1; t <= 5; t++) {
+			for (const a of gin(t)) store.dispatch(a);
+			store.publish();
+		}
+		expect(store.publishes()).toBe(n);
+		// the state has the lines; the screen has not been asked to show them
+		expect(store.getSnapshot().servers[id]!.log).toHaveLength(5);
+		expect(store.getSnapshot().servers[id]!.httpCount).toBe(5);
+		expect(store.getPublished().servers[id]!.log).toHaveLength(0);
+		// the log comes into view: published at once, with every line
+		store.setLogShown(true);
+		expect(store.publishes()).toBe(n + 1);
+		expect(store.getPublished().servers[id]!.log).toHaveLength(5);
+		// shown: each line publishes
+		for (const a of gin(6)) store.dispatch(a);
+		store.publish();
+		expect(store.publishes()).toBe(n + 2);
+		// hidden again: a change beyond the log (its models) still publishes
+		store.setLogShown(false);
+		store.dispatch({type: 'server-models', t: 7, serverId: id, models: [{name: 'qwen3:8b', sizeBytes: 5e9}]});
+		store.publish();
+		expect(store.publishes()).toBe(n + 3);
+	});
 });

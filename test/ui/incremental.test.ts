@@ -2,6 +2,7 @@
  * Render only what changed, checked on the renderer the CLI ships: the App bundled with the same
  * esbuild plugin as scripts/build.mjs (Ink 6.8 with the ink#910 fix), on a fake 120×40 terminal.
  *  - with nothing changing, N ticks make no publish, no React render and no byte on the terminal;
+ *  - a publish whose texts come out the same makes no frame (no layout, no output);
  *  - one changed figure rewrites exactly one line;
  *  - the screen a virtual terminal shows after incremental updates is the one a full repaint
  *    shows (no ghost lines), while Ink 6.8 unpatched, the control, leaves the screen wrong.
@@ -145,13 +146,20 @@ async function session(entry: Entry, incremental: boolean) {
 			m.publish();
 		}
 		await settle();
-		const afterTicks = {writes: m.writes.length, renders: m.renders(), publishes: m.publishes()};
+		const afterTicks0 = {writes: m.writes.length, renders: m.renders(), publishes: m.publishes()};
+		// a publish whose texts all come out the same (a new system object, the same figures): React
+		// re-renders, but no host node changes, so Ink lays out and draws nothing
+		m.dispatch({type: 'system', system: {...entry.busySystem, updatedAt: T0 + 300_000}});
+		m.publish();
+		await settle();
+		const afterSame = {writes: m.writes.length, renders: m.renders(), publishes: m.publishes()};
+		const afterTicks = afterSame;
 		// one figure changes: infertop's own CPU in the footer
 		m.dispatch({type: 'system', system: {...entry.busySystem, self: {...entry.busySystem.self, cpuPct: 7.7}}});
 		m.publish();
 		await until(() => m.writes.length > afterTicks.writes, 'the changed frame');
 		await settle();
-		return {quiet, afterTicks, changed: m.writes.slice(afterTicks.writes), writes: [...m.writes]};
+		return {quiet, afterTicks: afterTicks0, afterSame, changed: m.writes.slice(afterTicks.writes), writes: [...m.writes]};
 	} finally {
 		m.unmount();
 	}
@@ -169,6 +177,7 @@ describe('render only what changed (bundled renderer, 120×40)', () => {
 	it('N quiet ticks make no publish, no render, no byte; one changed figure rewrites one line; no ghost lines', async () => {
 		const inc = await session(fixed, true);
 		expect(inc.afterTicks).toEqual(inc.quiet);
+		expect(inc.afterSame).toEqual({...inc.quiet, publishes: inc.quiet.publishes + 1});
 		// one frame (Ink wraps each in synchronized-output marks, written apart)
 		const frames = inc.changed.filter(w => w !== '\u001b[?2026h' && w !== '\u001b[?2026l');
 		expect(frames).toHaveLength(1);
@@ -190,5 +199,7 @@ describe('render only what changed (bundled renderer, 120×40)', () => {
 		const full = await session(fixed, false);
 		const broken = await session(unpatched, true);
 		expect(screenOf(broken.writes)).not.toEqual(screenOf(full.writes));
+		// and unpatched Ink draws a frame for the publish that changed no text (log-update then writes nothing)
+		expect(broken.afterSame.renders).toBe(broken.afterTicks.renders + 1);
 	}, 60_000);
 });

@@ -28,6 +28,12 @@ export interface DiscoveryOptions {
 	readonly scan?: boolean;
 	/** Time between two discovery rounds (default 5000 ms). */
 	readonly intervalMs?: number;
+	/**
+	 * While rounds find nothing new (the same servers, the same engine processes) the time between
+	 * them doubles up to this (ms); a round that finds or loses something brings it back to
+	 * intervalMs. Default: intervalMs (no back-off).
+	 */
+	readonly quietIntervalMs?: number;
 	/** A llama-server `--log-file` found on a command line, for the log tailer. */
 	readonly onLogFound?: (serverId: string, path: string) => void;
 	/** Base URLs never to report (the embedded demo engine, …). */
@@ -38,6 +44,8 @@ export interface DiscoveryOptions {
 	readonly hosts?: readonly string[];
 	/** Time between two polls of one server (default 2000 ms). */
 	readonly pollIntervalMs?: number;
+	/** A poller's longest wait while its server's answers do not change (default: no back-off); see PollerOptions.quietMaxMs. */
+	readonly pollQuietMaxMs?: number;
 	readonly connectTimeoutMs?: number;
 	/** Deadline for a fingerprint / a poll request (default 800 ms / 1500 ms). */
 	readonly fingerprintTimeoutMs?: number;
@@ -60,6 +68,8 @@ export interface Discovery extends Collector {
 	servers(): ServerInfo[];
 	/** Run one discovery round now (joins one in flight). */
 	refresh(): Promise<void>;
+	/** A server got work: its poller leaves its quiet pace. */
+	wake(serverId: string): void;
 }
 
 interface Entry {
@@ -92,6 +102,10 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
 	const {dispatch} = options;
 	const scan = options.scan ?? true;
 	const intervalMs = options.intervalMs ?? 5000;
+	const quietIntervalMs = Math.max(intervalMs, options.quietIntervalMs ?? intervalMs);
+	let roundEvery = intervalMs;
+	// what a round changed: servers added or replaced, processes that came or went, a named server down
+	let news = 0;
 	const now = options.now ?? Date.now;
 	const basePorts = options.ports ?? DEFAULT_PORTS;
 	const finder = scan ? (options.processFinder ?? createProcessFinder()) : undefined;
@@ -141,6 +155,7 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
 			dispatch,
 			apiKey,
 			intervalMs: options.pollIntervalMs,
+			quietMaxMs: options.pollQuietMaxMs,
 			timeoutMs: options.pollTimeoutMs,
 			now,
 			pidOf: () => entry.info.pid,
@@ -148,6 +163,7 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
 			onBack: () => void recheck(id),
 		});
 		entries.set(id, entry);
+		news++;
 		dispatch({type: 'server-seen', t: now(), server: info});
 		if (running) entry.poller.start();
 	};
@@ -212,6 +228,7 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
 					// Listed as down with the reason, never dropped: the user named it.
 					const why = fp.error ?? 'not an inference server';
 					if (noticed.get(s.norm.id) !== `${s.norm.url}: ${why}`) {
+						news++;
 						dispatch({type: 'server-down', t: now(), server: {id: s.norm.id, engine: 'openai', url: s.norm.url, source: s.source}, error: why});
 					}
 					notice(s.norm.id, `${s.norm.url}: ${why}`);
@@ -220,7 +237,9 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
 		let scanWork: Promise<void> = Promise.resolve();
 		if (scan) {
 			scanWork = (async () => {
-				processes = (await finder?.find()) ?? [];
+				const found = (await finder?.find()) ?? [];
+				if (JSON.stringify(found.map((p) => [p.pid, p.ports])) !== JSON.stringify(processes.map((p) => [p.pid, p.ports]))) news++;
+				processes = found;
 				if (signal.aborted) return;
 				const ports = scanPortList();
 				lookedFor(ports);
@@ -268,8 +287,14 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
 		if (!running || g !== generation || timer !== undefined) return;
 		timer = setTimeout(() => {
 			timer = undefined;
-			void discovery.refresh().finally(() => schedule(g));
-		}, intervalMs);
+			const before = news;
+			void discovery.refresh().finally(() => {
+				// nothing new: ask less often (a named server that is down or lost is asked at the base pace)
+				const lost = named.some((n) => !entries.has(n.norm.id)) || [...entries.values()].some((e) => e.named && e.poller.lifecycle() === 'lost');
+				roundEvery = news !== before || lost ? intervalMs : Math.min(quietIntervalMs, roundEvery * 2);
+				schedule(g);
+			});
+		}, roundEvery);
 	};
 
 	const discovery: Discovery = {
@@ -289,6 +314,9 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
 			controller.abort();
 			await inflight;
 			await Promise.all([...entries.values()].map((e) => e.poller.stop()));
+		},
+		wake(serverId) {
+			entries.get(serverId)?.poller.wake();
 		},
 		refresh() {
 			inflight ??= round()

@@ -146,6 +146,12 @@ export interface PollerOptions {
 	readonly now?: () => number;
 	/** Called when the server answers again after being lost (discovery re-checks what answers). */
 	readonly onBack?: () => void;
+	/**
+	 * Back-off while nothing changes: each poll that dispatched nothing doubles the wait, up to this
+	 * (ms); a poll that changed something, a lost server, or wake() bring it back to intervalMs.
+	 * Default: intervalMs (no back-off).
+	 */
+	readonly quietMaxMs?: number;
 }
 
 export type PollerLifecycle = 'unknown' | 'up' | 'lost';
@@ -156,15 +162,25 @@ export interface ServerPoller {
 	/** Poll now (waits for one in flight instead of overlapping). */
 	pollNow(): Promise<void>;
 	lifecycle(): PollerLifecycle;
+	/** The engine got work (a request in its log): poll at the base pace again, now if it had slowed down. */
+	wake(): void;
 	readonly server: ServerInfo & {readonly url: string};
 }
 
 /** A setTimeout-chained poller for one server. */
 export function createPoller(options: PollerOptions): ServerPoller {
-	const {dispatch, server} = options;
+	const {server} = options;
 	const intervalMs = options.intervalMs ?? 2000;
+	const quietMaxMs = Math.max(intervalMs, options.quietMaxMs ?? intervalMs);
 	const timeoutMs = options.timeoutMs ?? 1500;
 	const now = options.now ?? Date.now;
+	// what the last poll dispatched decides the next wait (see quietMaxMs)
+	let changed = false;
+	let delay = intervalMs;
+	const dispatch: Dispatch = (action) => {
+		changed = true;
+		options.dispatch(action);
+	};
 	let state: PollerLifecycle = 'up';
 	let running = false;
 	let timer: ReturnType<typeof setTimeout> | undefined;
@@ -226,8 +242,10 @@ export function createPoller(options: PollerOptions): ServerPoller {
 	const tick = (g: number) => {
 		timer = undefined;
 		if (!running || g !== generation) return;
+		changed = false;
 		void poller.pollNow().finally(() => {
-			if (running && g === generation && timer === undefined) timer = setTimeout(() => tick(g), intervalMs);
+			delay = changed || state === 'lost' ? intervalMs : Math.min(quietMaxMs, delay * 2);
+			if (running && g === generation && timer === undefined) timer = setTimeout(() => tick(g), delay);
 		});
 	};
 
@@ -255,6 +273,15 @@ export function createPoller(options: PollerOptions): ServerPoller {
 			return inflight;
 		},
 		lifecycle: () => state,
+		wake() {
+			// the engine got work: back to the base pace, and poll now if the wait had grown
+			if (!running || delay <= intervalMs) return;
+			delay = intervalMs;
+			if (timer !== undefined) {
+				clearTimeout(timer);
+				tick(generation);
+			}
+		},
 	};
 	return poller;
 }

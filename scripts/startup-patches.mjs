@@ -1,0 +1,88 @@
+/**
+ * Two dependencies' start-up work that the first frame waited for, removed at build time (the
+ * build fails when a line is not found exactly once: an upgrade moved it, and the patch is never
+ * silently skipped). Measured with `node --cpu-prof` on `infertop --demo` to its first frame.
+ *
+ * - yoga-layout (Ink's layout engine) ships its WebAssembly as a base64 data: URL and, where a
+ *   global `fetch` exists (Node ≥ 18), "downloads" it with fetch: Node then loads undici, its
+ *   whole HTTP client (~30 ms on a 2-core machine), to decode 90 KB of base64. Here the data: URL
+ *   is always decoded in place (emscripten's own fallback path), with Buffer instead of atob and a
+ *   per-character loop.
+ * - meow 14 evaluates normalize-package-data (and the SPDX licence tables under it) when its
+ *   module loads, though only `cli.pkg` (never read by infertop) uses it: made lazy, evaluated on
+ *   first use. infertop also hands meow its package facts (`pkg`), so meow does not look for and
+ *   read package.json at start.
+ */
+import fs from 'node:fs';
+
+function replaceOnce(source, from, to, file) {
+	const at = source.indexOf(from);
+	if (at < 0 || source.indexOf(from, at + 1) >= 0) throw new Error(`startup patch: ${JSON.stringify(from.slice(0, 80))} not found exactly once in ${file} (dependency changed?)`);
+	return source.slice(0, at) + to + source.slice(at + from.length);
+}
+
+export const YOGA_PATCHES = [
+	// ya(): use the in-place decoder, never fetch (a data: URL: nothing to download)
+	['function ya(){return w||"function"!=typeof fetch?', 'function ya(){return true?'],
+	// instantiate without instantiateStreaming (which needs fetch's Response)
+	['return w||"function"!=typeof WebAssembly.instantiateStreaming||ua(H)||"function"!=typeof fetch?c(b):', 'return true?c(b):'],
+	// decode the base64 with Buffer
+	['var b=xa(a.slice(37)),c=new Uint8Array(b.length);for(a=0;a<b.length;++a)c[a]=b.charCodeAt(a);var d=c', 'var d=new Uint8Array(Buffer.from(a.slice(37),"base64"))'],
+];
+
+export function patchYoga(source) {
+	let out = source;
+	for (const [from, to] of YOGA_PATCHES) out = replaceOnce(out, from, to, 'yoga-layout/dist/binaries/yoga-wasm-base64-esm.js');
+	return out;
+}
+
+export const MEOW_PATCHES = [
+	['var normalizeExports = requireNormalize();\nconst normalizePackageData = getDefaultExportFromCjs(normalizeExports);', 'const normalizePackageData = (...args) => getDefaultExportFromCjs(requireNormalize())(...args);'],
+];
+
+export function patchMeow(source) {
+	let out = source;
+	for (const [from, to] of MEOW_PATCHES) out = replaceOnce(out, from, to, 'meow/build/dependencies.js');
+	return out;
+}
+
+/**
+ * Four modules under Ink (string-width twice, slice-ansi, ansi-tokenize) each build an
+ * Intl.Segmenter when they load; each construction loads ICU's break-iterator data again
+ * (~12 ms each on a 2-core machine, before the first frame). All four are grapheme segmenters of
+ * the default locale (`new Intl.Segmenter()` defaults to granularity "grapheme"), and segment() is
+ * stateless: one instance serves them all.
+ */
+const SHARED_SEGMENTER = '(globalThis.__infertopSegmenter ??= new Intl.Segmenter(undefined, {granularity: "grapheme"}))';
+
+/** Replace the one segmenter construction in a module's source by the shared instance. */
+export function patchSegmenter(source, file) {
+	const m = source.match(/new Intl\.Segmenter\((?:undefined|void 0)?(?:,\s*\{\s*granularity:\s*['"]grapheme['"]\s*\})?\)/g);
+	if (!m || m.length !== 1) throw new Error(`startup patch: one grapheme Intl.Segmenter expected in ${file}, found ${m ? m.length : 0} (dependency changed?)`);
+	return replaceOnce(source, m[0], SHARED_SEGMENTER, file);
+}
+
+/**
+ * esbuild plugin applying both; `state.yoga` and `state.meow` say they were applied (the build checks).
+ * @param {{yoga?: boolean, meow?: boolean, segmenters?: number}} [state]
+ * @returns {import('esbuild').Plugin}
+ */
+export function startupPatches(state = {}) {
+	return {
+		name: 'infertop-startup-patches',
+		setup(b) {
+			b.onLoad({filter: /[\\/]yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/}, async (a) => {
+				state.yoga = true;
+				return {contents: patchYoga(await fs.promises.readFile(a.path, 'utf8')), loader: 'js'};
+			});
+			b.onLoad({filter: /[\\/](string-width[\\/]index|slice-ansi[\\/]tokenize-ansi|ansi-tokenize[\\/]build[\\/]tokenize)\.js$/}, async (a) => {
+				state.segmenters = (state.segmenters ?? 0) + 1;
+				return {contents: patchSegmenter(await fs.promises.readFile(a.path, 'utf8'), a.path), loader: 'js'};
+			});
+			b.onLoad({filter: /[\\/]meow[\\/]build[\\/]dependencies\.js$/}, async (a) => {
+				state.meow = true;
+				return {contents: patchMeow(await fs.promises.readFile(a.path, 'utf8')), loader: 'js'};
+			});
+		},
+	};
+}
