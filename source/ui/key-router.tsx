@@ -225,8 +225,27 @@ export function KeyRouter({store, controller, keymap, view, act, size, themes}: 
 			const c = ctx.current;
 			const name = keyName(input, key);
 			if (name !== undefined && routeKey(c, keymap, name)) return;
+			const printable = !key.ctrl && !key.meta && input !== '' && !/[\u0000-\u001f\u007f]/.test(input);
+			if (!printable) return;
 			// Typing a filter: printable text goes into the draft.
-			if (c.view().filterEditing && !key.ctrl && !key.meta && input && !/[\u0000-\u001f\u007f]/.test(input)) c.act({type: 'filter-type', text: input});
+			if (c.view().filterEditing) {
+				c.act({type: 'filter-type', text: input});
+				return;
+			}
+			// Keys typed faster than one read (a held j, `a?` in one burst) reach us as one chunk: each
+			// is a key of its own, as in htop; a key that opens the filter takes the rest as its text.
+			if (input.length > 1) {
+				const chars = [...input];
+				for (let i = 0; i < chars.length; i++) {
+					if (c.view().filterEditing) {
+						c.act({type: 'filter-type', text: chars.slice(i).join('')});
+						return;
+					}
+					const one = chars[i]!;
+					const k = keyName(one, {});
+					if (k !== undefined) routeKey(c, keymap, k);
+				}
+			}
 		},
 		{isActive: active},
 	);

@@ -87,6 +87,16 @@ describe('+/- act on every press and show at once', () => {
 		expect(store.getPublished()).toBe(published);
 	});
 
+	it('keys typed faster than one read (one chunk `++-`) are each a key, as in htop', async () => {
+		const {tui, controller} = await mount(80, 24);
+		tui.stdin.write('++-');
+		await waitFor(() => (controller.calls['setRefresh']?.length ?? 0) === 3, 'three keys from one chunk');
+		expect(controller.calls['setRefresh']).toEqual([[500], [250], [500]]);
+		// `a?` in one burst: the agent view opens, then help over it.
+		tui.stdin.write('a?');
+		await waitFor(() => tui.frame().includes('KEYS  Esc or ? closes'), 'help after the agent key');
+	});
+
 	it('while paused too (the store owns pause: the badge comes from it)', async () => {
 		const {tui, store} = await mount(80, 24);
 		tui.stdin.write(' ');
