@@ -16,19 +16,10 @@ import {spawnSync} from 'node:child_process';
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {fileURLToPath, pathToFileURL} from 'node:url';
-import {build, type Plugin} from 'esbuild';
-import {inkIncrementalFix} from '../scripts/ink-incremental-fix.mjs';
+import {pathToFileURL} from 'node:url';
+import {bundleIncrementalEntry} from '../test/helpers/incremental-bundle.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-const noDevtools: Plugin = {
-	name: 'no-devtools',
-	setup(b) {
-		b.onResolve({filter: /^react-devtools-core$/}, () => ({path: 'react-devtools-core', namespace: 'stub'}));
-		b.onLoad({filter: /.*/, namespace: 'stub'}, () => ({contents: 'export default undefined;', loader: 'js'}));
-	},
-};
 
 const DRIVER = (entry: string, n: number) => `
 process.env.CI = 'false';
@@ -56,19 +47,7 @@ export async function run(): Promise<string> {
 		const rows: string[] = [];
 		for (const [label, patched] of [['shipped (patched Ink)', true], ['Ink 6.8 unpatched', false]] as const) {
 			const outfile = path.join(dir, `${patched ? 'patched' : 'plain'}.mjs`);
-			await build({
-				entryPoints: [path.join(root, 'test/fixtures/render/incremental-entry.tsx')],
-				outfile,
-				bundle: true,
-				platform: 'node',
-				format: 'esm',
-				target: 'node20',
-				jsx: 'automatic',
-				define: {'process.env.NODE_ENV': '"production"'},
-				banner: {js: "import {createRequire as __cr} from 'node:module'; const require = __cr(import.meta.url);"},
-				plugins: [noDevtools, ...(patched ? [inkIncrementalFix()] : [])],
-				logLevel: 'error',
-			});
+			await bundleIncrementalEntry(outfile, patched);
 			const driver = path.join(dir, `${patched ? 'patched' : 'plain'}-driver.mjs`);
 			writeFileSync(driver, DRIVER(pathToFileURL(outfile).href, n));
 			const r = spawnSync(process.execPath, [driver], {encoding: 'utf8', env: {...process.env, CI: 'false', NODE_ENV: 'production'}});

@@ -11,15 +11,15 @@
 process.env.CI = 'false'; // Ink renders nothing until exit in CI (is-in-ci reads this at import)
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {build, type Plugin} from 'esbuild';
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {pathToFileURL} from 'node:url';
-import {INK_910_BUGGY, inkIncrementalFix, patchInkLogUpdate} from '../../scripts/ink-incremental-fix.mjs';
+import {INK_910_BUGGY, patchInkLogUpdate} from '../../scripts/ink-incremental-fix.mjs';
 import type {Mounted} from '../fixtures/render/incremental-entry.js';
 import type {SystemState} from '../../source/types/system.js';
 import {T0} from './fixtures.js';
+import {bundleIncrementalEntry} from '../helpers/incremental-bundle.js';
 
 type Entry = {mount(columns: number, rows: number, incremental: boolean): Mounted; busySystem: SystemState};
 
@@ -30,30 +30,10 @@ let dir: string;
 let fixed: Entry;
 let unpatched: Entry;
 
-/** Ink imports React DevTools only with DEV=true; not installed, so an empty module stands in (as in the build). */
-const noDevtools: Plugin = {
-	name: 'no-devtools',
-	setup(b) {
-		b.onResolve({filter: /^react-devtools-core$/}, () => ({path: 'react-devtools-core', namespace: 'stub'}));
-		b.onLoad({filter: /.*/, namespace: 'stub'}, () => ({contents: 'export default undefined;', loader: 'js'}));
-	},
-};
 
 async function bundle(name: string, patched: boolean): Promise<Entry> {
 	const outfile = path.join(dir, `${name}.mjs`);
-	await build({
-		entryPoints: [path.join(root, 'test/fixtures/render/incremental-entry.tsx')],
-		outfile,
-		bundle: true,
-		platform: 'node',
-		format: 'esm',
-		target: 'node20',
-		jsx: 'automatic',
-		define: {'process.env.NODE_ENV': '"production"'},
-		banner: {js: "import {createRequire as __cr} from 'node:module'; const require = __cr(import.meta.url);"},
-		plugins: [noDevtools, ...(patched ? [inkIncrementalFix()] : [])],
-		logLevel: 'error',
-	});
+	await bundleIncrementalEntry(outfile, patched);
 	return (await import(pathToFileURL(outfile).href)) as Entry;
 }
 
