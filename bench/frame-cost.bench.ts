@@ -18,6 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {pathToFileURL} from 'node:url';
 import {bundleIncrementalEntry} from '../test/helpers/incremental-bundle.js';
+import {runWhenMain} from './lib.js';
 
 
 
@@ -62,12 +63,4 @@ export async function run(): Promise<string> {
 	}
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-	run().then(
-		text => console.log(text),
-		(error: unknown) => {
-			console.error(error);
-			process.exitCode = 1;
-		},
-	);
-}
+runWhenMain(import.meta.url, run);

@@ -23,8 +23,9 @@ import {execFileSync, spawnSync} from 'node:child_process';
 import {existsSync, mkdtempSync, readFileSync, rmSync, statSync} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {fileURLToPath, pathToFileURL} from 'node:url';
+import {fileURLToPath} from 'node:url';
 import {startDemoEngine} from '../source/demo/engine.js';
+import {rssBytes, runWhenMain} from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLK_TCK = 100;
@@ -45,15 +46,6 @@ function cpuSeconds(pid: number): {self: number; children: number} | undefined {
 		const s = readFileSync(`/proc/${pid}/stat`, 'latin1');
 		const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
 		return {self: (Number(f[11]) + Number(f[12])) / CLK_TCK, children: (Number(f[13]) + Number(f[14])) / CLK_TCK};
-	} catch {
-		return undefined;
-	}
-}
-
-function rssBytes(pid: number): number | undefined {
-	try {
-		const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
-		return m ? Number(m[1]) * 1024 : undefined;
 	} catch {
 		return undefined;
 	}
@@ -186,15 +178,4 @@ export async function run(): Promise<string> {
 	return lines.join('\n');
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-	run().then(
-		text => {
-			console.log(text);
-			process.exit(0);
-		},
-		(error: unknown) => {
-			console.error(error);
-			process.exit(1);
-		},
-	);
-}
+runWhenMain(import.meta.url, run);

@@ -8,9 +8,9 @@
  */
 import {readFileSync} from 'node:fs';
 import os from 'node:os';
-import {pathToFileURL} from 'node:url';
 import {createSystemCollector} from '../source/sources/system-collector.js';
 import type {SystemState} from '../source/types/system.js';
+import {runWhenMain} from './lib.js';
 
 const CLK_TCK = 100;
 
@@ -91,12 +91,4 @@ export async function run(): Promise<string> {
 	return lines.join('\n');
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-	run().then((text) => {
-		console.log(text);
-		process.exit(0);
-	}, (error: unknown) => {
-		console.error(error);
-		process.exit(1);
-	});
-}
+runWhenMain(import.meta.url, run);

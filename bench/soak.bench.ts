@@ -14,20 +14,12 @@ import {execFileSync, spawnSync} from 'node:child_process';
 import {mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {fileURLToPath, pathToFileURL} from 'node:url';
+import {fileURLToPath} from 'node:url';
 import {startDemoEngine} from '../source/demo/engine.js';
+import {rssBytes, runWhenMain} from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const wait = (ms: number) => new Promise<void>(r => setTimeout(r, ms));
-
-function rss(pid: number): number | undefined {
-	try {
-		const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
-		return m ? Number(m[1]) * 1024 : undefined;
-	} catch {
-		return undefined;
-	}
-}
 
 /** Where the resident memory is (/proc/PID/smaps_rollup): anonymous (V8 heap, wasm memory, malloc) and file-backed (node's own code). */
 function rollup(pid: number): {anonMB: number; fileMB: number} | undefined {
@@ -110,7 +102,7 @@ export async function run(): Promise<string> {
 				});
 			requests++;
 			if (performance.now() >= nextSample) {
-				const r = rss(pid);
+				const r = rssBytes(pid);
 				if (r === undefined) throw new Error('infertop exited during the soak');
 				const at = performance.now() - t0;
 				if (at >= warmup) {
@@ -160,15 +152,4 @@ export async function run(): Promise<string> {
 	return lines.join('\n');
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-	run().then(
-		text => {
-			console.log(text);
-			process.exit(0);
-		},
-		(error: unknown) => {
-			console.error(error);
-			process.exit(1);
-		},
-	);
-}
+runWhenMain(import.meta.url, run);
