@@ -2,7 +2,7 @@
  * `infertop compare [URL…]`: wiring. The servers (named, or discovered), their loaded models (the
  * engine's own poll plan), each model's context and the ceiling's inputs; then compareCommand.
  */
-import type {EffectiveConfig} from '../config/config.js';
+import type {ProbeLikeCliOptions} from './probe.js';
 import {effectiveHistoryPath, resolveApiKey} from '../config/config.js';
 import {compareCommand} from '../probe/compare-command.js';
 import type {CompareTarget} from '../probe/compare.js';
@@ -14,15 +14,8 @@ import {resolveModelBytes} from '../sources/model-bytes.js';
 import type {EngineKind} from '../types/monitor.js';
 import {modelsToCompare} from '../model/compare.js';
 
-export interface CompareCliOptions {
-	readonly config: EffectiveConfig;
+export interface CompareCliOptions extends ProbeLikeCliOptions {
 	readonly urls: readonly string[];
-	readonly json: boolean;
-	readonly maxTokens: number;
-	readonly model?: string;
-	readonly apiKey?: string;
-	readonly scan: boolean;
-	readonly probeTimeoutMs?: number;
 }
 
 export async function runCompareCli(o: CompareCliOptions): Promise<number> {

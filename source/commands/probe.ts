@@ -7,11 +7,9 @@ import {detectBandwidth} from '../sources/bandwidth.js';
 import {resolveModelBytes} from '../sources/model-bytes.js';
 import type {EngineKind} from '../types/monitor.js';
 
-export interface ProbeCliOptions {
+/** What `infertop probe` and `infertop compare` both take from the command line. */
+export interface ProbeLikeCliOptions {
 	readonly config: EffectiveConfig;
-	readonly url?: string;
-	readonly prompt: string;
-	readonly runs: number;
 	readonly json: boolean;
 	readonly maxTokens: number;
 	readonly model?: string;
@@ -19,6 +17,12 @@ export interface ProbeCliOptions {
 	readonly scan: boolean;
 	/** Each run's overall limit (`--timeout`), ms. */
 	readonly probeTimeoutMs?: number;
+}
+
+export interface ProbeCliOptions extends ProbeLikeCliOptions {
+	readonly url?: string;
+	readonly prompt: string;
+	readonly runs: number;
 }
 
 export async function runProbeCli(o: ProbeCliOptions): Promise<number> {
