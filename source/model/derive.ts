@@ -262,7 +262,7 @@ export function figuresOf(state: MonitorState, set: FigureSet): ModelFigures {
 	};
 	const perPass = (decodeTps: number | undefined, tpp: number | undefined) => {
 		const pps = passesPerSec(decodeTps, tpp);
-		return {passesPerSec: pps, pctOfCeiling: pctOfCeiling(decodeTps, ceiling), effectiveBandwidthGBs: effectiveBandwidthGBs(pps, bytesPerToken)};
+		return {passesPerSec: pps, msPerPass: pps ? 1000 / pps : undefined, pctOfCeiling: pctOfCeiling(decodeTps, ceiling), effectiveBandwidthGBs: effectiveBandwidthGBs(pps, bytesPerToken)};
 	};
 	switch (set.kind) {
 		case 'none':
@@ -279,7 +279,6 @@ export function figuresOf(state: MonitorState, set: FigureSet): ModelFigures {
 				tokensPerPass: p.tokensPerPass,
 				acceptance: p.acceptance,
 				passes: p.passes,
-				msPerPass: pp.passesPerSec ? 1000 / pp.passesPerSec : undefined,
 				...pp,
 				cachedTokens: p.cachedTokens,
 				promptTokens: p.promptTokens,
@@ -302,7 +301,6 @@ export function figuresOf(state: MonitorState, set: FigureSet): ModelFigures {
 				prefillTps: single ? iv.promptTps : undefined,
 				tokensPerPass: iv.meanAcceptLen,
 				acceptance: iv.acceptRate ?? acceptance(iv.accepted, iv.drafted),
-				msPerPass: pp.passesPerSec ? 1000 / pp.passesPerSec : undefined,
 				...pp,
 				requestCount: 0,
 				lastRequestAt: iv.t,
@@ -320,9 +318,10 @@ export function figuresOf(state: MonitorState, set: FigureSet): ModelFigures {
 				tokensPerPass: agg.tokensPerPass,
 				engineTokensPerPass: agg.engineTokensPerPass,
 				acceptance: agg.acceptance,
-				msPerPass: agg.msPerPass,
 				passes: agg.passes,
 				...pp,
+				// The requests' own ms per pass (their decode time over their passes), not one from the mean rate.
+				msPerPass: agg.msPerPass,
 				cachedTokens: agg.cachedTokens,
 				promptTokens: agg.promptTokens,
 				promptEstimated: agg.promptEstimated,
