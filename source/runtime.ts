@@ -329,8 +329,17 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 
 	// One probe runs at a time: its log window belongs to the server it targets.
 	let probing: string | undefined;
-	const probe = createProbeController({
+	// What the probe and the comparison share: where results go, how long a run may wait and take, keys.
+	const probeSettings = {
 		dispatch,
+		getState: store.getSnapshot,
+		historyPath: effectiveHistoryPath(config),
+		busyTimeoutMs: config.busyTimeout * 1000,
+		totalTimeoutMs: options.probeTimeoutMs,
+		apiKeyFor,
+	};
+	const probe = createProbeController({
+		...probeSettings,
 		logFigures: q => {
 			if (!probing) return undefined;
 			const found = matchProbeRequest(store.getSnapshot(), probing, q);
@@ -340,22 +349,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 			}
 			return found;
 		},
-		getState: store.getSnapshot,
-		historyPath: effectiveHistoryPath(config),
-		busyTimeoutMs: config.busyTimeout * 1000,
-		totalTimeoutMs: options.probeTimeoutMs,
-		apiKeyFor,
 		onHistoryError: message => dispatch({type: 'notice', t: Date.now(), level: 'warn', text: `probe history: ${message}`}),
 	});
 
 	// The comparison (key `c`): one request at a time per machine, its own run id in the history.
 	const comparer = createCompareController({
-		dispatch,
-		getState: store.getSnapshot,
-		historyPath: effectiveHistoryPath(config),
-		busyTimeoutMs: config.busyTimeout * 1000,
-		totalTimeoutMs: options.probeTimeoutMs,
-		apiKeyFor,
+		...probeSettings,
 		onHistoryError: message => dispatch({type: 'notice', t: Date.now(), level: 'warn', text: `compare history: ${message}`}),
 	});
 
