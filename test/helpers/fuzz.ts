@@ -15,20 +15,12 @@ import {toSnapshot} from '../../source/model/snapshot.js';
 import type {EngineKind, MonitorState} from '../../source/types/monitor.js';
 import {createStreamParser} from '../../source/probe/protocols.js';
 import {sanitize} from '../../source/util/sanitize.js';
+import {createRng} from '../../source/demo/sim.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-/** mulberry32: a small seeded PRNG, so a failure is reproducible from its seed. */
-export function prng(seed: number): () => number {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
+/** A small seeded PRNG (the demo's mulberry32), so a failure is reproducible from its seed. */
+export const prng: (seed: number) => () => number = createRng;
 
 function filesUnder(dir: string, ext: string): string[] {
 	if (!fs.existsSync(dir)) return [];
