@@ -5,4 +5,7 @@ export function patchYoga(source: string): string;
 export const MEOW_PATCHES: readonly (readonly [string, string])[];
 export function patchMeow(source: string): string;
 export function patchSegmenter(source: string, file: string): string;
-export function startupPatches(state?: {yoga?: boolean; meow?: boolean; segmenters?: number}): Plugin;
+export const ONE_CODE_POINT_EMOJI: string;
+export function patchRgiEmoji(source: string): string;
+export function patchAnsiDiff(source: string): string;
+export function startupPatches(state?: {yoga?: boolean; meow?: boolean; segmenters?: number; rgi?: boolean; ansiDiff?: boolean}): Plugin;

@@ -1,5 +1,5 @@
 /**
- * Two dependencies' start-up work that the first frame waited for, removed at build time (the
+ * Dependencies' start-up work that the first frame waited for, removed at build time (the
  * build fails when a line is not found exactly once: an upgrade moved it, and the patch is never
  * silently skipped). Measured with `node --cpu-prof` on `infertop --demo` to its first frame.
  *
@@ -63,8 +63,48 @@ export function patchSegmenter(source, file) {
 }
 
 /**
- * esbuild plugin applying both; `state.yoga` and `state.meow` say they were applied (the build checks).
- * @param {{yoga?: boolean, meow?: boolean, segmenters?: number}} [state]
+ * string-width 8 (Ink's text measurer) builds `/^\p{RGI_Emoji}$/v` when its module loads: V8 then
+ * expands the property of strings (every emoji sequence ICU knows) into a set, ~20–30 ms on a 2-core
+ * machine before the first frame. Here the set is built on first use, and a grapheme that is one code
+ * point is answered without it: a single code point is RGI_Emoji exactly when it has
+ * Emoji_Presentation and is not a regional indicator (UTS #51: the single-code-point members are
+ * Basic_Emoji; a lone regional indicator is a flag's half). test/system/idle-cost.test.ts checks
+ * that equivalence on every code point of the running Node, and the patched widths against the
+ * unpatched module's. string-width calls nothing but `.test()` on it.
+ */
+export const ONE_CODE_POINT_EMOJI = '^(?![\\u{1F1E6}-\\u{1F1FF}])\\p{Emoji_Presentation}$';
+const RGI_FROM = 'const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;';
+const RGI_TO = [
+	'// infertop (scripts/startup-patches.mjs): the RGI_Emoji set is built on first use; one code point is read from its properties.',
+	'let __infertopRgi;',
+	`const __infertopOneEmoji = new RegExp(${JSON.stringify(ONE_CODE_POINT_EMOJI)}, 'u');`,
+	"const rgiEmojiRegex = {test: (segment) => (segment.length === 1 || (segment.length === 2 && segment.codePointAt(0) > 0xffff) ? __infertopOneEmoji.test(segment) : (__infertopRgi ??= new RegExp('^\\\\p{RGI_Emoji}$', 'v')).test(segment))};",
+].join('\n');
+
+export function patchRgiEmoji(source) {
+	return replaceOnce(source, RGI_FROM, RGI_TO, 'string-width/index.js');
+}
+
+/**
+ * @alcalzone/ansi-tokenize's diffAnsiCodes (Ink turns every styled character of a frame back into
+ * text with it) builds three Sets and two arrays per character, though neighbouring characters
+ * nearly always share their style: 11 ms of the first frame's 50 at 120×40. When `from` and `to`
+ * hold the same codes in the same order, every code of `from` is in `to` and every code of `to` is
+ * in `from`, so the function's own answer is empty: that case returns [] before building anything.
+ * test/system/idle-cost.test.ts compares the patched function with the original on random styles.
+ */
+const DIFF_FROM = 'export function diffAnsiCodes(from, to) {\n';
+const DIFF_TO = `${DIFF_FROM}    // infertop (scripts/startup-patches.mjs): the same styles in the same order need no codes.
+    if (from.length === to.length && from.every((code, i) => code.code === to[i].code && code.endCode === to[i].endCode)) return [];
+`;
+
+export function patchAnsiDiff(source) {
+	return replaceOnce(source, DIFF_FROM, DIFF_TO, '@alcalzone/ansi-tokenize/build/diff.js');
+}
+
+/**
+ * esbuild plugin applying them all; `state` says which were applied (the build checks).
+ * @param {{yoga?: boolean, meow?: boolean, segmenters?: number, rgi?: boolean, ansiDiff?: boolean}} [state]
  * @returns {import('esbuild').Plugin}
  */
 export function startupPatches(state = {}) {
@@ -77,7 +117,17 @@ export function startupPatches(state = {}) {
 			});
 			b.onLoad({filter: /[\\/](string-width[\\/]index|slice-ansi[\\/]tokenize-ansi|ansi-tokenize[\\/]build[\\/]tokenize)\.js$/}, async (a) => {
 				state.segmenters = (state.segmenters ?? 0) + 1;
-				return {contents: patchSegmenter(await fs.promises.readFile(a.path, 'utf8'), a.path), loader: 'js'};
+				let contents = patchSegmenter(await fs.promises.readFile(a.path, 'utf8'), a.path);
+				// string-width 8 (Ink's); wrap-ansi's string-width 7 has no RGI_Emoji set.
+				if (contents.includes(RGI_FROM)) {
+					contents = patchRgiEmoji(contents);
+					state.rgi = true;
+				}
+				return {contents, loader: 'js'};
+			});
+			b.onLoad({filter: /[\\/]@alcalzone[\\/]ansi-tokenize[\\/]build[\\/]diff\.js$/}, async (a) => {
+				state.ansiDiff = true;
+				return {contents: patchAnsiDiff(await fs.promises.readFile(a.path, 'utf8')), loader: 'js'};
 			});
 			b.onLoad({filter: /[\\/]meow[\\/]build[\\/]dependencies\.js$/}, async (a) => {
 				state.meow = true;

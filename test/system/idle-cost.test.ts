@@ -3,14 +3,17 @@
  * the in-place /proc stat parser, Linux power from sysfs, nvidia-smi looked up before it is spawned,
  * and the start-up patches finding their lines in the installed dependencies.
  */
-import {readFileSync} from 'node:fs';
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {createRequire} from 'node:module';
+import os from 'node:os';
+import {pathToFileURL} from 'node:url';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {isWork} from '../../source/runtime.js';
 import {parseProcStat, parseProcStatBytes} from '../../source/sources/process-sampler.js';
 import {parseLinuxPowerSupplies} from '../../source/system/power.js';
 import {onPath} from '../../source/sources/nvidia-smi.js';
-import {MEOW_PATCHES, YOGA_PATCHES, patchMeow, patchSegmenter, patchYoga} from '../../scripts/startup-patches.mjs';
+import {MEOW_PATCHES, ONE_CODE_POINT_EMOJI, YOGA_PATCHES, patchAnsiDiff, patchMeow, patchRgiEmoji, patchSegmenter, patchYoga} from '../../scripts/startup-patches.mjs';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const id = 'http://127.0.0.1:11434';
@@ -96,5 +99,88 @@ describe('start-up patches find their lines in the installed dependencies', () =
 			expect(patched).toContain('globalThis.__infertopSegmenter ??=');
 			expect(patched.match(/new Intl\.Segmenter\(/g)).toHaveLength(1);
 		}
+	});
+});
+
+/** A dependency's module with a patch applied, loaded from a temporary file (its imports point at the installed modules). */
+async function loadPatched<T>(file: string, patch: (source: string) => string): Promise<T> {
+	const abs = path.join(root, 'node_modules', file);
+	const resolve = createRequire(abs).resolve;
+	const source = patch(readFileSync(abs, 'utf8'))
+		.replace(/from (['"])([^'"]+)\1/g, (_m, q: string, spec: string) => `from ${q}${pathToFileURL(resolve(spec)).href}${q}`)
+		.replace(/^\/\/# sourceMappingURL=.*$/m, '');
+	const dir = mkdtempSync(path.join(os.tmpdir(), 'infertop-patched-'));
+	try {
+		const out = path.join(dir, path.basename(file).replace(/\.js$/, '.mjs'));
+		writeFileSync(out, source);
+		return (await import(pathToFileURL(out).href)) as T;
+	} finally {
+		rmSync(dir, {recursive: true, force: true});
+	}
+}
+
+describe("string-width's RGI_Emoji set, built on first use", () => {
+	it('one code point: Emoji_Presentation and not a regional indicator is RGI_Emoji, for every code point', () => {
+		const rgi = new RegExp(String.raw`^\p{RGI_Emoji}$`, 'v');
+		const one = new RegExp(ONE_CODE_POINT_EMOJI, 'u');
+		const differ: number[] = [];
+		let emoji = 0;
+		for (let cp = 0; cp <= 0x10ffff; cp++) {
+			const s = String.fromCodePoint(cp);
+			const a = rgi.test(s);
+			if (a) emoji++;
+			if (a !== one.test(s)) differ.push(cp);
+		}
+		expect(differ).toEqual([]);
+		// the property is not empty on this Node (an ICU without emoji data would make the test vacuous)
+		expect(emoji).toBeGreaterThan(1000);
+	});
+
+	it('the patched string-width measures what the original measures', async () => {
+		type Sw = {default: (s: string) => number};
+		const original = (await import('string-width')) as Sw;
+		const patched = await loadPatched<Sw>('string-width/index.js', patchRgiEmoji);
+		expect(patched.default).not.toBe(original.default);
+		const samples = [
+			'', 'plain ascii', '│ box ─ drawing ┼', '⣿⡇ braille ▁▂▃▅▇ blocks', '· → ✔ ✘ ⚠', '✔️ ☕ ⌚ 👍 👍🏽 👨‍👩‍👧 🇫🇷 🇫 #️⃣ 1⃣',
+			'한국어 한글', '日本語テキスト', 'é (e + U+0301)', '\u001b[31mred\u001b[0m 🔥', 'ﾊﾝｶｸ ＦＵＬＬ', '\u200d\ufe0f', '🏴󠁧󠁢󠁳󠁣󠁴󠁿 flag', '\ud83d lone',
+		];
+		for (const s of samples) expect(patched.default(s), s).toBe(original.default(s));
+		// every code point of the planes with emoji, one at a time and after a letter
+		for (let cp = 0x80; cp < 0x20000; cp++) {
+			if (cp >= 0xd800 && cp <= 0xdfff) continue;
+			const s = String.fromCodePoint(cp);
+			if (patched.default(s) !== original.default(s)) expect(patched.default(s), cp.toString(16)).toBe(original.default(s));
+			if (cp % 7 === 0 && patched.default(`a${s}`) !== original.default(`a${s}`)) expect(patched.default(`a${s}`), cp.toString(16)).toBe(original.default(`a${s}`));
+		}
+	});
+});
+
+describe("ansi-tokenize's diff of equal styles", () => {
+	it('returns what the original returns, on random styles', async () => {
+		type Diff = {diffAnsiCodes: (a: unknown[], b: unknown[]) => unknown[]};
+		const original = (await import(pathToFileURL(path.join(root, 'node_modules/@alcalzone/ansi-tokenize/build/diff.js')).href)) as Diff;
+		const patched = await loadPatched<Diff>('@alcalzone/ansi-tokenize/build/diff.js', patchAnsiDiff);
+		// codes as ansi-tokenize reduces them: bold/dim share 22m, colours end with 39m/49m
+		const pool = [
+			{type: 'ansi', code: '\u001b[1m', endCode: '\u001b[22m'}, {type: 'ansi', code: '\u001b[2m', endCode: '\u001b[22m'},
+			{type: 'ansi', code: '\u001b[31m', endCode: '\u001b[39m'}, {type: 'ansi', code: '\u001b[32m', endCode: '\u001b[39m'},
+			{type: 'ansi', code: '\u001b[44m', endCode: '\u001b[49m'}, {type: 'ansi', code: '\u001b[4m', endCode: '\u001b[24m'},
+			{type: 'ansi', code: '\u001b[7m', endCode: '\u001b[27m'},
+		];
+		let seed = 7;
+		const rnd = (n: number) => {
+			seed = (seed * 1103515245 + 12345) % 2147483648;
+			return seed % n;
+		};
+		const pick = () => Array.from({length: rnd(4)}, () => ({...pool[rnd(pool.length)]!}));
+		let equalCases = 0;
+		for (let i = 0; i < 5000; i++) {
+			const a = pick();
+			const b = i % 3 === 0 ? a.map(c => ({...c})) : pick();
+			if (i % 3 === 0) equalCases++;
+			expect(patched.diffAnsiCodes(a, b)).toEqual(original.diffAnsiCodes(a, b));
+		}
+		expect(equalCases).toBeGreaterThan(1000);
 	});
 });
