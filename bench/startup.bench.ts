@@ -126,7 +126,7 @@ function firstFrameFiles(dist: string): Set<string> {
 	return seen;
 }
 
-const DEPENDENCIES = ['ink', 'react', 'meow', 'execa', 'chokidar', 'systeminformation', 'eventsource-parser', 'strip-ansi'];
+const DEPENDENCIES = ['ink', 'react', 'execa', 'chokidar', 'systeminformation', 'eventsource-parser', 'strip-ansi'];
 
 /** What each dependency costs at start: its import time from node_modules (median of 3) and whether the first frame waits for it in the bundle. */
 function dependencyCosts(dist: string): string[] {

@@ -27,7 +27,7 @@
  *   a commit that changed no host node (same texts, same props) draws no frame (no layout, no output).
  * - Start-up work the first frame waited for is patched out of dependencies
  *   (scripts/startup-patches.mjs): yoga-layout's fetch of its own base64 wasm (which loads undici),
- *   meow's eager evaluation of normalize-package-data, four Intl.Segmenter constructions (one is shared),
+ *   four Intl.Segmenter constructions (one is shared),
  *   string-width's RGI_Emoji set (built on first use), ansi-tokenize's per-character diff of equal styles.
  */
 import {build} from 'esbuild';
@@ -71,7 +71,7 @@ const banner = [
 
 const inkFixState = {applied: false, outputShared: false, textCaches: 0, widths: false, reconciler: false, text: false};
 const inkFix = inkIncrementalFix(inkFixState);
-const startupState = {yoga: false, meow: false, segmenters: 0, rgi: false, ansiDiff: false};
+const startupState = {yoga: false, segmenters: 0, rgi: false, ansiDiff: false};
 const started = performance.now();
 const outdir = path.dirname(outfile);
 const entryName = path.basename(outfile).replace(/\.m?js$/, '');
@@ -121,8 +121,8 @@ if (out.includes('node_modules/ink/build/') && (!inkFixState.applied || !inkFixS
 	console.error('build: the Ink patches (ink#910, shared output caches, bounded text caches, no frame for an unchanged commit) are not all in the bundle');
 	process.exit(1);
 }
-if ((out.includes('node_modules/yoga-layout/') && !startupState.yoga) || (out.includes('node_modules/meow/') && !startupState.meow) || (out.includes('node_modules/ink/') && startupState.segmenters !== 4)) {
-	console.error('build: the start-up patches (yoga without fetch, meow without eager normalize-package-data, one shared Intl.Segmenter) are not in the bundle');
+if ((out.includes('node_modules/yoga-layout/') && !startupState.yoga) || (out.includes('node_modules/ink/') && startupState.segmenters !== 4)) {
+	console.error('build: the start-up patches (yoga without fetch, one shared Intl.Segmenter) are not in the bundle');
 	process.exit(1);
 }
 if ((out.includes('node_modules/string-width/index.js') && !startupState.rgi) || (out.includes('node_modules/@alcalzone/ansi-tokenize/') && !startupState.ansiDiff)) {

@@ -8,15 +8,19 @@
  */
 import React from 'react';
 import {Box, Text, render} from 'ink';
-import meow from 'meow';
 import si from 'systeminformation';
 import {execa} from 'execa';
 import chokidar from 'chokidar';
 import {createParser} from 'eventsource-parser';
 import {VERSION} from '../source/version.js';
 import {resolveConfig} from '../source/config/config.js';
+import {parseCommandLine} from '../source/config/flags.js';
 
-const cli = meow('smoke entry', {importMeta: import.meta, version: VERSION, flags: {demo: {type: 'boolean'}}});
+const cli = parseCommandLine(process.argv.slice(2));
+if (cli.flags.version) {
+	process.stdout.write(`${VERSION}\n`);
+	process.exit(0);
+}
 // Keep the imports live (tree shaking would drop them, and the point is to measure their load).
 const loaded = [si.version?.(), typeof execa, typeof chokidar.watch, typeof createParser].length;
 const {config} = resolveConfig({env: process.env});

@@ -2,10 +2,8 @@ import type {Plugin} from 'esbuild';
 
 export const YOGA_PATCHES: readonly (readonly [string, string])[];
 export function patchYoga(source: string): string;
-export const MEOW_PATCHES: readonly (readonly [string, string])[];
-export function patchMeow(source: string): string;
 export function patchSegmenter(source: string, file: string): string;
 export const ONE_CODE_POINT_EMOJI: string;
 export function patchRgiEmoji(source: string): string;
 export function patchAnsiDiff(source: string): string;
-export function startupPatches(state?: {yoga?: boolean; meow?: boolean; segmenters?: number; rgi?: boolean; ansiDiff?: boolean}): Plugin;
+export function startupPatches(state?: {yoga?: boolean; segmenters?: number; rgi?: boolean; ansiDiff?: boolean}): Plugin;

@@ -8,10 +8,6 @@
  *   whole HTTP client (~30 ms on a 2-core machine), to decode 90 KB of base64. Here the data: URL
  *   is always decoded in place (emscripten's own fallback path), with Buffer instead of atob and a
  *   per-character loop.
- * - meow 14 evaluates normalize-package-data (and the SPDX licence tables under it) when its
- *   module loads, though only `cli.pkg` (never read by infertop) uses it: made lazy, evaluated on
- *   first use. infertop also hands meow its package facts (`pkg`), so meow does not look for and
- *   read package.json at start.
  */
 import fs from 'node:fs';
 
@@ -33,16 +29,6 @@ export const YOGA_PATCHES = [
 export function patchYoga(source) {
 	let out = source;
 	for (const [from, to] of YOGA_PATCHES) out = replaceOnce(out, from, to, 'yoga-layout/dist/binaries/yoga-wasm-base64-esm.js');
-	return out;
-}
-
-export const MEOW_PATCHES = [
-	['var normalizeExports = requireNormalize();\nconst normalizePackageData = getDefaultExportFromCjs(normalizeExports);', 'const normalizePackageData = (...args) => getDefaultExportFromCjs(requireNormalize())(...args);'],
-];
-
-export function patchMeow(source) {
-	let out = source;
-	for (const [from, to] of MEOW_PATCHES) out = replaceOnce(out, from, to, 'meow/build/dependencies.js');
 	return out;
 }
 
@@ -104,7 +90,7 @@ export function patchAnsiDiff(source) {
 
 /**
  * esbuild plugin applying them all; `state` says which were applied (the build checks).
- * @param {{yoga?: boolean, meow?: boolean, segmenters?: number, rgi?: boolean, ansiDiff?: boolean}} [state]
+ * @param {{yoga?: boolean, segmenters?: number, rgi?: boolean, ansiDiff?: boolean}} [state]
  * @returns {import('esbuild').Plugin}
  */
 export function startupPatches(state = {}) {
@@ -128,10 +114,6 @@ export function startupPatches(state = {}) {
 			b.onLoad({filter: /[\\/]@alcalzone[\\/]ansi-tokenize[\\/]build[\\/]diff\.js$/}, async (a) => {
 				state.ansiDiff = true;
 				return {contents: patchAnsiDiff(await fs.promises.readFile(a.path, 'utf8')), loader: 'js'};
-			});
-			b.onLoad({filter: /[\\/]meow[\\/]build[\\/]dependencies\.js$/}, async (a) => {
-				state.meow = true;
-				return {contents: patchMeow(await fs.promises.readFile(a.path, 'utf8')), loader: 'js'};
 			});
 		},
 	};

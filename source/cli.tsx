@@ -4,8 +4,8 @@
  */
 import {statSync} from 'node:fs';
 import os from 'node:os';
-import meow from 'meow';
 import {resolveConfig, formatConfig, parseLogSpec, parseNumberFlag, type FlagValues, type NumberFlagRule} from './config/config.js';
+import {parseCommandLine} from './config/flags.js';
 import {loadTheme} from './config/themes.js';
 import {resolveReplayArg} from './sources/replay.js';
 import {VERSION} from './version.js';
@@ -67,7 +67,7 @@ const HELP = `
     -h, --help            print this help
 `;
 
-/** Numeric flags: meow hands over the text (type string) so `abc` is an error, not NaN. */
+/** Numeric flags arrive as text, so `abc` is an error, not NaN. */
 const NUMBER_FLAGS = {
 	seconds: {flag: '--seconds', rule: {min: 0, max: 3600, unit: 'seconds'}},
 	runs: {flag: '--runs', rule: {min: 1, max: 20, integer: true}},
@@ -96,65 +96,19 @@ function missingLog(spec: string): string | undefined {
 }
 
 export async function main(argv = process.argv.slice(2)): Promise<number> {
-	// meow cannot take an optional flag value: `--serve-metrics` alone means the default address.
-	const args = argv.flatMap((a, i) => (a === '--serve-metrics' && (argv[i + 1] === undefined || argv[i + 1]!.startsWith('-')) ? ['--serve-metrics=127.0.0.1:9464'] : [a]));
-	const cli = meow(HELP, {
-		importMeta: import.meta,
-		argv: args,
-		version: VERSION,
-		// The package facts meow would otherwise find and read from package.json at every start
-		// (the process title comes from bin's name, as before).
-		pkg: {name: 'infertop', version: VERSION, bin: {infertop: 'bin/infertop.js'}},
-		// The help text carries its own title: package.json's description would print it twice.
-		description: false,
-		// Handled below so -h / -v work and --help prints to stdout with exit 0.
-		autoHelp: false,
-		autoVersion: false,
-		allowUnknownFlags: false,
-		flags: {
-			help: {type: 'boolean', shortFlag: 'h', default: false},
-			version: {type: 'boolean', shortFlag: 'v', default: false},
-			server: {type: 'string', isMultiple: true},
-			apiKey: {type: 'string'},
-			log: {type: 'string', isMultiple: true},
-			replay: {type: 'string'},
-			demo: {type: 'boolean'},
-			demoSplit: {type: 'string'},
-			demoAgent: {type: 'boolean', default: false},
-			sessionGap: {type: 'string'},
-			scan: {type: 'boolean', default: true},
-			ollamaPs: {type: 'string'},
-			bandwidth: {type: 'string'},
-			refresh: {type: 'string'},
-			theme: {type: 'string'},
-			color: {type: 'boolean'},
-			json: {type: 'boolean', default: false},
-			seconds: {type: 'string'},
-			prompt: {type: 'string', default: 'code'},
-			runs: {type: 'string'},
-			maxTokens: {type: 'string'},
-			model: {type: 'string'},
-			busyTimeout: {type: 'string'},
-			timeout: {type: 'string'},
-			history: {type: 'string'},
-			config: {type: 'string'},
-			printConfig: {type: 'boolean', default: false},
-			serveMetrics: {type: 'string'},
-			headless: {type: 'boolean', default: false},
-		},
-	});
-	const flags = cli.flags;
+	const {flags, input, given: givenNames, problems} = parseCommandLine(argv);
+	if (problems.length > 0) return usageError(problems);
 	if (flags.help) {
-		process.stdout.write(`${cli.help.replace(/^\n+/, '').trimEnd()}\n`);
+		process.stdout.write(`${HELP.replace(/^\n+/, '').trimEnd()}\n`);
 		return 0;
 	}
 	if (flags.version) {
 		process.stdout.write(`${VERSION}\n`);
 		return 0;
 	}
-	// meow reads an absent boolean as false: only a flag actually given may override the config file.
-	const given = (name: string) => args.some(a => a === `--${name}` || a === `--no-${name}` || a.startsWith(`--${name}=`));
-	const [command, ...rest] = cli.input;
+	// Only a flag actually given may override the config file.
+	const given = (name: string) => givenNames.has(name);
+	const [command, ...rest] = input;
 	if (command !== undefined && command !== 'snapshot' && command !== 'probe' && command !== 'compare') {
 		return usageError([`unknown command "${command}" (try: snapshot, probe, compare, --help)`]);
 	}
@@ -210,15 +164,15 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 	}
 	const probeTimeoutMs = numbers.timeout === undefined ? undefined : numbers.timeout * 1000;
 	if (flags.demoAgent && given('demo') && flags.demo === false) return usageError(['--demo-agent: not with --no-demo (it runs the demo engine)']);
-	const common = {config, scan: flags.scan, replay, demoSplit: numbers.demoSplit, apiKey, probeTimeoutMs, ...(flags.demoAgent ? {demoAgent: 'session' as const} : {})};
+	const common = {config, scan: flags.scan ?? true, replay, demoSplit: numbers.demoSplit, apiKey, probeTimeoutMs, ...(flags.demoAgent ? {demoAgent: 'session' as const} : {})};
 
 	if (command === 'probe') {
 		const {runProbeCli} = await import('./commands/probe.js');
-		return runProbeCli({...common, url: rest[0], prompt: flags.prompt, runs: numbers.runs ?? 1, json: flags.json, maxTokens: numbers.maxTokens ?? 256, model: flags.model});
+		return runProbeCli({...common, url: rest[0], prompt: flags.prompt ?? 'code', runs: numbers.runs ?? 1, json: flags.json === true, maxTokens: numbers.maxTokens ?? 256, model: flags.model});
 	}
 	if (command === 'compare') {
 		const {runCompareCli} = await import('./commands/compare.js');
-		return runCompareCli({...common, urls: rest, json: flags.json, maxTokens: numbers.maxTokens ?? 256, model: flags.model});
+		return runCompareCli({...common, urls: rest, json: flags.json === true, maxTokens: numbers.maxTokens ?? 256, model: flags.model});
 	}
 	if (flags.headless) {
 		const {runHeadless} = await import('./commands/headless.js');
@@ -235,7 +189,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 		const missing = config.origin.logs === 'flag' ? config.logs.map(missingLog).filter((m): m is string => m !== undefined) : [];
 		if (missing.length > 0) return usageError(missing);
 		const {runSnapshot} = await import('./commands/snapshot.js');
-		return runSnapshot({...common, json: flags.json, seconds: numbers.seconds ?? 3});
+		return runSnapshot({...common, json: flags.json === true, seconds: numbers.seconds ?? 3});
 	}
 	const {runMonitor} = await import('./commands/monitor.js');
 	return runMonitor(common);

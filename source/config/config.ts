@@ -368,8 +368,8 @@ export function validateConfigNode(node: JsonNode, file: string, ctx: PathContex
 // Flags
 
 /**
- * What the command-line parser (meow) gives, by flag. `undefined` or an empty list = not given.
- * Numbers may arrive as strings. `color: false` is meow's reading of `--no-color`.
+ * What the command line gives (config/flags.ts), by flag. `undefined` or an empty list = not given.
+ * Numbers may arrive as strings. `color: false` is `--no-color`.
  */
 export interface FlagValues {
 	readonly server?: readonly string[] | string;
@@ -528,7 +528,7 @@ export interface NumberFlagRule {
 }
 
 /**
- * A numeric flag as typed (meow gives the text): a plain decimal number within the rule, else a
+ * A numeric flag as typed (the command line gives the text): a plain decimal number within the rule, else a
  * one-line message naming the flag, what was given and the accepted range.
  */
 export function parseNumberFlag(flag: string, raw: string | number | undefined, rule: NumberFlagRule): {value?: number; error?: string} {

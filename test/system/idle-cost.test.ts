@@ -13,7 +13,7 @@ import {isWork} from '../../source/runtime.js';
 import {parseProcStat, parseProcStatBytes} from '../../source/sources/process-sampler.js';
 import {parseLinuxPowerSupplies} from '../../source/system/power.js';
 import {onPath} from '../../source/sources/nvidia-smi.js';
-import {MEOW_PATCHES, ONE_CODE_POINT_EMOJI, YOGA_PATCHES, patchAnsiDiff, patchMeow, patchRgiEmoji, patchSegmenter, patchYoga} from '../../scripts/startup-patches.mjs';
+import {ONE_CODE_POINT_EMOJI, YOGA_PATCHES, patchAnsiDiff, patchRgiEmoji, patchSegmenter, patchYoga} from '../../scripts/startup-patches.mjs';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const id = 'http://127.0.0.1:11434';
@@ -82,15 +82,12 @@ describe('nvidia-smi is looked up before it is spawned', () => {
 });
 
 describe('start-up patches find their lines in the installed dependencies', () => {
-	it('yoga-layout: no fetch of its own wasm; meow: normalize-package-data lazy', () => {
+	it('yoga-layout: no fetch of its own wasm', () => {
 		const yoga = readFileSync(path.join(root, 'node_modules/yoga-layout/dist/binaries/yoga-wasm-base64-esm.js'), 'utf8');
 		for (const [from] of YOGA_PATCHES) expect(yoga.split(from)).toHaveLength(2);
 		const patched = patchYoga(yoga);
 		expect(patched).not.toMatch(/"function"!=typeof fetch/);
 		expect(() => patchYoga(patched)).toThrow(/not found exactly once/);
-		const meow = readFileSync(path.join(root, 'node_modules/meow/build/dependencies.js'), 'utf8');
-		for (const [from] of MEOW_PATCHES) expect(meow.split(from)).toHaveLength(2);
-		expect(patchMeow(meow)).not.toContain('var normalizeExports = requireNormalize();');
 	});
 
 	it('each of the four modules under Ink builds exactly one grapheme segmenter, which the patch shares', () => {
