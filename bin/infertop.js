@@ -1,8 +1,8 @@
-#!/usr/bin/env -S node --max-semi-space-size=2
-// --max-semi-space-size=2: V8's young generation capped at 2 MiB a half (Node 20's default is 16):
-// about 20 MB less resident memory for a monitor left open all day, at no measurable CPU cost (its
-// objects die young and small; see bench/overhead.bench.ts). `env -S` splits the line (coreutils
-// ≥ 8.30, BSD and macOS env); npm's Windows shims read the same line.
+#!/usr/bin/env node
+// No V8 flags on this line: any heap-size flag (--max-semi-space-size, --max-old-space-size) makes
+// node itself start ~25 ms slower (measured: `node -e` 112 → 137 ms on a 2-core machine), and
+// --max-semi-space-size=2, here until 0.1.0's cost work, cost ~35 ms before the first frame for
+// 2 MB less idle memory (bench/overhead.bench.ts: 74 vs 76 MB at the end of a 30 s idle run).
 // infertop's executable. The environment must be set before React and Ink are evaluated, and ESM
 // hoists static imports, so the bundle is loaded with a dynamic import after these lines.
 process.env.NODE_ENV ??= 'production';
