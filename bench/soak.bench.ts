@@ -5,13 +5,15 @@
  *
  *   npm run bench -- soak                         30 minutes
  *   INFERTOP_SOAK_MINUTES=5 npm run bench -- soak  a shorter soak (say so beside its numbers)
+ *   INFERTOP_SOAK_MINUTES=60 npm run bench -- soak the hour of the issue's "flat over an hour"
+ *   INFERTOP_SOAK_CSV=FILE                       also every sample (minutes, RSS, anonymous, file-backed MB)
  *   INFERTOP_SOAK_HEAP=1                           also two heap snapshots (after the warm-up and at
  *                                                  the end, via --heapsnapshot-signal) and the object
  *                                                  kinds that grew most between them
  * Linux only (RSS from /proc/PID/status).
  */
 import {execFileSync, spawnSync} from 'node:child_process';
-import {mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs';
+import {mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
@@ -133,7 +135,7 @@ export async function run(): Promise<string> {
 	const late = slope(samples.slice(Math.floor(samples.length / 2)));
 	const ys = samples.map(p => p.y);
 	const lines = [
-		`soak: ${minutes} min (${minutes < 30 ? 'SHORTER than the 30 min of the goal' : 'full length'}), one request a second to the demo engine (${requests} sent, ${failed} failed), tmux 120×40, ${os.cpus().length} cores, load ${os.loadavg().map(l => l.toFixed(1)).join(' ')}`,
+		`soak: ${minutes} min (${minutes < 30 ? 'SHORTER than the 30 min default' : minutes >= 60 ? 'an hour or more' : 'shorter than the hour of the goal'}), one request a second to the demo engine (${requests} sent, ${failed} failed), tmux 120×40, ${os.cpus().length} cores, load ${os.loadavg().map(l => l.toFixed(1)).join(' ')}`,
 		`  RSS after warm-up: first ${ys[0]?.toFixed(0) ?? '--'} MB, last ${ys.at(-1)?.toFixed(0) ?? '--'} MB, min ${ys.length ? Math.min(...ys).toFixed(0) : '--'} MB, max ${ys.length ? Math.max(...ys).toFixed(0) : '--'} MB (${samples.length} samples, every 10 s)`,
 		`  slope: ${s === undefined ? '--' : s.toFixed(1)} MB/hour over the run, ${late === undefined ? '--' : late.toFixed(1)} MB/hour over its second half (least squares; goal: flat, RSS ≤ 80 MB)`,
 		`  of which anonymous (V8 heap, wasm, malloc) ${parts[0]?.anonMB.toFixed(0) ?? '--'} → ${parts.at(-1)?.anonMB.toFixed(0) ?? '--'} MB (${anonSlope === undefined ? '--' : anonSlope.toFixed(1)} MB/hour), file-backed (node's code) ${parts[0]?.fileMB.toFixed(0) ?? '--'} → ${parts.at(-1)?.fileMB.toFixed(0) ?? '--'} MB (${fileSlope === undefined ? '--' : fileSlope.toFixed(1)} MB/hour)`,
@@ -147,6 +149,12 @@ export async function run(): Promise<string> {
 			lines.push(`  heap: ${total(a).toFixed(1)} MB after warm-up → ${total(z).toFixed(1)} MB at the end; grew most:`);
 			for (const [k, v] of growth) lines.push(`    ${(v / 1e3).toFixed(0).padStart(8)} KB  ${k}`);
 		} else lines.push(`  heap: ${snaps.length} snapshot(s) written, need 2`);
+	}
+	const csv = process.env.INFERTOP_SOAK_CSV;
+	if (csv) {
+		const rows = samples.map((p, i) => `${(p.x * 60).toFixed(2)},${p.y.toFixed(1)},${parts[i]?.anonMB.toFixed(1) ?? ''},${parts[i]?.fileMB.toFixed(1) ?? ''}`);
+		writeFileSync(csv, `minutes,rss_mb,anon_mb,file_mb\n${rows.join('\n')}\n`);
+		lines.push(`  samples written to ${csv}`);
 	}
 	rmSync(dir, {recursive: true, force: true});
 	return lines.join('\n');
