@@ -15,6 +15,7 @@
  * and kills the process once the frame is seen if it does not exit by itself.
  * If source/cli.tsx cannot be bundled yet it falls back to scripts/smoke-entry.tsx and says so.
  * The baseline row is `node -e` printing one character under the same terminal: the floor.
+ * Two rows for infertop: with its V8 code cache (every start but the first) and without (cold).
  */
 import {spawn, spawnSync} from 'node:child_process';
 import fs from 'node:fs';
@@ -39,9 +40,10 @@ function ptyCommand(command: string, cols = 120, rows = 40): {file: string; args
 	return {file: 'sh', args: ['-c', command], pty: false};
 }
 
-function once(command: string, cwd: string, timeoutMs = 30_000): Promise<Timing> {
+function once(command: string, cwd: string, extraEnv: Record<string, string> = {}, timeoutMs = 30_000): Promise<Timing> {
 	const {file, args} = ptyCommand(command);
-	const env: NodeJS.ProcessEnv = {...process.env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`, CI: 'false', INFERTOP_EXIT_AFTER_FIRST_FRAME: '1', TERM: process.env.TERM && process.env.TERM !== 'dumb' ? process.env.TERM : 'xterm-256color'};
+	const env: NodeJS.ProcessEnv = {...process.env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`, CI: 'false', INFERTOP_EXIT_AFTER_FIRST_FRAME: '1', TERM: process.env.TERM && process.env.TERM !== 'dumb' ? process.env.TERM : 'xterm-256color', ...extraEnv};
+	if (extraEnv.INFERTOP_EXIT_AFTER_FIRST_FRAME === '') delete env.INFERTOP_EXIT_AFTER_FIRST_FRAME;
 	delete env.NO_COLOR;
 	delete env.DEV;
 	return new Promise((resolve) => {
@@ -95,7 +97,7 @@ function stats(label: string, xs: (number | undefined)[]): string {
 function stage(entry: string | undefined): {dir: string; entry: string; note?: string} {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'infertop-startup-'));
 	const build = (e: string | undefined) =>
-		spawnSync(process.execPath, ['scripts/build.mjs'], {cwd: root, env: {...process.env, INFERTOP_OUTFILE: path.join(dir, 'dist', 'cli.js'), ...(e ? {INFERTOP_ENTRY: e} : {})}, encoding: 'utf8'});
+		spawnSync(process.execPath, ['scripts/build.mjs'], {cwd: root, env: {...process.env, INFERTOP_OUTFILE: path.join(dir, 'dist', 'cli.cjs'), ...(e ? {INFERTOP_ENTRY: e} : {})}, encoding: 'utf8'});
 	let used = entry ?? 'source/cli.tsx';
 	let note: string | undefined;
 	let r = build(entry);
@@ -111,30 +113,12 @@ function stage(entry: string | undefined): {dir: string; entry: string; note?: s
 	return {dir, entry: used, note};
 }
 
-/** The files loaded before the first frame: dist/cli.js, the monitor chunk, and what they import statically. */
-function firstFrameFiles(dist: string): Set<string> {
-	const chunks = path.join(dist, 'chunks');
-	const monitor = fs.existsSync(chunks) ? fs.readdirSync(chunks).find((f) => f.startsWith('monitor-')) : undefined;
-	const todo = [path.join(dist, 'cli.js'), ...(monitor ? [path.join(chunks, monitor)] : [])];
-	const seen = new Set<string>();
-	while (todo.length > 0) {
-		const f = todo.pop()!;
-		if (seen.has(f) || !fs.existsSync(f)) continue;
-		seen.add(f);
-		const text = fs.readFileSync(f, 'utf8');
-		for (const m of text.matchAll(/^(?:import\s[^'"]*?from\s*|import\s*)["'](\.{1,2}\/[^"']+)["']/gm)) todo.push(path.resolve(path.dirname(f), m[1]!));
-	}
-	return seen;
-}
-
 const DEPENDENCIES = ['ink', 'react', 'execa', 'chokidar', 'systeminformation', 'eventsource-parser', 'strip-ansi'];
 
 /** What each dependency costs at start: its import time from node_modules (median of 3) and whether the first frame waits for it in the bundle. */
 function dependencyCosts(dist: string): string[] {
-	const files = firstFrameFiles(dist);
-	const text = [...files].map((f) => fs.readFileSync(f, 'utf8')).join('\n');
-	const bytes = [...files].reduce((n, f) => n + fs.statSync(f).size, 0);
-	const lines = [`  before the first frame: ${files.size} files, ${(bytes / 1024).toFixed(0)} KiB of the bundle; per dependency (import from node_modules, unbundled, median of 3):`];
+	const text = fs.readFileSync(path.join(dist, 'cli.cjs'), 'utf8');
+	const lines = [`  the bundle: one script of ${(Buffer.byteLength(text) / 1024).toFixed(0)} KiB; per dependency, its import from node_modules (unbundled, median of 3):`];
 	for (const dep of DEPENDENCIES) {
 		const times: number[] = [];
 		for (let i = 0; i < 3; i++) {
@@ -142,8 +126,8 @@ function dependencyCosts(dist: string): string[] {
 			const ms = Number(r.stdout);
 			if (r.status === 0 && Number.isFinite(ms)) times.push(ms);
 		}
-		const onPath = text.includes(`// node_modules/${dep}/`);
-		lines.push(`    ${dep.padEnd(20)} ${times.length ? `${median(times).toFixed(0)} ms`.padStart(7) : '     --'}   ${onPath ? 'loaded before the first frame' : 'deferred (loaded after the first frame, or not by the monitor)'}`);
+		const bundled = text.includes(`// node_modules/${dep}/`);
+		lines.push(`    ${dep.padEnd(20)} ${times.length ? `${median(times).toFixed(0)} ms`.padStart(7) : '     --'}   ${bundled ? 'in the bundle' : 'not in the bundle'}`);
 	}
 	return lines;
 }
@@ -154,21 +138,34 @@ export async function run(): Promise<string> {
 	try {
 		const pty = ptyCommand('true').pty;
 		const base: Timing[] = [];
-		const cli: Timing[] = [];
-		// Warm the file cache once; interleave the two commands so load spikes hit both.
-		// The bin runs through its own shebang, as npm links it (V8 flags there would count), this node first on PATH.
-		await once(`./bin/infertop.js --demo`, dir);
+		const warm: Timing[] = [];
+		const cold: Timing[] = [];
+		// The code cache (bin/infertop.js) in a folder of the bench's own: written by one run that stays
+		// open past the write (after 1.5 s here: what the first frame needs has run by then), read by
+		// every warm run. The cold runs have none: the first start after an install or an upgrade, or
+		// a cache folder that cannot be written.
+		const cacheDir = path.join(dir, 'code-cache');
+		const withCache = {INFERTOP_CODE_CACHE: cacheDir};
+		const noCache = {INFERTOP_CODE_CACHE: 'off'};
+		await once(`./bin/infertop.js --demo`, dir, {...withCache, INFERTOP_EXIT_AFTER_FIRST_FRAME: '', INFERTOP_CODE_CACHE_DELAY_MS: '1500'});
+		const cached = fs.existsSync(cacheDir) && fs.readdirSync(cacheDir).some((f) => f.endsWith('.v8cache'));
+		// Warm the file cache once; interleave the commands so load spikes hit all of them.
+		await once(`./bin/infertop.js --demo`, dir, withCache);
 		for (let i = 0; i < runs; i++) {
 			base.push(await once(`node -e "process.stdout.write('x')"`, dir));
-			cli.push(await once(`./bin/infertop.js --demo`, dir));
+			warm.push(await once(`./bin/infertop.js --demo`, dir, withCache));
+			cold.push(await once(`./bin/infertop.js --demo`, dir, noCache));
 		}
-		const size = fs.statSync(path.join(dir, 'dist', 'cli.js')).size;
+		const cli = warm;
+		const size = fs.statSync(path.join(dir, 'dist', 'cli.cjs')).size;
 		const lines = [
-			`startup (bundled build, ${entry} → dist/cli.js ${(size / 1024).toFixed(0)} KiB; node ${process.version}; ${os.cpus().length} cores; load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; ${pty ? 'pseudo-terminal' : 'NO pseudo-terminal: pipes'})`,
+			`startup (bundled build, ${entry} → dist/cli.cjs ${(size / 1024).toFixed(0)} KiB, through bin/infertop.js's shebang; node ${process.version}; ${os.cpus().length} cores; load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; ${pty ? 'pseudo-terminal' : 'NO pseudo-terminal: pipes'})`,
 			...(note ? [`  note: ${note}`] : []),
 			`  ${stats('node -e baseline (frame)', base.map((t) => t.firstFrameMs))}`,
-			`  ${stats('infertop first byte', cli.map((t) => t.firstByteMs))}`,
-			`  ${stats('infertop first frame', cli.map((t) => t.firstFrameMs))}`,
+			...(cached ? [] : ['  note: the warm-up run wrote no code cache: the "warm" rows are cold too']),
+			`  ${stats('infertop first byte', cli.map((t) => t.firstByteMs))}   (code cache warm)`,
+			`  ${stats('infertop first frame', cli.map((t) => t.firstFrameMs))}   (code cache warm: every start but the first)`,
+			`  ${stats('  cold: first frame', cold.map((t) => t.firstFrameMs))}   (no code cache: the first start after an install)`,
 			`  ${stats('infertop exit', cli.map((t) => (t.exitedByItself ? t.exitMs : undefined)))}${cli.some((t) => !t.exitedByItself) ? '  (runs that did not exit after the first frame were killed: INFERTOP_EXIT_AFTER_FIRST_FRAME not honoured)' : ''}`,
 			...dependencyCosts(path.join(dir, 'dist')),
 		];

@@ -1,18 +1,101 @@
 #!/usr/bin/env node
-// No V8 flags on this line: any heap-size flag (--max-semi-space-size, --max-old-space-size) makes
-// node itself start ~25 ms slower (measured: `node -e` 112 → 137 ms on a 2-core machine), and
-// --max-semi-space-size=2, here until 0.1.0's cost work, cost ~35 ms before the first frame for
-// 2 MB less idle memory (bench/overhead.bench.ts: 74 vs 76 MB at the end of a 30 s idle run).
-// infertop's executable. The environment must be set before React and Ink are evaluated, and ESM
-// hoists static imports, so the bundle is loaded with a dynamic import after these lines.
+// infertop's executable. It compiles the bundle (dist/cli.cjs, one CommonJS script) with V8's code
+// cache: the bytecode of everything an earlier run compiled, saved in the user's cache folder, so a
+// start skips the parse and the lazy compiles (bench/startup.bench.ts: ~60 ms of ~300 on a 2-core
+// machine). Node 20 has no such cache of its own (module.enableCompileCache is Node 22).
+//
+// - The cache is keyed on the build (the hash on the bundle's first line), node's version and the
+//   architecture: V8 itself checks only the source's length and its own version and flags, and
+//   rejects what does not match (then the cache is written again).
+// - It is written ~3 s after start (when the first frame and the collectors have run), only if there
+//   is none or the one read covers less than what ran; never at exit, and never from a short
+//   command (`--version` would save a cache without the monitor in it).
+// - INFERTOP_CODE_CACHE=off: no cache; INFERTOP_CODE_CACHE=DIR: the cache in DIR. Any failure to
+//   read or write it only means a slower start: nothing is printed, unless
+//   INFERTOP_CODE_CACHE_DEBUG=1 (what was read and written, on stderr; with
+//   INFERTOP_CODE_CACHE_DELAY_MS=N the write comes N ms after start instead of 3 s: for tests).
+//
+// No V8 flags on the shebang: any heap-size flag (--max-semi-space-size, --max-old-space-size) makes
+// node itself start ~25 ms slower (`node -e` 112 → 137 ms here).
+import fs from 'node:fs';
+import {createRequire} from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import {fileURLToPath} from 'node:url';
+import vm from 'node:vm';
+
+// Before React and Ink are evaluated (the bundle also has it inlined).
 process.env.NODE_ENV ??= 'production';
 
+const file = fileURLToPath(new URL('../dist/cli.cjs', import.meta.url));
+const debug = process.env.INFERTOP_CODE_CACHE_DEBUG === '1' ? (text) => process.stderr.write(`infertop: code cache: ${text}\n`) : () => {};
+
+/** Where the cache lives: INFERTOP_CODE_CACHE, else the platform's cache folder; undefined = none. */
+function cacheDir() {
+	const env = process.env.INFERTOP_CODE_CACHE;
+	if (env === 'off' || env === '0') return undefined;
+	if (env) return path.resolve(env);
+	const home = os.homedir();
+	if (process.platform === 'darwin') return path.join(home, 'Library', 'Caches', 'infertop');
+	if (process.platform === 'win32') return path.join(process.env.LOCALAPPDATA || path.join(home, 'AppData', 'Local'), 'infertop', 'Cache');
+	return path.join(process.env.XDG_CACHE_HOME && path.isAbsolute(process.env.XDG_CACHE_HOME) ? process.env.XDG_CACHE_HOME : path.join(home, '.cache'), 'infertop');
+}
+
+/** Save the script's code cache (now holding what has run) unless the one read already covers it. */
+function save(script, dir, name, readBytes) {
+	try {
+		const data = script.createCachedData();
+		if (readBytes > 0 && data.length < readBytes * 1.1) {
+			debug(`kept (${readBytes} bytes read, ${data.length} now)`);
+			return;
+		}
+		fs.mkdirSync(dir, {recursive: true, mode: 0o700});
+		const tmp = path.join(dir, `${name}.${process.pid}.tmp`);
+		fs.writeFileSync(tmp, data, {mode: 0o600});
+		fs.renameSync(tmp, path.join(dir, name));
+		// Other builds' caches (an upgrade, another node) would pile up.
+		for (const f of fs.readdirSync(dir)) if (/^cli-.*\.v8cache$/.test(f) && f !== name) fs.rmSync(path.join(dir, f), {force: true});
+		debug(`wrote ${data.length} bytes`);
+	} catch (error) {
+		// no cache: the next start compiles again
+		debug(`not written (${error?.message ?? error})`);
+	}
+}
+
+let source;
 try {
-	await import('../dist/cli.js');
+	source = fs.readFileSync(file, 'utf8');
 } catch (error) {
-	const missing =
-		error?.code === 'ERR_MODULE_NOT_FOUND' && typeof error.message === 'string' && /dist[\\/]cli\.js/.test(error.message);
-	if (!missing) throw error;
-	process.stderr.write('infertop: dist/cli.js is missing: run `npm run build` first (or `npm run dev` to run from source)\n');
+	if (error?.code !== 'ENOENT') throw error;
+	process.stderr.write('infertop: dist/cli.cjs is missing: run `npm run build` first (or `npm run dev` to run from source)\n');
 	process.exitCode = 1;
+}
+if (source !== undefined) {
+	const build = /^\/\/ infertop build ([0-9a-f]{16}):/.exec(source)?.[1];
+	const dir = build ? cacheDir() : undefined;
+	const name = `cli-${build}-${process.version}-${process.arch}.v8cache`;
+	let cached;
+	if (dir) {
+		try {
+			cached = fs.readFileSync(path.join(dir, name));
+		} catch {
+			// none yet
+		}
+	}
+	// The CommonJS wrapper on the first line, so line numbers in stack traces are the file's.
+	const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+		filename: file,
+		cachedData: cached,
+		importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+	});
+	if (dir) {
+		const readBytes = cached && !script.cachedDataRejected ? cached.length : 0;
+		debug(cached ? `read ${cached.length} bytes, ${script.cachedDataRejected ? 'rejected' : 'accepted'}` : `none in ${dir}`);
+		const delay = Number(process.env.INFERTOP_CODE_CACHE_DELAY_MS);
+		setTimeout(save, Number.isFinite(delay) && delay >= 0 ? delay : 3000, script, dir, name, readBytes).unref();
+	} else debug('off');
+	cached = undefined;
+	source = undefined;
+	const module = {exports: {}};
+	script.runInThisContext()(module.exports, createRequire(file), module, file, path.dirname(file));
 }

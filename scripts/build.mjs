@@ -1,16 +1,25 @@
 #!/usr/bin/env node
 /**
- * Bundle the CLI into one ESM file for Node 20: `node scripts/build.mjs` → dist/cli.js.
+ * Bundle the CLI into one CommonJS script for Node 20: `node scripts/build.mjs` → dist/cli.cjs.
  *
  *   INFERTOP_ENTRY=path/to/entry.tsx  bundle another entry (default source/cli.tsx)
- *   INFERTOP_OUTFILE=path             write elsewhere (default dist/cli.js)
- *   --sourcemap                       also write dist/cli.js.map
+ *   INFERTOP_OUTFILE=path             write elsewhere (default dist/cli.cjs)
+ *   --sourcemap                       also write dist/cli.cjs.map
  *   --minify                          minify (smaller, faster to parse, worse stack traces)
  *   --analyze                         print the biggest inputs
  *
  * Decisions, each checked by building and running:
  * - Everything is bundled, dependencies included: one file loads faster than hundreds of modules
  *   resolved from node_modules (startup is the figure that matters, see bench/startup.bench.ts).
+ * - One CommonJS script, not ES modules: Node 20 has no code cache for ES modules (module.
+ *   enableCompileCache is Node 22), but a script compiled with vm.Script takes V8's cached data.
+ *   bin/infertop.js compiles this file with the cache it saved on an earlier run: the parse and the
+ *   lazy compiles of everything the first frame runs are skipped (~60 ms of a 2-core machine's
+ *   ~300 ms). What is loaded later (the collectors, systeminformation, execa, the probe) is only
+ *   evaluated when its dynamic import() runs (esbuild wraps those modules lazily). The first line
+ *   names the build (a hash of the rest): the cache is keyed on it, since V8 checks only the length.
+ *   ESM-only dependencies need no top-level await for this: Ink's two (under isDev()) and yoga's
+ *   (its wasm, instantiated synchronously) are patched out below.
  * - NODE_ENV is defined as "production" so React's development build is dropped at build time;
  *   bin/infertop.js also sets it before anything loads, for code that reads it at run time.
  * - A banner gives CJS dependencies (react, react-reconciler, systeminformation…) a real
@@ -31,6 +40,7 @@
  *   string-width's RGI_Emoji set (built on first use), ansi-tokenize's per-character diff of equal styles.
  */
 import {build} from 'esbuild';
+import {createHash} from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
@@ -40,7 +50,7 @@ import {startupPatches} from './startup-patches.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
 const entry = path.resolve(root, process.env.INFERTOP_ENTRY || 'source/cli.tsx');
-const outfile = path.resolve(root, process.env.INFERTOP_OUTFILE || 'dist/cli.js');
+const outfile = path.resolve(root, process.env.INFERTOP_OUTFILE || 'dist/cli.cjs');
 
 if (!fs.existsSync(entry)) {
 	console.error(`build: entry ${path.relative(root, entry)} does not exist`);
@@ -59,37 +69,33 @@ const noInkDevtools = {
 	},
 };
 
+/** Replaced by the build's hash once the output is known (bin/infertop.js keys the code cache on it). */
+const BUILD_ID = 'XXXXXXXXXXXXXXXX';
 const banner = [
-	'// infertop: bundled by scripts/build.mjs. Source: https://github.com/ (see package.json).',
-	"import {createRequire as __infertopCreateRequire} from 'node:module';",
-	"import {fileURLToPath as __infertopFileURLToPath} from 'node:url';",
-	"import {dirname as __infertopDirname} from 'node:path';",
-	'const require = __infertopCreateRequire(import.meta.url);',
-	'const __filename = __infertopFileURLToPath(import.meta.url);',
-	'const __dirname = __infertopDirname(__filename);',
+	`// infertop build ${BUILD_ID}: bundled by scripts/build.mjs. Source: https://github.com/ (see package.json).`,
+	// strict, as the ES modules it is made of were (the directive must come before any statement)
+	"'use strict';",
+	// import.meta.url (where themes/ and samples/ are looked for) is this file's URL
+	"const __infertopUrl = require('node:url').pathToFileURL(__filename).href;",
 ].join('\n');
 
 const inkFixState = {applied: false, outputShared: false, textCaches: 0, widths: false, reconciler: false, text: false};
 const inkFix = inkIncrementalFix(inkFixState);
-const startupState = {yoga: false, segmenters: 0, rgi: false, ansiDiff: false};
+const startupState = {yoga: false, yogaSync: false, segmenters: 0, rgi: false, ansiDiff: false};
 const started = performance.now();
 const outdir = path.dirname(outfile);
-const entryName = path.basename(outfile).replace(/\.m?js$/, '');
-// Chunks of an earlier build would pile up: start from an empty chunk folder.
-fs.rmSync(path.join(outdir, 'chunks'), {recursive: true, force: true});
+// What builds before this one wrote (ES modules: dist/cli.js and its chunks) would ship stale.
+if (!process.env.INFERTOP_OUTFILE) for (const old of ['chunks', 'cli.js', 'cli.js.map']) fs.rmSync(path.join(outdir, old), {recursive: true, force: true});
 const result = await build({
-	entryPoints: {[entryName]: entry},
-	outdir,
-	// Code splitting: what the first frame does not need (the collectors, systeminformation, the
-	// probe and snapshot commands, the metrics server) sits in chunks loaded by dynamic import later.
-	splitting: true,
-	chunkNames: 'chunks/[name]-[hash]',
+	entryPoints: [entry],
+	outfile,
+	write: false,
 	bundle: true,
 	platform: 'node',
-	format: 'esm',
+	format: 'cjs',
 	target: 'node20',
 	jsx: 'automatic',
-	define: {'process.env.NODE_ENV': '"production"'},
+	define: {'process.env.NODE_ENV': '"production"', 'import.meta.url': '__infertopUrl'},
 	banner: {js: banner},
 	plugins: [noInkDevtools, inkFix, startupPatches(startupState)],
 	// Optional native or platform-specific modules some dependencies try at run time.
@@ -105,9 +111,22 @@ const result = await build({
 	process.exit(1);
 });
 
-const outputs = Object.keys(result.metafile.outputs).filter((f) => f.endsWith('.js')).map((f) => path.resolve(process.cwd(), f));
-const out = outputs.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
-const entryBytes = fs.statSync(outfile).size;
+const script = result.outputFiles.find((f) => path.resolve(f.path) === outfile);
+if (!script) {
+	console.error(`build: esbuild wrote no ${path.relative(root, outfile)}`);
+	process.exit(1);
+}
+// The build's name: a hash of everything after its first line (same length as the placeholder).
+const body = script.text.slice(script.text.indexOf('\n') + 1);
+const out = script.text.replace(BUILD_ID, createHash('sha256').update(body).digest('hex').slice(0, BUILD_ID.length));
+if (!/^\/\/ infertop build [0-9a-f]{16}:/.test(out)) {
+	console.error('build: the build id is not on the first line');
+	process.exit(1);
+}
+fs.mkdirSync(outdir, {recursive: true});
+fs.writeFileSync(outfile, out);
+for (const f of result.outputFiles) if (f !== script) fs.writeFileSync(f.path, f.contents);
+const entryBytes = Buffer.byteLength(out);
 // The guarantees above, checked on the output rather than assumed.
 if (/from\s*["']react-devtools-core["']|require\(["']react-devtools-core["']\)/.test(out)) {
 	console.error('build: react-devtools-core is still imported by the bundle');
@@ -121,8 +140,8 @@ if (out.includes('node_modules/ink/build/') && (!inkFixState.applied || !inkFixS
 	console.error('build: the Ink patches (ink#910, shared output caches, bounded text caches, no frame for an unchanged commit) are not all in the bundle');
 	process.exit(1);
 }
-if ((out.includes('node_modules/yoga-layout/') && !startupState.yoga) || (out.includes('node_modules/ink/') && startupState.segmenters !== 4)) {
-	console.error('build: the start-up patches (yoga without fetch, one shared Intl.Segmenter) are not in the bundle');
+if ((out.includes('node_modules/yoga-layout/') && (!startupState.yoga || !startupState.yogaSync)) || (out.includes('node_modules/ink/') && startupState.segmenters !== 4)) {
+	console.error('build: the start-up patches (yoga without fetch and synchronous, one shared Intl.Segmenter) are not in the bundle');
 	process.exit(1);
 }
 if ((out.includes('node_modules/string-width/index.js') && !startupState.rgi) || (out.includes('node_modules/@alcalzone/ansi-tokenize/') && !startupState.ansiDiff)) {
@@ -135,16 +154,14 @@ if (/process\.env\.NODE_ENV\s*[!=]==?\s*["']development["']/.test(out)) {
 }
 
 const kb = (n) => `${(n / 1024).toFixed(0)} KiB`;
-console.log(`build: ${path.relative(root, entry)} → ${path.relative(root, outfile)} (${kb(entryBytes)} entry, ${kb(Buffer.byteLength(out))} with ${outputs.length - 1} chunks, ${Math.round(performance.now() - started)} ms)`);
+console.log(`build: ${path.relative(root, entry)} → ${path.relative(root, outfile)} (${kb(entryBytes)}, ${out.slice(3, out.indexOf(':'))}, ${Math.round(performance.now() - started)} ms)`);
 if (args.has('--analyze')) {
-	// What each output holds, biggest inputs first; the entry and the chunks it imports statically load at start.
-	for (const [file, info] of Object.entries(result.metafile.outputs).filter(([f]) => f.endsWith('.js'))) {
-		const stat = info.imports.filter((i) => i.kind === 'import-statement').map((i) => path.basename(i.path));
-		console.log(`${path.relative(root, path.resolve(process.cwd(), file))}  ${kb(info.bytes)}${stat.length ? `  (imports ${stat.join(', ')})` : ''}`);
+	// The biggest inputs of the bundle.
+	for (const info of Object.values(result.metafile.outputs).filter((o) => o.entryPoint)) {
 		const inputs = Object.entries(info.inputs)
 			.map(([f, i]) => [f.replace(/^node_modules\//, ''), i.bytesInOutput])
 			.sort((a, b) => b[1] - a[1])
-			.slice(0, 6);
+			.slice(0, 20);
 		for (const [f, bytes] of inputs) console.log(`  ${kb(bytes).padStart(9)}  ${f}`);
 	}
 }

@@ -192,6 +192,10 @@ export function patchInkRenderNode(source) {
  * so Text.js makes it once per set of style props (useMemo): a changed colour is still a change.
  */
 export const INK_RECONCILER_PATCHES = [
+	// Two top-level awaits, both under isDev() (false in the bundle: see build.mjs): without them the
+	// bundle can be one CommonJS script, which V8's code cache can serve (bin/infertop.js).
+	["        await import('./devtools.js');", '        void 0; // infertop: no DevTools in the bundle'],
+	['const packageJson = isDev()\n    ? await loadPackageJson()\n    : { name: undefined, version: undefined };', 'const packageJson = { name: undefined, version: undefined }; // infertop: isDev() is false in the bundle'],
 	['export default createReconciler({', 'export default createReconciler(__infertopTrackChanges({'],
 	['    rendererVersion: packageJson.version,\n});', '    rendererVersion: packageJson.version,\n}));'],
 	['    resetAfterCommit(rootNode) {\n', '    resetAfterCommit(rootNode) {\n        if (!__infertopChanges.changed && !rootNode.isStaticDirty) {\n            return;\n        }\n        __infertopChanges.changed = false;\n'],

@@ -4,7 +4,9 @@
  * renders one Ink frame. Build it with `INFERTOP_ENTRY=scripts/smoke-entry.tsx node scripts/build.mjs`.
  *
  * INFERTOP_EXIT_AFTER_FIRST_FRAME=1 exits right after the first frame is written (the hook the
- * startup benchmark uses; the real CLI should honour the same variable).
+ * startup benchmark uses; the real CLI should honour the same variable). INFERTOP_SMOKE_STAY=1
+ * keeps it running until a signal, as the monitor does (test/platform/build.test.ts: the code cache
+ * is written a moment after start).
  */
 import React from 'react';
 import {Box, Text, render} from 'ink';
@@ -42,5 +44,12 @@ if (process.env.INFERTOP_EXIT_AFTER_FIRST_FRAME === '1') {
 	setImmediate(() => {
 		app.unmount();
 		process.exit(0);
+	});
+}
+if (process.env.INFERTOP_SMOKE_STAY === '1') {
+	const open = setInterval(() => {}, 60_000);
+	process.once('SIGTERM', () => {
+		clearInterval(open);
+		app.unmount();
 	});
 }

@@ -2,8 +2,10 @@ import type {Plugin} from 'esbuild';
 
 export const YOGA_PATCHES: readonly (readonly [string, string])[];
 export function patchYoga(source: string): string;
+export const YOGA_INDEX_PATCHES: readonly (readonly [string, string])[];
+export function patchYogaIndex(source: string): string;
 export function patchSegmenter(source: string, file: string): string;
 export const ONE_CODE_POINT_EMOJI: string;
 export function patchRgiEmoji(source: string): string;
 export function patchAnsiDiff(source: string): string;
-export function startupPatches(state?: {yoga?: boolean; segmenters?: number; rgi?: boolean; ansiDiff?: boolean}): Plugin;
+export function startupPatches(state?: {yoga?: boolean; yogaSync?: boolean; segmenters?: number; rgi?: boolean; ansiDiff?: boolean}): Plugin;

@@ -7,7 +7,8 @@
  *   global `fetch` exists (Node ≥ 18), "downloads" it with fetch: Node then loads undici, its
  *   whole HTTP client (~30 ms on a 2-core machine), to decode 90 KB of base64. Here the data: URL
  *   is always decoded in place (emscripten's own fallback path), with Buffer instead of atob and a
- *   per-character loop.
+ *   per-character loop, and compiled and instantiated synchronously, so that its index needs no
+ *   top-level await and the bundle can be CommonJS (bin/infertop.js serves it from V8's code cache).
  */
 import fs from 'node:fs';
 
@@ -24,7 +25,24 @@ export const YOGA_PATCHES = [
 	['return w||"function"!=typeof WebAssembly.instantiateStreaming||ua(H)||"function"!=typeof fetch?c(b):', 'return true?c(b):'],
 	// decode the base64 with Buffer
 	['var b=xa(a.slice(37)),c=new Uint8Array(b.length);for(a=0;a<b.length;++a)c[a]=b.charCodeAt(a);var d=c', 'var d=new Uint8Array(Buffer.from(a.slice(37),"base64"))'],
+	// compile and instantiate synchronously (emscripten's own Module.instantiateWasm hook): the
+	// module is ready when loadYoga returns, so yoga's index needs no top-level await (below)
+	['if(h.instantiateWasm)try{', 'h.instantiateWasm||(h.instantiateWasm=function(i,r){r(new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(H.slice(37),"base64")),i));return{}});if(h.instantiateWasm)try{'],
 ];
+
+/** yoga-layout's index: the module object, started synchronously by the patched loader, instead of `await loadYoga()`. */
+export const YOGA_INDEX_PATCHES = [
+	[
+		'const Yoga = wrapAssembly(await loadYoga());',
+		'const __infertopYoga = {};\nloadYoga(__infertopYoga); // infertop: instantiated synchronously (scripts/startup-patches.mjs)\nif (!__infertopYoga.calledRun) throw new Error("yoga-layout did not start synchronously");\nconst Yoga = wrapAssembly(__infertopYoga);',
+	],
+];
+
+export function patchYogaIndex(source) {
+	let out = source;
+	for (const [from, to] of YOGA_INDEX_PATCHES) out = replaceOnce(out, from, to, 'yoga-layout/dist/src/index.js');
+	return out;
+}
 
 export function patchYoga(source) {
 	let out = source;
@@ -90,7 +108,7 @@ export function patchAnsiDiff(source) {
 
 /**
  * esbuild plugin applying them all; `state` says which were applied (the build checks).
- * @param {{yoga?: boolean, segmenters?: number, rgi?: boolean, ansiDiff?: boolean}} [state]
+ * @param {{yoga?: boolean, yogaSync?: boolean, segmenters?: number, rgi?: boolean, ansiDiff?: boolean}} [state]
  * @returns {import('esbuild').Plugin}
  */
 export function startupPatches(state = {}) {
@@ -100,6 +118,10 @@ export function startupPatches(state = {}) {
 			b.onLoad({filter: /[\\/]yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/}, async (a) => {
 				state.yoga = true;
 				return {contents: patchYoga(await fs.promises.readFile(a.path, 'utf8')), loader: 'js'};
+			});
+			b.onLoad({filter: /[\\/]yoga-layout[\\/]dist[\\/]src[\\/]index\.js$/}, async (a) => {
+				state.yogaSync = true;
+				return {contents: patchYogaIndex(await fs.promises.readFile(a.path, 'utf8')), loader: 'js'};
 			});
 			b.onLoad({filter: /[\\/](string-width[\\/]index|slice-ansi[\\/]tokenize-ansi|ansi-tokenize[\\/]build[\\/]tokenize)\.js$/}, async (a) => {
 				state.segmenters = (state.segmenters ?? 0) + 1;

@@ -3,7 +3,7 @@
  * own from a directory without node_modules, React's production build is inlined, and DEV=true
  * (which makes Ink 6.8 import react-devtools-core) neither crashes nor hangs it.
  */
-import {execFile} from 'node:child_process';
+import {execFile, spawn} from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,7 +22,7 @@ describe('scripts/build.mjs', () => {
 	beforeAll(async () => {
 		// Outside the repository, so nothing can be resolved from its node_modules at run time.
 		dir = fs.mkdtempSync(path.join(os.tmpdir(), 'infertop-build-'));
-		out = path.join(dir, 'dist', 'cli.js');
+		out = path.join(dir, 'dist', 'cli.cjs');
 		fs.cpSync(path.join(root, 'bin'), path.join(dir, 'bin'), {recursive: true});
 		await run(process.execPath, ['scripts/build.mjs'], {cwd: root, env: {...process.env, INFERTOP_ENTRY: 'scripts/smoke-entry.tsx', INFERTOP_OUTFILE: out}, timeout: 120_000});
 	}, 150_000);
@@ -32,7 +32,7 @@ describe('scripts/build.mjs', () => {
 	});
 
 	const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
-		const e: NodeJS.ProcessEnv = {...process.env, CI: 'false', ...extra};
+		const e: NodeJS.ProcessEnv = {...process.env, CI: 'false', INFERTOP_CODE_CACHE: 'off', ...extra};
 		delete e.NODE_ENV;
 		return e;
 	};
@@ -42,8 +42,61 @@ describe('scripts/build.mjs', () => {
 		expect(text).toContain('react-reconciler.production');
 		expect(text).not.toContain('react-reconciler.development');
 		expect(text).not.toMatch(/from\s*["']react-devtools-core["']/);
-		expect(text.startsWith('// infertop')).toBe(true);
+		expect(text).toMatch(/^\/\/ infertop build [0-9a-f]{16}:/);
 	});
+
+	it('is one CommonJS script, strict, with no top-level await and no ES module syntax', () => {
+		const text = fs.readFileSync(out, 'utf8');
+		expect(text.split('\n')[1]).toBe("'use strict';");
+		expect(text).not.toMatch(/^(?:import|export)\s/m);
+		expect(text).not.toMatch(/^(?:await\s|(?:var|let|const)\s+\w+\s*=\s*await\s)/m);
+		expect(fs.readdirSync(path.dirname(out))).toEqual(['cli.cjs']);
+	});
+
+	it('V8 code cache: written once after start, read on the next start, a bad one rejected and written again', async () => {
+		const cache = path.join(dir, 'cache');
+		const bin = path.join(dir, 'bin', 'infertop.js');
+		// The smoke entry stays open (an Ink app) until it is stopped; stop it once the cache says what it did.
+		const start = (until: RegExp, extra: Record<string, string> = {}) =>
+			new Promise<string>((resolve, reject) => {
+				const child = spawn(process.execPath, [bin], {cwd: dir, env: env({INFERTOP_CODE_CACHE: cache, INFERTOP_CODE_CACHE_DEBUG: '1', INFERTOP_CODE_CACHE_DELAY_MS: '200', INFERTOP_SMOKE_STAY: '1', ...extra}), stdio: ['ignore', 'ignore', 'pipe']});
+				let err = '';
+				const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+				child.stderr.on('data', (b: Buffer) => {
+					err += b.toString();
+					if (until.test(err)) child.kill('SIGTERM');
+				});
+				child.on('error', reject);
+				child.on('exit', () => {
+					clearTimeout(timer);
+					resolve(err);
+				});
+			});
+		const files = () => (fs.existsSync(cache) ? fs.readdirSync(cache).sort() : []);
+		// another build's cache, left by an earlier version: removed when this one is written
+		fs.mkdirSync(cache, {recursive: true});
+		fs.writeFileSync(path.join(cache, 'cli-0123456789abcdef-v20.0.0-x64.v8cache'), 'old');
+		const first = await start(/wrote \d+ bytes|not written/);
+		expect(first).toContain(`code cache: none in ${cache}`);
+		expect(first).toMatch(/code cache: wrote \d+ bytes/);
+		const [name] = files();
+		expect(files()).toEqual([name]);
+		expect(name).toBe(`cli-${/^\/\/ infertop build ([0-9a-f]{16}):/.exec(fs.readFileSync(out, 'utf8'))![1]}-${process.version}-${process.arch}.v8cache`);
+		const written = fs.readFileSync(path.join(cache, name!));
+		expect(written.length).toBeGreaterThan(100_000);
+		const second = await start(/kept|wrote|not written/);
+		expect(second).toContain(`code cache: read ${written.length} bytes, accepted`);
+		expect(second).toMatch(/code cache: kept/);
+		expect(fs.readFileSync(path.join(cache, name!)).equals(written)).toBe(true);
+		// a damaged cache: V8 rejects it, the start goes on, and a good one replaces it
+		fs.writeFileSync(path.join(cache, name!), Buffer.alloc(4096, 7));
+		const third = await start(/wrote \d+ bytes|not written/);
+		expect(third).toContain('code cache: read 4096 bytes, rejected');
+		expect(third).toMatch(/code cache: wrote \d+ bytes/);
+		expect(fs.statSync(path.join(cache, name!)).size).toBeGreaterThan(100_000);
+		// off: nothing read, nothing written
+		expect(await start(/off/, {INFERTOP_CODE_CACHE: 'off'})).toContain('code cache: off');
+	}, 120_000);
 
 	it('the shim runs the bundle: --version', async () => {
 		const {stdout} = await run(process.execPath, [path.join(dir, 'bin', 'infertop.js'), '--version'], {cwd: dir, env: env(), timeout: 30_000});

@@ -23,7 +23,7 @@ if (!npmAvailable) console.warn('test/platform/pack.test.ts: SKIPPED, `npm` is n
 
 // A clean environment for the installed CLI: no CI (Ink prints nothing until exit in CI), no DEV.
 const cleanEnv = (): NodeJS.ProcessEnv => {
-	const env: NodeJS.ProcessEnv = {...process.env, CI: 'false', NO_COLOR: '1'};
+	const env: NodeJS.ProcessEnv = {...process.env, CI: 'false', NO_COLOR: '1', INFERTOP_CODE_CACHE: 'off'};
 	for (const k of ['DEV', 'NODE_ENV', 'VITEST', 'VITEST_WORKER_ID', 'VITEST_POOL_ID', 'TEST']) delete env[k];
 	return env;
 };
@@ -54,7 +54,8 @@ describe.skipIf(!npmAvailable)('npm pack → install → run', () => {
 
 	it('ships the bundle, the shim and the data, not the sources', () => {
 		expect(packedFiles).toContain('bin/infertop.js');
-		expect(packedFiles).toContain('dist/cli.js');
+		expect(packedFiles).toContain('dist/cli.cjs');
+		expect(packedFiles.filter((f) => f.startsWith('dist/'))).toEqual(['dist/cli.cjs']);
 		expect(packedFiles).toContain('package.json');
 		expect(packedFiles.filter((f) => f.startsWith('source/') || f.startsWith('test/') || f.startsWith('node_modules/'))).toEqual([]);
 	});
