@@ -86,7 +86,7 @@ if (source !== undefined) {
 	const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
 		filename: file,
 		cachedData: cached,
-		importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+		// no importModuleDynamically: with cached data Node 20 drops it; the build makes sure the bundle never calls import()
 	});
 	if (dir) {
 		const readBytes = cached && !script.cachedDataRejected ? cached.length : 0;

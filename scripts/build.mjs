@@ -123,6 +123,14 @@ if (!/^\/\/ infertop build [0-9a-f]{16}:/.test(out)) {
 	console.error('build: the build id is not on the first line');
 	process.exit(1);
 }
+// import() of what is not bundled (a node: module, an external) would stay an import() call: a
+// script compiled from V8's code cache loses the host options import() needs (Node 20: "A dynamic
+// import callback was not specified"). Everything the bundle loads is bundled or required.
+const dynamicImports = out.match(/[^\w$.]import\s*\(\s*["'`][^"'`]*/g);
+if (dynamicImports) {
+	console.error(`build: the bundle calls import() (${dynamicImports.map((m) => m.slice(1).trim()).join(', ')}): use a static import or require`);
+	process.exit(1);
+}
 fs.mkdirSync(outdir, {recursive: true});
 fs.writeFileSync(outfile, out);
 for (const f of result.outputFiles) if (f !== script) fs.writeFileSync(f.path, f.contents);

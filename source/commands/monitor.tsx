@@ -4,6 +4,7 @@
  */
 import React from 'react';
 import {render} from 'ink';
+import {writeFileSync} from 'node:fs';
 import os from 'node:os';
 import type {Controller, Runtime, RuntimeOptions} from '../runtime.js';
 import {createStore} from '../model/store.js';
@@ -132,7 +133,6 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 		restore();
 		const statsFile = process.env.INFERTOP_RENDER_STATS;
 		if (statsFile) {
-			const {writeFileSync} = await import('node:fs');
 			writeFileSync(statsFile, JSON.stringify({frames, publishes: store.publishes(), seconds: (performance.now() - startedAt) / 1000}));
 		}
 		// Only now: until here a signal must find us listening (see above).

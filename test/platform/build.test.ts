@@ -49,6 +49,8 @@ describe('scripts/build.mjs', () => {
 		const text = fs.readFileSync(out, 'utf8');
 		expect(text.split('\n')[1]).toBe("'use strict';");
 		expect(text).not.toMatch(/^(?:import|export)\s/m);
+		// import() would fail in a script compiled from V8's code cache (the build refuses it)
+		expect(text).not.toMatch(/[^\w$.]import\s*\(/);
 		expect(text).not.toMatch(/^(?:await\s|(?:var|let|const)\s+\w+\s*=\s*await\s)/m);
 		expect(fs.readdirSync(path.dirname(out))).toEqual(['cli.cjs']);
 	});
