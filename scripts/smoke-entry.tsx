@@ -39,6 +39,9 @@ function Frame(): React.JSX.Element {
 }
 
 const app = render(<Frame />, {exitOnCtrlC: true, patchConsole: false});
+// bin/infertop.js's code cache, saved after the first frame as the monitor does (at once here).
+const saveCodeCache = (globalThis as Record<symbol, unknown>)[Symbol.for('infertop.saveCodeCache')];
+if (typeof saveCodeCache === 'function') setImmediate(saveCodeCache as () => void);
 if (process.env.INFERTOP_EXIT_AFTER_FIRST_FRAME === '1') {
 	// render() writes the first frame synchronously; leave on the next turn.
 	setImmediate(() => {
