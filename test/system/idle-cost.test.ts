@@ -13,7 +13,8 @@ import {isWork} from '../../source/runtime.js';
 import {parseProcStat, parseProcStatBytes} from '../../source/sources/process-sampler.js';
 import {parseLinuxPowerSupplies} from '../../source/system/power.js';
 import {onPath} from '../../source/sources/nvidia-smi.js';
-import {ONE_CODE_POINT_EMOJI, YOGA_PATCHES, patchAnsiDiff, patchRgiEmoji, patchSegmenter, patchYoga} from '../../scripts/startup-patches.mjs';
+import {INK_RECONCILER_PATCHES, patchInkReconciler} from '../../scripts/ink-incremental-fix.mjs';
+import {ONE_CODE_POINT_EMOJI, YOGA_INDEX_PATCHES, YOGA_PATCHES, patchAnsiDiff, patchRgiEmoji, patchYogaIndex, patchSegmenter, patchYoga} from '../../scripts/startup-patches.mjs';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const id = 'http://127.0.0.1:11434';
@@ -88,6 +89,18 @@ describe('start-up patches find their lines in the installed dependencies', () =
 		const patched = patchYoga(yoga);
 		expect(patched).not.toMatch(/"function"!=typeof fetch/);
 		expect(() => patchYoga(patched)).toThrow(/not found exactly once/);
+	});
+
+	it('no top-level await is left in Ink (under isDev()) nor in yoga (its wasm instantiated synchronously): the bundle can be CommonJS', () => {
+		const tla = /^(?:await\s|(?:var|let|const)\s+\w+\s*=\s*(?:\w+\(\s*)?await\s|\s+await import\()/m;
+		const reconciler = readFileSync(path.join(root, 'node_modules/ink/build/reconciler.js'), 'utf8');
+		const index = readFileSync(path.join(root, 'node_modules/yoga-layout/dist/src/index.js'), 'utf8');
+		expect(reconciler).toMatch(tla);
+		expect(index).toMatch(tla);
+		for (const [from] of INK_RECONCILER_PATCHES) expect(reconciler.split(from)).toHaveLength(2);
+		for (const [from] of YOGA_INDEX_PATCHES) expect(index.split(from)).toHaveLength(2);
+		expect(patchInkReconciler(reconciler)).not.toMatch(tla);
+		expect(patchYogaIndex(index)).not.toMatch(tla);
 	});
 
 	it('each of the four modules under Ink builds exactly one grapheme segmenter, which the patch shares', () => {
