@@ -4,9 +4,10 @@
 // start skips the parse and the lazy compiles (bench/startup.bench.ts: ~60 ms of ~300 on a 2-core
 // machine). Node 20 has no such cache of its own (module.enableCompileCache is Node 22).
 //
-// - The cache is keyed on the build (the hash on the bundle's first line), node's version and the
-//   architecture: V8 itself checks only the source's length and its own version and flags, and
-//   rejects what does not match (then the cache is written again).
+// - The cache is keyed on the build (the hash on the bundle's first line), node's version, the
+//   architecture and node's flags (V8 rejects a cache made under other flags): V8 itself checks only
+//   the source's length and its own version and flags, and rejects what does not match (then the
+//   cache is written again). Writing it removes the caches of other builds (an upgrade).
 // - It is written only where there is none (or V8 rejected it), and only by the monitor, 2 s after
 //   its first frame (the first frame and the collectors have run by then): it calls the function at
 //   Symbol.for('infertop.saveCodeCache'). Never at exit, never from a short command (`--version`
@@ -45,15 +46,15 @@ function cacheDir() {
 }
 
 /** Save the script's code cache: the bytecode of everything that has run so far. */
-function save(script, dir, name) {
+function save(script, dir, name, build) {
 	try {
 		const data = script.createCachedData();
 		fs.mkdirSync(dir, {recursive: true, mode: 0o700});
 		const tmp = path.join(dir, `${name}.${process.pid}.tmp`);
 		fs.writeFileSync(tmp, data, {mode: 0o600});
 		fs.renameSync(tmp, path.join(dir, name));
-		// Other builds' caches (an upgrade, another node) would pile up.
-		for (const f of fs.readdirSync(dir)) if (/^cli-.*\.v8cache$/.test(f) && f !== name) fs.rmSync(path.join(dir, f), {force: true});
+		// Other builds' caches (an upgrade) would pile up; another node's or other flags' stay.
+		for (const f of fs.readdirSync(dir)) if (/^cli-.*\.v8cache$/.test(f) && !f.startsWith(`cli-${build}-`)) fs.rmSync(path.join(dir, f), {force: true});
 		debug(`wrote ${data.length} bytes`);
 	} catch (error) {
 		// no cache: the next start compiles again
@@ -86,7 +87,11 @@ try {
 if (source !== undefined) {
 	const build = /^\/\/ infertop build ([0-9a-f]{16}):/.exec(source)?.[1];
 	const dir = build ? cacheDir() : undefined;
-	const name = `cli-${build}-${process.version}-${process.arch}.v8cache`;
+	// node's own flags change V8's flags: a cache of its own for each set (FNV-1a of the text)
+	const flags = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' ').trim();
+	let fnv = 0x811c9dc5;
+	for (let i = 0; i < flags.length; i++) fnv = Math.imul(fnv ^ flags.charCodeAt(i), 0x01000193) >>> 0;
+	const name = `cli-${build}-${process.version}-${process.arch}${flags ? `-${fnv.toString(16)}` : ''}.v8cache`;
 	let cached;
 	if (dir) {
 		try {
@@ -108,7 +113,7 @@ if (source !== undefined) {
 		const hook = Symbol.for('infertop.saveCodeCache');
 		globalThis[hook] = () => {
 			delete globalThis[hook];
-			save(script, dir, name);
+			save(script, dir, name, build);
 		};
 	}
 	cached = undefined;
