@@ -69,7 +69,7 @@ function readBundle() {
 		const chunk = Buffer.allocUnsafeSlow(64 * 1024);
 		const parts = [];
 		let n;
-		while ((n = fs.readSync(fd, chunk, 0, chunk.length, null)) > 0) parts.push(chunk.latin1Slice(0, n));
+		while ((n = fs.readSync(fd, chunk, 0, chunk.length, null)) > 0) parts.push(chunk.toString('latin1', 0, n));
 		return parts.join('');
 	} finally {
 		fs.closeSync(fd);

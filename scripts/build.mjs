@@ -116,9 +116,18 @@ if (!script) {
 	console.error(`build: esbuild wrote no ${path.relative(root, outfile)}`);
 	process.exit(1);
 }
+// ASCII only, so bin/infertop.js can read it as bytes (latin1) in small pieces. esbuild escapes
+// string literals but leaves non-ASCII in comments and regular expression literals (`[├└]─`, `µs`):
+// \uXXXX there means the same character (an astral one becomes its surrogate pair, which a regex
+// reads as the same code point, with or without the u flag), and in a comment it is only text.
+if (/\\[^\x00-\x7f]/.test(script.text)) {
+	console.error('build: a backslash before a non-ASCII character: escaping it as \\uXXXX would change its meaning');
+	process.exit(1);
+}
+const ascii = script.text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 // The build's name: a hash of everything after its first line (same length as the placeholder).
-const body = script.text.slice(script.text.indexOf('\n') + 1);
-const out = script.text.replace(BUILD_ID, createHash('sha256').update(body).digest('hex').slice(0, BUILD_ID.length));
+const body = ascii.slice(ascii.indexOf('\n') + 1);
+const out = ascii.replace(BUILD_ID, createHash('sha256').update(body).digest('hex').slice(0, BUILD_ID.length));
 if (!/^\/\/ infertop build [0-9a-f]{16}:/.test(out)) {
 	console.error('build: the build id is not on the first line');
 	process.exit(1);

@@ -53,6 +53,8 @@ describe('scripts/build.mjs', () => {
 		expect(text).not.toMatch(/[^\w$.]import\s*\(/);
 		expect(text).not.toMatch(/^(?:await\s|(?:var|let|const)\s+\w+\s*=\s*await\s)/m);
 		expect(fs.readdirSync(path.dirname(out))).toEqual(['cli.cjs']);
+		// ASCII only: bin/infertop.js reads it as bytes (the build escapes what esbuild leaves in comments and patterns)
+		expect(text).not.toMatch(/[^\x00-\x7f]/);
 	});
 
 	it('V8 code cache: written after the first frame where there is none, read on the next start, a bad one rejected and written again', async () => {

@@ -78,6 +78,14 @@ describe.skipIf(!npmAvailable)('npm pack → install → run', () => {
 		expect(snapshot.servers!.some((s) => s.demo === true)).toBe(true);
 	}, 90_000);
 
+	it('the bundle keeps the non-ASCII of its patterns: the oMLX banner (`└─ Version: 0.3.5`) is read', async () => {
+		const bin = path.join(project, 'node_modules', '.bin', process.platform === 'win32' ? 'infertop.cmd' : 'infertop');
+		const snap = async (log: string) =>
+			JSON.parse((await run(bin, ['snapshot', '--json', '--no-scan', '--no-demo', '--log', path.join(root, 'samples', log), '--seconds', '1'], {cwd: work, env: cleanEnv(), timeout: 60_000, maxBuffer: 16 * 1024 * 1024})).stdout) as {servers: {engine: string; version: string | null}[]};
+		const omlx = (await snap('omlx-service.log')).servers[0];
+		expect([omlx?.engine, omlx?.version]).toEqual(['omlx', '0.3.5']);
+	}, 60_000);
+
 	it('the installed copy finds its own samples/ for --replay NAME, and a missing one exits 2', async () => {
 		const bin = path.join(project, 'node_modules', '.bin', process.platform === 'win32' ? 'infertop.cmd' : 'infertop');
 		const {stdout} = await run(bin, ['snapshot', '--json', '--no-scan', '--no-demo', '--replay', 'vllm:1000', '--seconds', '2'], {cwd: work, env: cleanEnv(), timeout: 60_000, maxBuffer: 16 * 1024 * 1024});
