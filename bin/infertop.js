@@ -30,6 +30,8 @@ import vm from 'node:vm';
 
 // Before React and Ink are evaluated (the bundle also has it inlined).
 process.env.NODE_ENV ??= 'production';
+// In ps, top and htop it is `infertop`, not `node` (meow used to set this).
+process.title = 'infertop';
 
 const file = fileURLToPath(new URL('../dist/cli.cjs', import.meta.url));
 const debug = process.env.INFERTOP_CODE_CACHE_DEBUG === '1' ? (text) => process.stderr.write(`infertop: code cache: ${text}\n`) : () => {};
