@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=2
+#!/usr/bin/env node
 // infertop's executable. It compiles the bundle (dist/cli.cjs, one CommonJS script) with V8's code
 // cache: the bytecode of everything an earlier run compiled, saved in the user's cache folder, so a
 // start skips the parse and the lazy compiles (bench/startup.bench.ts: ~60 ms of ~300 on a 2-core
@@ -19,12 +19,10 @@
 //   read or write it only means a slower start: nothing is printed, unless
 //   INFERTOP_CODE_CACHE_DEBUG=1 (what was read and written, on stderr).
 //
-// --max-semi-space-size=2 on the shebang: V8's young generation capped at 2 MiB a half (Node 20's
-// default is 16). Under traffic that is ~30 MB of resident memory: a 60-minute soak at a request a
-// second without it stayed at 111–151 MB, against 104–126 MB with it. Its price is at start: with
-// any heap-size flag node itself starts ~25 ms slower (`node -e` 112 → 137 ms here), ~30 ms to the
-// first frame. `env -S` splits the line (coreutils ≥ 8.30, BSD and macOS env); npm's Windows shims
-// read the same line.
+// No V8 flags on the shebang: any heap-size flag (--max-semi-space-size, --max-old-space-size) makes
+// node itself start ~25 ms slower (`node -e` 112 → 137 ms here). --max-semi-space-size=2, here
+// before, kept ~20–30 MB less resident under traffic (a soak at a request a second: 104–126 MB with
+// it, 111–151 MB without), but put the first frame at 254 ms (goal ≤ 250) even with the code cache.
 import fs from 'node:fs';
 import {createRequire} from 'node:module';
 import os from 'node:os';
