@@ -156,17 +156,16 @@ export async function run(): Promise<string> {
 			warm.push(await once(`./bin/infertop.js --demo`, dir, withCache));
 			cold.push(await once(`./bin/infertop.js --demo`, dir, noCache));
 		}
-		const cli = warm;
 		const size = fs.statSync(path.join(dir, 'dist', 'cli.cjs')).size;
 		const lines = [
 			`startup (bundled build, ${entry} → dist/cli.cjs ${(size / 1024).toFixed(0)} KiB, through bin/infertop.js's shebang; node ${process.version}; ${os.cpus().length} cores; load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; ${pty ? 'pseudo-terminal' : 'NO pseudo-terminal: pipes'})`,
 			...(note ? [`  note: ${note}`] : []),
 			`  ${stats('node -e baseline (frame)', base.map((t) => t.firstFrameMs))}`,
 			...(cached ? [] : ['  note: the warm-up run wrote no code cache: the "warm" rows are cold too']),
-			`  ${stats('infertop first byte', cli.map((t) => t.firstByteMs))}   (code cache warm)`,
-			`  ${stats('infertop first frame', cli.map((t) => t.firstFrameMs))}   (code cache warm: every start but the first)`,
+			`  ${stats('infertop first byte', warm.map((t) => t.firstByteMs))}   (code cache warm)`,
+			`  ${stats('infertop first frame', warm.map((t) => t.firstFrameMs))}   (code cache warm: every start but the first)`,
 			`  ${stats('  cold: first frame', cold.map((t) => t.firstFrameMs))}   (no code cache: the first start after an install)`,
-			`  ${stats('infertop exit', cli.map((t) => (t.exitedByItself ? t.exitMs : undefined)))}${cli.some((t) => !t.exitedByItself) ? '  (runs that did not exit after the first frame were killed: INFERTOP_EXIT_AFTER_FIRST_FRAME not honoured)' : ''}`,
+			`  ${stats('infertop exit', warm.map((t) => (t.exitedByItself ? t.exitMs : undefined)))}${warm.some((t) => !t.exitedByItself) ? '  (runs that did not exit after the first frame were killed: INFERTOP_EXIT_AFTER_FIRST_FRAME not honoured)' : ''}`,
 			...dependencyCosts(path.join(dir, 'dist')),
 		];
 		return lines.join('\n');

@@ -22,13 +22,13 @@
  *   (its wasm, instantiated synchronously) are patched out below.
  * - NODE_ENV is defined as "production" so React's development build is dropped at build time;
  *   bin/infertop.js also sets it before anything loads, for code that reads it at run time.
- * - A banner gives CJS dependencies (react, react-reconciler, systeminformation…) a real
- *   `require`, `__filename` and `__dirname` inside the ESM bundle.
+ * - A banner makes the script strict (the ES modules it is made of were) and gives `import.meta.url`
+ *   (where themes/ and samples/ are looked for) this file's URL.
  * - Ink imports `./devtools.js` (and through it `react-devtools-core`, not installed) when the
- *   environment has DEV=true. In a bundle an external import would be hoisted and loaded on every
- *   start, so that module is replaced by an empty one, and Ink's isDev() is replaced by `false`:
- *   DEV=true does nothing in the built CLI (it cannot hang Ink 6.8 waiting for a DevTools server,
- *   nor make it read a package.json beside the bundle).
+ *   environment has DEV=true. Its isDev() is replaced by `false` and that import is patched out
+ *   (scripts/ink-incremental-fix.mjs, with its top-level awaits): DEV=true does nothing in the built
+ *   CLI (it cannot hang Ink 6.8 waiting for a DevTools server, nor make it read a package.json
+ *   beside the bundle), and the build fails if react-devtools-core is still imported.
  * - Ink 6.8 is patched as it is bundled (scripts/ink-incremental-fix.mjs): the incremental renderer
  *   fixed (ink#910) and turned on through `__INK_910_FIXED__` (a changed figure rewrites its line,
  *   not the screen); its per-frame output caches shared across frames (an unchanged line is not
@@ -61,11 +61,8 @@ if (!fs.existsSync(entry)) {
 const noInkDevtools = {
 	name: 'no-ink-devtools',
 	setup(b) {
-		b.onResolve({filter: /^\.\/devtools\.js$/}, (a) => (a.importer.includes(`${path.sep}ink${path.sep}`) ? {path: 'ink-devtools-stub', namespace: 'infertop-stub'} : undefined));
-		b.onResolve({filter: /^react-devtools-core$/}, () => ({path: 'react-devtools-core-stub', namespace: 'infertop-stub'}));
-		// Ink's isDev() also makes it read ../package.json next to the bundle and inject into DevTools.
+		// Ink's isDev() would also make it read ../package.json next to the bundle and inject into DevTools.
 		b.onLoad({filter: /[\\/]ink[\\/]build[\\/]utils\.js$/}, () => ({contents: 'export const isDev = () => false;\n', loader: 'js'}));
-		b.onLoad({filter: /.*/, namespace: 'infertop-stub'}, () => ({contents: '// React DevTools are not part of the infertop bundle.\nexport default undefined;\n', loader: 'js'}));
 	},
 };
 

@@ -17,6 +17,7 @@ import {createParser} from 'eventsource-parser';
 import {VERSION} from '../source/version.js';
 import {resolveConfig} from '../source/config/config.js';
 import {parseCommandLine} from '../source/config/flags.js';
+import {saveCodeCacheAfter} from '../source/commands/code-cache.js';
 
 const cli = parseCommandLine(process.argv.slice(2));
 if (cli.flags.version) {
@@ -40,8 +41,7 @@ function Frame(): React.JSX.Element {
 
 const app = render(<Frame />, {exitOnCtrlC: true, patchConsole: false});
 // bin/infertop.js's code cache, saved after the first frame as the monitor does (at once here).
-const saveCodeCache = (globalThis as Record<symbol, unknown>)[Symbol.for('infertop.saveCodeCache')];
-if (typeof saveCodeCache === 'function') setImmediate(saveCodeCache as () => void);
+saveCodeCacheAfter(0);
 if (process.env.INFERTOP_EXIT_AFTER_FIRST_FRAME === '1') {
 	// render() writes the first frame synchronously; leave on the next turn.
 	setImmediate(() => {

@@ -11,6 +11,7 @@ import {createStore} from '../model/store.js';
 import {App} from '../ui/app.js';
 import {VERSION} from '../version.js';
 import {themeCycle} from '../config/themes.js';
+import {saveCodeCacheAfter} from './code-cache.js';
 
 /** Defined true by scripts/build.mjs in a bundle whose Ink has the ink#910 fix; undefined when run from source. */
 declare const __INK_910_FIXED__: boolean | undefined;
@@ -85,10 +86,8 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 	// Node's warnings go to stderr, which would scribble over the screen: show them as notices.
 	process.removeAllListeners('warning');
 	process.on('warning', warning => store.dispatch({type: 'notice', t: Date.now(), level: 'warn', text: `${warning.name}: ${warning.message}`}));
-	// bin/infertop.js's V8 code cache, where it has none: saved once the first frame and the
-	// collectors have run (bin/infertop.js says why).
-	const saveCodeCache = (globalThis as Record<symbol, unknown>)[Symbol.for('infertop.saveCodeCache')];
-	if (typeof saveCodeCache === 'function') setTimeout(saveCodeCache as () => void, 2000).unref();
+	// bin/infertop.js's V8 code cache, where it has none: saved once the first frame and the collectors have run.
+	saveCodeCacheAfter(2000);
 	// For start-up benchmarks: leave right after the first frame.
 	if (process.env.INFERTOP_EXIT_AFTER_FIRST_FRAME === '1') setImmediate(() => app.unmount());
 	let metrics: {close(): Promise<void>} | undefined;
