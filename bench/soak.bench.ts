@@ -7,6 +7,7 @@
  *   INFERTOP_SOAK_MINUTES=5 npm run bench -- soak  a shorter soak (say so beside its numbers)
  *   INFERTOP_SOAK_MINUTES=60 npm run bench -- soak the hour of the issue's "flat over an hour"
  *   INFERTOP_SOAK_CSV=FILE                       also every sample (minutes, RSS, anonymous, file-backed MB)
+ *   INFERTOP_SOAK_NODE_OPTIONS='--require F'  node options for the infertop under test (a probe of its own)
  *   INFERTOP_SOAK_HEAP=1                           also two heap snapshots (after the warm-up and at
  *                                                  the end, via --heapsnapshot-signal) and the object
  *                                                  kinds that grew most between them
@@ -78,7 +79,8 @@ export async function run(): Promise<string> {
 	const demo = await startDemoEngine({logPath: path.join(dir, 'server.log'), agent: false});
 	const session = `ib-soak-${process.pid}`;
 	const bin = path.join(root, 'bin', 'infertop.js');
-	const nodeOptions = heap ? `NODE_OPTIONS=--heapsnapshot-signal=SIGUSR2` : '';
+	const extra = process.env.INFERTOP_SOAK_NODE_OPTIONS ?? '';
+	const nodeOptions = heap || extra ? `NODE_OPTIONS='${[heap ? '--heapsnapshot-signal=SIGUSR2' : '', extra].filter(Boolean).join(' ')}'` : '';
 	const command = `cd ${dir} && PATH=${path.dirname(process.execPath)}:$PATH CI=false NODE_ENV=production ${nodeOptions} exec ${bin} --server ${demo.url} --log ${demo.logPath}`;
 	const samples: {x: number; y: number}[] = [];
 	const parts: {x: number; anonMB: number; fileMB: number}[] = [];

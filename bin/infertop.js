@@ -19,15 +19,19 @@
 //   read or write it only means a slower start: nothing is printed, unless
 //   INFERTOP_CODE_CACHE_DEBUG=1 (what was read and written, on stderr).
 //
-// No V8 flags on the shebang: any heap-size flag (--max-semi-space-size, --max-old-space-size) makes
-// node itself start ~25 ms slower (`node -e` 112 → 137 ms here). --max-semi-space-size=2, here
-// before, kept ~20–30 MB less resident under traffic (a soak at a request a second: 104–126 MB with
-// it, 111–151 MB without), but put the first frame at 254 ms (goal ≤ 250) even with the code cache.
+// No V8 flags on the shebang: any V8 flag there (--max-semi-space-size, --max-old-space-size) makes
+// node itself start ~25 ms slower (`node -e` 112 → 137 ms here): V8 rejects the code cache of
+// node's own modules when its flags differ from the ones it was made under. The one flag infertop
+// wants (RUNTIME_FLAGS: a young generation that does not grow to 16 MB under traffic) is set here at
+// run time instead, once the bundle is compiled and node's modules the bundle names on its second
+// line are loaded (a module loaded after a flag changed is compiled without that cache: ~2.5×
+// slower); the code cache is written under the default flags, as the next start reads it.
 import fs from 'node:fs';
-import {createRequire} from 'node:module';
+import {createRequire, isBuiltin} from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
+import v8 from 'node:v8';
 import vm from 'node:vm';
 
 // Before React and Ink are evaluated (the bundle also has it inlined).
@@ -37,6 +41,15 @@ process.title = 'infertop';
 
 const file = fileURLToPath(new URL('../dist/cli.cjs', import.meta.url));
 const debug = process.env.INFERTOP_CODE_CACHE_DEBUG === '1' ? (text) => process.stderr.write(`infertop: code cache: ${text}\n`) : () => {};
+
+/**
+ * V8 flags set at run time, once the bundle is compiled and node's modules are loaded: the young
+ * generation keeps its first size (1 MB a semi-space) instead of growing to 16 MB once traffic
+ * comes (a soak at a request a second: new space 33.6 → 2.1 MB, RSS ~100 → 87–97 MB; idle CPU
+ * unchanged, bench/overhead.bench.ts). DEFAULT_FLAGS are V8's defaults for the same flags.
+ */
+const RUNTIME_FLAGS = '--semi-space-growth-factor=1';
+const DEFAULT_FLAGS = '--semi-space-growth-factor=2';
 
 /** Where the cache lives: INFERTOP_CODE_CACHE, else the platform's cache folder; undefined = none. */
 function cacheDir() {
@@ -52,7 +65,14 @@ function cacheDir() {
 /** Save the script's code cache: the bytecode of everything that has run so far. */
 function save(script, dir, name, build) {
 	try {
-		const data = script.createCachedData();
+		// made under V8's default flags, as the next start reads it (it sets its flags after)
+		v8.setFlagsFromString(DEFAULT_FLAGS);
+		let data;
+		try {
+			data = script.createCachedData();
+		} finally {
+			v8.setFlagsFromString(RUNTIME_FLAGS);
+		}
 		fs.mkdirSync(dir, {recursive: true, mode: 0o700});
 		const tmp = path.join(dir, `${name}.${process.pid}.tmp`);
 		fs.writeFileSync(tmp, data, {mode: 0o600});
@@ -120,8 +140,12 @@ if (source !== undefined) {
 			save(script, dir, name, build);
 		};
 	}
+	// Node's own modules first, under V8's default flags (see RUNTIME_FLAGS), then the flags.
+	const load = createRequire(file);
+	for (const mod of /^[^\n]*\n\/\/ infertop node modules: ([^\n]*)\n/.exec(source)?.[1].split(' ') ?? []) if (isBuiltin(mod)) load(mod);
+	v8.setFlagsFromString(RUNTIME_FLAGS);
 	cached = undefined;
 	source = undefined;
 	const module = {exports: {}};
-	script.runInThisContext()(module.exports, createRequire(file), module, file, path.dirname(file));
+	script.runInThisContext()(module.exports, load, module, file, path.dirname(file));
 }

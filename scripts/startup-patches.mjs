@@ -107,8 +107,41 @@ export function patchAnsiDiff(source) {
 }
 
 /**
+ * ansi-tokenize copies each token with an object spread: `{...token, styles}` for every glyph of a
+ * line, `{...code, code: code.endCode}` for every code it undoes. On Node 20 (V8 11.3), once that
+ * spread's inline cache has warmed up (after ~15 copies), each copy gets a hidden class (map) made
+ * for it alone: measured in infertop after 90 s, 40,697 of the 41,844 plain objects had a map of
+ * their own, 9.2 MB of maps beside 2.5 MB of objects, all of them glyphs in Ink's glyph cache
+ * (with Ink's own per-frame cache they were garbage every frame, and maps live in the old space).
+ * The same copy written as a literal of the same fields shares one map. A token of tokenize.js has
+ * exactly these fields (a char: type, value, fullWidth; a code: type, code, endCode), so the
+ * result is the same object. test/system/idle-cost.test.ts compares both with the originals and
+ * counts the maps in a child node (--allow-natives-syntax).
+ */
+export const GLYPH_FROM = `            ret.push({
+                ...token,
+                styles: [...codes],
+            });`;
+export const GLYPH_TO = `            // infertop (scripts/startup-patches.mjs): a literal, not a spread: one hidden class for all glyphs
+            ret.push({type: token.type, value: token.value, fullWidth: token.fullWidth, styles: [...codes]});`;
+export const UNDO_FROM = `        .map((code) => ({
+        ...code,
+        code: code.endCode,
+    }));`;
+export const UNDO_TO = `        // infertop (scripts/startup-patches.mjs): a literal, not a spread: one hidden class for all codes
+        .map((code) => ({type: code.type, code: code.endCode, endCode: code.endCode}));`;
+
+export function patchGlyphCopy(source) {
+	return replaceOnce(source, GLYPH_FROM, GLYPH_TO, '@alcalzone/ansi-tokenize/build/styledChars.js');
+}
+
+export function patchUndoCopy(source) {
+	return replaceOnce(source, UNDO_FROM, UNDO_TO, '@alcalzone/ansi-tokenize/build/undo.js');
+}
+
+/**
  * esbuild plugin applying them all; `state` says which were applied (the build checks).
- * @param {{yoga?: boolean, yogaSync?: boolean, segmenters?: number, rgi?: boolean, ansiDiff?: boolean}} [state]
+ * @param {{yoga?: boolean, yogaSync?: boolean, segmenters?: number, rgi?: boolean, ansiDiff?: boolean, glyphCopy?: boolean, undoCopy?: boolean}} [state]
  * @returns {import('esbuild').Plugin}
  */
 export function startupPatches(state = {}) {
@@ -136,6 +169,14 @@ export function startupPatches(state = {}) {
 			b.onLoad({filter: /[\\/]@alcalzone[\\/]ansi-tokenize[\\/]build[\\/]diff\.js$/}, async (a) => {
 				state.ansiDiff = true;
 				return {contents: patchAnsiDiff(await fs.promises.readFile(a.path, 'utf8')), loader: 'js'};
+			});
+			b.onLoad({filter: /[\\/]@alcalzone[\\/]ansi-tokenize[\\/]build[\\/]styledChars\.js$/}, async (a) => {
+				state.glyphCopy = true;
+				return {contents: patchGlyphCopy(await fs.promises.readFile(a.path, 'utf8')), loader: 'js'};
+			});
+			b.onLoad({filter: /[\\/]@alcalzone[\\/]ansi-tokenize[\\/]build[\\/]undo\.js$/}, async (a) => {
+				state.undoCopy = true;
+				return {contents: patchUndoCopy(await fs.promises.readFile(a.path, 'utf8')), loader: 'js'};
 			});
 		},
 	};

@@ -1,8 +1,10 @@
 /**
  * The pieces of the idle monitor's cost that are structure, not time: what wakes the system scan,
  * the in-place /proc stat parser, Linux power from sysfs, nvidia-smi looked up before it is spawned,
- * and the start-up patches finding their lines in the installed dependencies.
+ * and the start-up patches finding their lines in the installed dependencies (and answering what the
+ * originals answer).
  */
+import {spawnSync} from 'node:child_process';
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {createRequire} from 'node:module';
 import os from 'node:os';
@@ -14,7 +16,7 @@ import {parseProcStat, parseProcStatBytes} from '../../source/sources/process-sa
 import {parseLinuxPowerSupplies} from '../../source/system/power.js';
 import {onPath} from '../../source/sources/nvidia-smi.js';
 import {INK_RECONCILER_PATCHES, patchInkReconciler} from '../../scripts/ink-incremental-fix.mjs';
-import {ONE_CODE_POINT_EMOJI, YOGA_INDEX_PATCHES, YOGA_PATCHES, patchAnsiDiff, patchRgiEmoji, patchYogaIndex, patchSegmenter, patchYoga} from '../../scripts/startup-patches.mjs';
+import {ONE_CODE_POINT_EMOJI, YOGA_INDEX_PATCHES, YOGA_PATCHES, patchAnsiDiff, patchGlyphCopy, patchRgiEmoji, patchUndoCopy, patchYogaIndex, patchSegmenter, patchYoga} from '../../scripts/startup-patches.mjs';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const id = 'http://127.0.0.1:11434';
@@ -112,17 +114,21 @@ describe('start-up patches find their lines in the installed dependencies', () =
 	});
 });
 
-/** A dependency's module with a patch applied, loaded from a temporary file (its imports point at the installed modules). */
-async function loadPatched<T>(file: string, patch: (source: string) => string): Promise<T> {
+/** A dependency's module's text with a patch applied, its imports pointing at the installed modules. */
+function patchedSource(file: string, patch: (source: string) => string): string {
 	const abs = path.join(root, 'node_modules', file);
 	const resolve = createRequire(abs).resolve;
-	const source = patch(readFileSync(abs, 'utf8'))
+	return patch(readFileSync(abs, 'utf8'))
 		.replace(/from (['"])([^'"]+)\1/g, (_m, q: string, spec: string) => `from ${q}${pathToFileURL(resolve(spec)).href}${q}`)
 		.replace(/^\/\/# sourceMappingURL=.*$/m, '');
+}
+
+/** A dependency's module with a patch applied, loaded from a temporary file. */
+async function loadPatched<T>(file: string, patch: (source: string) => string): Promise<T> {
 	const dir = mkdtempSync(path.join(os.tmpdir(), 'infertop-patched-'));
 	try {
 		const out = path.join(dir, path.basename(file).replace(/\.js$/, '.mjs'));
-		writeFileSync(out, source);
+		writeFileSync(out, patchedSource(file, patch));
 		return (await import(pathToFileURL(out).href)) as T;
 	} finally {
 		rmSync(dir, {recursive: true, force: true});
@@ -192,5 +198,68 @@ describe("ansi-tokenize's diff of equal styles", () => {
 			expect(patched.diffAnsiCodes(a, b)).toEqual(original.diffAnsiCodes(a, b));
 		}
 		expect(equalCases).toBeGreaterThan(1000);
+	});
+});
+
+describe("ansi-tokenize's copies of tokens, as literals", () => {
+	const tok = 'node_modules/@alcalzone/ansi-tokenize/build';
+	// lines as Ink draws them: colours, bold and dim, a link, wide and combining characters
+	const lines = Array.from({length: 120}, (_, i) =>
+		[`\u001b[3${i % 8}mline ${i}\u001b[39m`, i % 3 ? '\u001b[1mbold\u001b[22m' : '\u001b[2mdim\u001b[22m', '日本 é', '\u001b]8;;http://x\u0007link\u001b]8;;\u0007', 'x'.repeat(i % 17)].join(' '));
+
+	it('glyphs and undone codes are what the originals make, field for field and in the same order', async () => {
+		type Styled = {styledCharsFromTokens: (t: unknown[]) => Record<string, unknown>[]};
+		type Undo = {undoAnsiCodes: (c: unknown[]) => Record<string, unknown>[]};
+		const {tokenize} = (await import(pathToFileURL(path.join(root, tok, 'tokenize.js')).href)) as {tokenize: (s: string) => Record<string, unknown>[]};
+		const original = (await import(pathToFileURL(path.join(root, tok, 'styledChars.js')).href)) as Styled;
+		const originalUndo = (await import(pathToFileURL(path.join(root, tok, 'undo.js')).href)) as Undo;
+		const patched = await loadPatched<Styled>('@alcalzone/ansi-tokenize/build/styledChars.js', patchGlyphCopy);
+		const patchedUndo = await loadPatched<Undo>('@alcalzone/ansi-tokenize/build/undo.js', patchUndoCopy);
+		let glyphs = 0;
+		for (const line of lines) {
+			const tokens = tokenize(line);
+			const [a, b] = [patched.styledCharsFromTokens(tokens), original.styledCharsFromTokens(tokens)];
+			expect(a).toEqual(b);
+			expect(a.map(g => Object.keys(g).join())).toEqual(b.map(g => Object.keys(g).join()));
+			glyphs += a.length;
+			const codes = tokens.filter(t => t.type === 'ansi');
+			expect(patchedUndo.undoAnsiCodes(codes)).toEqual(originalUndo.undoAnsiCodes(codes));
+			expect(patchedUndo.undoAnsiCodes(codes).map(c => Object.keys(c).join())).toEqual(originalUndo.undoAnsiCodes(codes).map(c => Object.keys(c).join()));
+		}
+		expect(glyphs).toBeGreaterThan(3000);
+	});
+
+	it('all glyphs share one hidden class (the spread gave most of them one of their own)', () => {
+		const dir = mkdtempSync(path.join(os.tmpdir(), 'infertop-maps-'));
+		try {
+			writeFileSync(path.join(dir, 'patched.mjs'), patchedSource('@alcalzone/ansi-tokenize/build/styledChars.js', patchGlyphCopy));
+			writeFileSync(path.join(dir, 'patched-undo.mjs'), patchedSource('@alcalzone/ansi-tokenize/build/undo.js', patchUndoCopy));
+			const url = (f: string) => JSON.stringify(pathToFileURL(path.join(root, tok, f)).href);
+			// distinct maps among the objects, counted with V8's own %HaveSameMap (at most 50)
+			writeFileSync(path.join(dir, 'count.mjs'), `
+				import {tokenize} from ${url('tokenize.js')};
+				import * as original from ${url('styledChars.js')};
+				import * as originalUndo from ${url('undo.js')};
+				import * as patched from './patched.mjs';
+				import * as patchedUndo from './patched-undo.mjs';
+				const lines = ${JSON.stringify(lines)};
+				const maps = objects => { const reps = []; for (const o of objects) { if (!reps.some(r => %HaveSameMap(r, o))) reps.push(o); if (reps.length >= 50) break; } return reps.length; };
+				const glyphs = m => lines.flatMap(l => m.styledCharsFromTokens(tokenize(l)));
+				const undone = m => lines.flatMap(l => m.undoAnsiCodes(tokenize(l).filter(t => t.type === 'ansi')));
+				console.log(JSON.stringify({patched: maps(glyphs(patched)), original: maps(glyphs(original)), patchedUndo: maps(undone(patchedUndo)), originalUndo: maps(undone(originalUndo))}));
+			`);
+			const r = spawnSync(process.execPath, ['--allow-natives-syntax', path.join(dir, 'count.mjs')], {encoding: 'utf8', timeout: 30_000});
+			expect(r.stderr).toBe('');
+			const n = JSON.parse(r.stdout) as {patched: number; original: number; patchedUndo: number; originalUndo: number};
+			expect(n.patched).toBe(1);
+			expect(n.patchedUndo).toBe(1);
+			// the reason for the patch, on the Node this project runs (V8 11.3); a later V8 may not need it
+			if (process.versions.node.startsWith('20.')) {
+				expect(n.original).toBeGreaterThanOrEqual(50);
+				expect(n.originalUndo).toBeGreaterThan(1);
+			}
+		} finally {
+			rmSync(dir, {recursive: true, force: true});
+		}
 	});
 });
