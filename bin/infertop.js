@@ -21,11 +21,12 @@
 //
 // No V8 flags on the shebang: any V8 flag there (--max-semi-space-size, --max-old-space-size) makes
 // node itself start ~25 ms slower (`node -e` 112 → 137 ms here): V8 rejects the code cache of
-// node's own modules when its flags differ from the ones it was made under. The one flag infertop
-// wants (RUNTIME_FLAGS: a young generation that does not grow to 16 MB under traffic) is set here at
-// run time instead, once the bundle is compiled and node's modules the bundle names on its second
-// line are loaded (a module loaded after a flag changed is compiled without that cache: ~2.5×
-// slower); the code cache is written under the default flags, as the next start reads it.
+// node's own modules when its flags differ from the ones it was made under. The flags infertop
+// wants (RUNTIME_FLAGS: a young generation that does not grow to 16 MB under traffic, no optimizing
+// compiler) are set here at run time instead, once the bundle is compiled and node's modules that
+// the bundle names on its second line are loaded (a module loaded after a flag changed is compiled
+// without that cache: ~2.5× slower); the code cache is written under the default flags, as the
+// next start reads it.
 import fs from 'node:fs';
 import {createRequire, isBuiltin} from 'node:module';
 import os from 'node:os';
@@ -43,13 +44,17 @@ const file = fileURLToPath(new URL('../dist/cli.cjs', import.meta.url));
 const debug = process.env.INFERTOP_CODE_CACHE_DEBUG === '1' ? (text) => process.stderr.write(`infertop: code cache: ${text}\n`) : () => {};
 
 /**
- * V8 flags set at run time, once the bundle is compiled and node's modules are loaded: the young
- * generation keeps its first size (1 MB a semi-space) instead of growing to 16 MB once traffic
- * comes (a soak at a request a second: new space 33.6 → 2.1 MB, RSS ~100 → 87–97 MB; idle CPU
- * unchanged, bench/overhead.bench.ts). DEFAULT_FLAGS are V8's defaults for the same flags.
+ * V8 flags set at run time, once the bundle is compiled and node's modules are loaded:
+ * - the young generation keeps its first size (1 MB a semi-space) instead of growing to 16 MB once
+ *   traffic comes (a soak at a request a second: new space 33.6 → 2.1 MB, RSS ~100 → 87–97 MB);
+ * - no optimizing compiler (TurboFan): per thread, V8's worker threads spent as much CPU as the main
+ *   thread recompiling infertop's hot functions again and again (--demo, 30 s: main 63–71 ticks,
+ *   workers 63–66; with --no-opt main 65–72, workers 10: CPU 4.2–4.6 → 2.5–2.7 %, RSS −10 MB; idle:
+ *   0.90–0.97 → 0.73–0.80 %). Ignition and Sparkplug run it as fast: the main thread did not slow.
+ * DEFAULT_FLAGS are V8's defaults for the same flags.
  */
-const RUNTIME_FLAGS = '--semi-space-growth-factor=1';
-const DEFAULT_FLAGS = '--semi-space-growth-factor=2';
+const RUNTIME_FLAGS = '--semi-space-growth-factor=1 --no-opt';
+const DEFAULT_FLAGS = '--semi-space-growth-factor=2 --opt';
 
 /** Where the cache lives: INFERTOP_CODE_CACHE, else the platform's cache folder; undefined = none. */
 function cacheDir() {
