@@ -22,13 +22,11 @@
 // No V8 flags on the shebang: any V8 flag there (--max-semi-space-size, --max-old-space-size) makes
 // node itself start ~25 ms slower (`node -e` 112 → 137 ms here): V8 rejects the code cache of
 // node's own modules when its flags differ from the ones it was made under. The flags infertop
-// wants (RUNTIME_FLAGS: a young generation that does not grow to 16 MB under traffic, no optimizing
-// compiler) are set here at run time instead, once the bundle is compiled and node's modules that
-// the bundle names on its second line are loaded (a module loaded after a flag changed is compiled
-// without that cache: ~2.5× slower); the code cache is written under the default flags, as the
-// next start reads it.
+// wants (RUNTIME_FLAGS) are set at run time instead, 3 s in, after the first frame: set before the
+// bundle ran they put the first frame ~30 ms later. The code cache is written under V8's defaults,
+// as the next start reads it.
 import fs from 'node:fs';
-import {createRequire, isBuiltin} from 'node:module';
+import {createRequire} from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
@@ -44,17 +42,19 @@ const file = fileURLToPath(new URL('../dist/cli.cjs', import.meta.url));
 const debug = process.env.INFERTOP_CODE_CACHE_DEBUG === '1' ? (text) => process.stderr.write(`infertop: code cache: ${text}\n`) : () => {};
 
 /**
- * V8 flags set at run time, once the bundle is compiled and node's modules are loaded:
- * - the young generation keeps its first size (1 MB a semi-space) instead of growing to 16 MB once
- *   traffic comes (a soak at a request a second: new space 33.6 → 2.1 MB, RSS ~100 → 87–97 MB);
- * - no optimizing compiler (TurboFan): per thread, V8's worker threads spent as much CPU as the main
- *   thread recompiling infertop's hot functions again and again (--demo, 30 s: main 63–71 ticks,
- *   workers 63–66; with --no-opt main 65–72, workers 10: CPU 4.2–4.6 → 2.5–2.7 %, RSS −10 MB; idle:
- *   0.90–0.97 → 0.73–0.80 %). Ignition and Sparkplug run it as fast: the main thread did not slow.
- * DEFAULT_FLAGS are V8's defaults for the same flags.
+ * V8 flags set at run time, 3 s in (after the first frame):
+ * - the young generation no longer grows: once V8 has shrunk it back to 1 MB a semi-space (it does
+ *   when allocation slows; under a request a second it had grown to 16 MB, 33.6 MB of new space),
+ *   it stays there: new space 33.6 → 2.1 MB, RSS ~117 → 86–89 MB in the same run;
+ * - no optimizing compiler (TurboFan): V8's worker threads spent as much CPU as the main thread
+ *   re-optimizing infertop's hot functions again and again (--demo, 30 s, per thread: main 63–71
+ *   ticks, workers 63–66; with --no-opt main 65–80, workers 4–13: 4.2–4.6 → 2.5–3.0 % of a core,
+ *   ~10 MB less). What TurboFan made in the first 3 s stays.
+ * DEFAULT_FLAGS are V8's defaults for the same flags: the code cache is made under them.
  */
 const RUNTIME_FLAGS = '--semi-space-growth-factor=1 --no-opt';
 const DEFAULT_FLAGS = '--semi-space-growth-factor=2 --opt';
+let applied = false;
 
 /** Where the cache lives: INFERTOP_CODE_CACHE, else the platform's cache folder; undefined = none. */
 function cacheDir() {
@@ -76,7 +76,7 @@ function save(script, dir, name, build) {
 		try {
 			data = script.createCachedData();
 		} finally {
-			v8.setFlagsFromString(RUNTIME_FLAGS);
+			if (applied) v8.setFlagsFromString(RUNTIME_FLAGS);
 		}
 		fs.mkdirSync(dir, {recursive: true, mode: 0o700});
 		const tmp = path.join(dir, `${name}.${process.pid}.tmp`);
@@ -145,12 +145,12 @@ if (source !== undefined) {
 			save(script, dir, name, build);
 		};
 	}
-	// Node's own modules first, under V8's default flags (see RUNTIME_FLAGS), then the flags.
-	const load = createRequire(file);
-	for (const mod of /^[^\n]*\n\/\/ infertop node modules: ([^\n]*)\n/.exec(source)?.[1].split(' ') ?? []) if (isBuiltin(mod)) load(mod);
-	v8.setFlagsFromString(RUNTIME_FLAGS);
+	setTimeout(() => {
+		v8.setFlagsFromString(RUNTIME_FLAGS);
+		applied = true;
+	}, 3000).unref();
 	cached = undefined;
 	source = undefined;
 	const module = {exports: {}};
-	script.runInThisContext()(module.exports, load, module, file, path.dirname(file));
+	script.runInThisContext()(module.exports, createRequire(file), module, file, path.dirname(file));
 }

@@ -37,12 +37,12 @@
  * - Start-up work the first frame waited for is patched out of dependencies
  *   (scripts/startup-patches.mjs): yoga-layout's fetch of its own base64 wasm (which loads undici),
  *   four Intl.Segmenter constructions (one is shared),
- *   string-width's RGI_Emoji set (built on first use), ansi-tokenize's per-character diff of equal styles.
+ *   string-width's RGI_Emoji set (built on first use), ansi-tokenize's per-character diff of equal styles;
+ *   and ansi-tokenize's token copies written as literals (a spread gave each copy a hidden class of its own).
  */
 import {build} from 'esbuild';
 import {createHash} from 'node:crypto';
 import fs from 'node:fs';
-import {isBuiltin} from 'node:module';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {inkIncrementalFix} from './ink-incremental-fix.mjs';
@@ -122,13 +122,7 @@ if (/\\[^\x00-\x7f]/.test(script.text)) {
 	console.error('build: a backslash before a non-ASCII character: escaping it as \\uXXXX would change its meaning');
 	process.exit(1);
 }
-const escaped = script.text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-// Node's own modules the bundle requires, on its second line: bin/infertop.js loads them before it
-// sets V8's run-time flags (a module node loads after a flag changed is compiled without node's
-// code cache: ~2.5× slower).
-const builtinNames = [...new Set([...escaped.matchAll(/\brequire\("((?:node:)?[a-z_/]+)"\)/g)].map((m) => m[1]).filter((n) => isBuiltin(n)))].sort();
-const firstLineEnd = escaped.indexOf('\n') + 1;
-const ascii = `${escaped.slice(0, firstLineEnd)}// infertop node modules: ${builtinNames.join(' ')}\n${escaped.slice(firstLineEnd)}`;
+const ascii = script.text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 // The build's name: a hash of everything after its first line (same length as the placeholder).
 const body = ascii.slice(ascii.indexOf('\n') + 1);
 const out = ascii.replace(BUILD_ID, createHash('sha256').update(body).digest('hex').slice(0, BUILD_ID.length));
