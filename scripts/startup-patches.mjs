@@ -118,17 +118,17 @@ export function patchAnsiDiff(source) {
  * result is the same object. test/system/idle-cost.test.ts compares both with the originals and
  * counts the maps in a child node (--allow-natives-syntax).
  */
-export const GLYPH_FROM = `            ret.push({
+const GLYPH_FROM = `            ret.push({
                 ...token,
                 styles: [...codes],
             });`;
-export const GLYPH_TO = `            // infertop (scripts/startup-patches.mjs): a literal, not a spread: one hidden class for all glyphs
+const GLYPH_TO = `            // infertop (scripts/startup-patches.mjs): a literal, not a spread: one hidden class for all glyphs
             ret.push({type: token.type, value: token.value, fullWidth: token.fullWidth, styles: [...codes]});`;
-export const UNDO_FROM = `        .map((code) => ({
+const UNDO_FROM = `        .map((code) => ({
         ...code,
         code: code.endCode,
     }));`;
-export const UNDO_TO = `        // infertop (scripts/startup-patches.mjs): a literal, not a spread: one hidden class for all codes
+const UNDO_TO = `        // infertop (scripts/startup-patches.mjs): a literal, not a spread: one hidden class for all codes
         .map((code) => ({type: code.type, code: code.endCode, endCode: code.endCode}));`;
 
 export function patchGlyphCopy(source) {
@@ -166,18 +166,13 @@ export function startupPatches(state = {}) {
 				}
 				return {contents, loader: 'js'};
 			});
-			b.onLoad({filter: /[\\/]@alcalzone[\\/]ansi-tokenize[\\/]build[\\/]diff\.js$/}, async (a) => {
-				state.ansiDiff = true;
-				return {contents: patchAnsiDiff(await fs.promises.readFile(a.path, 'utf8')), loader: 'js'};
-			});
-			b.onLoad({filter: /[\\/]@alcalzone[\\/]ansi-tokenize[\\/]build[\\/]styledChars\.js$/}, async (a) => {
-				state.glyphCopy = true;
-				return {contents: patchGlyphCopy(await fs.promises.readFile(a.path, 'utf8')), loader: 'js'};
-			});
-			b.onLoad({filter: /[\\/]@alcalzone[\\/]ansi-tokenize[\\/]build[\\/]undo\.js$/}, async (a) => {
-				state.undoCopy = true;
-				return {contents: patchUndoCopy(await fs.promises.readFile(a.path, 'utf8')), loader: 'js'};
-			});
+			// ansi-tokenize: one file, one patch, one flag in `state` each
+			for (const [file, patch, key] of [['diff', patchAnsiDiff, 'ansiDiff'], ['styledChars', patchGlyphCopy, 'glyphCopy'], ['undo', patchUndoCopy, 'undoCopy']]) {
+				b.onLoad({filter: new RegExp(`[\\\\/]@alcalzone[\\\\/]ansi-tokenize[\\\\/]build[\\\\/]${file}\\.js$`)}, async (a) => {
+					state[key] = true;
+					return {contents: patch(await fs.promises.readFile(a.path, 'utf8')), loader: 'js'};
+				});
+			}
 		},
 	};
 }
