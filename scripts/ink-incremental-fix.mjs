@@ -32,7 +32,7 @@ export function patchInkLogUpdate(source) {
 export const INK_OUTPUT_CACHES = 'caches = new OutputCaches();';
 
 /**
- * The caches shared by all frames instead (bounded: dropped whole past 800 lines of glyphs or 4,000
+ * The caches shared by all frames instead (bounded: two generations of 400 lines of glyphs, 4,000
  * widths), so an unchanged line is not tokenized and measured again on every frame. The cached glyph arrays are
  * only read by Output.get() (placed in the grid, then turned into a string), never written.
  */
@@ -40,9 +40,15 @@ export const INK_OUTPUT_CACHES_SHARED = 'caches = __infertopSharedCaches(OutputC
 const SHARED_CACHES_FN = `
 function __infertopSharedCaches(Caches) {
 	const c = (globalThis.__infertopInkCaches ??= new Caches());
-	// a line's glyphs are ~80 bytes each: the glyph cache is bounded by lines (a 160×50 screen draws a few hundred)
-	if (c.styledChars.size > 800 || c.widths.size + c.blockWidths.size > 4000) {
-		c.styledChars.clear();
+	// a line's glyphs are ~80 bytes each: the glyph cache is bounded by lines (a 160×50 screen draws a
+	// few hundred), in two generations of 400: past 400 the young one becomes the old one and the
+	// oldest is dropped; a line found in the old one moves back to the young one (getStyledChars), so
+	// the lines on screen keep their glyphs (and their rows' strings, __infertopRows) across the switch
+	if (c.styledChars.size > 400) {
+		c.__infertopOld = c.styledChars;
+		c.styledChars = new Map();
+	}
+	if (c.widths.size + c.blockWidths.size > 4000) {
 		c.widths.clear();
 		c.blockWidths.clear();
 	}
@@ -72,6 +78,10 @@ export function patchInkOutput(source) {
  */
 export const INK_OUTPUT_ROWS = [
 	[
+		'            cached = styledCharsFromTokens(tokenize(line));',
+		'            cached = this.__infertopOld?.get(line) ?? styledCharsFromTokens(tokenize(line));',
+	],
+	[
 		`            const row = [];
             for (let x = 0; x < this.width; x++) {
                 row.push({
@@ -93,6 +103,14 @@ export const INK_OUTPUT_ROWS = [
         })
             .join('\\n');`,
 		"        const generatedOutput = __infertopRows(this.caches, output).join('\\n');",
+	],
+	// an indexed loop over a line's glyphs: without TurboFan (bin/infertop.js) a for…of allocates an iterator result per glyph
+	[
+		`                    for (const character of characters) {
+                        currentLine[offsetX] = character;`,
+		`                    for (let __infertopI = 0; __infertopI < characters.length; __infertopI++) {
+                        const character = characters[__infertopI];
+                        currentLine[offsetX] = character;`,
 	],
 ];
 const OUTPUT_ROWS_FN = `
@@ -202,20 +220,24 @@ export const INK_RECONCILER_PATCHES = [
 ];
 const TRACK_CHANGES_FN = `
 const __infertopChanges = (globalThis.__infertopInkChanges ??= {changed: true, skipped: 0});
+// indexed loops: without TurboFan (bin/infertop.js) a for…of allocates an iterator result per key
 function __infertopSame(a, b) {
 	if (a === b) return true;
 	if (!a || !b || typeof a !== 'object' || typeof b !== 'object') return false;
 	const ka = Object.keys(a);
 	if (ka.length !== Object.keys(b).length) return false;
-	for (const k of ka) if (a[k] !== b[k] || !Object.hasOwn(b, k)) return false;
+	for (let i = 0; i < ka.length; i++) if (a[ka[i]] !== b[ka[i]] || !Object.hasOwn(b, ka[i])) return false;
 	return true;
 }
 function __infertopPropsDiffer(before, after) {
-	for (const key of Object.keys(after)) {
+	const ka = Object.keys(after);
+	for (let i = 0; i < ka.length; i++) {
+		const key = ka[i];
 		if (key === 'children') continue;
 		if (key === 'style' || key === 'internal_accessibility' ? !__infertopSame(before[key], after[key]) : before[key] !== after[key]) return true;
 	}
-	for (const key of Object.keys(before)) if (key !== 'children' && !Object.hasOwn(after, key)) return true;
+	const kb = Object.keys(before);
+	for (let i = 0; i < kb.length; i++) if (kb[i] !== 'children' && !Object.hasOwn(after, kb[i])) return true;
 	return false;
 }
 function __infertopTrackChanges(config) {

@@ -10,4 +10,7 @@ export function patchRgiEmoji(source: string): string;
 export function patchAnsiDiff(source: string): string;
 export function patchGlyphCopy(source: string): string;
 export function patchUndoCopy(source: string): string;
-export function startupPatches(state?: {yoga?: boolean; yogaSync?: boolean; segmenters?: number; rgi?: boolean; ansiDiff?: boolean; glyphCopy?: boolean; undoCopy?: boolean}): Plugin;
+export function patchAnsiCodesToString(source: string): string;
+export const NARROW_CLASS: string;
+export function patchNarrowWidth(source: string): string;
+export function startupPatches(state?: {yoga?: boolean; yogaSync?: boolean; segmenters?: number; rgi?: boolean; narrow?: boolean; ansiDiff?: boolean; glyphCopy?: boolean; undoCopy?: boolean; codesToString?: boolean}): Plugin;

@@ -99,7 +99,12 @@ export function patchRgiEmoji(source) {
  */
 const DIFF_FROM = 'export function diffAnsiCodes(from, to) {\n';
 const DIFF_TO = `${DIFF_FROM}    // infertop (scripts/startup-patches.mjs): the same styles in the same order need no codes.
-    if (from.length === to.length && from.every((code, i) => code.code === to[i].code && code.endCode === to[i].endCode)) return [];
+    // (a loop, not every(): no closure for each of the frame's glyphs)
+    if (from.length === to.length) {
+        let same = true;
+        for (let i = 0; same && i < from.length; i++) same = from[i].code === to[i].code && from[i].endCode === to[i].endCode;
+        if (same) return [];
+    }
 `;
 
 export function patchAnsiDiff(source) {
@@ -140,8 +145,49 @@ export function patchUndoCopy(source) {
 }
 
 /**
+ * ansi-tokenize's ansiCodesToString builds a Set and two arrays for every glyph Ink turns back into
+ * text (each glyph of each changed row, with the diff to its neighbour's style, nearly always
+ * none): sampled under a request a second, 18 MB of the 123 MB the monitor allocated in 40 s. With
+ * no code the answer is '' and with one it is that code as join() writes it (null and undefined as
+ * ''): both answered before building anything. test/system/idle-cost.test.ts compares it with the
+ * original.
+ */
+const CODES_FROM = 'export function ansiCodesToString(codes) {\n';
+const CODES_TO = `${CODES_FROM}    // infertop (scripts/startup-patches.mjs): none or one code need no Set
+    if (codes.length < 2) return codes.length === 0 || codes[0].code == null ? '' : String(codes[0].code);
+`;
+
+export function patchAnsiCodesToString(source) {
+	return replaceOnce(source, CODES_FROM, CODES_TO, '@alcalzone/ansi-tokenize/build/ansiCodes.js');
+}
+
+/**
+ * string-width answers a printable-ASCII string by its length and sends anything else through
+ * Intl.Segmenter, one object per grapheme: a line with a border, a sparkline or a `·` (most of
+ * infertop's) took that path on every miss of Ink's width caches, 8–12 MB of the 123 MB above.
+ * NARROW_CLASS adds the blocks of single-column code points a monitor draws (Latin-1 but the soft
+ * hyphen, general punctuation, letterlike symbols, arrows, mathematical operators, box drawing,
+ * block elements, geometric shapes but ◽◾, braille): none of them joins a grapheme cluster and
+ * each is one column by string-width's own rules, so the width is the length.
+ * test/system/idle-cost.test.ts checks every code point of the class, and random strings of it,
+ * against the unpatched module.
+ */
+export const NARROW_CLASS = '\\u0020-\\u007E\\u00A0-\\u00AC\\u00AE-\\u00FF\\u2010-\\u2027\\u2030-\\u205E\\u2100-\\u214F\\u2190-\\u22FF\\u2500-\\u25FC\\u25FF\\u2800-\\u28FF';
+const NARROW_FROM = 'if (/^[\\u0020-\\u007E]*$/.test(string)) {';
+const NARROW_TO = 'if (__infertopNarrow.test(string)) {';
+const NARROW_DEF_FROM = 'export default function stringWidth(';
+const NARROW_DEF_TO = `// infertop (scripts/startup-patches.mjs): strings of single-column code points are their length
+const __infertopNarrow = new RegExp(${JSON.stringify(`^[${NARROW_CLASS}]*$`)});
+
+${NARROW_DEF_FROM}`;
+
+export function patchNarrowWidth(source) {
+	return replaceOnce(replaceOnce(source, NARROW_FROM, NARROW_TO, 'string-width/index.js'), NARROW_DEF_FROM, NARROW_DEF_TO, 'string-width/index.js');
+}
+
+/**
  * esbuild plugin applying them all; `state` says which were applied (the build checks).
- * @param {{yoga?: boolean, yogaSync?: boolean, segmenters?: number, rgi?: boolean, ansiDiff?: boolean, glyphCopy?: boolean, undoCopy?: boolean}} [state]
+ * @param {{yoga?: boolean, yogaSync?: boolean, segmenters?: number, rgi?: boolean, narrow?: boolean, ansiDiff?: boolean, glyphCopy?: boolean, undoCopy?: boolean, codesToString?: boolean}} [state]
  * @returns {import('esbuild').Plugin}
  */
 export function startupPatches(state = {}) {
@@ -161,13 +207,14 @@ export function startupPatches(state = {}) {
 				let contents = patchSegmenter(await fs.promises.readFile(a.path, 'utf8'), a.path);
 				// string-width 8 (Ink's); wrap-ansi's string-width 7 has no RGI_Emoji set.
 				if (contents.includes(RGI_FROM)) {
-					contents = patchRgiEmoji(contents);
+					contents = patchNarrowWidth(patchRgiEmoji(contents));
 					state.rgi = true;
+					state.narrow = true;
 				}
 				return {contents, loader: 'js'};
 			});
 			// ansi-tokenize: one file, one patch, one flag in `state` each
-			for (const [file, patch, key] of [['diff', patchAnsiDiff, 'ansiDiff'], ['styledChars', patchGlyphCopy, 'glyphCopy'], ['undo', patchUndoCopy, 'undoCopy']]) {
+			for (const [file, patch, key] of [['diff', patchAnsiDiff, 'ansiDiff'], ['styledChars', patchGlyphCopy, 'glyphCopy'], ['undo', patchUndoCopy, 'undoCopy'], ['ansiCodes', patchAnsiCodesToString, 'codesToString']]) {
 				b.onLoad({filter: new RegExp(`[\\\\/]@alcalzone[\\\\/]ansi-tokenize[\\\\/]build[\\\\/]${file}\\.js$`)}, async (a) => {
 					state[key] = true;
 					return {contents: patch(await fs.promises.readFile(a.path, 'utf8')), loader: 'js'};

@@ -15,8 +15,8 @@ import {isWork} from '../../source/runtime.js';
 import {parseProcStat, parseProcStatBytes} from '../../source/sources/process-sampler.js';
 import {parseLinuxPowerSupplies} from '../../source/system/power.js';
 import {onPath} from '../../source/sources/nvidia-smi.js';
-import {INK_RECONCILER_PATCHES, patchInkReconciler} from '../../scripts/ink-incremental-fix.mjs';
-import {ONE_CODE_POINT_EMOJI, YOGA_INDEX_PATCHES, YOGA_PATCHES, patchAnsiDiff, patchGlyphCopy, patchRgiEmoji, patchUndoCopy, patchYogaIndex, patchSegmenter, patchYoga} from '../../scripts/startup-patches.mjs';
+import {INK_RECONCILER_PATCHES, patchInkOutput, patchInkReconciler} from '../../scripts/ink-incremental-fix.mjs';
+import {NARROW_CLASS, ONE_CODE_POINT_EMOJI, YOGA_INDEX_PATCHES, YOGA_PATCHES, patchAnsiCodesToString, patchAnsiDiff, patchGlyphCopy, patchNarrowWidth, patchRgiEmoji, patchUndoCopy, patchYogaIndex, patchSegmenter, patchYoga} from '../../scripts/startup-patches.mjs';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const id = 'http://127.0.0.1:11434';
@@ -117,7 +117,17 @@ describe('start-up patches find their lines in the installed dependencies', () =
 /** A dependency's module's text with a patch applied, its imports pointing at the installed modules. */
 function patchedSource(file: string, patch: (source: string) => string): string {
 	const abs = path.join(root, 'node_modules', file);
-	const resolve = createRequire(abs).resolve;
+	const req = createRequire(abs);
+	// a package that exports only an "import" condition (ansi-tokenize) is found through its package.json
+	const resolve = (spec: string) => {
+		try {
+			return req.resolve(spec);
+		} catch {
+			const json = req.resolve(`${spec}/package.json`);
+			const main = (JSON.parse(readFileSync(json, 'utf8')) as {exports: {'.': string | {import: string}}}).exports['.'];
+			return path.join(path.dirname(json), typeof main === 'string' ? main : main.import);
+		}
+	};
 	return patch(readFileSync(abs, 'utf8'))
 		.replace(/from (['"])([^'"]+)\1/g, (_m, q: string, spec: string) => `from ${q}${pathToFileURL(resolve(spec)).href}${q}`)
 		.replace(/^\/\/# sourceMappingURL=.*$/m, '');
@@ -155,7 +165,8 @@ describe("string-width's RGI_Emoji set, built on first use", () => {
 	it('the patched string-width measures what the original measures', async () => {
 		type Sw = {default: (s: string) => number};
 		const original = (await import('string-width')) as Sw;
-		const patched = await loadPatched<Sw>('string-width/index.js', patchRgiEmoji);
+		// both of the build's patches (the RGI_Emoji set on first use, the single-column fast path)
+		const patched = await loadPatched<Sw>('string-width/index.js', (t) => patchNarrowWidth(patchRgiEmoji(t)));
 		expect(patched.default).not.toBe(original.default);
 		const samples = [
 			'', 'plain ascii', '│ box ─ drawing ┼', '⣿⡇ braille ▁▂▃▅▇ blocks', '· → ✔ ✘ ⚠', '✔️ ☕ ⌚ 👍 👍🏽 👨‍👩‍👧 🇫🇷 🇫 #️⃣ 1⃣',
@@ -169,6 +180,96 @@ describe("string-width's RGI_Emoji set, built on first use", () => {
 			if (patched.default(s) !== original.default(s)) expect(patched.default(s), cp.toString(16)).toBe(original.default(s));
 			if (cp % 7 === 0 && patched.default(`a${s}`) !== original.default(`a${s}`)) expect(patched.default(`a${s}`), cp.toString(16)).toBe(original.default(`a${s}`));
 		}
+	});
+});
+
+describe("string-width's single-column fast path", () => {
+	const narrow = new RegExp(`^[${NARROW_CLASS}]$`);
+	const members: string[] = [];
+	for (let cp = 0x20; cp < 0x10000; cp++) if (!(cp >= 0xd800 && cp <= 0xdfff) && narrow.test(String.fromCodePoint(cp))) members.push(String.fromCodePoint(cp));
+
+	it('every code point of the class is one column by the unpatched string-width, and none joins a grapheme cluster', async () => {
+		type Sw = {default: (s: string) => number};
+		const original = (await import('string-width')) as Sw;
+		// the blocks it names (the test would pass on an empty class)
+		expect(members.length).toBeGreaterThan(1200);
+		const wide = members.filter(c => original.default(c) !== 1).map(c => c.codePointAt(0)!.toString(16));
+		expect(wide).toEqual([]);
+		// each is a grapheme of its own beside any other member: the width of a string of them is its length
+		const segmenter = new Intl.Segmenter(undefined, {granularity: 'grapheme'});
+		for (let i = 0; i < members.length; i++) {
+			const pair = members[i]! + members[(i * 7919) % members.length]!;
+			expect([...segmenter.segment(pair)].length, pair).toBe(2);
+		}
+	});
+
+	it('strings of the class, and strings with one code point outside it, measure what the original measures', async () => {
+		type Sw = {default: (s: string) => number};
+		const original = (await import('string-width')) as Sw;
+		const patched = await loadPatched<Sw>('string-width/index.js', (t) => patchNarrowWidth(patchRgiEmoji(t)));
+		let seed = 11;
+		const rnd = (n: number) => {
+			seed = (seed * 1103515245 + 12345) % 2147483648;
+			return seed % n;
+		};
+		const outside = ['\u0301', '\u00ad', '\u200d', '\ufe0f', '◽', '⌚', '☕', '日', '한', '👍', '\u001b[31m', '\t', '\u2028'];
+		for (let i = 0; i < 3000; i++) {
+			const chars = Array.from({length: 1 + rnd(40)}, () => members[rnd(members.length)]!);
+			if (i % 2 === 1) chars.splice(rnd(chars.length + 1), 0, outside[rnd(outside.length)]!);
+			const text = chars.join('');
+			expect(patched.default(text), JSON.stringify(text)).toBe(original.default(text));
+		}
+	});
+});
+
+describe("ansi-tokenize's codes to text without a Set", () => {
+	it('returns what the original returns for none, one and several codes, an undefined code included', async () => {
+		type Codes = {ansiCodesToString: (codes: unknown[]) => string};
+		const original = (await import(pathToFileURL(path.join(root, 'node_modules/@alcalzone/ansi-tokenize/build/ansiCodes.js')).href)) as Codes;
+		const patched = await loadPatched<Codes>('@alcalzone/ansi-tokenize/build/ansiCodes.js', patchAnsiCodesToString);
+		expect(patched.ansiCodesToString).not.toBe(original.ansiCodesToString);
+		const pool = [
+			{type: 'ansi', code: '\u001b[1m', endCode: '\u001b[22m'}, {type: 'ansi', code: '\u001b[31m', endCode: '\u001b[39m'},
+			{type: 'ansi', code: '\u001b]8;;https://example.com\u0007', endCode: '\u001b]8;;\u0007'}, {type: 'ansi', code: undefined, endCode: undefined},
+			{type: 'ansi', code: null, endCode: '\u001b[39m'},
+		];
+		const cases: unknown[][] = [[], ...pool.map(c => [c]), [pool[0], pool[0]], [pool[0], pool[1], pool[0]], [pool[3], pool[1]], pool];
+		for (const codes of cases) expect(patched.ansiCodesToString(codes), JSON.stringify(codes)).toBe(original.ansiCodesToString(codes));
+	});
+});
+
+describe("Ink's glyph cache, in two generations", () => {
+	it('a line drawn on every frame keeps its glyphs (and its row) while hundreds of other lines come and go; the frames are the unpatched Output\'s', async () => {
+		type Out = {get: () => {output: string}; write: (x: number, y: number, text: string, o: {transformers: unknown[]}) => void};
+		type OutputModule = {default: new (o: {width: number; height: number}) => Out};
+		type Caches = {styledChars: Map<string, unknown>; __infertopOld?: Map<string, unknown>};
+		const original = (await import(pathToFileURL(path.join(root, 'node_modules/ink/build/output.js')).href)) as OutputModule;
+		const patched = await loadPatched<OutputModule>('ink/build/output.js', patchInkOutput);
+		const g = globalThis as {__infertopInkCaches?: Caches};
+		delete g.__infertopInkCaches;
+		const kept = '\u001b[1m│ tok/s\u001b[22m 42.0 ─ ⣀⣤';
+		const frame = (Output: OutputModule['default'], i: number) => {
+			const o = new Output({width: 40, height: 3});
+			o.write(0, 0, kept, {transformers: []});
+			o.write(0, 1, `\u001b[32mline ${i}\u001b[39m · ${i * 7}`, {transformers: []});
+			o.write(0, 2, `req ${i % 50}`, {transformers: []});
+			return o.get().output;
+		};
+		let glyphs: unknown;
+		const generations = new Set<unknown>();
+		for (let i = 0; i < 1300; i++) {
+			expect(frame(patched.default, i)).toBe(frame(original.default, i));
+			const c = g.__infertopInkCaches!;
+			glyphs ??= c.styledChars.get(kept);
+			expect(c.styledChars.get(kept)).toBe(glyphs);
+			// bounded: at most 400 lines a generation (checked as a frame starts, so one frame's lines over)
+			expect(c.styledChars.size).toBeLessThanOrEqual(403);
+			expect(c.__infertopOld?.size ?? 0).toBeLessThanOrEqual(403);
+			if (c.__infertopOld) generations.add(c.__infertopOld);
+		}
+		// the generations turned over (a new line or two a frame: one turn in ~350 frames)
+		expect(generations.size).toBeGreaterThanOrEqual(3);
+		delete g.__infertopInkCaches;
 	});
 });
 
