@@ -79,7 +79,7 @@ const banner = [
 
 const inkFixState = {applied: false, outputShared: false, textCaches: 0, widths: false, reconciler: false, text: false};
 const inkFix = inkIncrementalFix(inkFixState);
-const startupState = {yoga: false, yogaSync: false, segmenters: 0, rgi: false, narrow: false, ansiDiff: false, glyphCopy: false, undoCopy: false, codesToString: false};
+const startupState = {yoga: false, yogaSync: false, segmenters: 0, rgi: false, narrow: false, graphemes: false, ansiDiff: false, glyphCopy: false, undoCopy: false, codesToString: false};
 const started = performance.now();
 const outdir = path.dirname(outfile);
 // What builds before this one wrote (ES modules: dist/cli.js and its chunks) would ship stale.
@@ -159,8 +159,8 @@ if ((out.includes('node_modules/yoga-layout/') && (!startupState.yoga || !startu
 	console.error('build: the start-up patches (yoga without fetch and synchronous, one shared Intl.Segmenter) are not in the bundle');
 	process.exit(1);
 }
-if ((out.includes('node_modules/string-width/index.js') && !(startupState.rgi && startupState.narrow)) || (out.includes('node_modules/@alcalzone/ansi-tokenize/') && !(startupState.ansiDiff && startupState.glyphCopy && startupState.undoCopy && startupState.codesToString))) {
-	console.error("build: the dependency patches (string-width's RGI_Emoji set built on first use and its single-column fast path, ansi-tokenize's diff of equal styles, its copies as literals and its codes to text without a Set) are not in the bundle");
+if ((out.includes('node_modules/string-width/index.js') && !(startupState.rgi && startupState.narrow)) || (out.includes('node_modules/@alcalzone/ansi-tokenize/') && !(startupState.ansiDiff && startupState.glyphCopy && startupState.undoCopy && startupState.codesToString && startupState.graphemes))) {
+	console.error("build: the dependency patches (string-width's RGI_Emoji set built on first use and its single-column fast path, ansi-tokenize's diff of equal styles, its copies as literals, its codes to text without a Set and its lines of one-unit graphemes without the segmenter) are not in the bundle");
 	process.exit(1);
 }
 if (/process\.env\.NODE_ENV\s*[!=]==?\s*["']development["']/.test(out)) {

@@ -13,4 +13,6 @@ export function patchUndoCopy(source: string): string;
 export function patchAnsiCodesToString(source: string): string;
 export const NARROW_CLASS: string;
 export function patchNarrowWidth(source: string): string;
-export function startupPatches(state?: {yoga?: boolean; yogaSync?: boolean; segmenters?: number; rgi?: boolean; narrow?: boolean; ansiDiff?: boolean; glyphCopy?: boolean; undoCopy?: boolean; codesToString?: boolean}): Plugin;
+export const SIMPLE_GRAPHEMES: string;
+export function patchTokenizeGraphemes(source: string): string;
+export function startupPatches(state?: {yoga?: boolean; yogaSync?: boolean; segmenters?: number; rgi?: boolean; narrow?: boolean; graphemes?: boolean; ansiDiff?: boolean; glyphCopy?: boolean; undoCopy?: boolean; codesToString?: boolean}): Plugin;

@@ -55,11 +55,12 @@ export function patchYoga(source) {
  * Intl.Segmenter when they load; each construction loads ICU's break-iterator data again
  * (~12 ms each on a 2-core machine, before the first frame). All four are grapheme segmenters of
  * the default locale (`new Intl.Segmenter()` defaults to granularity "grapheme"), and segment() is
- * stateless: one instance serves them all.
+ * stateless: one instance serves them all. It is built on the first segment() call (the four only
+ * ever call segment()), and with ansi-tokenize's fast path below a first frame of plain text, box
+ * drawing and braille calls none: the ~12 ms of its one construction are not in the first frame.
  */
-const SHARED_SEGMENTER = '(globalThis.__infertopSegmenter ??= new Intl.Segmenter(undefined, {granularity: "grapheme"}))';
+const SHARED_SEGMENTER = '({segment: (text) => (globalThis.__infertopSegmenter ??= new Intl.Segmenter(undefined, {granularity: "grapheme"})).segment(text)})';
 
-/** Replace the one segmenter construction in a module's source by the shared instance. */
 export function patchSegmenter(source, file) {
 	const m = source.match(/new Intl\.Segmenter\((?:undefined|void 0)?(?:,\s*\{\s*granularity:\s*['"]grapheme['"]\s*\})?\)/g);
 	if (!m || m.length !== 1) throw new Error(`startup patch: one grapheme Intl.Segmenter expected in ${file}, found ${m ? m.length : 0} (dependency changed?)`);
@@ -186,8 +187,34 @@ export function patchNarrowWidth(source) {
 }
 
 /**
+ * ansi-tokenize's tokenize (Ink turns each new line of a frame into glyphs with it) walks the line
+ * grapheme by grapheme with Intl.Segmenter. In a line of code points that are each a grapheme of
+ * their own (C0 controls but CR, ESC's sequences included, printable ASCII and NARROW_CLASS), the
+ * graphemes are its UTF-16 units: they are handed out as the segmenter would ({segment, index}),
+ * without it. test/system/idle-cost.test.ts compares the tokens with the original's on random
+ * lines of the class, with SGR codes and links, and with one code point outside it.
+ */
+export const SIMPLE_GRAPHEMES = `\\u0000-\\u000C\\u000E-\\u007F${NARROW_CLASS.replace('\\u0020-\\u007E', '')}`;
+const TOKENIZE_FROM = '    for (const { segment, index } of segmenter.segment(str)) {';
+const TOKENIZE_TO = '    for (const { segment, index } of __infertopGraphemes(str)) {';
+const TOKENIZE_DEF_FROM = 'export function tokenize(';
+const TOKENIZE_DEF_TO = `// infertop (scripts/startup-patches.mjs): each unit of such a line is a grapheme of its own
+const __infertopSimple = new RegExp(${JSON.stringify(`^[${SIMPLE_GRAPHEMES}]*$`)});
+function __infertopGraphemes(str) {
+    if (!__infertopSimple.test(str)) return segmenter.segment(str);
+    const out = new Array(str.length);
+    for (let i = 0; i < str.length; i++) out[i] = { segment: str[i], index: i };
+    return out;
+}
+${TOKENIZE_DEF_FROM}`;
+
+export function patchTokenizeGraphemes(source) {
+	return replaceOnce(replaceOnce(source, TOKENIZE_FROM, TOKENIZE_TO, '@alcalzone/ansi-tokenize/build/tokenize.js'), TOKENIZE_DEF_FROM, TOKENIZE_DEF_TO, '@alcalzone/ansi-tokenize/build/tokenize.js');
+}
+
+/**
  * esbuild plugin applying them all; `state` says which were applied (the build checks).
- * @param {{yoga?: boolean, yogaSync?: boolean, segmenters?: number, rgi?: boolean, narrow?: boolean, ansiDiff?: boolean, glyphCopy?: boolean, undoCopy?: boolean, codesToString?: boolean}} [state]
+ * @param {{yoga?: boolean, yogaSync?: boolean, segmenters?: number, rgi?: boolean, narrow?: boolean, graphemes?: boolean, ansiDiff?: boolean, glyphCopy?: boolean, undoCopy?: boolean, codesToString?: boolean}} [state]
  * @returns {import('esbuild').Plugin}
  */
 export function startupPatches(state = {}) {
@@ -210,6 +237,10 @@ export function startupPatches(state = {}) {
 					contents = patchNarrowWidth(patchRgiEmoji(contents));
 					state.rgi = true;
 					state.narrow = true;
+				}
+				if (contents.includes(TOKENIZE_FROM)) {
+					contents = patchTokenizeGraphemes(contents);
+					state.graphemes = true;
 				}
 				return {contents, loader: 'js'};
 			});

@@ -16,7 +16,7 @@ import {parseProcStat, parseProcStatBytes} from '../../source/sources/process-sa
 import {parseLinuxPowerSupplies} from '../../source/system/power.js';
 import {onPath} from '../../source/sources/nvidia-smi.js';
 import {INK_RECONCILER_PATCHES, patchInkOutput, patchInkReconciler} from '../../scripts/ink-incremental-fix.mjs';
-import {NARROW_CLASS, ONE_CODE_POINT_EMOJI, YOGA_INDEX_PATCHES, YOGA_PATCHES, patchAnsiCodesToString, patchAnsiDiff, patchGlyphCopy, patchNarrowWidth, patchRgiEmoji, patchUndoCopy, patchYogaIndex, patchSegmenter, patchYoga} from '../../scripts/startup-patches.mjs';
+import {NARROW_CLASS, ONE_CODE_POINT_EMOJI, SIMPLE_GRAPHEMES, YOGA_INDEX_PATCHES, YOGA_PATCHES, patchAnsiCodesToString, patchAnsiDiff, patchGlyphCopy, patchNarrowWidth, patchRgiEmoji, patchTokenizeGraphemes, patchUndoCopy, patchYogaIndex, patchSegmenter, patchYoga} from '../../scripts/startup-patches.mjs';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const id = 'http://127.0.0.1:11434';
@@ -110,6 +110,8 @@ describe('start-up patches find their lines in the installed dependencies', () =
 			const patched = patchSegmenter(readFileSync(path.join(root, 'node_modules', f), 'utf8'), f);
 			expect(patched).toContain('globalThis.__infertopSegmenter ??=');
 			expect(patched.match(/new Intl\.Segmenter\(/g)).toHaveLength(1);
+			// built on the first segment() call, not as the module loads
+			expect(patched).toMatch(/\{segment: \(text\) => \(globalThis\.__infertopSegmenter \?\?= new Intl\.Segmenter\(/);
 		}
 	});
 });
@@ -219,6 +221,44 @@ describe("string-width's single-column fast path", () => {
 			const text = chars.join('');
 			expect(patched.default(text), JSON.stringify(text)).toBe(original.default(text));
 		}
+	});
+});
+
+describe("ansi-tokenize's lines of one-unit graphemes, without the segmenter", () => {
+	it('tokens are the original\'s on random lines of the class with SGR codes and links, and with a code point outside it; the shared segmenter is built only for those', async () => {
+		type Tok = {tokenize: (s: string, end?: number) => unknown[]};
+		const file = '@alcalzone/ansi-tokenize/build/tokenize.js';
+		const original = (await import(pathToFileURL(path.join(root, 'node_modules', file)).href)) as Tok;
+		const g = globalThis as {__infertopSegmenter?: unknown};
+		delete g.__infertopSegmenter;
+		// as the build loads it: the one segmenter shared (and built on first use), then the fast path
+		const patched = await loadPatched<Tok>(file, (t) => patchTokenizeGraphemes(patchSegmenter(t, file)));
+		const simple = new RegExp(`^[${SIMPLE_GRAPHEMES}]$`);
+		const members: string[] = [];
+		for (let cp = 0; cp < 0x10000; cp++) if (!(cp >= 0xd800 && cp <= 0xdfff) && simple.test(String.fromCodePoint(cp))) members.push(String.fromCodePoint(cp));
+		expect(members).not.toContain('\r');
+		expect(members.length).toBeGreaterThan(1200);
+		const codes = ['\u001b[1m', '\u001b[22m', '\u001b[31m', '\u001b[39m', '\u001b[38;5;208m', '\u001b[48;2;1;2;3m', '\u001b[0m', '\u001b[1;4;31m', '\u001b]8;;https://example.com/a?b=1\u0007', '\u001b]8;;\u0007', '\u001b[', '\u001b'];
+		let seed = 5;
+		const rnd = (n: number) => {
+			seed = (seed * 1103515245 + 12345) % 2147483648;
+			return seed % n;
+		};
+		const line = () => Array.from({length: rnd(50)}, () => (rnd(5) === 0 ? codes[rnd(codes.length)]! : members[rnd(members.length)]!)).join('');
+		for (let i = 0; i < 3000; i++) {
+			const text = line();
+			expect(patched.tokenize(text), JSON.stringify(text)).toEqual(original.tokenize(text));
+			if (i % 10 === 0) expect(patched.tokenize(text, 7)).toEqual(original.tokenize(text, 7));
+		}
+		// none of those lines needed the segmenter
+		expect(g.__infertopSegmenter).toBeUndefined();
+		const outside = ['e\u0301', '\r\n', '👍🏽', '🇫🇷', '한국', '日本', '✔️', '\u200d', '\u009b31m'];
+		for (let i = 0; i < 600; i++) {
+			const text = line() + outside[i % outside.length]! + line();
+			expect(patched.tokenize(text), JSON.stringify(text)).toEqual(original.tokenize(text));
+		}
+		expect(g.__infertopSegmenter).toBeInstanceOf(Intl.Segmenter);
+		delete g.__infertopSegmenter;
 	});
 });
 
