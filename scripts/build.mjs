@@ -163,6 +163,11 @@ if ((out.includes('node_modules/string-width/index.js') && !(startupState.rgi &&
 	console.error("build: the dependency patches (string-width's RGI_Emoji set built on first use and its single-column fast path, ansi-tokenize's diff of equal styles, its copies as literals, its codes to text without a Set and its lines of one-unit graphemes without the segmenter) are not in the bundle");
 	process.exit(1);
 }
+// the patched diffAnsiCodes answers equal styles with one frozen array: only styledCharsToString may call it (twice)
+if (out.includes('node_modules/@alcalzone/ansi-tokenize/') && (out.match(/\bdiffAnsiCodes\d*\(/g) ?? []).length !== 3) {
+	console.error("build: ansi-tokenize's diffAnsiCodes has a caller other than styledCharsToString: check that it never writes to the frozen empty answer (scripts/startup-patches.mjs)");
+	process.exit(1);
+}
 if (/process\.env\.NODE_ENV\s*[!=]==?\s*["']development["']/.test(out)) {
 	console.error('build: the bundle still tests NODE_ENV at run time');
 	process.exit(1);
