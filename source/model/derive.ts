@@ -30,8 +30,8 @@ export {sameModel} from './attribution.js';
  * of a set, not a blend of whatever is newest.
  */
 export type FigureSet =
-	| {readonly kind: 'requests'; readonly serverId: string; readonly model?: ModelInfo; readonly requests: readonly RequestRecord[]; readonly label: string}
-	| {readonly kind: 'probe'; readonly serverId: string; readonly model?: ModelInfo; readonly probe: ProbeResult; readonly label: string}
+	| {readonly kind: 'requests'; readonly serverId: string; readonly model?: ModelInfo; readonly requests: readonly RequestRecord[]; readonly label: string; readonly live?: boolean}
+	| {readonly kind: 'probe'; readonly serverId: string; readonly model?: ModelInfo; readonly probe: ProbeResult; readonly label: string; readonly live?: boolean}
 	| {readonly kind: 'interval'; readonly serverId: string; readonly model?: ModelInfo; readonly interval: NonNullable<ServerState['interval']>; readonly label: string}
 	| {readonly kind: 'none'; readonly serverId: string; readonly model?: ModelInfo; readonly label?: undefined};
 
@@ -210,14 +210,14 @@ export function figureSets(state: MonitorState, serverId: string): FigureSet[] {
 		const newest = live.at(-1);
 		// The probe's own request reaches the log a moment after its answer: the probe is the newer news.
 		if (probe && (!newest || probe.t >= newest.lastSeen - LOG_LAG_MS)) {
-			return {kind: 'probe', serverId, model, probe, label: `probe ${hhmm(probe.t, true)}`};
+			return {kind: 'probe', serverId, model, probe, label: `probe ${hhmm(probe.t, true)}`, live: state.now - probe.t <= FIGURE_WINDOW_MS};
 		}
 		if (live.length > 0) {
 			const fromLog = live.every(r => r.backlog);
 			const label = fromLog
 				? `from the log, ${hhmm(newest!.lastSeen)}`
 				: `last ${live.length === 1 ? 'request' : `${live.length} requests`} of ${name}, ${age(state.now - live[0]!.lastSeen)}`;
-			return {kind: 'requests', serverId, model, requests: live, label};
+			return {kind: 'requests', serverId, model, requests: live, label, live: true};
 		}
 		if (server.interval !== undefined && (rows.length === 1)) {
 			const running = server.interval.running;
@@ -259,6 +259,7 @@ export function figuresOf(state: MonitorState, set: FigureSet): ModelFigures {
 		...residencyOf(server, model),
 		batch: batchFigures(server),
 		set: set.label,
+		current: set.kind === 'requests' || set.kind === 'probe' ? set.live === true : undefined,
 	};
 	const perPass = (decodeTps: number | undefined, tpp: number | undefined) => {
 		const pps = passesPerSec(decodeTps, tpp);

@@ -510,6 +510,8 @@ export interface ModelFigures {
 	readonly basis?: string;
 	/** The set of requests every figure of this row is made of, named (`last 5 requests of qwen3.8:latest, 2 min`, `probe 08:06:31`, `from the log, 18:40`). */
 	readonly set?: string;
+	/** The set is of the last minute (requests or a probe): the graph says `now`; an older one (an old log, an earlier probe) says `last`. Unknown for a vLLM/SGLang window. */
+	readonly current?: boolean;
 	/** Throughput an engine sums over N running requests (vLLM, SGLang): shown as one aggregate. */
 	readonly aggregateTps?: number;
 	readonly running?: number;

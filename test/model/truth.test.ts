@@ -259,6 +259,8 @@ describe('time: the backlog carries the log\'s own time', () => {
 		expect(reqs[0]!.lastSeen).toBe(0);
 		const [f] = deriveServer(s, id);
 		expect(f!.set).toBe('from the log, 18:40');
+		// not of the last minute: the graph says `last`, never `now`
+		expect(f!.current).toBe(false);
 		expect(f!.decodeTps).toBe(49); // only the 18:40 request: 50 tokens, 49 decode steps in 1 s (the first token is the prompt pass's)
 		// Newest first: 18:40, then the one whose time cannot be known.
 		expect(requestRows(s.servers, s.order, 10).map(r => r.text.slice(0, 8))).toEqual(['18:40:00', 'earlier ']);

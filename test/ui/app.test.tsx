@@ -82,6 +82,16 @@ describe('App at the three reference sizes', () => {
 		expect(f).not.toContain('LOG ');
 	});
 
+	it("the graph's figure is `now` only while its set is of the last minute; ten minutes on it is the `last` one", async () => {
+		const store = richStore();
+		const {tui} = await mount({columns: 120, rows: 40, store});
+		expect(tui.frame()).toContain('now 47.6 tok/s');
+		store.dispatch({type: 'tick', t: T0 + 10 * 60_000});
+		store.publish();
+		await waitFor(() => tui.frame().includes('last 47.6 tok/s'), 'the old probe said as the last figure');
+		expect(tui.frame()).not.toMatch(/now \d[\d.]* tok\/s/);
+	});
+
 	it('120×40 adds the graphs (ceiling, scale, contention marks) and the requests table', async () => {
 		const {tui} = await mount({columns: 120, rows: 40});
 		const f = tui.frame();

@@ -180,7 +180,8 @@ const Graphs = memo(function Graphs({history, figures, width, rows}: GraphsProps
 	const cRow = ceilingRow(ceiling, scale, rows);
 	const ceilingText = `┄ ceiling ${tps(ceiling)}`;
 	const labels = placeLabels(rows, [
-		{row: 0, text: `now ${tps(lastTps)} tok/s`},
+		// an old log's or an earlier probe's figure is the last one seen, not the present
+		{row: 0, text: `${figures?.current === false ? 'last' : 'now'} ${tps(lastTps)} tok/s`},
 		{row: cRow ?? 1, text: ceilingText},
 		{row: rows - 1, text: `scale 0–${num(scale, scale < 10 ? 1 : 0)} tok/s`},
 	]);
