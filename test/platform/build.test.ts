@@ -103,25 +103,33 @@ describe('scripts/build.mjs', () => {
 		expect(await start(/off/, {INFERTOP_CODE_CACHE: 'off'})).toContain('code cache: off');
 	}, 120_000);
 
-	it("the shim turns TurboFan off and stops the young generation's growth 3 s in (after the first frame)", async () => {
-		// a stand-in bundle: asks V8 (node --allow-natives-syntax) whether a function it was told to
-		// optimize is TurboFan code (bit 6), at once and 3.5 s in, and how big the young generation is
-		// after many objects outlived scavenges (V8 doubles it then)
-		const stub = path.join(dir, 'stub');
+	/** The shim (bin/) beside a stand-in bundle of these lines (with `young()`: the new space's size), in dir/NAME. */
+	const standIn = (name: string, lines: readonly string[]) => {
+		const stub = path.join(dir, name);
 		fs.cpSync(path.join(root, 'bin'), path.join(stub, 'bin'), {recursive: true});
 		fs.mkdirSync(path.join(stub, 'dist'));
 		fs.writeFileSync(path.join(stub, 'dist', 'cli.cjs'), [
 			'// infertop build 0123456789abcdef: a stand-in',
 			"'use strict';",
 			"const young = () => require('node:v8').getHeapSpaceStatistics().find(s => s.space_name === 'new_space').space_size;",
+			...lines,
+			'',
+		].join('\n'));
+		return stub;
+	};
+
+	it("the shim turns TurboFan off and stops the young generation's growth 3 s in (after the first frame)", async () => {
+		// a stand-in bundle: asks V8 (node --allow-natives-syntax) whether a function it was told to
+		// optimize is TurboFan code (bit 6), at once and 3.5 s in, and how big the young generation is
+		// after many objects outlived scavenges (V8 doubles it then)
+		const stub = standIn('stub', [
 			'const turbofan = (f) => { %PrepareFunctionForOptimization(f); f(1); f(2); %OptimizeFunctionOnNextCall(f); f(3); return (%GetOptimizationStatus(f) & 64) !== 0; };',
 			'const atStart = turbofan(function (x) { return x * 2 + 1; });',
 			'setTimeout(() => {',
 			"  let keep = []; for (let i = 0; i < 1.5e6; i++) { keep.push({i, s: 'x' + i}); if (keep.length > 200000) keep = keep.slice(100000); }",
 			'  process.stdout.write(JSON.stringify({atStart, later: turbofan(function (x) { return x * 3 + 1; }), young: young()}));',
 			'}, 3500);',
-			'',
-		].join('\n'));
+		]);
 		type Seen = {atStart: boolean; later: boolean; young: number};
 		const ask = async (file: string) => JSON.parse((await run(process.execPath, ['--allow-natives-syntax', file], {cwd: stub, env: env(), timeout: 30_000})).stdout) as Seen;
 		const through = await ask(path.join(stub, 'bin', 'infertop.js'));
@@ -138,13 +146,7 @@ describe('scripts/build.mjs', () => {
 		// a stand-in bundle: grows the young generation at once (objects that outlive scavenges), then
 		// allocates steadily (short-lived objects, and large arrays that bring on full collections) and
 		// reports as soon as the young generation is back to 1 MB a semi-space, or at its deadline
-		const stub = path.join(dir, 'stub-shrink');
-		fs.cpSync(path.join(root, 'bin'), path.join(stub, 'bin'), {recursive: true});
-		fs.mkdirSync(path.join(stub, 'dist'));
-		fs.writeFileSync(path.join(stub, 'dist', 'cli.cjs'), [
-			'// infertop build 0123456789abcdef: a stand-in',
-			"'use strict';",
-			"const young = () => require('node:v8').getHeapSpaceStatistics().find(s => s.space_name === 'new_space').space_size;",
+		const stub = standIn('stub-shrink', [
 			"let keep = []; for (let i = 0; i < 1.5e6; i++) { keep.push({i, s: 'x' + i}); if (keep.length > 200000) keep = keep.slice(100000); }",
 			'keep = [];',
 			'const grown = young(); const t0 = Date.now(); const big = []; let sink;',
@@ -155,8 +157,7 @@ describe('scripts/build.mjs', () => {
 			'  const now = Date.now() - t0;',
 			'  if ((now > 3500 && young() <= 2.2e6) || now > deadline) { clearInterval(churn); process.stdout.write(JSON.stringify({grown, young: young(), ms: now})); }',
 			'}, 20);',
-			'',
-		].join('\n'));
+		]);
 		type Seen = {grown: number; young: number; ms: number};
 		const ask = async (file: string, deadline: number) => JSON.parse((await run(process.execPath, [file], {cwd: stub, env: {...env(), STUB_DEADLINE_MS: String(deadline)}, timeout: 40_000})).stdout) as Seen;
 		const [through, plain] = await Promise.all([ask(path.join(stub, 'bin', 'infertop.js'), 25_000), ask(path.join(stub, 'dist', 'cli.cjs'), 9000)]);
