@@ -116,6 +116,23 @@ describe('start-up patches find their lines in the installed dependencies', () =
 	});
 });
 
+/** A seeded linear congruential generator: rnd(n) is in [0, n), the same sequence every run. */
+function lcg(seed: number): (n: number) => number {
+	let x = seed;
+	return (n) => {
+		x = (x * 1103515245 + 12345) % 2147483648;
+		return x % n;
+	};
+}
+
+/** The BMP code points (surrogates left out) that a character class of a patch holds, as strings. */
+function membersOf(cls: string): string[] {
+	const re = new RegExp(`^[${cls}]$`);
+	const out: string[] = [];
+	for (let cp = 0; cp < 0x10000; cp++) if (!(cp >= 0xd800 && cp <= 0xdfff) && re.test(String.fromCodePoint(cp))) out.push(String.fromCodePoint(cp));
+	return out;
+}
+
 /** A dependency's module's text with a patch applied, its imports pointing at the installed modules. */
 function patchedSource(file: string, patch: (source: string) => string): string {
 	const abs = path.join(root, 'node_modules', file);
@@ -186,9 +203,7 @@ describe("string-width's RGI_Emoji set, built on first use", () => {
 });
 
 describe("string-width's single-column fast path", () => {
-	const narrow = new RegExp(`^[${NARROW_CLASS}]$`);
-	const members: string[] = [];
-	for (let cp = 0x20; cp < 0x10000; cp++) if (!(cp >= 0xd800 && cp <= 0xdfff) && narrow.test(String.fromCodePoint(cp))) members.push(String.fromCodePoint(cp));
+	const members = membersOf(NARROW_CLASS);
 
 	it('every code point of the class is one column by the unpatched string-width, and none joins a grapheme cluster', async () => {
 		type Sw = {default: (s: string) => number};
@@ -209,11 +224,7 @@ describe("string-width's single-column fast path", () => {
 		type Sw = {default: (s: string) => number};
 		const original = (await import('string-width')) as Sw;
 		const patched = await loadPatched<Sw>('string-width/index.js', (t) => patchNarrowWidth(patchRgiEmoji(t)));
-		let seed = 11;
-		const rnd = (n: number) => {
-			seed = (seed * 1103515245 + 12345) % 2147483648;
-			return seed % n;
-		};
+		const rnd = lcg(11);
 		const outside = ['\u0301', '\u00ad', '\u200d', '\ufe0f', '◽', '⌚', '☕', '日', '한', '👍', '\u001b[31m', '\t', '\u2028'];
 		for (let i = 0; i < 3000; i++) {
 			const chars = Array.from({length: 1 + rnd(40)}, () => members[rnd(members.length)]!);
@@ -233,17 +244,11 @@ describe("ansi-tokenize's lines of one-unit graphemes, without the segmenter", (
 		delete g.__infertopSegmenter;
 		// as the build loads it: the one segmenter shared (and built on first use), then the fast path
 		const patched = await loadPatched<Tok>(file, (t) => patchTokenizeGraphemes(patchSegmenter(t, file)));
-		const simple = new RegExp(`^[${SIMPLE_GRAPHEMES}]$`);
-		const members: string[] = [];
-		for (let cp = 0; cp < 0x10000; cp++) if (!(cp >= 0xd800 && cp <= 0xdfff) && simple.test(String.fromCodePoint(cp))) members.push(String.fromCodePoint(cp));
+		const members = membersOf(SIMPLE_GRAPHEMES);
 		expect(members).not.toContain('\r');
 		expect(members.length).toBeGreaterThan(1200);
 		const codes = ['\u001b[1m', '\u001b[22m', '\u001b[31m', '\u001b[39m', '\u001b[38;5;208m', '\u001b[48;2;1;2;3m', '\u001b[0m', '\u001b[1;4;31m', '\u001b]8;;https://example.com/a?b=1\u0007', '\u001b]8;;\u0007', '\u001b[', '\u001b'];
-		let seed = 5;
-		const rnd = (n: number) => {
-			seed = (seed * 1103515245 + 12345) % 2147483648;
-			return seed % n;
-		};
+		const rnd = lcg(5);
 		const line = () => Array.from({length: rnd(50)}, () => (rnd(5) === 0 ? codes[rnd(codes.length)]! : members[rnd(members.length)]!)).join('');
 		for (let i = 0; i < 3000; i++) {
 			const text = line();
@@ -325,11 +330,7 @@ describe("ansi-tokenize's diff of equal styles", () => {
 			{type: 'ansi', code: '\u001b[44m', endCode: '\u001b[49m'}, {type: 'ansi', code: '\u001b[4m', endCode: '\u001b[24m'},
 			{type: 'ansi', code: '\u001b[7m', endCode: '\u001b[27m'},
 		];
-		let seed = 7;
-		const rnd = (n: number) => {
-			seed = (seed * 1103515245 + 12345) % 2147483648;
-			return seed % n;
-		};
+		const rnd = lcg(7);
 		const pick = () => Array.from({length: rnd(4)}, () => ({...pool[rnd(pool.length)]!}));
 		let equalCases = 0;
 		for (let i = 0; i < 5000; i++) {
