@@ -221,7 +221,10 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 			state(`following ${options.path} (truncated)`);
 		}
 		if (size === offset) return;
-		const buffer = Buffer.allocUnsafe(READ_CHUNK);
+		// Sized to what is new (a few hundred bytes per request, from Node's pool), not READ_CHUNK:
+		// a 1 MiB buffer per drain was three 1 MiB mallocs a second under traffic, and once one was
+		// freed glibc raised its mmap threshold to 1 MiB, so the next ones stayed in its heap (RSS).
+		const buffer = Buffer.allocUnsafe(Math.min(READ_CHUNK, size - offset));
 		let skip = skipPartial;
 		while (!stopped && offset < size) {
 			const want = Math.min(READ_CHUNK, size - offset);

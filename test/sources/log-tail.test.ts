@@ -1,7 +1,7 @@
 import {appendFileSync, mkdtempSync, renameSync, rmSync, writeFileSync, truncateSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
-import {afterEach, describe, expect, it} from 'vitest';
+import {afterEach, describe, expect, it, vi} from 'vitest';
 import {createLogTail, LineSplitter} from '../../source/sources/log-tail.js';
 import {waitUntil} from '../helpers/wait.js';
 
@@ -73,6 +73,36 @@ describe('createLogTail', () => {
 		expect(lines.at(-1)).toBe('line 0499');
 		expect(lines.length).toBeLessThan(110);
 		for (const l of lines) expect(l).toMatch(/^line \d{4}$/);
+	});
+
+	it('reads an append into a buffer of its size, and a 3.2 MB append in 1 MiB pieces', async () => {
+		// Issue 13: a 1 MiB buffer per read was three 1 MiB mallocs a second under traffic.
+		const {file, lines, tail} = setup();
+		writeFileSync(file, 'start\n');
+		await tail.start();
+		await waitUntil(() => lines.length === 1, {what: 'first line'});
+		const sizes: number[] = [];
+		const real = Buffer.allocUnsafe;
+		const spy = vi.spyOn(Buffer, 'allocUnsafe').mockImplementation((n: number) => {
+			sizes.push(n);
+			return real(n);
+		});
+		try {
+			for (let i = 0; i < 5; i++) {
+				appendFileSync(file, `request ${i} done in 120 ms\n`);
+				await waitUntil(() => lines.length === 2 + i, {what: `line ${i}`});
+			}
+			expect(sizes.length).toBeGreaterThan(0);
+			expect(Math.max(...sizes)).toBeLessThanOrEqual(64);
+			sizes.length = 0;
+			const big = `${'x'.repeat(99)}\n`.repeat(32_000);
+			appendFileSync(file, big);
+			await waitUntil(() => lines.length === 6 + 32_000, {what: 'the 3.2 MB append'});
+			expect(Math.max(...sizes)).toBe(1024 * 1024);
+		} finally {
+			spy.mockRestore();
+		}
+		expect(lines.at(-1)).toBe('x'.repeat(99));
 	});
 
 	it('survives truncation and rotation (rename + new file)', async () => {
