@@ -34,13 +34,13 @@ const compact = (n: number | undefined): string => (n === undefined ? DASH : n >
 const short = (x: number | undefined): string => (x === undefined ? DASH : ms(x).replace(' ', ''));
 
 /** A turn's stacked bar: each known part's cells in proportion to `scale` ms per cell; `?` marks an unknown part. Pure. */
-export function turnBar(t: Turn, msPerCell: number, first: boolean): {glyph: string; color: ThemeToken; cells: number}[] {
+export function turnBar(t: Turn, msPerCell: number | undefined, first: boolean): {glyph: string; color: ThemeToken; cells: number}[] {
 	const out: {glyph: string; color: ThemeToken; cells: number}[] = [];
 	for (const p of PARTS) {
 		const v = t[p.key];
 		if (p.key === 'idleBeforeMs' && first) continue;
 		if (v === undefined) out.push({glyph: '?', color: 'bad', cells: 1});
-		else if (v > 0 && msPerCell > 0) out.push({glyph: p.glyph, color: p.color, cells: Math.max(1, Math.round(v / msPerCell))});
+		else if (v > 0 && msPerCell !== undefined && msPerCell > 0) out.push({glyph: p.glyph, color: p.color, cells: Math.max(1, Math.round(v / msPerCell))});
 	}
 	return out;
 }
@@ -57,7 +57,19 @@ export function wrapWords(text: string, width: number, max = 3): string[] {
 	return lines;
 }
 
-const turnTotal = (t: Turn): number => (t.queueMs ?? 0) + (t.prefillMs ?? 0) + (t.decodeMs ?? 0) + (t.idleBeforeMs ?? 0);
+/** The known parts of a turn's time as drawn (the first turn's idle is not drawn). */
+const turnTotal = (t: Turn, first: boolean): number => (t.queueMs ?? 0) + (t.prefillMs ?? 0) + (t.decodeMs ?? 0) + (first ? 0 : (t.idleBeforeMs ?? 0));
+
+/**
+ * The bars' scale: the longest drawn turn fills the bar. When no turn shown has a known time above
+ * zero there is no scale (`--`, and the bars are only `?`), not "one cell ≈ 0.0 ms". Pure.
+ */
+export function cellScale(turns: readonly Turn[], firstIsSessionStart: boolean, barWidth: number): {msPerCell: number | undefined; text: string} {
+	const longest = Math.max(0, ...turns.map((t, i) => turnTotal(t, firstIsSessionStart && i === 0)));
+	if (!(longest > 0) || !Number.isFinite(longest)) return {msPerCell: undefined, text: `one cell ≈ ${DASH} (no known times)`};
+	const msPerCell = longest / Math.max(1, barWidth - 4);
+	return {msPerCell, text: `one cell ≈ ${msPerCell < 0.1 ? '< 0.1 ms' : ms(msPerCell)}`};
+}
 
 function sessionLabel(s: Session): string {
 	return `${s.model} on ${s.serverId} · ${s.client !== undefined ? `client ${s.client}` : 'one client assumed (the log names none)'}`;
@@ -105,8 +117,7 @@ export const AgentPane = memo(function AgentPane({view, serverId, demo, width, h
 	const head = ['turn', 'prompt', 'cached', 'queue', 'prefill', 'decode', 'idle'];
 	const tableWidth = cols.reduce((a, c) => a + c + 1, 0);
 	const barWidth = Math.max(4, width - tableWidth - 1);
-	const maxTotal = Math.max(1, ...shown.map(turnTotal));
-	const msPerCell = maxTotal / Math.max(1, barWidth - 4);
+	const {msPerCell, text: scale} = cellScale(shown, firstIndex === 0, barWidth);
 	const cells = (t: Turn, i: number): string[] => [
 		String(firstIndex + i + 1),
 		est(compact(t.promptTokens), t.promptEstimated && t.promptTokens !== undefined),
@@ -126,7 +137,7 @@ export const AgentPane = memo(function AgentPane({view, serverId, demo, width, h
 				</Line>
 			))}
 			{room > 1 ? <Line color="muted">{totalsLine(s)}</Line> : null}
-			{room > 2 ? <Line color="muted">{`${row(head)} ${fit(`last ${shown.length} turns, one cell ≈ ${ms(msPerCell)}`, barWidth)}`}</Line> : null}
+			{room > 2 ? <Line color="muted">{`${row(head)} ${fit(`last ${shown.length} turns, ${scale}`, barWidth)}`}</Line> : null}
 			{shown.map((t, i) => (
 				<Line key={`${t.serverId}/${t.key}/${t.time}`}>
 					{`${row(cells(t, i))} `}
