@@ -38,7 +38,8 @@
  *   (scripts/startup-patches.mjs): yoga-layout's fetch of its own base64 wasm (which loads undici),
  *   four Intl.Segmenter constructions (one is shared),
  *   string-width's RGI_Emoji set (built on first use), ansi-tokenize's per-character diff of equal styles;
- *   and ansi-tokenize's token copies written as literals (a spread gave each copy a hidden class of its own).
+ *   ansi-tokenize's token copies written as literals (a spread gave each copy a hidden class of its own);
+ *   and restore-cursor's "show the cursor" at exit written to the terminal only (restore-cursor 5's fix).
  */
 import {build} from 'esbuild';
 import {createHash} from 'node:crypto';
@@ -161,6 +162,10 @@ if ((out.includes('node_modules/yoga-layout/') && (!startupState.yoga || !startu
 }
 if ((out.includes('node_modules/string-width/index.js') && !(startupState.rgi && startupState.narrow)) || (out.includes('node_modules/@alcalzone/ansi-tokenize/') && !(startupState.ansiDiff && startupState.glyphCopy && startupState.undoCopy && startupState.codesToString && startupState.graphemes))) {
 	console.error("build: the dependency patches (string-width's RGI_Emoji set built on first use and its single-column fast path, ansi-tokenize's diff of equal styles, its copies as literals, its codes to text without a Set and its lines of one-unit graphemes without the segmenter) are not in the bundle");
+	process.exit(1);
+}
+if (out.includes('node_modules/restore-cursor/') && !startupState.cursor) {
+	console.error("build: restore-cursor's exit write is not patched to go to the terminal only (scripts/startup-patches.mjs)");
 	process.exit(1);
 }
 // the patched diffAnsiCodes answers equal styles with one frozen array: only styledCharsToString may call it (twice)

@@ -15,4 +15,5 @@ export const NARROW_CLASS: string;
 export function patchNarrowWidth(source: string): string;
 export const SIMPLE_GRAPHEMES: string;
 export function patchTokenizeGraphemes(source: string): string;
-export function startupPatches(state?: {yoga?: boolean; yogaSync?: boolean; segmenters?: number; rgi?: boolean; narrow?: boolean; graphemes?: boolean; ansiDiff?: boolean; glyphCopy?: boolean; undoCopy?: boolean; codesToString?: boolean}): Plugin;
+export function patchRestoreCursor(source: string): string;
+export function startupPatches(state?: {yoga?: boolean; yogaSync?: boolean; segmenters?: number; rgi?: boolean; narrow?: boolean; graphemes?: boolean; ansiDiff?: boolean; glyphCopy?: boolean; undoCopy?: boolean; codesToString?: boolean; cursor?: boolean}): Plugin;

@@ -216,8 +216,19 @@ export function patchTokenizeGraphemes(source) {
 }
 
 /**
+ * restore-cursor 4 (Ink's, through cli-cursor 4) writes "show the cursor" to stderr at exit even when
+ * stderr is a file or a pipe (`infertop 2>errors.log` got an escape sequence). restore-cursor 5's fix
+ * (sindresorhus/restore-cursor v5.0.0, "only write to a TTY"): the terminal among stderr and stdout.
+ */
+const CURSOR_FROM = "process.stderr.write('\\u001B[?25h');";
+const CURSOR_TO = "(process.stderr.isTTY ? process.stderr : process.stdout.isTTY ? process.stdout : undefined)?.write('\\u001B[?25h');";
+export function patchRestoreCursor(source) {
+	return replaceOnce(source, CURSOR_FROM, CURSOR_TO, 'restore-cursor/index.js');
+}
+
+/**
  * esbuild plugin applying them all; `state` says which were applied (the build checks).
- * @param {{yoga?: boolean, yogaSync?: boolean, segmenters?: number, rgi?: boolean, narrow?: boolean, graphemes?: boolean, ansiDiff?: boolean, glyphCopy?: boolean, undoCopy?: boolean, codesToString?: boolean}} [state]
+ * @param {{yoga?: boolean, yogaSync?: boolean, segmenters?: number, rgi?: boolean, narrow?: boolean, graphemes?: boolean, ansiDiff?: boolean, glyphCopy?: boolean, undoCopy?: boolean, codesToString?: boolean, cursor?: boolean}} [state]
  * @returns {import('esbuild').Plugin}
  */
 export function startupPatches(state = {}) {
@@ -246,6 +257,10 @@ export function startupPatches(state = {}) {
 					state.graphemes = true;
 				}
 				return {contents, loader: 'js'};
+			});
+			b.onLoad({filter: /[\\/]restore-cursor[\\/]index\.js$/}, async (a) => {
+				state.cursor = true;
+				return {contents: patchRestoreCursor(await fs.promises.readFile(a.path, 'utf8')), loader: 'js'};
 			});
 			// ansi-tokenize: one file, one patch, one flag in `state` each
 			for (const [file, patch, key] of [['diff', patchAnsiDiff, 'ansiDiff'], ['styledChars', patchGlyphCopy, 'glyphCopy'], ['undo', patchUndoCopy, 'undoCopy'], ['ansiCodes', patchAnsiCodesToString, 'codesToString']]) {

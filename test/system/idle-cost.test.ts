@@ -16,7 +16,7 @@ import {parseProcStat, parseProcStatBytes} from '../../source/sources/process-sa
 import {parseLinuxPowerSupplies} from '../../source/system/power.js';
 import {onPath} from '../../source/sources/nvidia-smi.js';
 import {INK_RECONCILER_PATCHES, patchInkOutput, patchInkReconciler} from '../../scripts/ink-incremental-fix.mjs';
-import {NARROW_CLASS, ONE_CODE_POINT_EMOJI, SIMPLE_GRAPHEMES, YOGA_INDEX_PATCHES, YOGA_PATCHES, patchAnsiCodesToString, patchAnsiDiff, patchGlyphCopy, patchNarrowWidth, patchRgiEmoji, patchTokenizeGraphemes, patchUndoCopy, patchYogaIndex, patchSegmenter, patchYoga} from '../../scripts/startup-patches.mjs';
+import {NARROW_CLASS, ONE_CODE_POINT_EMOJI, SIMPLE_GRAPHEMES, YOGA_INDEX_PATCHES, YOGA_PATCHES, patchAnsiCodesToString, patchAnsiDiff, patchGlyphCopy, patchNarrowWidth, patchRgiEmoji, patchRestoreCursor, patchTokenizeGraphemes, patchUndoCopy, patchYogaIndex, patchSegmenter, patchYoga} from '../../scripts/startup-patches.mjs';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const id = 'http://127.0.0.1:11434';
@@ -148,7 +148,7 @@ function patchedSource(file: string, patch: (source: string) => string): string 
 		}
 	};
 	return patch(readFileSync(abs, 'utf8'))
-		.replace(/from (['"])([^'"]+)\1/g, (_m, q: string, spec: string) => `from ${q}${pathToFileURL(resolve(spec)).href}${q}`)
+		.replace(/from (['"])([^'"]+)\1/g, (m, q: string, spec: string) => (spec.startsWith('node:') ? m : `from ${q}${pathToFileURL(resolve(spec)).href}${q}`))
 		.replace(/^\/\/# sourceMappingURL=.*$/m, '');
 }
 
@@ -403,5 +403,27 @@ describe("ansi-tokenize's copies of tokens, as literals", () => {
 		} finally {
 			rmSync(dir, {recursive: true, force: true});
 		}
+	});
+});
+
+describe("restore-cursor's exit write (restore-cursor 5's fix, patched in at build time)", () => {
+	/** Load restore-cursor (patched or not) in a child whose stdout and stderr are pipes, call it, exit: what was on stderr. */
+	function stderrAtExit(patch: (source: string) => string): string {
+		const dir = mkdtempSync(path.join(os.tmpdir(), 'infertop-cursor-'));
+		try {
+			const file = path.join(dir, 'restore-cursor.mjs');
+			writeFileSync(file, patchedSource('restore-cursor/index.js', patch));
+			const r = spawnSync(process.execPath, ['--input-type=module', '-e', `const {default: restore} = await import(${JSON.stringify(pathToFileURL(file).href)}); restore(); console.log('done');`], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 10_000});
+			expect(r.status, r.stderr).toBe(0);
+			expect(r.stdout).toBe('done\n');
+			return r.stderr;
+		} finally {
+			rmSync(dir, {recursive: true, force: true});
+		}
+	}
+
+	it('writes nothing to a stderr that is not a terminal (restore-cursor 4 wrote ESC[?25h there)', () => {
+		expect(stderrAtExit(s => s)).toBe('\u001B[?25h');
+		expect(stderrAtExit(patchRestoreCursor)).toBe('');
 	});
 });
