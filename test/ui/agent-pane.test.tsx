@@ -51,4 +51,16 @@ describe('the agent bars\' scale', () => {
 		expect(frame).toContain('one cell ≈ -- (no known times)');
 		expect(frame).not.toMatch(/0\.0 ms/);
 	});
+
+	it('counts the backlog requests without a time, in words that agree with the count', () => {
+		const frame = (n: number) => {
+			const {lastFrame, unmount} = render(<AgentPane view={{sessions: [], withoutTime: n}} serverId="x" demo={false} width={120} height={10} />);
+			const f = lastFrame() ?? '';
+			unmount();
+			return f;
+		};
+		expect(frame(1)).toContain("1 request of the log's backlog has no known time and is in no session");
+		expect(frame(3)).toContain("3 requests of the log's backlog have no known time and are in no session");
+		expect(frame(0)).not.toContain('backlog');
+	});
 });

@@ -89,7 +89,7 @@ export const AgentPane = memo(function AgentPane({view, serverId, demo, width, h
 	if (!s) {
 		const lines = [
 			'no agent sessions yet: they form from finished requests in the engines\' logs (one client, one model, prompts that grow or follow each other within the session gap)',
-			view.withoutTime > 0 ? `${view.withoutTime} request${view.withoutTime === 1 ? '' : 's'} of the log's backlog have no known time and are in no session` : '',
+			view.withoutTime > 0 ? view.withoutTime === 1 ? "1 request of the log's backlog has no known time and is in no session" : `${view.withoutTime} requests of the log's backlog have no known time and are in no session` : '',
 		].filter(Boolean);
 		return (
 			<Box flexDirection="column" height={height} width={width}>
