@@ -80,7 +80,7 @@ const banner = [
 
 const inkFixState = {applied: false, outputShared: false, textCaches: 0, widths: false, reconciler: false, text: false};
 const inkFix = inkIncrementalFix(inkFixState);
-const startupState = {yoga: false, yogaSync: false, segmenters: 0, rgi: false, narrow: false, graphemes: false, ansiDiff: false, glyphCopy: false, undoCopy: false, codesToString: false};
+const startupState = {yoga: false, yogaSync: false, segmenters: 0, rgi: false, narrow: false, graphemes: false, ansiDiff: false, glyphCopy: false, undoCopy: false, codesToString: false, cursor: false};
 const started = performance.now();
 const outdir = path.dirname(outfile);
 // What builds before this one wrote (ES modules: dist/cli.js and its chunks) would ship stale.

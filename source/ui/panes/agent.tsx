@@ -71,6 +71,12 @@ export function cellScale(turns: readonly Turn[], firstIsSessionStart: boolean, 
 	return {msPerCell, text: `one cell ≈ ${msPerCell < 0.1 ? '< 0.1 ms' : ms(msPerCell)}`};
 }
 
+/** The backlog's requests that are in no session for want of a time ('' for none). */
+function withoutTimeLine(n: number): string {
+	if (n === 0) return '';
+	return n === 1 ? "1 request of the log's backlog has no known time and is in no session" : `${n} requests of the log's backlog have no known time and are in no session`;
+}
+
 function sessionLabel(s: Session): string {
 	return `${s.model} on ${s.serverId} · ${s.client !== undefined ? `client ${s.client}` : 'one client assumed (the log names none)'}`;
 }
@@ -89,7 +95,7 @@ export const AgentPane = memo(function AgentPane({view, serverId, demo, width, h
 	if (!s) {
 		const lines = [
 			'no agent sessions yet: they form from finished requests in the engines\' logs (one client, one model, prompts that grow or follow each other within the session gap)',
-			view.withoutTime > 0 ? view.withoutTime === 1 ? "1 request of the log's backlog has no known time and is in no session" : `${view.withoutTime} requests of the log's backlog have no known time and are in no session` : '',
+			withoutTimeLine(view.withoutTime),
 		].filter(Boolean);
 		return (
 			<Box flexDirection="column" height={height} width={width}>
