@@ -21,6 +21,14 @@ export default tseslint.config(
     },
   },
   {
+    // fetch's first call loads undici (llhttp in WebAssembly, http2, zlib, web streams): ~19 MB of RSS
+    // that a monitor keeps for as long as it runs (sources/http-get.ts). Only the probe's transport
+    // uses it, in this thread, where its reader worker cannot start.
+    files: ['source/**/*.ts', 'source/**/*.tsx'],
+    ignores: ['source/probe/transport.ts'],
+    rules: {'no-restricted-globals': ['error', {name: 'fetch', message: 'fetch loads undici (~19 MB kept for the whole run): use httpGet/httpPost from sources/http-get.ts'}]},
+  },
+  {
     files: ['source/types/**/*.ts'],
     rules: {'no-restricted-imports': ['error', {paths: io(IO_MODULES), patterns: [{group: ['../*', '!../types/*'], message: 'types/ is the leaf vocabulary: it imports nothing of ours'}]}]},
   },

@@ -11,6 +11,7 @@
  * and `[GIN]` latency are written from), so a test can hold infertop's derived budget against it.
  * The accounting is pure (`agentAccounting`); the loop is the only I/O.
  */
+import {drain, postJson} from './post.js';
 import type {Rng} from './sim.js';
 
 /** One HTTP try of a turn, as the engine saw it (hrtime ns; ms as logged). */
@@ -145,34 +146,27 @@ const TOOL_OUTPUT = 'export function figure(x: number | undefined): string { ret
 /** POST one chat turn, retrying while the server answers busy (503/429); returns the answer text. */
 async function chatTurn(o: AgentLoopOptions, id: string, messages: readonly {role: string; content: string}[], numPredict: number): Promise<string> {
 	for (let attempt = 0; ; attempt++) {
-		const res = await fetch(`${o.url}/api/chat`, {
-			method: 'POST',
-			headers: {'Content-Type': 'application/json', 'x-demo-turn': id},
-			body: JSON.stringify({model: o.model, messages, stream: true, options: {num_predict: numPredict, temperature: 0}}),
-			signal: o.signal,
-		});
-		if (res.status === 503 || res.status === 429) {
-			await res.arrayBuffer();
+		const res = await postJson(`${o.url}/api/chat`, JSON.stringify({model: o.model, messages, stream: true, options: {num_predict: numPredict, temperature: 0}}), o.signal, {'x-demo-turn': id});
+		if (res.statusCode === 503 || res.statusCode === 429) {
+			await drain(res);
 			// Back off like a client library does, then try again.
 			await o.sleep((150 + 100 * Math.min(attempt, 5)) / o.speed);
 			continue;
 		}
 		let text = '';
 		let rest = '';
-		if (res.body) {
-			const decoder = new TextDecoder();
-			for await (const chunk of res.body) {
-				rest += decoder.decode(chunk as Uint8Array, {stream: true});
-				let nl: number;
-				while ((nl = rest.indexOf('\n')) >= 0) {
-					const line = rest.slice(0, nl);
-					rest = rest.slice(nl + 1);
-					try {
-						const o2 = JSON.parse(line) as {message?: {content?: unknown}};
-						if (typeof o2.message?.content === 'string') text += o2.message.content;
-					} catch {
-						// a partial line waits for the rest
-					}
+		const decoder = new TextDecoder();
+		for await (const chunk of res) {
+			rest += decoder.decode(chunk as Buffer, {stream: true});
+			let nl: number;
+			while ((nl = rest.indexOf('\n')) >= 0) {
+				const line = rest.slice(0, nl);
+				rest = rest.slice(nl + 1);
+				try {
+					const o2 = JSON.parse(line) as {message?: {content?: unknown}};
+					if (typeof o2.message?.content === 'string') text += o2.message.content;
+				} catch {
+					// a partial line waits for the rest
 				}
 			}
 		}

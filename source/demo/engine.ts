@@ -23,6 +23,7 @@ import {
 	type SlogLevel,
 } from './logfmt.js';
 import {DEMO_BANDWIDTH_GBS, DEMO_SPECS, MIB, baseParams, cpuShareOfPass, ggufLayout, parameterSize, scaleParams, type DemoModelSpec, type GgufLayout} from './models.js';
+import {drain, postJson} from './post.js';
 import {agentAccounting, runAgentLoop, type AgentAccounting, type DemoTry, type DemoTurnTrace} from './agent.js';
 import {classifyPrompt, commonPrefix, createRng, hashString, prefillMs, simulateRequest, tokenText, tokenize, type DemoModelParams, type PromptKind, type SimResult} from './sim.js';
 
@@ -906,8 +907,7 @@ export async function startDemoEngine(opts: DemoOptions): Promise<DemoEngine> {
 					reqPath = '/v1/chat/completions';
 					reqBody = {model, stream: true, stream_options: {include_usage: true}, max_tokens: numPredict, messages: [{role: 'system', content: system}, {role: 'user', content: ask}]};
 				}
-				const r = await fetch(url + reqPath, {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify(reqBody), signal: agentCtl.signal});
-				if (r.body) for await (const _ of r.body) void _;
+				await drain(await postJson(url + reqPath, JSON.stringify(reqBody), agentCtl.signal));
 			} catch {
 				// the agent is best effort: a failed request is simply the next one's turn
 			} finally {

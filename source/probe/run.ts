@@ -132,21 +132,14 @@ export async function pickModel(url: string, engine: string | undefined, apiKey?
 
 /** Engine of a bare URL: `GET /` "Ollama is running" → ollama; `Server: llama.cpp` → llamacpp; else OpenAI-compatible. */
 export async function detectEngine(url: string, signal?: AbortSignal): Promise<string> {
-	const ac = new AbortController();
-	const t = setTimeout(() => ac.abort(), 5000);
-	const onAbort = (): void => ac.abort();
-	signal?.addEventListener('abort', onAbort, {once: true});
-	try {
-		const res = await fetch(joinUrl(url, '/'), {signal: ac.signal, redirect: 'manual'});
-		const server = res.headers.get('server') ?? '';
-		const body = (await res.text()).slice(0, 200);
+	// node:http (sources/http-get.ts): any port, no redirect followed, and undici never loaded.
+	// An unreachable server fails later, with a precise reason, in the probe itself.
+	const res = await httpGet(joinUrl(url, '/'), {timeoutMs: 5000, maxBytes: 4096, ...(signal ? {signal} : {})});
+	if (isAnswer(res)) {
+		const server = res.headers.server ?? '';
+		const body = res.body.slice(0, 200);
 		for (const d of Object.values(ENGINES)) if (d.quickMarks?.rootBody?.test(body)) return d.kind;
 		for (const d of Object.values(ENGINES)) if (d.quickMarks?.serverHeader?.test(server)) return d.kind;
-	} catch {
-		// Unreachable servers fail later with a precise reason from the probe itself.
-	} finally {
-		clearTimeout(t);
-		signal?.removeEventListener('abort', onAbort);
 	}
 	const models = (await getJson(joinUrl(url, '/v1/models'), undefined, signal, 'data')) as {data?: {owned_by?: unknown}[]} | undefined;
 	const owner = Array.isArray(models?.data) ? models.data[0]?.owned_by : undefined;

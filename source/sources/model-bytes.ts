@@ -17,6 +17,7 @@ import type {Dispatch, EngineKind, ModelInfo} from '../types/monitor.js';
 import {engineOf} from '../engines/index.js';
 import {bytesPerToken, tableRows, tensorBytes, type BytesMeta, type TensorEntry} from '../model/bytes-per-token.js';
 import {readGgufHeader, ggufBytesPerToken, type GgufHeader} from './gguf.js';
+import {httpGet, httpPost, isAnswer, parseJson} from './http-get.js';
 
 export interface ModelBytesServer {
 	readonly engine: EngineKind;
@@ -32,7 +33,6 @@ export interface ModelBytesOptions {
 	readonly env?: NodeJS.ProcessEnv;
 	readonly home?: string;
 	readonly timeoutMs?: number;
-	readonly fetch?: typeof fetch;
 	/** Clock for retrying unknowns (tests). */
 	readonly now?: () => number;
 }
@@ -52,20 +52,20 @@ export function isLocalServer(url: string | undefined): boolean {
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
+/** Ollama's verbose `/api/show` holds the whole vocabulary (and merges): some MB; past this, unknown. */
+export const MAX_ANSWER_BYTES = 64 << 20;
+
+/** GET (or POST `body`) `url` and its JSON, through node:http (http-get.ts says why not fetch). Throws what failed. */
 async function getJson(url: string, server: ModelBytesServer, opts: ModelBytesOptions, body?: unknown): Promise<unknown> {
-	const f = opts.fetch ?? fetch;
-	const headers: Record<string, string> = {accept: 'application/json'};
-	if (body !== undefined) headers['content-type'] = 'application/json';
 	// The key only ever goes to the server it belongs to (this URL is built from server.url).
-	if (server.apiKey) headers.authorization = `Bearer ${server.apiKey}`;
-	const res = await f(url, {
-		method: body === undefined ? 'GET' : 'POST',
-		headers,
-		body: body === undefined ? undefined : JSON.stringify(body),
-		signal: AbortSignal.timeout(opts.timeoutMs ?? 10_000),
-	});
-	if (!res.ok) throw new Error(`HTTP ${res.status}`);
-	return res.json();
+	const o = {timeoutMs: opts.timeoutMs ?? 10_000, maxBytes: MAX_ANSWER_BYTES, ...(server.apiKey ? {apiKey: server.apiKey} : {})};
+	const r = body === undefined ? await httpGet(url, o) : await httpPost(url, {...o, json: body});
+	if (!isAnswer(r)) throw new Error(r.error);
+	if (r.status < 200 || r.status > 299) throw new Error(`HTTP ${r.status}`);
+	if (r.truncated) throw new Error(`answer over ${MAX_ANSWER_BYTES >> 20} MB`);
+	const json = parseJson(r.body);
+	if (json === undefined) throw new Error('answer is not JSON');
+	return json;
 }
 
 const endpoint = (base: string, p: string): string => `${base.replace(/\/+$/, '')}${p}`;

@@ -3,7 +3,7 @@ import type {AddressInfo} from 'node:net';
 import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
-import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest';
+import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi} from 'vitest';
 import {bytesFromOllamaShow, clearModelBytesCache, createModelBytesResolver, ollamaManifestPath, resolveModelBytes} from '../../source/sources/model-bytes.js';
 import type {Action} from '../../source/types/monitor.js';
 import {writeGguf} from './helpers/gguf-writer.js';
@@ -87,6 +87,35 @@ describe('Ollama /api/show tensors', () => {
 		const r = await resolveModelBytes({engine: 'ollama', url, demo: true}, {name: 'demo:27b'}, opts());
 		expect(r).toEqual({bytesPerToken: EXPECTED, source: 'ollama /api/show'});
 		expect(calls[0]).toContain('"model":"demo:27b"');
+	});
+
+	it('goes through node:http, not fetch (its first call loads undici: ~19 MB a monitor would keep), with the key and the JSON type', async () => {
+		const seen: (string | undefined)[] = [];
+		const url = await serve((req, _body, res) => {
+			seen.push(req.headers.authorization, req.headers['content-type']);
+			json(res, {tensors: TENSORS.map(({name, type, shape}) => ({name, type: type === 12 ? 'Q4_K' : 'Q8_0', shape}))});
+		});
+		const spy = vi.spyOn(globalThis, 'fetch').mockRejectedValue(new Error('fetch must not be called'));
+		try {
+			const r = await resolveModelBytes({engine: 'ollama', url, apiKey: 'k1'}, {name: 'm:1'}, opts());
+			expect(r).toEqual({bytesPerToken: EXPECTED, source: 'ollama /api/show'});
+			expect(spy).not.toHaveBeenCalled();
+		} finally {
+			spy.mockRestore();
+		}
+		expect(seen).toEqual(['Bearer k1', 'application/json']);
+		expect(calls).toEqual([`POST /api/show ${JSON.stringify({model: 'm:1', verbose: true})}`]);
+	});
+
+	it('an answer that is not JSON, or an error status, is a reason, not a figure', async () => {
+		let answer = (res: ServerResponse): void => void res.writeHead(200, {'content-type': 'text/html'}).end('<html>proxy login</html>');
+		const url = await serve((_req, _body, res) => answer(res));
+		const html = await resolveModelBytes({engine: 'ollama', url}, {name: 'm:1'}, opts());
+		expect(html).toEqual({reason: expect.stringContaining('ollama /api/show: answer is not JSON')});
+		clearModelBytesCache();
+		answer = (res) => json(res, {error: 'model "m:1" not found'}, 404);
+		const missing = await resolveModelBytes({engine: 'ollama', url}, {name: 'm:1'}, opts());
+		expect(missing).toEqual({reason: expect.stringContaining('ollama /api/show: HTTP 404')});
 	});
 });
 

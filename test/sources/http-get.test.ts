@@ -5,7 +5,7 @@
 import http from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {afterEach, describe, expect, it} from 'vitest';
-import {httpGet, isAnswer, LIST_MAX_BYTES, type HttpAnswer} from '../../source/sources/http-get.js';
+import {httpGet, httpPost, isAnswer, LIST_MAX_BYTES, type HttpAnswer} from '../../source/sources/http-get.js';
 import {pollServer, MAX_MODELS} from '../../source/sources/discovery/pollers.js';
 import {fingerprint} from '../../source/sources/discovery/fingerprint.js';
 import {reduce, initialState} from '../../source/model/reducer.js';
@@ -44,6 +44,36 @@ describe('httpGet', () => {
 		// fetch does not even try (the Fetch standard's bad-port list).
 		const viaFetch = await fetch('http://127.0.0.1:9/').then(() => 'answered', (e: {cause?: {message?: string}}) => e.cause?.message ?? String(e));
 		expect(viaFetch).toBe('bad port');
+	});
+
+	it('POSTs a JSON body (length, type, key as asked) and reads the answer like a GET; a body that is not JSON is an error, not a request', async () => {
+		const got: string[] = [];
+		const url = await serve((req, res) => {
+			let body = '';
+			req.on('data', (c: Buffer) => (body += c.toString()));
+			req.on('end', () => {
+				got.push(`${req.method} ${req.url} ${req.headers['content-type']} ${req.headers['content-length']} ${req.headers.authorization} ${body}`);
+				res.writeHead(200, {'content-type': 'application/json'}).end('{"ok":true}');
+			});
+		});
+		const r = (await httpPost(`${url}/api/show`, {...SLOW, json: {model: 'qwen3:8b', verbose: true}, apiKey: 'k'})) as HttpAnswer;
+		expect(r.status).toBe(200);
+		expect(r.body).toBe('{"ok":true}');
+		expect(got).toEqual(['POST /api/show application/json 35 Bearer k {"model":"qwen3:8b","verbose":true}']);
+		const cyclic: Record<string, unknown> = {};
+		cyclic.self = cyclic;
+		expect(await httpPost(url, {json: cyclic})).toEqual({error: expect.stringMatching(/^body is not JSON/)});
+		expect(got).toHaveLength(1);
+		const refused = await httpPost('http://127.0.0.1:9/api/show', {json: {}, timeoutMs: 5000});
+		if (!isAnswer(refused)) expect(refused.error).toBe('connection refused');
+	});
+
+	it('speaks TLS to an https:// URL (node:https, loaded when first asked): a plain-HTTP server there is a TLS error, not a crash', async () => {
+		const url = await serve((_req, res) => res.end('plain'));
+		const r = await httpGet(url.replace('http:', 'https:'), {timeoutMs: 5000});
+		expect(isAnswer(r)).toBe(false);
+		expect((r as {error: string}).error).not.toMatch(/only http/);
+		expect(await httpGet('ftp://127.0.0.1/')).toEqual({error: 'only http:// and https:// (got ftp:)'});
 	});
 
 	it('keeps status, lower-cased headers and the body; caps a plain read and says so', async () => {
