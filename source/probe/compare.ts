@@ -5,7 +5,6 @@
  * probe's truth rules. One request at a time per machine: targets on one host run one after another
  * (never two servers racing one GPU); different hosts run side by side.
  */
-import {randomBytes} from 'node:crypto';
 import {ProbeError} from './client.js';
 import {appendHistory} from './history.js';
 import {DEFAULT_MAX_TOKENS, fitToContext, loadPrompt, type ProbePrompt} from './prompts.js';
@@ -56,7 +55,7 @@ export interface CompareOutcome {
 
 /** `20261201T111500Z-3f9a`: sortable, and unique enough for one person's history. */
 export function newRunId(now = new Date()): string {
-	return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(2).toString('hex')}`;
+	return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${process.getBuiltinModule('node:crypto').randomBytes(2).toString('hex')}`;
 }
 
 const LOOPBACK = /^(localhost|127(?:\.\d+){3}|\[?::1\]?|0\.0\.0\.0|\[?::\]?)$/i;

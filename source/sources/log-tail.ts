@@ -6,7 +6,7 @@
  * The file stays open between reads: on rotation (rename + new file) the old one is drained to its
  * end before the new one is followed, so lines written just before the rename are not lost.
  * A file is the same file only while its identity holds: device + inode (+ birth time where the
- * platform has one), a size never seen below our offset, and a hash of its first KB; a
+ * platform has one), a size never seen below our offset, and its first KB (kept); a
  * copytruncate that regrows past our offset, or a delete-and-recreate that reuses the inode, is
  * a new file and is read from its beginning.
  *
@@ -14,7 +14,6 @@
  * stat poll notices a file that appears or reappears, and backs the watch up where file events
  * are unreliable (network folders, some container mounts).
  */
-import {createHash} from 'node:crypto';
 import type {Stats} from 'node:fs';
 import {open, stat, type FileHandle} from 'node:fs/promises';
 import path from 'node:path';
@@ -29,7 +28,7 @@ export const MAX_PARTIAL_CHARS = 1024 * 1024;
 export const MAX_KEPT_LINE = 64 * 1024;
 const READ_CHUNK = 1024 * 1024;
 const MARK_BYTES = 64;
-/** Bytes at the start of the file whose hash is part of its identity. */
+/** Bytes at the start of the file that are part of its identity (kept and compared whole). */
 export const HEAD_BYTES = 1024;
 const POLL_MS = 1000;
 /**
@@ -115,7 +114,8 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 	let handle: FileHandle | undefined;
 	let identity: {dev: number; ino: number; birth: number} | undefined;
 	/** Hash of the first `headLength` bytes of the file being followed. */
-	let headHash: string | undefined;
+	/** The file's first bytes as we read them (at most HEAD_BYTES): compared whole, no hash (and no node:crypto to load). */
+	let head: Buffer | undefined;
 	let headLength = 0;
 	/** The last bytes read before `offset`: if they change, the file was rewritten under us. */
 	let tailMark: Buffer | undefined;
@@ -168,7 +168,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 		const h = handle;
 		handle = undefined;
 		identity = undefined;
-		headHash = undefined;
+		head = undefined;
 		headLength = 0;
 		tailMark = undefined;
 		shrunk = false;
@@ -181,13 +181,11 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 		return buf.subarray(0, bytesRead);
 	}
 
-	const hashOf = (b: Buffer): string => createHash('sha1').update(b).digest('hex');
-
 	/** The head and the mark before our offset still read as they did: the same content. */
 	async function contentHolds(h: FileHandle, size: number): Promise<boolean> {
 		if (headLength > 0) {
 			if (size < headLength) return false;
-			if (hashOf(await readAt(h, headLength, 0)) !== headHash) return false;
+			if (!head || !(await readAt(h, headLength, 0)).equals(head)) return false;
 		}
 		if (tailMark && offset >= tailMark.length) {
 			if (size < offset) return false;
@@ -196,13 +194,12 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 		return true;
 	}
 
-	/** Remember (or extend, while the file is still shorter than HEAD_BYTES) the hash of its head. */
+	/** Remember (or extend, while the file is still shorter than HEAD_BYTES) its head. */
 	async function noteHead(h: FileHandle, size: number): Promise<void> {
 		const want = Math.min(size, HEAD_BYTES);
 		if (want <= headLength) return;
-		const head = await readAt(h, want, 0);
+		head = await readAt(h, want, 0);
 		headLength = head.length;
-		headHash = hashOf(head);
 	}
 
 	/** Read the open file from our offset to its end (it may have been renamed away: drain it). */
@@ -214,7 +211,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 			// Truncated in place (copytruncate), maybe regrown past our offset since: start over.
 			offset = 0;
 			tailMark = undefined;
-			headHash = undefined;
+			head = undefined;
 			headLength = 0;
 			shrunk = false;
 			splitter.reset();
