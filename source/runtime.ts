@@ -27,7 +27,7 @@ import {createProbeController} from './probe/controller.js';
 import {readHistory} from './probe/history.js';
 import {createCompareController} from './probe/compare-controller.js';
 import type {Controller} from './types/controller.js';
-import {startDemoEngine, DEMO_OLLAMA_VERSION, type DemoEngine} from './demo/engine.js';
+import type {DemoEngine} from './demo/engine.js';
 import {createPoller} from './sources/discovery/pollers.js';
 import {createOllamaPsCollector} from './sources/ollama-ps-cli.js';
 import {engineOf} from './engines/index.js';
@@ -230,6 +230,8 @@ async function demoEngine(ctx: RuntimeContext, collectors: Collector[]): Promise
 		process.off('exit', removeDir);
 		removeDir();
 	};
+	// Loaded only for --demo: its model tables (and node:crypto for their digests) are not a monitor's.
+	const {startDemoEngine, DEMO_OLLAMA_VERSION} = await import('./demo/engine.js');
 	const engine = await startDemoEngine({logPath: path.join(dir, 'server.log'), split: options.demoSplit, speed: options.demoSpeed, agent: options.demoAgent});
 	const id = normalizeServerUrl(engine.url)?.id ?? engine.url;
 	const info = {id, engine: 'ollama' as const, url: engine.url, source: 'demo' as const, demo: true, version: DEMO_OLLAMA_VERSION};
