@@ -371,6 +371,45 @@ describe("ansi-tokenize's copies of tokens, as literals", () => {
 		expect(glyphs).toBeGreaterThan(3000);
 	});
 
+	it('a run of characters between two codes shares one styles array, equal characters in a run are one glyph, and no line shares with another', async () => {
+		type Glyph = {value: string; styles: unknown[]};
+		type Styled = {styledCharsFromTokens: (t: unknown[]) => Glyph[]};
+		const {tokenize} = (await import(pathToFileURL(path.join(root, tok, 'tokenize.js')).href)) as {tokenize: (s: string) => unknown[]};
+		const original = (await import(pathToFileURL(path.join(root, tok, 'styledChars.js')).href)) as Styled;
+		const patched = await loadPatched<Styled>('@alcalzone/ansi-tokenize/build/styledChars.js', patchGlyphCopy);
+		const count = (m: Styled): {glyphs: number; objects: number; arrays: number} => {
+			const objects = new Set<Glyph>();
+			const arrays = new Set<unknown[]>();
+			let glyphs = 0;
+			for (const line of lines) for (const g of m.styledCharsFromTokens(tokenize(line))) {
+				glyphs++;
+				objects.add(g);
+				arrays.add(g.styles);
+			}
+			return {glyphs, objects: objects.size, arrays: arrays.size};
+		};
+		const [a, b] = [count(patched), count(original)];
+		expect(a.glyphs).toBe(b.glyphs);
+		expect(b.objects).toBe(b.glyphs);
+		expect(b.arrays).toBe(b.glyphs);
+		// 'xxxx…', the spaces of a run and the repeated letters collapse; at most one array per run of a style
+		expect(a.objects).toBeLessThan(b.objects * 0.75);
+		const runs = lines.reduce((n, l) => n + 1 + (tokenize(l) as {type: string}[]).filter((t) => t.type === 'ansi').length, 0);
+		expect(a.arrays).toBeLessThanOrEqual(runs);
+		expect(a.arrays).toBeLessThan(b.arrays * 0.25);
+		// within one line: 'x'.repeat(16) after the last code is one glyph sixteen times
+		const last = patched.styledCharsFromTokens(tokenize(lines[16]!));
+		const xs = last.slice(-16);
+		expect(xs.every((g) => g === xs[0] && g.value === 'x')).toBe(true);
+		// a code changes the run: 'line 0' (red) and ' ' after its end code are other arrays
+		const first = patched.styledCharsFromTokens(tokenize(lines[0]!));
+		expect(first[0]!.styles).toBe(first[3]!.styles);
+		expect(first[0]!.styles).not.toBe(first[6]!.styles);
+		// the same line tokenized twice shares nothing with the first (Ink's cache compares rows by identity)
+		const again = patched.styledCharsFromTokens(tokenize(lines[0]!));
+		expect(again.some((g, i) => g === first[i])).toBe(false);
+	});
+
 	it('all glyphs share one hidden class (the spread gave most of them one of their own)', () => {
 		const dir = mkdtempSync(path.join(os.tmpdir(), 'infertop-maps-'));
 		try {
