@@ -21,10 +21,11 @@
 //
 // No V8 flags on the shebang: any V8 flag there (--max-semi-space-size, --max-old-space-size) makes
 // node itself start ~25 ms slower (`node -e` 112 → 137 ms here): V8 rejects the code cache of
-// node's own modules when its flags differ from the ones it was made under. The flags infertop
-// wants (RUNTIME_FLAGS) are set at run time instead, 3 s in, after the first frame: set before the
-// bundle ran they put the first frame ~30 ms later. The code cache is written under V8's defaults,
-// as the next start reads it.
+// node's own modules when its flags differ from the ones it was made under. So the modules of
+// node's that the bundle needs at start (STARTUP_BUILTINS) are loaded first, under V8's defaults,
+// and only then is START_FLAGS set (the young generation does not grow); the bundle is compiled,
+// and its code cache made, under it. RUNTIME_FLAGS (no TurboFan) is set 3 s in, after the first
+// frame: set before the bundle ran it put the first frame ~30 ms later.
 import fs from 'node:fs';
 import {createRequire} from 'node:module';
 import os from 'node:os';
@@ -42,41 +43,32 @@ const file = fileURLToPath(new URL('../dist/cli.cjs', import.meta.url));
 const debug = process.env.INFERTOP_CODE_CACHE_DEBUG === '1' ? (text) => process.stderr.write(`infertop: code cache: ${text}\n`) : () => {};
 
 /**
- * V8 flags set at run time, 3 s in (after the first frame):
- * - the young generation no longer grows: once V8 has shrunk it back to 1 MB a semi-space, it stays
- *   there (under a request a second it had grown to 16 MB a semi-space, 33.6 MB of new space);
- * - no optimizing compiler (TurboFan): V8's worker threads spent as much CPU as the main thread
- *   re-optimizing infertop's hot functions again and again (--demo, 30 s, per thread: main 63–71
- *   ticks, workers 63–66; with --no-opt main 65–80, workers 4–13: 4.2–4.6 → 2.5–3.0 % of a core,
- *   ~10 MB less). What TurboFan made in the first 3 s stays.
- * SHRINK_FLAG is set with them until the young generation has shrunk: V8's full collections are then
- * its memory-reducing ones, and the first one shrinks the young generation. Without it V8 shrinks
- * it only when allocation slows, which under a request a second took 50 s in one run and had not
- * happened at 240 s in another (RSS 114–124 MB with 33.6 MB of new space; with it, shrunk by 9 s:
- * RSS 86–87 MB). Left on, it made every full collection a compacting one: 16 in 40 s instead of 4
- * under that traffic, 4.0 % of a core instead of 2.4, so it is turned off once the young generation
- * is at most YOUNG_SHRUNK (asked every 2 s).
- * DEFAULT_FLAGS are V8's defaults for the same flags: the code cache is made under them.
+ * V8 flags, set at start (START_FLAGS) and 3 s in (RUNTIME_FLAGS):
+ * - the young generation never grows: it stays at 1 MB a semi-space. V8 grew it to 8 MB a
+ *   semi-space in the first second (16.8 MB of new space, RSS 87–92 MB until a full collection
+ *   shrank it, 8–9 s in, to 70–73 MB) and to 16 MB a semi-space under a request a second (33.6 MB);
+ *   with it, RSS at start stays at 70–75 MB, and the first frame is as fast (bench/startup.bench.ts,
+ *   median 144 → 152 ms and cold 199 → 192 ms, within the runs' spread);
+ * - no optimizing compiler (TurboFan), 3 s in: V8's worker threads spent as much CPU as the main
+ *   thread re-optimizing infertop's hot functions again and again (--demo, 30 s, per thread: main
+ *   63–71 ticks, workers 63–66; with --no-opt main 65–80, workers 4–13: 4.2–4.6 → 2.5–3.0 % of a
+ *   core, ~10 MB less). What TurboFan made in the first 3 s stays.
+ * CACHE_FLAGS are the flags the bundle is compiled under: the code cache is made under them.
  */
-const RUNTIME_FLAGS = '--semi-space-growth-factor=1 --no-opt';
-const SHRINK_FLAG = '--optimize-for-size';
-const DEFAULT_FLAGS = '--semi-space-growth-factor=2 --opt --no-optimize-for-size';
-const YOUNG_SHRUNK = 4 * 1024 * 1024;
+const START_FLAGS = '--semi-space-growth-factor=1';
+const RUNTIME_FLAGS = '--no-opt';
+const CACHE_FLAGS = `${START_FLAGS} --opt`;
+/**
+ * node's modules that the bundle loads before its first frame, loaded here before START_FLAGS so
+ * that they keep their code cache. One left out is only compiled from its source (a few ms).
+ */
+const STARTUP_BUILTINS = ['http', 'net', 'child_process', 'tty', 'stream', 'stream/promises', 'fs/promises', 'worker_threads', 'perf_hooks', 'timers/promises', 'assert', 'dgram', 'os', 'util', 'events', 'string_decoder', 'diagnostics_channel', 'async_hooks', 'querystring', 'url'];
 /** The run-time flags now in force ('' before 3 s). */
 let applied = '';
 
-/** Set the run-time flags, then drop SHRINK_FLAG once V8 has shrunk the young generation. */
 function applyRuntimeFlags() {
-	applied = `${RUNTIME_FLAGS} ${SHRINK_FLAG}`;
+	applied = RUNTIME_FLAGS;
 	v8.setFlagsFromString(applied);
-	const poll = setInterval(() => {
-		const young = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
-		if (young && young.space_size > YOUNG_SHRUNK) return;
-		clearInterval(poll);
-		applied = `${RUNTIME_FLAGS} --no-optimize-for-size`;
-		v8.setFlagsFromString(applied);
-	}, 2000);
-	poll.unref();
 }
 
 /** Where the cache lives: INFERTOP_CODE_CACHE, else the platform's cache folder; undefined = none. */
@@ -93,8 +85,8 @@ function cacheDir() {
 /** Save the script's code cache: the bytecode of everything that has run so far. */
 function save(script, dir, name, build) {
 	try {
-		// made under V8's default flags, as the next start reads it (it sets its flags after)
-		v8.setFlagsFromString(DEFAULT_FLAGS);
+		// made under the flags the next start compiles the bundle under (RUNTIME_FLAGS come later)
+		v8.setFlagsFromString(CACHE_FLAGS);
 		let data;
 		try {
 			data = script.createCachedData();
@@ -114,19 +106,30 @@ function save(script, dir, name, build) {
 	}
 }
 
-/** The bundle's text, read 64 KiB at a time (it is ASCII: esbuild escapes the rest). */
+/** The CommonJS wrapper around the bundle (on its first line: line numbers in stack traces are the file's). */
+const WRAP_HEAD = '(function (exports, require, module, __filename, __dirname) {';
+const WRAP_TAIL = '\n})';
+
+/**
+ * The bundle's text inside WRAP_HEAD and WRAP_TAIL, read 64 KiB at a time (it is ASCII: esbuild
+ * escapes the rest) and joined once: one 2.7 MB string, not the text and then its wrapped copy.
+ */
 function readBundle() {
 	const fd = fs.openSync(file, 'r');
 	try {
 		const chunk = Buffer.allocUnsafeSlow(64 * 1024);
-		const parts = [];
+		const parts = [WRAP_HEAD];
 		let n;
 		while ((n = fs.readSync(fd, chunk, 0, chunk.length, null)) > 0) parts.push(chunk.toString('latin1', 0, n));
+		parts.push(WRAP_TAIL);
 		return parts.join('');
 	} finally {
 		fs.closeSync(fd);
 	}
 }
+
+for (const m of STARTUP_BUILTINS) createRequire(import.meta.url)(`node:${m}`);
+v8.setFlagsFromString(START_FLAGS);
 
 let source;
 try {
@@ -137,7 +140,7 @@ try {
 	process.exitCode = 1;
 }
 if (source !== undefined) {
-	const build = /^\/\/ infertop build ([0-9a-f]{16}):/.exec(source)?.[1];
+	const build = /^\/\/ infertop build ([0-9a-f]{16}):/.exec(source.slice(WRAP_HEAD.length, WRAP_HEAD.length + 64))?.[1];
 	const dir = build ? cacheDir() : undefined;
 	// node's own flags change V8's flags: a cache of its own for each set (FNV-1a of the text)
 	const flags = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' ').trim();
@@ -152,8 +155,7 @@ if (source !== undefined) {
 			// none yet
 		}
 	}
-	// The CommonJS wrapper on the first line, so line numbers in stack traces are the file's.
-	const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+	const script = new vm.Script(source, {
 		filename: file,
 		cachedData: cached,
 		// no importModuleDynamically: with cached data Node 20 drops it; the build makes sure the bundle never calls import()
