@@ -23,6 +23,7 @@ import type {ContentionState, GpuInfo, GpuProcess, SystemState} from '../types/s
 import {createContentionTracker, type ContentionOptions, type MemoryPressureLevel, type ProcSample} from '../system/contention.js';
 import {macPressureLevel, parseGovernor, parseLinuxPowerSupplies, parsePmset, parsePsiMemory, type PowerSupplyEntry} from '../system/power.js';
 import {parseMeminfo, parseProcStatCpu} from '../system/proc.js';
+import {readLinuxGpus} from './linux-hw.js';
 import {readNvidiaSmi, type NvidiaSmiOptions} from './nvidia-smi.js';
 import {firstLine} from './ollama-ps-cli.js';
 import {createProcessSampler, type ProcessSampler} from './process-sampler.js';
@@ -46,6 +47,8 @@ export interface SystemCollectorOptions {
 	/** GPU cadence when busy, ms. Default: the machine loop's. */
 	readonly gpuEveryMs?: number;
 	readonly nvidiaSmi?: NvidiaSmiOptions;
+	/** For tests: the Linux GPU reader used where there is no nvidia-smi (default sysfs + pci.ids). */
+	readonly linuxGpus?: () => Promise<GpuInfo[]>;
 	readonly contention?: ContentionOptions;
 	/** For tests: the platform whose tools to use. */
 	readonly platform?: NodeJS.Platform;
@@ -289,8 +292,11 @@ export function createSystemCollector(opts: SystemCollectorOptions): SystemColle
 			}
 			setReason('gpu', linux || platform === 'win32' ? r.reason : undefined);
 		}
-		// No nvidia-smi: what systeminformation knows (name, vendor, VRAM), asked once.
-		if (!graphicsTried) {
+		// No nvidia-smi. On Linux: sysfs and pci.ids, every scan (amdgpu's VRAM and load are live);
+		// elsewhere what systeminformation knows (name, vendor, VRAM), asked once.
+		if (nativeProc) {
+			gpus = await (opts.linuxGpus ?? readLinuxGpus)();
+		} else if (!graphicsTried) {
 			graphicsTried = true;
 			try {
 				const g = await (await loadSi()).graphics();

@@ -40,3 +40,21 @@ export function parseMeminfo(text: string): Meminfo {
 		...(swapTotal !== undefined && swapFree !== undefined && swapFree <= swapTotal ? {swapUsedBytes: swapTotal - swapFree} : {}),
 	};
 }
+
+/**
+ * The listening TCP sockets of /proc/net/tcp or /proc/net/tcp6 (proc(5), linux net/ipv4/tcp_ipv4.c
+ * get_tcp4_sock: `sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout
+ * inode`; addresses are hex `ADDR:PORT`, st 0A is TCP_LISTEN): port and socket inode.
+ */
+export function parseProcNetTcpListen(text: string): {port: number; inode: string}[] {
+	const out: {port: number; inode: string}[] = [];
+	for (const line of text.split('\n')) {
+		const f = line.trim().split(/\s+/);
+		if (f.length < 10 || !/^\d+:$/.test(f[0]!) || f[3] !== '0A') continue;
+		const m = /:([0-9A-Fa-f]{4})$/.exec(f[1]!);
+		const port = m ? Number.parseInt(m[1]!, 16) : NaN;
+		if (!Number.isInteger(port) || port <= 0 || !/^\d+$/.test(f[9]!) || f[9] === '0') continue;
+		out.push({port, inode: f[9]!});
+	}
+	return out;
+}

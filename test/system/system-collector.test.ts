@@ -105,6 +105,24 @@ describe('system collector (real processes)', () => {
 		expect(states.length).toBe(n);
 	});
 
+	it.runIf(process.platform === 'linux')('on Linux without nvidia-smi the GPUs come from sysfs (not systeminformation), read again each scan', async () => {
+		const states: SystemState[] = [];
+		let reads = 0;
+		collector = createSystemCollector({
+			dispatch: (a) => {
+				if (a.type === 'system') states.push(a.system);
+			},
+			intervalMs: 100,
+			gpuEveryMs: 100,
+			nvidiaSmi: {bin: 'infertop-test-no-such-nvidia-smi'},
+			linuxGpus: async () => [{index: 0, name: 'Navi 31 [Radeon RX 7900 XT/7900 XTX]', memoryTotalMiB: 24560, memoryUsedMiB: 1024 * ++reads}],
+		});
+		collector.start();
+		await waitFor(() => (states.some((s) => (s.gpus[0]?.memoryUsedMiB ?? 0) >= 2048) ? true : undefined), 8000, 'a second sysfs read');
+		await collector.stop();
+		expect(states.find((s) => s.gpus.length > 0)?.gpus[0]).toMatchObject({name: 'Navi 31 [Radeon RX 7900 XT/7900 XTX]', memoryTotalMiB: 24560, memoryUsedMiB: 1024});
+	});
+
 	it('GPU users from nvidia-smi leave engines out (fake nvidia-smi naming real pids)', async () => {
 		const other = startBurner();
 		const engine = startBurner();

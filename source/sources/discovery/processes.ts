@@ -6,6 +6,7 @@
 import type {EngineKind} from '../../types/monitor.js';
 import {engineProcessKind} from '../../system/contention.js';
 import {engineOf, ENGINE_PROCESS_NAMES} from '../../engines/index.js';
+import {readLinuxListening} from '../linux-hw.js';
 import {createProcessSampler, hasLeanSampler, type ProcessSampler} from '../process-sampler.js';
 
 /** Names looked for (for the empty state): every engine descriptor's. */
@@ -122,7 +123,8 @@ export interface ProcessFinderOptions {
 	readonly minIntervalMs?: number;
 	/** Injected for tests; default systeminformation. */
 	readonly listProcesses?: () => Promise<readonly ProcessRow[]>;
-	readonly listConnections?: () => Promise<readonly ConnectionRow[]>;
+	/** The engines' pids are given (Linux reads only their sockets). */
+	readonly listConnections?: (pids: readonly number[]) => Promise<readonly ConnectionRow[]>;
 	readonly now?: () => number;
 }
 
@@ -146,7 +148,9 @@ async function siProcesses(): Promise<readonly ProcessRow[]> {
 	return data.list;
 }
 
-async function siConnections(): Promise<readonly ConnectionRow[]> {
+async function siConnections(pids: readonly number[]): Promise<readonly ConnectionRow[]> {
+	// Linux: /proc/net/tcp and the engines' open sockets (sources/linux-hw.ts), not systeminformation
+	if (process.platform === 'linux') return readLinuxListening(pids);
 	const si = await import('systeminformation');
 	return si.networkConnections();
 }
@@ -168,7 +172,7 @@ export function createProcessFinder(options: ProcessFinderOptions = {}): Process
 			let conns: readonly ConnectionRow[] = [];
 			if (engines.length > 0) {
 				try {
-					conns = await listConnections();
+					conns = await listConnections(engines.map((p) => p.pid));
 				} catch {
 					conns = [];
 				}
