@@ -128,7 +128,8 @@ function readBundle() {
 	}
 }
 
-for (const m of STARTUP_BUILTINS) createRequire(import.meta.url)(`node:${m}`);
+const requireHere = createRequire(import.meta.url);
+for (const m of STARTUP_BUILTINS) requireHere(`node:${m}`);
 v8.setFlagsFromString(START_FLAGS);
 
 let source;
