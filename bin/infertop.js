@@ -23,9 +23,8 @@
 // node itself start ~25 ms slower (`node -e` 112 → 137 ms here): V8 rejects the code cache of
 // node's own modules when its flags differ from the ones it was made under. So the modules of
 // node's that the bundle needs at start (STARTUP_BUILTINS) are loaded first, under V8's defaults,
-// and only then is START_FLAGS set (the young generation does not grow); the bundle is compiled,
-// and its code cache made, under it. RUNTIME_FLAGS (no TurboFan) is set 3 s in, after the first
-// frame: set before the bundle ran it put the first frame ~30 ms later.
+// and only then is START_FLAGS set (the young generation does not grow, no TurboFan); the bundle
+// is compiled, and its code cache made, under it.
 import fs from 'node:fs';
 import {createRequire} from 'node:module';
 import os from 'node:os';
@@ -43,33 +42,27 @@ const file = fileURLToPath(new URL('../dist/cli.cjs', import.meta.url));
 const debug = process.env.INFERTOP_CODE_CACHE_DEBUG === '1' ? (text) => process.stderr.write(`infertop: code cache: ${text}\n`) : () => {};
 
 /**
- * V8 flags, set at start (START_FLAGS) and 3 s in (RUNTIME_FLAGS):
+ * V8 flags, set at start (START_FLAGS), before the bundle is compiled:
  * - the young generation never grows: it stays at 1 MB a semi-space. V8 grew it to 8 MB a
  *   semi-space in the first second (16.8 MB of new space, RSS 87–92 MB until a full collection
  *   shrank it, 8–9 s in, to 70–73 MB) and to 16 MB a semi-space under a request a second (33.6 MB);
  *   with it, RSS at start stays at 70–75 MB, and the first frame is as fast (bench/startup.bench.ts,
  *   median 144 → 152 ms and cold 199 → 192 ms, within the runs' spread);
- * - no optimizing compiler (TurboFan), 3 s in: V8's worker threads spent as much CPU as the main
- *   thread re-optimizing infertop's hot functions again and again (--demo, 30 s, per thread: main
- *   63–71 ticks, workers 63–66; with --no-opt main 65–80, workers 4–13: 4.2–4.6 → 2.5–3.0 % of a
- *   core, ~10 MB less). What TurboFan made in the first 3 s stays.
- * CACHE_FLAGS are the flags the bundle is compiled under: the code cache is made under them.
+ * - no optimizing compiler (TurboFan): V8's worker threads spent as much CPU as the main thread
+ *   re-optimizing infertop's hot functions again and again (--demo, 30 s, per thread: main 63–71
+ *   ticks, workers 63–66; with --no-opt main 65–80, workers 4–13: 4.2–4.6 → 2.5–3.0 % of a core,
+ *   ~10 MB less). It was turned off 3 s in, after the first frame; off from the start, under a
+ *   request a second, RSS at 150 s was 80.6–82.0 MiB against 88.2 (TurboFan's pages of node's
+ *   binary and its compile zones in the worker threads' malloc arenas), at the same CPU (299–309
+ *   ticks in 150 s against 298).
+ * The code cache is made under the same flags, as the next start reads it.
  */
-const START_FLAGS = '--semi-space-growth-factor=1';
-const RUNTIME_FLAGS = '--no-opt';
-const CACHE_FLAGS = `${START_FLAGS} --opt`;
+const START_FLAGS = '--semi-space-growth-factor=1 --no-opt';
 /**
  * node's modules that the bundle loads before its first frame, loaded here before START_FLAGS so
  * that they keep their code cache. One left out is only compiled from its source (a few ms).
  */
 const STARTUP_BUILTINS = ['http', 'net', 'child_process', 'tty', 'stream', 'stream/promises', 'fs/promises', 'worker_threads', 'perf_hooks', 'timers/promises', 'assert', 'dgram', 'os', 'util', 'events', 'string_decoder', 'diagnostics_channel', 'async_hooks', 'querystring', 'url'];
-/** The run-time flags now in force ('' before 3 s). */
-let applied = '';
-
-function applyRuntimeFlags() {
-	applied = RUNTIME_FLAGS;
-	v8.setFlagsFromString(applied);
-}
 
 /** Where the cache lives: INFERTOP_CODE_CACHE, else the platform's cache folder; undefined = none. */
 function cacheDir() {
@@ -85,14 +78,8 @@ function cacheDir() {
 /** Save the script's code cache: the bytecode of everything that has run so far. */
 function save(script, dir, name, build) {
 	try {
-		// made under the flags the next start compiles the bundle under (RUNTIME_FLAGS come later)
-		v8.setFlagsFromString(CACHE_FLAGS);
-		let data;
-		try {
-			data = script.createCachedData();
-		} finally {
-			if (applied) v8.setFlagsFromString(applied);
-		}
+		// made under START_FLAGS, still in force: the flags the next start compiles the bundle under
+		const data = script.createCachedData();
 		fs.mkdirSync(dir, {recursive: true, mode: 0o700});
 		const tmp = path.join(dir, `${name}.${process.pid}.tmp`);
 		fs.writeFileSync(tmp, data, {mode: 0o600});
@@ -171,7 +158,6 @@ if (source !== undefined) {
 			save(script, dir, name, build);
 		};
 	}
-	setTimeout(applyRuntimeFlags, 3000).unref();
 	cached = undefined;
 	source = undefined;
 	const module = {exports: {}};
