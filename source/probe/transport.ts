@@ -393,7 +393,7 @@ interface Pump {
 }
 
 /** A worker no request has used for this long is stopped (see the top of this file). */
-export const PUMP_IDLE_MS = 60_000;
+const PUMP_IDLE_MS = 60_000;
 let idleMs = PUMP_IDLE_MS;
 let shared: Pump | undefined;
 let nextId = 1;

@@ -12,7 +12,7 @@ import {cpuBrandFromCpuinfo, gpusFromPci, isDisplayController, pciNames, type Pc
 import {parseProcNetTcpListen} from '../system/proc.js';
 
 /** Where distributions keep the PCI ID database (pciutils, hwdata). */
-export const PCI_IDS_FILES = ['/usr/share/misc/pci.ids', '/usr/share/hwdata/pci.ids', '/usr/share/pci.ids'];
+const PCI_IDS_FILES = ['/usr/share/misc/pci.ids', '/usr/share/hwdata/pci.ids', '/usr/share/pci.ids'];
 
 export interface LinuxHwOptions {
 	/** sysfs' PCI devices (tests). */
@@ -43,15 +43,31 @@ async function namesFor(ids: readonly string[], files: readonly string[]): Promi
 	return p;
 }
 
-/** The display controllers, with amdgpu's memory and load where the driver gives them. */
+/** The display controllers' slots and classes under a sysfs root, found once per process (the scan runs every few seconds). */
+const displaySlots = new Map<string, Promise<{slot: string; cls: string}[]>>();
+
+function displaySlotsOf(root: string): Promise<{slot: string; cls: string}[]> {
+	let p = displaySlots.get(root);
+	if (!p) {
+		p = (async () => {
+			const out: {slot: string; cls: string}[] = [];
+			for (const slot of await readdir(root).catch(() => [] as string[])) {
+				const cls = await read(path.join(root, slot, 'class'));
+				if (cls !== undefined && isDisplayController(cls)) out.push({slot, cls});
+			}
+			return out;
+		})();
+		displaySlots.set(root, p);
+	}
+	return p;
+}
+
+/** The display controllers, with amdgpu's memory and load where the driver gives them (read each time). */
 export async function readLinuxGpus(opts: LinuxHwOptions = {}): Promise<GpuInfo[]> {
 	const root = opts.pciRoot ?? '/sys/bus/pci/devices';
-	const slots = await readdir(root).catch(() => [] as string[]);
 	const devices: PciDeviceFiles[] = [];
-	for (const slot of slots) {
+	for (const {slot, cls} of await displaySlotsOf(root)) {
 		const dir = path.join(root, slot);
-		const cls = await read(path.join(dir, 'class'));
-		if (!isDisplayController(cls)) continue;
 		const [vendor, device, vramTotal, vramUsed, busyPercent] = await Promise.all(['vendor', 'device', 'mem_info_vram_total', 'mem_info_vram_used', 'gpu_busy_percent'].map((f) => read(path.join(dir, f))));
 		devices.push({slot, cls, ...(vendor !== undefined ? {vendor} : {}), ...(device !== undefined ? {device} : {}), ...(vramTotal !== undefined ? {vramTotal} : {}), ...(vramUsed !== undefined ? {vramUsed} : {}), ...(busyPercent !== undefined ? {busyPercent} : {})});
 	}

@@ -53,7 +53,7 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
 /** Ollama's verbose `/api/show` holds the whole vocabulary (and merges): some MB; past this, unknown. */
-export const MAX_ANSWER_BYTES = 64 << 20;
+const MAX_ANSWER_BYTES = 64 << 20;
 
 /** GET (or POST `body`) `url` and its JSON, through node:http (http-get.ts says why not fetch). Throws what failed. */
 async function getJson(url: string, server: ModelBytesServer, opts: ModelBytesOptions, body?: unknown): Promise<unknown> {

@@ -138,7 +138,7 @@ export interface ProcessFinder {
 let lean: ProcessSampler | undefined;
 
 /** Engine candidates from the lean sampler (/proc, or one `ps` on macOS); systeminformation elsewhere. */
-async function siProcesses(): Promise<readonly ProcessRow[]> {
+async function defaultProcesses(): Promise<readonly ProcessRow[]> {
 	if (hasLeanSampler()) {
 		lean ??= createProcessSampler({busyPct: Infinity});
 		if (lean) return (await lean.sample(new Set())).processes.map((p) => ({pid: p.pid, ...(p.ppid !== undefined ? {parentPid: p.ppid} : {}), name: p.name, ...(p.command !== undefined ? {command: p.command} : {})}));
@@ -148,7 +148,7 @@ async function siProcesses(): Promise<readonly ProcessRow[]> {
 	return data.list;
 }
 
-async function siConnections(pids: readonly number[]): Promise<readonly ConnectionRow[]> {
+async function defaultConnections(pids: readonly number[]): Promise<readonly ConnectionRow[]> {
 	// Linux: /proc/net/tcp and the engines' open sockets (sources/linux-hw.ts), not systeminformation
 	if (process.platform === 'linux') return readLinuxListening(pids);
 	const si = await import('systeminformation');
@@ -158,8 +158,8 @@ async function siConnections(pids: readonly number[]): Promise<readonly Connecti
 export function createProcessFinder(options: ProcessFinderOptions = {}): ProcessFinder {
 	const minIntervalMs = options.minIntervalMs ?? 10_000;
 	const now = options.now ?? Date.now;
-	const listProcesses = options.listProcesses ?? siProcesses;
-	const listConnections = options.listConnections ?? siConnections;
+	const listProcesses = options.listProcesses ?? defaultProcesses;
+	const listConnections = options.listConnections ?? defaultConnections;
 	let cached: readonly EngineProcess[] = [];
 	let at = -Infinity;
 	let inflight: Promise<readonly EngineProcess[]> | undefined;
