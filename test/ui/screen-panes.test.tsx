@@ -16,6 +16,7 @@ import {historyLines} from '../../source/ui/panes/history.js';
 import {logStep, visibleLog} from '../../source/ui/panes/log.js';
 import {lastPair, pairLines, ProbePane, ttftText} from '../../source/ui/panes/probe.js';
 import {requestEntries, RequestsPane, tableEntries, windowStart} from '../../source/ui/panes/requests.js';
+import {requestFigures} from '../../source/model/figures.js';
 import {nextPin} from '../../source/ui/selectors.js';
 import {noColorTheme} from '../../source/ui/theme.js';
 import {ThemeContext} from '../../source/ui/theme-context.js';
@@ -80,6 +81,26 @@ describe('REQUESTS', () => {
 		);
 		expect(withUnknown.map(e => e.key)).toEqual(['c', 'b', 'a']);
 		expect(tableEntries(all, 'time', 'LLAMACPP').map(e => e.key)).toEqual(['llamacpp@127.0.0.1:8080/s2/t8', 'llamacpp@127.0.0.1:8080/s1/t7']);
+	});
+
+	it('an unchanged record keeps its entry from one state to the next; a changed record or label gets a new one', () => {
+		const s = richState();
+		const first = requestEntries(s.servers, s.order);
+		const again = requestEntries({...s.servers}, [...s.order]);
+		expect(again).toHaveLength(first.length);
+		for (let i = 0; i < first.length; i++) expect(again[i]).toBe(first[i]);
+		// the reducer replaces a record that changes: its entry is made again, with the new figures
+		const id = s.order[0]!;
+		const server = s.servers[id]!;
+		const old = server.requests.find(r => r.done)!;
+		const changed = {...old, generatedTokens: (old.generatedTokens ?? 0) + 10};
+		const next = requestEntries({...s.servers, [id]: {...server, requests: server.requests.map(r => (r === old ? changed : r))}}, s.order);
+		const entry = next.find(e => e.record === changed)!;
+		expect(entry).not.toBe(first.find(e => e.record === old));
+		expect(entry.figures).toEqual(requestFigures(changed));
+		// the same record under another engine label (a demo flag) is labelled again
+		const relabelled = requestEntries({...s.servers, [id]: {...server, demo: true}}, s.order).find(e => e.record === old)!;
+		expect(relabelled.engine).toBe(`${server.engine} demo`);
 	});
 
 	it('keeps the cursor on screen while it scrolls', () => {

@@ -40,13 +40,31 @@ export function modelColumn(entries: readonly RequestEntry[], width: number): nu
 	return Math.max(W[2], Math.min(longest, W[2] + Math.max(0, width - BASE_WIDTH)));
 }
 
-/** Every request of every server, newest first. Pure. */
+/**
+ * The entry made for a record, while the record lives. Records are immutable (the reducer replaces
+ * one that changes), so an entry stays right while its engine and model label do. Under traffic
+ * every poll gives new `servers`, and remaking all 200 entries (their figures, their keys) each
+ * second was the largest source of objects that outlived the young generation and died in the old
+ * one (V8's sampling heap profiler, a request a second: 40 of 222 KB/s).
+ */
+const ENTRIES = new WeakMap<RequestRecord, RequestEntry>();
+
+/** Every request of every server, newest first. Pure (ENTRIES only saves remaking equal entries). */
 export function requestEntries(servers: Readonly<Record<string, ServerState>>, order: readonly string[]): RequestEntry[] {
 	const all: RequestEntry[] = [];
 	for (const id of order) {
 		const s = servers[id];
 		if (!s) continue;
-		for (const r of s.requests) all.push({key: `${r.serverId}/${r.key}`, record: r, engine: engineName(s), model: modelLabel(r, s), figures: requestFigures(r)});
+		const engine = engineName(s);
+		for (const r of s.requests) {
+			const model = modelLabel(r, s);
+			let e = ENTRIES.get(r);
+			if (e === undefined || e.engine !== engine || e.model !== model) {
+				e = {key: `${r.serverId}/${r.key}`, record: r, engine, model, figures: requestFigures(r)};
+				ENTRIES.set(r, e);
+			}
+			all.push(e);
+		}
 	}
 	return all.sort((a, b) => b.record.lastSeen - a.record.lastSeen);
 }
