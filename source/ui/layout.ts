@@ -54,7 +54,18 @@ const PASSES_BASE = 5;
 /** Graph block: tok/s graph rows + contention marker row + tokens-per-pass sparkline row. */
 const GRAPH_EXTRA = 2;
 
+/** The last plan and what it was made from: every render plans (the dashboard, the key router), almost always for the same size. */
+let last: {columns: number; rows: number; engineRows: number | undefined; showLog: boolean | undefined; plan: LayoutPlan} | undefined;
+
+/** The plan for a terminal size. Pure: equal input gives the same (frozen-by-convention) plan object. */
 export function planLayout(input: LayoutInput): LayoutPlan {
+	if (last !== undefined && last.columns === input.columns && last.rows === input.rows && last.engineRows === input.engineRows && last.showLog === input.showLog) return last.plan;
+	const plan = makePlan(input);
+	last = {columns: input.columns, rows: input.rows, engineRows: input.engineRows, showLog: input.showLog, plan};
+	return plan;
+}
+
+function makePlan(input: LayoutInput): LayoutPlan {
 	const columns = Math.max(0, Math.floor(input.columns));
 	const rows = Math.max(0, Math.floor(input.rows));
 	const need = {columns: MIN_COLUMNS, rows: MIN_ROWS};

@@ -59,4 +59,14 @@ describe('planLayout', () => {
 			}
 		}
 	});
+
+	it('plans once per size: equal input gives the same plan object, another size a new one', () => {
+		const a = planLayout({columns: 120, rows: 40, engineRows: 2});
+		expect(planLayout({columns: 120, rows: 40, engineRows: 2})).toBe(a);
+		const b = planLayout({columns: 120, rows: 41, engineRows: 2});
+		expect(b).not.toBe(a);
+		expect(b.height).toBe(40);
+		expect(planLayout({columns: 120, rows: 40, engineRows: 2, showLog: false})).not.toBe(a);
+		expect(planLayout({columns: 120, rows: 40, engineRows: 2})).toEqual(a);
+	});
 });
