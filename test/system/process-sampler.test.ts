@@ -112,6 +112,14 @@ describe('lean /proc sampler (fake /proc tree)', () => {
 		expect(third.total).toBe(5);
 		expect(third.processes.find(p => p.pid === 20)).toBeUndefined();
 		expect(sampler.remembered()).toBe(5);
+
+		// the reused pid's new baseline is the one its next figure comes from; sshd stays forgotten
+		wall = 6000;
+		procs[1]!.ticks += 40; // the new blender: 40 ticks in 2 s
+		writeProc(root, procs);
+		const fourth = await sampler.sample(new Set());
+		expect(fourth.processes.find(p => p.pid === 20)).toMatchObject({name: 'blender', cpuPct: 20});
+		expect(sampler.remembered()).toBe(5);
 	});
 
 	it('macOS: one ps per sample, command lines asked once for the candidates', async () => {
