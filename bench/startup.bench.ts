@@ -127,7 +127,7 @@ function dependencyCosts(dist: string): string[] {
 			if (r.status === 0 && Number.isFinite(ms)) times.push(ms);
 		}
 		const bundled = text.includes(`// node_modules/${dep}/`);
-		lines.push(`    ${dep.padEnd(20)} ${times.length ? `${median(times).toFixed(0)} ms`.padStart(7) : '     --'}   ${bundled ? 'in the bundle' : 'not in the bundle'}`);
+		lines.push(`    ${dep.padEnd(20)} ${times.length ? `${median(times).toFixed(0)} ms`.padStart(7) : '     --'}   ${bundled ? 'in the bundle' : fs.existsSync(path.join(dist, `${dep}.cjs`)) ? `in dist/${dep}.cjs, required where it is used` : 'not in the bundle'}`);
 	}
 	return lines;
 }

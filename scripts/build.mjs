@@ -11,6 +11,8 @@
  * Decisions, each checked by building and running:
  * - Everything is bundled, dependencies included: one file loads faster than hundreds of modules
  *   resolved from node_modules (startup is the figure that matters, see bench/startup.bench.ts).
+ *   systeminformation alone is bundled into a second file, dist/systeminformation.cjs, required
+ *   only where it is used (macOS, Windows): see siApart.
  * - One CommonJS script, not ES modules: Node 20 has no code cache for ES modules (module.
  *   enableCompileCache is Node 22), but a script compiled with vm.Script takes V8's cached data.
  *   bin/infertop.js compiles this file with the cache it saved on an earlier run: the parse and the
@@ -68,6 +70,24 @@ const noInkDevtools = {
 	},
 };
 
+const OPTIONAL_NATIVE = ['osx-temperature-sensor', 'bufferutil', 'utf-8-validate', 'fsevents'];
+
+/**
+ * systeminformation goes in a file of its own beside the bundle (dist/systeminformation.cjs), which
+ * the bundle requires where it is used: macOS and Windows, after the first frame; never on Linux.
+ * Inside the bundle its 720 KiB of source were a quarter of the script's text, which V8 keeps
+ * resident for the whole run. Its import() becomes a require of that file (import() is not there
+ * in a script compiled from V8's code cache).
+ */
+const SI_FILE = 'systeminformation.cjs';
+/** @type {import('esbuild').Plugin} */
+const siApart = {
+	name: 'systeminformation-apart',
+	setup(b) {
+		b.onResolve({filter: /^systeminformation$/}, () => ({path: `./${SI_FILE}`, external: true}));
+	},
+};
+
 /** Replaced by the build's hash once the output is known (bin/infertop.js keys the code cache on it). */
 const BUILD_ID = 'XXXXXXXXXXXXXXXX';
 const banner = [
@@ -96,9 +116,11 @@ const result = await build({
 	jsx: 'automatic',
 	define: {'process.env.NODE_ENV': '"production"', 'import.meta.url': '__infertopUrl'},
 	banner: {js: banner},
-	plugins: [noInkDevtools, inkFix, startupPatches(startupState)],
+	plugins: [noInkDevtools, siApart, inkFix, startupPatches(startupState)],
 	// Optional native or platform-specific modules some dependencies try at run time.
-	external: ['osx-temperature-sensor', 'bufferutil', 'utf-8-validate', 'fsevents'],
+	external: OPTIONAL_NATIVE,
+	// import() of the one external (systeminformation's file) becomes a require: see siApart
+	supported: {'dynamic-import': false},
 	minify: args.has('--minify'),
 	sourcemap: args.has('--sourcemap') ? 'linked' : false,
 	legalComments: 'eof',
@@ -141,6 +163,23 @@ if (dynamicImports) {
 }
 fs.mkdirSync(outdir, {recursive: true});
 fs.writeFileSync(outfile, out);
+// systeminformation's own file, where the bundle requires it (siApart)
+if (out.includes(`require("./${SI_FILE}")`)) {
+	await build({
+		entryPoints: [path.join(root, 'node_modules', 'systeminformation', 'lib', 'index.js')],
+		outfile: path.join(outdir, SI_FILE),
+		bundle: true,
+		platform: 'node',
+		format: 'cjs',
+		target: 'node20',
+		external: OPTIONAL_NATIVE,
+		legalComments: 'eof',
+		logLevel: 'warning',
+	}).catch(() => {
+		console.error(`build: failed (${SI_FILE})`);
+		process.exit(1);
+	});
+} else fs.rmSync(path.join(outdir, SI_FILE), {force: true});
 for (const f of result.outputFiles) if (f !== script) fs.writeFileSync(f.path, f.contents);
 const entryBytes = Buffer.byteLength(out);
 // The guarantees above, checked on the output rather than assumed.

@@ -9,6 +9,7 @@
  */
 import {execFile, spawnSync} from 'node:child_process';
 import fs from 'node:fs';
+import {createRequire} from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
@@ -55,9 +56,21 @@ describe.skipIf(!npmAvailable)('npm pack → install → run', () => {
 	it('ships the bundle, the shim and the data, not the sources', () => {
 		expect(packedFiles).toContain('bin/infertop.js');
 		expect(packedFiles).toContain('dist/cli.cjs');
-		expect(packedFiles.filter((f) => f.startsWith('dist/'))).toEqual(['dist/cli.cjs']);
+		expect(packedFiles.filter((f) => f.startsWith('dist/')).sort()).toEqual(['dist/cli.cjs', 'dist/systeminformation.cjs']);
 		expect(packedFiles).toContain('package.json');
 		expect(packedFiles.filter((f) => f.startsWith('source/') || f.startsWith('test/') || f.startsWith('node_modules/'))).toEqual([]);
+	});
+
+	it('systeminformation is a file of its own beside the bundle, required where it is used, not inside the bundle', () => {
+		const dist = path.join(project, 'node_modules', pkg.name, 'dist');
+		const text = fs.readFileSync(path.join(dist, 'cli.cjs'), 'utf8');
+		expect(text).toContain('require("./systeminformation.cjs")');
+		expect(text).not.toContain('node_modules/systeminformation/');
+		// what the bundle's require (bin/infertop.js: createRequire of dist/cli.cjs) finds
+		const si = createRequire(path.join(dist, 'cli.cjs'))('./systeminformation.cjs') as {cpu?: unknown; graphics?: unknown; processes?: unknown};
+		expect(typeof si.cpu).toBe('function');
+		expect(typeof si.graphics).toBe('function');
+		expect(typeof si.processes).toBe('function');
 	});
 
 	it('`infertop --version` prints the package version', async () => {
