@@ -11,8 +11,8 @@
  * Decisions, each checked by building and running:
  * - Everything is bundled, dependencies included: one file loads faster than hundreds of modules
  *   resolved from node_modules (startup is the figure that matters, see bench/startup.bench.ts).
- *   systeminformation alone is bundled into a second file, dist/systeminformation.cjs, required
- *   only where it is used (macOS, Windows): see siApart.
+ *   systeminformation and execa are bundled into files of their own beside it, required only
+ *   where they are used: see APART.
  * - One CommonJS script, not ES modules: Node 20 has no code cache for ES modules (module.
  *   enableCompileCache is Node 22), but a script compiled with vm.Script takes V8's cached data.
  *   bin/infertop.js compiles this file with the cache it saved on an earlier run: the parse and the
@@ -73,18 +73,20 @@ const noInkDevtools = {
 const OPTIONAL_NATIVE = ['osx-temperature-sensor', 'bufferutil', 'utf-8-validate', 'fsevents'];
 
 /**
- * systeminformation goes in a file of its own beside the bundle (dist/systeminformation.cjs), which
- * the bundle requires where it is used: macOS and Windows, after the first frame; never on Linux.
- * Inside the bundle its 720 KiB of source were a quarter of the script's text, which V8 keeps
- * resident for the whole run. Its import() becomes a require of that file (import() is not there
- * in a script compiled from V8's code cache).
+ * Two dependencies go in files of their own beside the bundle (dist/systeminformation.cjs,
+ * dist/execa.cjs), which the bundle requires where it uses them: systeminformation on macOS and
+ * Windows only, after the first frame (never on Linux); execa only to run a command (macOS `ps`,
+ * `nvidia-smi`, `ollama ps`, a `cmd:` log). Inside the bundle their 720 and 223 KiB of source were a
+ * third of the script's text, which V8 keeps resident for the whole run, used or not. Their
+ * import() becomes a require of that file (import() is not there in a script compiled from V8's
+ * code cache).
  */
-const SI_FILE = 'systeminformation.cjs';
+const APART = {systeminformation: 'node_modules/systeminformation/lib/index.js', execa: 'node_modules/execa/index.js'};
 /** @type {import('esbuild').Plugin} */
-const siApart = {
-	name: 'systeminformation-apart',
+const apart = {
+	name: 'dependencies-apart',
 	setup(b) {
-		b.onResolve({filter: /^systeminformation$/}, () => ({path: `./${SI_FILE}`, external: true}));
+		b.onResolve({filter: new RegExp(`^(${Object.keys(APART).join('|')})$`)}, (args) => ({path: `./${args.path}.cjs`, external: true}));
 	},
 };
 
@@ -116,10 +118,10 @@ const result = await build({
 	jsx: 'automatic',
 	define: {'process.env.NODE_ENV': '"production"', 'import.meta.url': '__infertopUrl'},
 	banner: {js: banner},
-	plugins: [noInkDevtools, siApart, inkFix, startupPatches(startupState)],
+	plugins: [noInkDevtools, apart, inkFix, startupPatches(startupState)],
 	// Optional native or platform-specific modules some dependencies try at run time.
 	external: OPTIONAL_NATIVE,
-	// import() of the one external (systeminformation's file) becomes a require: see siApart
+	// import() of the files apart becomes a require: see APART
 	supported: {'dynamic-import': false},
 	minify: args.has('--minify'),
 	sourcemap: args.has('--sourcemap') ? 'linked' : false,
@@ -163,11 +165,16 @@ if (dynamicImports) {
 }
 fs.mkdirSync(outdir, {recursive: true});
 fs.writeFileSync(outfile, out);
-// systeminformation's own file, where the bundle requires it (siApart)
-if (out.includes(`require("./${SI_FILE}")`)) {
+// the files apart, where the bundle requires them (APART)
+for (const [name, main] of Object.entries(APART)) {
+	const file = path.join(outdir, `${name}.cjs`);
+	if (!out.includes(`require("./${name}.cjs")`)) {
+		fs.rmSync(file, {force: true});
+		continue;
+	}
 	await build({
-		entryPoints: [path.join(root, 'node_modules', 'systeminformation', 'lib', 'index.js')],
-		outfile: path.join(outdir, SI_FILE),
+		entryPoints: [path.join(root, main)],
+		outfile: file,
 		bundle: true,
 		platform: 'node',
 		format: 'cjs',
@@ -176,10 +183,10 @@ if (out.includes(`require("./${SI_FILE}")`)) {
 		legalComments: 'eof',
 		logLevel: 'warning',
 	}).catch(() => {
-		console.error(`build: failed (${SI_FILE})`);
+		console.error(`build: failed (${name}.cjs)`);
 		process.exit(1);
 	});
-} else fs.rmSync(path.join(outdir, SI_FILE), {force: true});
+}
 for (const f of result.outputFiles) if (f !== script) fs.writeFileSync(f.path, f.contents);
 const entryBytes = Buffer.byteLength(out);
 // The guarantees above, checked on the output rather than assumed.

@@ -52,10 +52,12 @@ describe('scripts/build.mjs', () => {
 		// import() would fail in a script compiled from V8's code cache (the build refuses it)
 		expect(text).not.toMatch(/[^\w$.]import\s*\(/);
 		expect(text).not.toMatch(/^(?:await\s|(?:var|let|const)\s+\w+\s*=\s*await\s)/m);
-		// and systeminformation's own file, which the bundle requires where it is used
-		expect(fs.readdirSync(path.dirname(out)).sort()).toEqual(['cli.cjs', 'systeminformation.cjs']);
-		expect(text).toContain('require("./systeminformation.cjs")');
-		expect(text).not.toContain('node_modules/systeminformation/');
+		// and the files of execa and systeminformation, which the bundle requires where it uses them
+		expect(fs.readdirSync(path.dirname(out)).sort()).toEqual(['cli.cjs', 'execa.cjs', 'systeminformation.cjs']);
+		for (const dep of ['execa', 'systeminformation']) {
+			expect(text).toContain(`require("./${dep}.cjs")`);
+			expect(text).not.toContain(`node_modules/${dep}/`);
+		}
 		// ASCII only: bin/infertop.js reads it as bytes (the build escapes what esbuild leaves in comments and patterns)
 		expect(text).not.toMatch(/[^\x00-\x7f]/);
 	});

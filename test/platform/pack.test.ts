@@ -56,21 +56,26 @@ describe.skipIf(!npmAvailable)('npm pack → install → run', () => {
 	it('ships the bundle, the shim and the data, not the sources', () => {
 		expect(packedFiles).toContain('bin/infertop.js');
 		expect(packedFiles).toContain('dist/cli.cjs');
-		expect(packedFiles.filter((f) => f.startsWith('dist/')).sort()).toEqual(['dist/cli.cjs', 'dist/systeminformation.cjs']);
+		expect(packedFiles.filter((f) => f.startsWith('dist/')).sort()).toEqual(['dist/cli.cjs', 'dist/execa.cjs', 'dist/systeminformation.cjs']);
 		expect(packedFiles).toContain('package.json');
 		expect(packedFiles.filter((f) => f.startsWith('source/') || f.startsWith('test/') || f.startsWith('node_modules/'))).toEqual([]);
 	});
 
-	it('systeminformation is a file of its own beside the bundle, required where it is used, not inside the bundle', () => {
+	it('systeminformation and execa are files of their own beside the bundle, required where they are used', async () => {
 		const dist = path.join(project, 'node_modules', pkg.name, 'dist');
 		const text = fs.readFileSync(path.join(dist, 'cli.cjs'), 'utf8');
-		expect(text).toContain('require("./systeminformation.cjs")');
-		expect(text).not.toContain('node_modules/systeminformation/');
 		// what the bundle's require (bin/infertop.js: createRequire of dist/cli.cjs) finds
-		const si = createRequire(path.join(dist, 'cli.cjs'))('./systeminformation.cjs') as {cpu?: unknown; graphics?: unknown; processes?: unknown};
+		const req = createRequire(path.join(dist, 'cli.cjs'));
+		for (const dep of ['systeminformation', 'execa']) {
+			expect(text).toContain(`require("./${dep}.cjs")`);
+			expect(text).not.toContain(`node_modules/${dep}/`);
+		}
+		const si = req('./systeminformation.cjs') as {cpu?: unknown; graphics?: unknown; processes?: unknown};
 		expect(typeof si.cpu).toBe('function');
 		expect(typeof si.graphics).toBe('function');
 		expect(typeof si.processes).toBe('function');
+		const {execa} = req('./execa.cjs') as {execa: (file: string, args: string[]) => Promise<{stdout: string}>};
+		expect((await execa(process.execPath, ['-e', 'process.stdout.write("ran")'])).stdout).toBe('ran');
 	});
 
 	it('`infertop --version` prints the package version', async () => {
