@@ -5,8 +5,8 @@
  * process (comm, ppid, utime + stime, starttime, rss — one small read gives all of them). CPU % is
  * the difference of utime + stime between two samples over the wall time between them. Between
  * samples the sampler keeps three number maps (pid → CPU ticks, start time, last sample seen),
- * updated in place, no object per process. The command line (`/proc/PID/cmdline`) is read only for the processes that turn out to
- * matter — hot ones, engine candidates, the watched engines — and kept for as long as that
+ * updated in place, no object per process. The command line (`/proc/PID/cmdline`) is read only for
+ * the processes that turn out to matter — hot ones, engine candidates, the watched engines — and kept for as long as that
  * process (same pid, same start time) lives.
  *
  * macOS runs one `ps -axo pid=,ppid=,%cpu=,rss=,comm=` per sample (plus one `ps -o command=` for
