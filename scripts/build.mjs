@@ -82,12 +82,12 @@ const OPTIONAL_NATIVE = ['osx-temperature-sensor', 'bufferutil', 'utf-8-validate
  * import() becomes a require of that file (import() is not there in a script compiled from V8's
  * code cache).
  */
-const APART = {systeminformation: 'node_modules/systeminformation/lib/index.js', execa: 'node_modules/execa/index.js'};
+const APART = ['systeminformation', 'execa'];
 /** @type {import('esbuild').Plugin} */
 const apart = {
 	name: 'dependencies-apart',
 	setup(b) {
-		b.onResolve({filter: new RegExp(`^(${Object.keys(APART).join('|')})$`)}, (args) => ({path: `./${args.path}.cjs`, external: true}));
+		b.onResolve({filter: new RegExp(`^(${APART.join('|')})$`)}, (args) => ({path: `./${args.path}.cjs`, external: true}));
 	},
 };
 
@@ -167,14 +167,16 @@ if (dynamicImports) {
 fs.mkdirSync(outdir, {recursive: true});
 fs.writeFileSync(outfile, out);
 // the files apart, where the bundle requires them (APART)
-for (const [name, main] of Object.entries(APART)) {
+for (const name of APART) {
 	const file = path.join(outdir, `${name}.cjs`);
 	if (!out.includes(`require("./${name}.cjs")`)) {
 		fs.rmSync(file, {force: true});
 		continue;
 	}
 	await build({
-		entryPoints: [path.join(root, main)],
+		// the package's own entry, as esbuild resolves it from node_modules
+		entryPoints: [name],
+		absWorkingDir: root,
 		outfile: file,
 		bundle: true,
 		platform: 'node',
