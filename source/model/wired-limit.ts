@@ -217,7 +217,8 @@ export function wiredLimitVerdict(input: WiredVerdictInput): WiredVerdict | unde
 				? `fits as far as known (${Math.round(pct)} % of the limit)`
 				: `fits (${Math.round(pct)} % of the limit)`;
 	if (level === 'fits') return {level, pct, demandBytes, limit, partial, text};
-	const wantMb = Math.ceil((demandBytes * (1 + FIX_HEADROOM)) / GIB) * 1024;
+	// (the epsilon: 90 GiB × 1.1 is 99.00000000000001 in floating point, and 99 GiB is meant)
+	const wantMb = Math.ceil((demandBytes * (1 + FIX_HEADROOM)) / GIB - 1e-9) * 1024;
 	const mem = input.memsizeBytes;
 	const capMb = mem !== undefined && mem > 0 ? Math.floor((mem - macReserveBytes(mem)) / MIB) : undefined;
 	if (capMb !== undefined && wantMb > capMb) {

@@ -317,7 +317,7 @@ export function createSystemCollector(opts: SystemCollectorOptions): SystemColle
 			const r = await readNvidiaSmi(opts.nvidiaSmi);
 			if (r.missing) nvidiaMissing = true;
 			else {
-				gpus = r.gpus;
+				gpus = r.gpus.map((g) => ({...g, source: 'nvidia-smi'}));
 				gpuApps = r.apps;
 				setReason('gpu', r.reason);
 				return;
@@ -327,7 +327,7 @@ export function createSystemCollector(opts: SystemCollectorOptions): SystemColle
 		// No nvidia-smi. On Linux: sysfs and pci.ids, every scan (amdgpu's VRAM and load are live);
 		// elsewhere what systeminformation knows (name, vendor, VRAM), asked once.
 		if (nativeProc) {
-			gpus = await (opts.linuxGpus ?? readLinuxGpus)();
+			gpus = (await (opts.linuxGpus ?? readLinuxGpus)()).map((g) => ({...g, source: 'sysfs'}));
 		} else if (!graphicsTried) {
 			// (on macOS only where ioreg and mactop gave no GPU)
 			graphicsTried = true;
@@ -335,7 +335,7 @@ export function createSystemCollector(opts: SystemCollectorOptions): SystemColle
 				const g = await (await loadSi()).graphics();
 				gpus = (g.controllers ?? []).filter((c) => c.model).map((c, index) => {
 					const apple = darwin || /apple/i.test(c.vendor ?? '');
-					const info: Mutable<GpuInfo> = {index, name: c.model, ...(c.vendor ? {vendor: c.vendor} : {})};
+					const info: Mutable<GpuInfo> = {index, name: c.model, ...(c.vendor ? {vendor: c.vendor} : {}), source: 'systeminformation'};
 					if (apple) info.unified = true;
 					else {
 						if (c.memoryTotal) info.memoryTotalMiB = c.memoryTotal;
