@@ -7,8 +7,9 @@
  *  1. `sysctl iogpu.wired_limit_mb` when set (not 0): exact, and live (a `sudo sysctl` takes effect
  *     at once). MiB: setting N makes Metal's recommendedMaxWorkingSetSize N MiB exactly (measured in
  *     AlexsJones/llmfit#754 on an M3 16 GB with 12000 and 14000; antirez/ds4#893: 114688 → 112.00 GiB).
- *  2. The engine's own statement: mlx-lm's warning "requires X MB which is close to the maximum
- *     recommended size of Y MB" prints Metal's max_recommended_working_set_size (engines/mlxlm.ts).
+ *  2. The engine's own statement of Metal's recommendedMaxWorkingSetSize: mlx-lm's warning "requires X
+ *     MB which is close to the maximum recommended size of Y MB" (engines/mlxlm.ts), llama.cpp's and
+ *     Ollama's `ggml_metal_device_init: recommendedMaxWorkingSetSize = N MB` (engines/llamacpp.ts).
  *  3. The default macOS applies when the sysctl is 0, estimated (`~`) from `hw.memsize`: about two
  *     thirds of RAM up to 36 GiB and three quarters above. Sources: the rule as published
  *     (thinkdifferent.blog "The MacBook Pro setting that doubles your AI performance": ~65–70 % at
