@@ -1,5 +1,5 @@
 import {afterEach, describe, expect, it} from 'vitest';
-import type {Action, MonitorState} from '../../source/types/monitor.js';
+import type {Action, MonitorState} from '../../source/types/state.js';
 import {initialState, reduce} from '../../source/model/reducer.js';
 import {createDiscovery, discoverOnce, type Discovery} from '../../source/sources/discovery/discovery.js';
 import type {EngineProcess, ProcessFinder} from '../../source/sources/discovery/processes.js';

@@ -14,7 +14,7 @@ import {createPoller, runPlan} from '../../source/sources/discovery/pollers.js';
 import {initialState, reduce} from '../../source/model/reducer.js';
 import {toSnapshot} from '../../source/model/snapshot.js';
 import {batchText} from '../../source/ui/panes/passes.js';
-import type {Action} from '../../source/types/monitor.js';
+import type {Action} from '../../source/types/state.js';
 
 interface Reply {
 	readonly status?: number;

@@ -1,5 +1,5 @@
 import {afterEach, describe, expect, it} from 'vitest';
-import type {Action} from '../../source/types/monitor.js';
+import type {Action} from '../../source/types/state.js';
 import {
 	createPoller,
 	isRestart,

@@ -15,7 +15,8 @@ import {reduce, initialState} from '../../source/model/reducer.js';
 import {toSnapshot} from '../../source/model/snapshot.js';
 import {engineRows} from '../../source/ui/panes/engines.js';
 import {passesLines} from '../../source/ui/panes/passes.js';
-import type {EngineEvent, MonitorState} from '../../source/types/monitor.js';
+import type {EngineEvent} from '../../source/types/events.js';
+import type {MonitorState} from '../../source/types/state.js';
 import {run} from './helpers.js';
 
 function stateOf(engine: 'vllm' | 'sglang', events: readonly EngineEvent[]): MonitorState {

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest';
 import {createParser, detectEngine, ENGINE_LABELS} from '../../source/engines/index.js';
-import {ENGINE_KINDS} from '../../source/types/monitor.js';
+import {ENGINE_KINDS} from '../../source/types/events.js';
 import {fixture, readLines, requests, run} from './helpers.js';
 
 const OLLAMA_030 = [

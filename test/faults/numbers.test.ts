@@ -14,7 +14,7 @@ import {Writable} from 'node:stream';
 import {fileURLToPath} from 'node:url';
 import {describe, expect, it} from 'vitest';
 import {createParser} from '../../source/engines/index.js';
-import type {EngineEvent, EngineKind} from '../../source/types/monitor.js';
+import type {EngineEvent, EngineKind} from '../../source/types/events.js';
 import {BOUNDS, checkNumber, numberCheck, validNumber} from '../../source/util/numbers.js';
 import {createPoller, pollServer} from '../../source/sources/discovery/pollers.js';
 import {openAiModels, readAnswer} from '../../source/engines/descriptor.js';

@@ -1,5 +1,6 @@
 import {describe, expect, it} from 'vitest';
-import type {ModelFigures, ServerState} from '../../source/types/monitor.js';
+import type {ModelFigures} from '../../source/types/figures.js';
+import type {ServerState} from '../../source/types/state.js';
 import {newServer} from '../../source/model/reducer.js';
 import {busySystem} from './fixtures.js';
 import {contentionLines} from '../../source/ui/panes/contention.js';

@@ -8,7 +8,7 @@ import type {ReactElement} from 'react';
 import {describe, expect, it} from 'vitest';
 import {probeQueue} from '../../source/model/queue.js';
 import {parseCsvLine, parseHistory, historyRow, HISTORY_HEADER} from '../../source/probe/history.js';
-import type {RequestRecord} from '../../source/types/monitor.js';
+import type {RequestRecord} from '../../source/types/state.js';
 import type {ProbeResult} from '../../source/types/probe.js';
 import {functionKey} from '../../source/ui/keymap.js';
 import {EnginesPane, engineColumns, engineRows, keepAliveText} from '../../source/ui/panes/engines.js';
