@@ -33,7 +33,7 @@
  * machine's memory").
  */
 import {engineOf} from '../engines/index.js';
-import type {MonitorState, ServerState} from '../types/monitor.js';
+import type {MonitorState, ServerState} from '../types/state.js';
 import type {GpuInfo, MacState} from '../types/system.js';
 
 export const MIB = 2 ** 20;

@@ -6,7 +6,7 @@
 import {describe, expect, it} from 'vitest';
 import {createLlamaCppParser} from '../../source/engines/llamacpp.js';
 import {createOllamaParser} from '../../source/engines/ollama.js';
-import {one} from './helpers.js';
+import {one} from '../helpers/engines.js';
 
 describe('recommendedMaxWorkingSetSize', () => {
 	it('both function names of the eras print it; %8.2f MB is 10^6 bytes', () => {

@@ -7,9 +7,9 @@ import {describe, expect, it} from 'vitest';
 import {createMlxLmParser} from '../../source/engines/mlxlm.js';
 import {applyEvent} from '../../source/model/reducer.js';
 import {GIB, MIB, gpuDemand, macDefaultWiredLimitBytes, macGpuLines, macGpuSummary, wiredLimitOf, wiredLimitVerdict} from '../../source/model/wired-limit.js';
-import type {ModelInfo, ServerState} from '../../source/types/monitor.js';
+import type {ModelInfo, ServerState} from '../../source/types/state.js';
 import {emptySystem, type SystemState} from '../../source/types/system.js';
-import {one} from '../engines/helpers.js';
+import {one} from '../helpers/engines.js';
 
 /** A server as the reducer holds it (the fields the demand reads). */
 function server(id: string, patch: Partial<ServerState> = {}): ServerState {

@@ -17,7 +17,7 @@ import {toSnapshot} from '../../source/model/snapshot.js';
 import {createStore} from '../../source/model/store.js';
 import {MIB, macGpuLines, macGpuSummary, wiredLimitVerdict} from '../../source/model/wired-limit.js';
 import {createSystemCollector, type SystemCollector} from '../../source/sources/system-collector.js';
-import type {MonitorState} from '../../source/types/monitor.js';
+import type {MonitorState} from '../../source/types/state.js';
 import {ContentionPane, contentionLines} from '../../source/ui/panes/contention.js';
 import {EnginesPane, engineRows} from '../../source/ui/panes/engines.js';
 import {noColorTheme} from '../../source/ui/theme.js';
