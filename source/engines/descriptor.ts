@@ -115,7 +115,7 @@ export interface ModelBytesHints {
 	readonly fileSizeFromModels?: boolean;
 }
 
-/** One process as the process rules see it (system/contention.ts `engineProcessKind` builds it). */
+/** One process as the process rules see it (engines/index.ts `processView` builds it). */
 export interface ProcessView {
 	/** Process name, last path part, `.exe` removed, case kept (`Ollama`, `VLLM::EngineCore`). */
 	readonly name: string;
