@@ -144,8 +144,8 @@ export interface ProcessRule {
 	readonly matchLast?: boolean;
 	/**
 	 * Process names (as the process table gives them: Linux cuts them to 15 characters) whose
-	 * command line is worth reading to decide (a Python interpreter, an app helper): the process
-	 * sampler reads the command line of those only.
+	 * command line is worth reading to decide (a Python interpreter, an app helper), tested without
+	 * case: the process sampler reads the command line of those only.
 	 */
 	readonly candidates?: readonly RegExp[];
 	/** False for a process of this engine that is not a server of its own (runners, workers, tools). */
