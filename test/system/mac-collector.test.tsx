@@ -150,7 +150,8 @@ describe('macOS without sudo (fake tools on PATH)', () => {
 			'  fix: sudo sysctl iogpu.wired_limit_mb=110592 (what the engines hold, 97.7 GiB, + 10 % headroom, rounded up to a whole GiB; leaves 20.0 GiB of 128 GiB to macOS)',
 		]);
 		engines.unmount();
-		expect(contentionLines(s.system).slice(0, 3)).toEqual([
+		// (this box's own engines and busy processes, listed between, are not what is tested here)
+		expect(contentionLines(s.system).filter((l) => /^(GPU|swap )/.test(l))).toEqual([
 			'GPU 0 Apple M5 Max (40-core)  busy 94%  GPU memory in use 101.0 GiB  (ioreg)',
 			'GPU users: blender (pid 901, 41% GPU)',
 			expect.stringMatching(/^swap 20.29 GB of 21.47 GB {2}· {2}memory pressure warn \(12 % free\)/),
