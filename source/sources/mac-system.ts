@@ -172,7 +172,7 @@ export function createMacReaders(opts: MacToolsOptions = {}): MacReaders {
 			reasons.sysctl = sc.stdout === undefined ? sc.reason : undefined;
 			if (s.memsizeBytes !== undefined) mac.memsizeBytes = s.memsizeBytes;
 			if (s.wiredLimitMb !== undefined) mac.wiredLimitMb = s.wiredLimitMb;
-			reasons.wired = sc.stdout !== undefined && s.wiredLimitMb === undefined ? 'iogpu.wired_limit_mb: not readable here (macOS 14 or later on Apple silicon has it)' : undefined;
+			reasons.wired = sc.stdout !== undefined && s.wiredLimitMb === undefined ? 'iogpu.wired_limit_mb: not readable here (an older macOS or an Intel Mac): the limit is estimated' : undefined;
 			const mp = await run('memory_pressure', ['-Q']);
 			const p = mp.stdout === undefined ? {} : parseMemoryPressure(mp.stdout);
 			if (p.freePct !== undefined) mac.memoryFreePct = p.freePct;
