@@ -225,16 +225,22 @@ export const PATCH_MARKS = [
 ];
 
 /**
- * A module's part of a (non-minified) esbuild bundle: from its `// path` comment to the next
- * module's, or undefined when it is not in the bundle.
+ * A module's parts of a (non-minified) esbuild bundle, joined: each runs from its `// path` comment
+ * to the next module's (esbuild may split a module around the ones it imports), or undefined when
+ * it is not in the bundle.
  * @param {string} bundle
  * @param {string} file as the comment names it (node_modules/…)
  */
 export function bundledModule(bundle, file) {
-	const at = bundle.indexOf(`\n// ${file}\n`);
-	if (at < 0) return undefined;
-	const next = bundle.slice(at + file.length + 5).search(/\n\/\/ (?:node_modules|patches|source|bin)\/[^\n]*\n/);
-	return bundle.slice(at, next < 0 ? undefined : at + file.length + 5 + next);
+	const head = `\n// ${file}\n`;
+	/** @type {string[]} */
+	const parts = [];
+	for (let at = bundle.indexOf(head); at >= 0; at = bundle.indexOf(head, at + head.length)) {
+		const rest = bundle.slice(at + head.length);
+		const next = rest.search(/\n\/\/ (?:node_modules|patches|source|bin|scripts|test)\/[^\n]*\n/);
+		parts.push(next < 0 ? rest : rest.slice(0, next));
+	}
+	return parts.length > 0 ? parts.join('\n') : undefined;
 }
 
 /** Apply every patch: versions first, then patch-package. Returns the exit status. */
