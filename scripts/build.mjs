@@ -27,8 +27,8 @@
  * - A banner makes the script strict (the ES modules it is made of were) and gives `import.meta.url`
  *   (where themes/ and samples/ are looked for) this file's URL.
  * - Ink 6.8 and five of its dependencies are patched in node_modules at install (patches/*.patch,
- *   applied by scripts/patches.mjs; why each, its win and what retires it: the readme's
- *   "Dependencies"), so `npm run dev`, the tests, the benches and this bundle run the same renderer.
+ *   applied by scripts/patches.mjs; why each, its win and what retires it: docs/dependencies.md),
+ *   so `npm run dev`, the tests, the benches and this bundle run the same renderer.
  *   The build only checks: every patch applied (it stops otherwise, before bundling), and each
  *   patched module in the bundle with its patch's mark (PATCH_MARKS). Among them: Ink's isDev()
  *   is false and its two top-level awaits (under isDev()) are gone, so DEV=true does nothing (it

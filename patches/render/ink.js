@@ -4,7 +4,7 @@
  * anything on screen, its output caches kept across frames (bounded), a row's text reused while its
  * cells are the same, and each text's width measured once. Plain JavaScript (Ink loads it as it is,
  * under node, tsx, vitest and esbuild alike), type-checked through its JSDoc (`// @ts-check`) and
- * linted. Why each exists, its measured win and what retires it: the readme's "Dependencies".
+ * linted. Why each exists, its measured win and what retires it: docs/dependencies.md.
  */
 
 /**

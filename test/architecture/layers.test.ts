@@ -1,5 +1,5 @@
 /**
- * The layers of the readme's architecture section, checked on every import of source/ (static,
+ * The layers of docs/architecture.md, checked on every import of source/ (static,
  * re-export and dynamic): types/ is the leaf; engines/ and model/ do no I/O and import nothing from
  * sources/, probe/, ui/ (or system/, the runtime, commands, the demo); ui/ does no file, process or
  * network I/O and imports neither sources/ nor probe/. And no engine is switched on by name

@@ -22,7 +22,7 @@ import {llamaServerModels} from '../../source/engines/llamacpp.js';
 import {ollamaPsModels} from '../../source/engines/ollama.js';
 import {createStore} from '../../source/model/store.js';
 import {toSnapshot} from '../../source/model/snapshot.js';
-import {startServer} from '../probe/helpers.js';
+import {startServer} from '../helpers/probe-server.js';
 import {runSnapshot} from '../../source/commands/snapshot.js';
 import {DEFAULTS, mergeConfig} from '../../source/config/config.js';
 import {sanitize} from '../../source/util/sanitize.js';

@@ -7,7 +7,7 @@ import {reduce} from '../../source/model/reducer.js';
 import {createProbeController} from '../../source/probe/controller.js';
 import {HISTORY_HEADER} from '../../source/probe/history.js';
 import {emptyProbe, type ProbeState} from '../../source/types/probe.js';
-import {openaiStream, startServer, until, type TestServer} from './helpers.js';
+import {openaiStream, startServer, until, type TestServer} from '../helpers/probe-server.js';
 
 let server: TestServer | undefined;
 let dir: string;

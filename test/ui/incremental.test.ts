@@ -19,7 +19,7 @@ import {pathToFileURL} from 'node:url';
 import {PATCH_MARKS, stockSource} from '../../scripts/patches.mjs';
 import type {Mounted} from '../fixtures/render/incremental-entry.js';
 import type {SystemState} from '../../source/types/system.js';
-import {T0} from './fixtures.js';
+import {T0} from '../helpers/ui-state.js';
 import {INCREMENTAL_ENTRY, bundleEntry} from '../helpers/stock-ink.js';
 
 type Entry = {mount(columns: number, rows: number, incremental: boolean): Mounted; busySystem: SystemState};

@@ -20,7 +20,7 @@ import {requestFigures} from '../../source/model/figures.js';
 import {nextPin} from '../../source/ui/selectors.js';
 import {noColorTheme} from '../../source/ui/theme.js';
 import {ThemeContext} from '../../source/ui/theme-context.js';
-import {richState, T0} from './fixtures.js';
+import {richState, T0} from '../helpers/ui-state.js';
 
 const plain = (node: ReactElement) => render(<ThemeContext.Provider value={noColorTheme()}>{node}</ThemeContext.Provider>);
 
