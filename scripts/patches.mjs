@@ -29,7 +29,7 @@ const PATCH_DIR = 'patches';
 
 /**
  * @typedef {{a: [number, number], b: [number, number], lines: {op: ' ' | '-' | '+', text: string}[]}} Hunk
- *   a, b: where the hunk starts on each side (a the old, b the new) and how many lines it covers there, (the hunk header)
+ *   a, b: where the hunk starts on each side (a the old, b the new) and how many lines it covers there (its header line)
  * @typedef {{file: string, hunks: Hunk[]}} FileDiff  file: relative to the repository (node_modules/…)
  * @typedef {{patch: string, name: string, version: string, dir: string, files: FileDiff[]}} Patch
  *   patch: its file under patches/; dir: the package's folder relative to the repository
