@@ -8,6 +8,7 @@ import {
 	acceptance,
 	ceilingTps,
 	decodeTpsWall,
+	passesFromCounts,
 	pctOfCeiling,
 	prefillTps,
 	ratesDisagree,
@@ -124,13 +125,13 @@ function passFigures(i: FigureInputs): Pick<ProbeFigures, 'tokensPerPass' | 'tok
 			return {tokensPerPass: decoded !== undefined && decoded > 0 ? 1 : undefined, tokensPerPassSource: 'no draft', passes: decoded};
 		}
 		const tpp = tokensPerPass(decoded, c.accepted);
-		const passes = tpp === undefined || decoded === undefined ? undefined : decoded - (c.accepted ?? 0);
+		const passes = passesFromCounts(decoded, c.accepted);
 		return {tokensPerPass: tpp, tokensPerPassSource: 'timings', acceptance: acceptance(c.accepted, c.drafted), passes, drafted: c.drafted, accepted: c.accepted};
 	}
 	if (c.source === 'metrics') {
 		// vLLM per-request speculative_decoding counts (PR #48915): the counts rule over completion tokens.
 		const tpp = tokensPerPass(n, c.accepted);
-		const passes = tpp === undefined || n === undefined ? undefined : n - (c.accepted ?? 0);
+		const passes = passesFromCounts(n, c.accepted);
 		return {tokensPerPass: tpp, tokensPerPassSource: 'vllm metrics', acceptance: acceptance(c.accepted, c.drafted), passes, drafted: c.drafted, accepted: c.accepted};
 	}
 	if (c.source === 'stats') {
@@ -138,7 +139,7 @@ function passFigures(i: FigureInputs): Pick<ProbeFigures, 'tokensPerPass' | 'tok
 			return {tokensPerPass: n !== undefined && n > 0 ? 1 : undefined, tokensPerPassSource: 'no draft', passes: n};
 		}
 		const tpp = tokensPerPass(n, c.accepted);
-		const passes = tpp === undefined || n === undefined ? undefined : n - (c.accepted ?? 0);
+		const passes = passesFromCounts(n, c.accepted);
 		return {tokensPerPass: tpp, tokensPerPassSource: 'lmstudio stats', acceptance: acceptance(c.accepted, c.drafted), passes, drafted: c.drafted, accepted: c.accepted};
 	}
 	const log = i.log?.reason === undefined ? i.log : undefined;
@@ -150,7 +151,7 @@ function passFigures(i: FigureInputs): Pick<ProbeFigures, 'tokensPerPass' | 'tok
 		}
 		if (log.accepted !== undefined) {
 			const tpp = tokensPerPass(decoded, log.accepted);
-			const passes = tpp === undefined || decoded === undefined ? undefined : decoded - log.accepted;
+			const passes = passesFromCounts(decoded, log.accepted);
 			return {tokensPerPass: tpp, tokensPerPassSource: 'log', acceptance: acceptance(log.accepted, log.drafted), passes, drafted: log.drafted, accepted: log.accepted};
 		}
 	}

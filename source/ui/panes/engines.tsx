@@ -3,7 +3,7 @@ import {memo, useMemo} from 'react';
 import {residencyOf} from '../../model/derive.js';
 import {engineName, engineOf} from '../../engines/index.js';
 import type {ModelInfo, ServerLifecycle, ServerState} from '../../types/state.js';
-import {batchFigures} from '../../model/derive.js';
+import {batchFigures} from '../../model/figure-table.js';
 import {batchSummary, DASH, fit, shortUrl, until} from '../format.js';
 import type {ThemeToken} from '../theme.js';
 import {Line, Span, Title} from './common.js';
