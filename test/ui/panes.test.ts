@@ -5,7 +5,7 @@ import {newServer} from '../../source/model/reducer.js';
 import {busySystem} from '../helpers/ui-state.js';
 import {contentionLines} from '../../source/ui/panes/contention.js';
 import {emptyLines} from '../../source/ui/panes/empty.js';
-import {residencyText as residencyOf} from '../../source/ui/panes/engines.js';
+import {residencyText as residencyOf} from '../../source/ui/view-model/engines.js';
 import {visibleLog} from '../../source/ui/panes/log.js';
 import {passesLines} from '../../source/ui/panes/passes.js';
 import {tppWithEngine} from '../../source/model/figure-table.js';

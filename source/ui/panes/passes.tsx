@@ -2,6 +2,7 @@ import {Box} from 'ink';
 import {memo, useEffect, useMemo, useRef} from 'react';
 import {FIGURES, type FigureTable, type ModelFigures} from '../../model/figure-table.js';
 import type {PassSample, ServerLoad} from '../../types/state.js';
+import {batchText, samplesOf, shownFigures} from '../view-model/passes.js';
 import {nextScale} from '../../model/verdict.js';
 import {ceilingRow, graphBlock, graphPlotWidth, markerRow, niceCeil, placeLabels, sparkline} from '../charts.js';
 import {DASH, num, tpp, tps} from '../format.js';
@@ -26,32 +27,6 @@ export interface PassesPaneProps {
 	readonly pinnedModel?: string;
 	/** The figure table (model/figure-table.ts); tests add a record to it. */
 	readonly table?: FigureTable;
-}
-
-/** The model the pane is about: the one running right now (newest finished request) with figures, else the first. */
-export function primaryFigures(figures: readonly ModelFigures[]): ModelFigures | undefined {
-	const withFigures = figures.filter(f => f.decodeTps !== undefined || f.tokensPerPass !== undefined);
-	if (withFigures.length === 0) return figures[0];
-	return withFigures.reduce((a, b) => ((b.lastRequestAt ?? 0) > (a.lastRequestAt ?? 0) ? b : a));
-}
-
-/** The model the pane shows: the pinned one while the server has it, else primaryFigures. Pure. */
-export function shownFigures(figures: readonly ModelFigures[], pinnedModel: string | undefined): ModelFigures | undefined {
-	if (pinnedModel !== undefined) {
-		const hit = figures.find(f => f.model === pinnedModel);
-		if (hit) return hit;
-	}
-	return primaryFigures(figures);
-}
-
-/** History samples of the model the pane shows (a sample without model or runner belongs to every model). */
-export function samplesOf(history: readonly PassSample[], f: ModelFigures | undefined): readonly PassSample[] {
-	if (!f) return history;
-	return history.filter(s => {
-		if (f.runner !== undefined && s.runner !== undefined) return s.runner === f.runner;
-		if (f.model !== undefined && s.model !== undefined && !s.model.includes('/')) return s.model === f.model;
-		return true;
-	});
 }
 
 const NO_FIGURES = {};
@@ -82,12 +57,6 @@ export function VerdictLine({verdict}: {readonly verdict: Verdict}) {
 			<Span color={LEVEL_COLOR[verdict.level]}>{`${LEVEL_GLYPH[verdict.level]} ${verdict.text}`}</Span>
 		</Line>
 	);
-}
-
-/** `3 running, 1 waiting` as the server's status API says (several running: its throughput is shared by them). */
-export function batchText(load: ServerLoad | undefined): string | undefined {
-	if (load?.running === undefined) return undefined;
-	return `${load.running} running${load.waiting !== undefined && load.waiting > 0 ? `, ${load.waiting} waiting` : ''}`;
 }
 
 const GUTTER = 6;
