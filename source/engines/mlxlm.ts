@@ -16,9 +16,14 @@
  */
 import type {EngineEvent, LineParser} from '../types/events.js';
 import {numberCheck} from '../util/numbers.js';
+import {MAX_PARSE_CHARS, parseStdlibAccess, PYTHON_HOST, withCheck} from './answers.js';
 import {OPENAI_MODEL_LIST, OPENAI_POLL, OPENAI_PROBE, type EngineDescriptor} from './descriptor.js';
-import {parseStdlibAccess, withCheck} from './common.js';
-import {MAX_PARSE_CHARS} from './llamacpp.js';
+
+declare module '../types/events.js' {
+	interface EngineKinds {
+		mlxlm: true;
+	}
+}
 
 const LINE = /^(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},\d{3}) - ([A-Z]+) - (.*)$/;
 /** `logging.info(f"Prompt processing progress: {processed}/{total}")` — server.py:1363 @ d78bf58. */
@@ -37,6 +42,14 @@ const USAGE = /^(?:\t| {2})+"(prompt_tokens|completion_tokens|cached_tokens)": (
  */
 const GEN_PROMPT = /^Prompt: (\d+) tokens, ([\d.]+) tokens-per-sec$/;
 const GEN_GENERATION = /^Generation: (\d+) tokens, ([\d.]+) tokens-per-sec$/;
+/**
+ * `print(f"[WARNING] Generating with a model that requires {model_mb} MB which is close to the maximum
+ * recommended size of {max_rec_mb} MB. This can be slow. …")` — mlx_lm/generate.py:242-247 @ d78bf58
+ * (wired_limit, run by stream_generate: mlx_lm.generate, mlx_lm.chat and the server's stream path).
+ * Printed when the weights pass 0.9 × Metal's max_recommended_working_set_size; both sizes are
+ * `bytes // 2**20` (MiB). The engine's own statement of the GPU's wired-memory limit.
+ */
+const WIRED_WARNING = /^\[WARNING\] Generating with a model that requires (\d+) MB which is close to the maximum recommended size of (\d+) MB\./;
 const GENERATION_PATHS = new Set(['/v1/chat/completions', '/v1/completions', '/chat/completions', '/completions']);
 
 export function createMlxLmParser(): LineParser {
@@ -115,6 +128,15 @@ export function createMlxLmParser(): LineParser {
 				return [ev as unknown as EngineEvent];
 			}
 		}
+		if (c === 91 /* [ */ && line.startsWith('[WARNING] Generating with a model')) {
+			const w = WIRED_WARNING.exec(line);
+			if (w) {
+				const check = numberCheck();
+				const required = check.num('model MB', w[1], 'mib', {integer: true});
+				const limit = check.num('maximum recommended MB', w[2], 'mib', {integer: true});
+				return withCheck(limit === undefined || limit === 0 ? [] : [{type: 'gpu-limit', limitBytes: limit * 2 ** 20, ...(required !== undefined ? {requiredBytes: required * 2 ** 20} : {})}], check);
+			}
+		}
 		if ((c === 80 && line.startsWith('Peak memory: ')) || line === '==========') return [];
 		if ((c === 9 || c === 32) /* indented DEBUG JSON body */ || (c === 125 /* } */ && line.length === 1)) {
 			if (line === '}') {
@@ -147,7 +169,7 @@ export function createMlxLmParser(): LineParser {
 	return {engine: 'mlxlm', push};
 }
 
-export const mlxlm: EngineDescriptor = {
+export const mlxlm: EngineDescriptor<'mlxlm'> = {
 	kind: 'mlxlm',
 	label: 'mlx-lm',
 	logParser: createMlxLmParser,
@@ -165,6 +187,7 @@ export const mlxlm: EngineDescriptor = {
 	defaultPorts: [8080],
 	process: {
 		names: ['mlx_lm.server'],
+		candidates: [PYTHON_HOST, /mlx/i],
 		// Python: the module or console script, not any mention of the word.
 		matches: ({nameLower, command: cmd}) =>
 			/(^|[/\s])mlx_lm[._](server|generate|chat)\b|(^|\s)-m\s+mlx_lm(\.server|\.generate|\.chat)?(\s|$)|(^|[/\s])mlx_lm\s+(server|generate|chat)\b|(^|[/\s])mlx-lm\s+(server|generate|chat)\b/.test(cmd)

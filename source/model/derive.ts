@@ -2,11 +2,12 @@
  * Live figures per model per server (DESIGN §1 keys), derived from state. The screen, the snapshot
  * and the Prometheus exporter all read these; nothing else computes them.
  */
-import {ollamaProcessor, residencyFromLayers, totalsOf} from './figures.js';
+import {residencyFromLayers, totalsOf} from './figures.js';
 import {FIGURES, type FigureTable, type ModelFigures, type RowInputs} from './figure-table.js';
 import type {ModelInfo, MonitorState, RequestRecord, ServerState} from '../types/state.js';
 import type {ProbeResult} from '../types/probe.js';
 import {engineOf} from '../engines/index.js';
+import {ollamaProcessor} from '../engines/ollama.js';
 import {sameModel, UNKNOWN_MODEL} from './attribution.js';
 
 /** Figures average the finished requests of the last minute (at most 10); older ones stay until replaced. */

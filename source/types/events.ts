@@ -2,24 +2,21 @@
  * What engines say: the contract between sources (impure) and engines (pure line → EngineEvent),
  * DESIGN §2. Every figure is optional: `undefined` means "not known" and is shown as `--` (never 0).
  */
-/** Which engine wrote a log or answers a server. JSON key `engine`. */
-export type EngineKind =
-	| 'ollama'
-	| 'llamacpp'
-	| 'mlxlm'
-	| 'lithos'
-	| 'vllm'
-	| 'sglang'
-	| 'lmstudio'
-	| 'llamaswap'
-	| 'koboldcpp'
-	| 'localai'
-	| 'omlx'
-	| 'openai';
+/**
+ * The engine kinds, declared by the engines themselves: each `source/engines/<engine>.ts` adds its
+ * own kind to this interface by declaration merging —
+ *
+ *     declare module '../types/events.js' {interface EngineKinds {ollama: true}}
+ *
+ * — so the kind is written once, in its engine's file, and types/ (the leaf) imports nothing of
+ * engines/. The registry (engines/registry.ts) is checked by the compiler to list every declared
+ * kind; engines/index.ts `ENGINE_KINDS` is the list at run time.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by each engine file
+export interface EngineKinds {}
 
-export const ENGINE_KINDS: readonly EngineKind[] = [
-	'ollama', 'llamacpp', 'mlxlm', 'lithos', 'vllm', 'sglang', 'lmstudio', 'llamaswap', 'koboldcpp', 'localai', 'omlx', 'openai',
-];
+/** Which engine wrote a log or answers a server (one of the declared kinds). JSON key `engine`. */
+export type EngineKind = keyof EngineKinds;
 
 /** Ollama runs each model on one of two engines: llama-server over GGUF, or its own MLX runner. */
 export type OllamaRunner = 'gguf' | 'mlx';
@@ -135,6 +132,12 @@ export type EngineEvent =
 	}
 	/** Speculative decoding configured (MTP / DFlash / DSpark / draft model). */
 	| {readonly type: 'spec-init'; readonly kind: string; readonly detail?: string}
+	/**
+	 * The engine said the GPU's memory limit (Metal's recommendedMaxWorkingSetSize, which follows
+	 * `iogpu.wired_limit_mb` on macOS), with the bytes its model needs where it says (mlx-lm's
+	 * "requires X MB which is close to the maximum recommended size of Y MB").
+	 */
+	| {readonly type: 'gpu-limit'; readonly limitBytes: number; readonly requiredBytes?: number}
 	/**
 	 * The line carried a number that cannot be true (negative, not finite, beyond a sane bound —
 	 * util/numbers.ts): that field was left unknown; the line is counted as inconsistent, with why.
