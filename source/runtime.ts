@@ -11,7 +11,6 @@ import {mkdtempSync, rmSync} from 'node:fs';
 import type {EffectiveConfig} from './config/config.js';
 import {parseLogSpec, resolveApiKey, effectiveHistoryPath} from './config/config.js';
 import {createStore, type MonitorStore} from './model/store.js';
-import {matchProbeRequest} from './model/derive.js';
 import type {Action, Collector, Dispatch, ModelInfo, ServerInfo} from './types/state.js';
 import type {EngineKind} from './types/events.js';
 import {createLogSource, labelOf, type LogInput} from './sources/log-source.js';
@@ -27,7 +26,7 @@ import {defaultLogLocations, findExistingLogs} from './sources/log-locations.js'
 import {createProbeController} from './probe/controller.js';
 import {readHistory} from './probe/history.js';
 import {createCompareController} from './probe/compare-controller.js';
-import type {Controller} from './types/controller.js';
+import type {RuntimeControls} from './types/controller.js';
 import type {DemoEngine} from './demo/engine.js';
 import {createPoller} from './sources/discovery/pollers.js';
 import {createOllamaPsCollector} from './sources/ollama-ps-cli.js';
@@ -54,17 +53,16 @@ export interface RuntimeOptions {
 	readonly store?: MonitorStore;
 }
 
-export type {Controller} from './types/controller.js';
 
 export interface Runtime {
 	readonly store: MonitorStore;
 	readonly dispatch: Dispatch;
-	readonly controller: Controller;
+	/** What the screen asks of the runtime (the terminal's owner adds quit and suspend). */
+	readonly controller: Required<RuntimeControls>;
 	/** Resolves when the first discovery pass is done (and the demo started, if it had to be). */
 	readonly ready: Promise<void>;
 	readonly demo: () => DemoEngine | undefined;
 	stop(): Promise<void>;
-	onQuit(handler: () => void): void;
 }
 
 /** A `--log` value as the input of a log source (commands are split into argv, never run through a shell). */
@@ -253,7 +251,6 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 	const store = options.store ?? createStore({host: os.hostname(), demo: config.demo === true, refreshMs: config.refresh});
 	const collectors: Collector[] = [];
 	const logsAttached = new Set<string>();
-	const quitHandlers: (() => void)[] = [];
 	let demo: RunningDemo | undefined;
 	let demoStarting: Promise<void> | undefined;
 	let stopped = false;
@@ -330,8 +327,6 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 		if (config.demo === true || (config.demo === 'auto' && !found)) await startDemo();
 	})();
 
-	// One probe runs at a time: its log window belongs to the server it targets.
-	let probing: string | undefined;
 	// What the probe and the comparison share: where results go, how long a run may wait and take, keys.
 	const probeSettings = {
 		dispatch,
@@ -343,15 +338,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 	};
 	const probe = createProbeController({
 		...probeSettings,
-		logFigures: q => {
-			if (!probing) return undefined;
-			const found = matchProbeRequest(store.getSnapshot(), probing, q);
-			// The probe's own counts are evidence of which model its log request is of.
-			if (found?.reason === undefined && found !== undefined && q.model !== undefined) {
-				dispatch({type: 'request-attributed', serverId: probing, key: found.key, model: q.model, by: 'probe'});
-			}
-			return found;
-		},
+		readLog: true,
 		onHistoryError: message => dispatch({type: 'notice', t: Date.now(), level: 'warn', text: `probe history: ${message}`}),
 	});
 
@@ -363,7 +350,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 
 	const stopTicker = store.startTicker();
 
-	const controller: Controller = {
+	const controller: Required<RuntimeControls> = {
 		probe(serverId, prompt, runs, chosen) {
 			const s = store.getSnapshot().servers[serverId];
 			if (!s?.url) {
@@ -372,7 +359,6 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 			}
 			// The model the screen shows (pinned with m, or the one running); else the server's first.
 			const model = chosen ?? s.models[0]?.name;
-			probing = serverId;
 			void probe.probe({serverId, engine: s.engine, url: s.url, model, apiKey: apiKeyFor(s.url)}, prompt ?? store.getSnapshot().probe.prompt, runs);
 		},
 		cancelProbe: () => probe.cancel(),
@@ -383,9 +369,6 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 		cancelCompare: () => comparer.cancel(),
 		startDemo: () => {
 			void startDemo().catch(error => dispatch({type: 'notice', t: Date.now(), level: 'error', text: `demo: ${String(error)}`}));
-		},
-		quit: () => {
-			for (const h of quitHandlers) h();
 		},
 		setRefresh: ms => dispatch({type: 'refresh', refreshMs: ms}),
 		loadProbeHistory: async () => {
@@ -401,7 +384,6 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 		controller,
 		ready,
 		demo: () => demo?.engine,
-		onQuit: h => quitHandlers.push(h),
 		async stop() {
 			if (stopped) return;
 			await ready.catch(() => undefined);

@@ -4,8 +4,8 @@
  * SIGHUP; one line on stderr when it is listening, errors on stderr, nothing on stdout.
  */
 import {startRuntime, type RuntimeOptions} from '../runtime.js';
-import {startMetricsServer} from '../metrics/exporter.js';
-import {deriveModels} from '../model/derive.js';
+import type {MetricsServer} from '../metrics/exporter.js';
+import {onStopSignals, serveMetrics} from './lifecycle.js';
 
 export interface HeadlessOptions extends RuntimeOptions {
 	readonly stderr?: NodeJS.WritableStream;
@@ -32,9 +32,9 @@ export async function runHeadless(options: HeadlessOptions): Promise<number> {
 	};
 	printNotices();
 	const unsubscribe = runtime.store.subscribe(printNotices);
-	let metrics: Awaited<ReturnType<typeof startMetricsServer>>;
+	let metrics: MetricsServer;
 	try {
-		metrics = await startMetricsServer({addr, getState: runtime.store.getSnapshot, derive: deriveModels, sessionGapMs: options.config.sessionGap * 1000});
+		metrics = await serveMetrics(runtime.store, addr, options.config);
 	} catch (error) {
 		unsubscribe();
 		await runtime.stop();
@@ -42,21 +42,18 @@ export async function runHeadless(options: HeadlessOptions): Promise<number> {
 		return 1;
 	}
 	err.write(`infertop: serving metrics at ${metrics.url} (headless; stop with SIGTERM)\n`);
-	// The handlers stay until everything is stopped: a second signal (a wrapper such as tsx or npm
-	// forwarding the one its process group got) must not kill the process halfway through its cleanup.
-	const signals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
-	let onSignal: () => void = () => undefined;
+	// The handlers stay until everything is stopped (lifecycle.ts onStopSignals).
+	let releaseSignals: () => void = () => undefined;
 	const stopSignal = new Promise<void>((resolve) => {
-		onSignal = () => resolve();
+		releaseSignals = onStopSignals(() => resolve());
 	});
-	for (const s of signals) process.on(s, onSignal);
 	try {
 		await (options.until ? Promise.race([options.until, stopSignal]) : stopSignal);
 	} finally {
 		unsubscribe();
 		await metrics.close().catch(() => undefined);
 		await runtime.stop();
-		for (const s of signals) process.off(s, onSignal);
+		releaseSignals();
 	}
 	return 0;
 }

@@ -6,12 +6,14 @@ import React from 'react';
 import {render} from 'ink';
 import {writeFileSync} from 'node:fs';
 import os from 'node:os';
-import type {Controller, Runtime, RuntimeOptions} from '../runtime.js';
+import type {Runtime, RuntimeOptions} from '../runtime.js';
+import type {RuntimeControls, ScreenControls} from '../types/controller.js';
 import {createStore} from '../model/store.js';
 import {App} from '../ui/app.js';
 import {VERSION} from '../version.js';
 import {themeCycle} from '../config/themes.js';
 import {saveCodeCacheAfter} from './code-cache.js';
+import {onStopSignals, serveMetrics} from './lifecycle.js';
 
 /**
  * Incremental rendering: a changed figure rewrites its line, not the screen. Ink 6.8's left ghost
@@ -25,22 +27,15 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 	// The first frame comes before the collectors start: discovery and log reading fill it in.
 	const store = createStore({host: os.hostname(), demo: config.demo === true, refreshMs: config.refresh});
 	let runtime: Runtime | undefined;
-	let quitRequested = false;
-	const controller: Controller = {
-		probe: (id, prompt, runs, model) => runtime?.controller.probe(id, prompt, runs, model),
-		cancelProbe: () => runtime?.controller.cancelProbe(),
-		compare: () => runtime?.controller.compare?.(),
-		cancelCompare: () => runtime?.controller.cancelCompare?.(),
-		startDemo: () => runtime?.controller.startDemo(),
-		quit: () => {
-			quitRequested = true;
-			app.unmount();
-		},
-		setRefresh: ms => (runtime ? runtime.controller.setRefresh(ms) : store.dispatch({type: 'refresh', refreshMs: ms})),
-		loadProbeHistory: async () => {
-			if (!runtime?.controller.loadProbeHistory) throw new Error('still starting');
-			return runtime.controller.loadProbeHistory();
-		},
+	// Every way out (q, a signal, a terminal gone) unmounts through here: nothing renders after it.
+	let leaving = false;
+	const leave = () => {
+		leaving = true;
+		app.unmount();
+	};
+	// What only the terminal's owner can do: leave, and give the terminal back on Ctrl+Z.
+	const screen: ScreenControls = {
+		quit: leave,
 		suspend: onResume => {
 			if (process.platform === 'win32' || !process.stdin.isTTY) return;
 			// Give the terminal back as it was: main screen, cooked mode, cursor shown; then stop (SIGTSTP's default action).
@@ -61,6 +56,17 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 			}
 		},
 	};
+	// The runtime's controls before it has started (it loads after the first frame): nothing to do
+	// yet, a new refresh goes into the store, the history is not there yet. Then the runtime's own.
+	const beforeStart: Required<RuntimeControls> = {
+		probe: () => undefined,
+		cancelProbe: () => undefined,
+		compare: () => undefined,
+		cancelCompare: () => undefined,
+		startDemo: () => undefined,
+		setRefresh: ms => store.dispatch({type: 'refresh', refreshMs: ms}),
+		loadProbeHistory: () => Promise.reject(new Error('still starting')),
+	};
 	// Alternate screen: resizing never wipes the user's scrollback (ink 6.8 has no option for it).
 	const alt = process.stdout.isTTY === true;
 	if (alt) process.stdout.write('\u001b[?1049h');
@@ -76,7 +82,8 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 	// Frames Ink drew (for the overhead bench: INFERTOP_RENDER_STATS=FILE gets them as JSON at exit).
 	let frames = 0;
 	const startedAt = performance.now();
-	const app = render(<App store={store} controller={controller} themes={themes} version={VERSION} sessionGapMs={config.sessionGap * 1000} />, {
+	const screenOf = (controls: RuntimeControls) => <App store={store} controller={{...controls, ...screen}} themes={themes} version={VERSION} sessionGapMs={config.sessionGap * 1000} />;
+	const app = render(screenOf(beforeStart), {
 		exitOnCtrlC: false,
 		patchConsole: false,
 		maxFps: 10,
@@ -91,44 +98,38 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 	// bin/infertop.js's V8 code cache, where it has none: saved once the first frame and the collectors have run.
 	saveCodeCacheAfter(2000);
 	// For start-up benchmarks: leave right after the first frame.
-	if (process.env.INFERTOP_EXIT_AFTER_FIRST_FRAME === '1') setImmediate(() => app.unmount());
+	if (process.env.INFERTOP_EXIT_AFTER_FIRST_FRAME === '1') setImmediate(leave);
 	let metrics: {close(): Promise<void>} | undefined;
 	const starting = (async () => {
-		if (quitRequested || process.env.INFERTOP_EXIT_AFTER_FIRST_FRAME === '1') return;
+		if (leaving || process.env.INFERTOP_EXIT_AFTER_FIRST_FRAME === '1') return;
 		// Loaded after the first frame: the collectors (and their dependencies) are not needed to draw it.
 		const {startRuntime} = await import('../runtime.js');
 		runtime = await startRuntime({...options, store});
+		// From now on the keys reach the runtime's own controls.
+		if (!leaving) app.rerender(screenOf(runtime.controller));
 		if (config.serveMetrics) {
 			try {
-				const [{startMetricsServer}, {deriveModels}] = await Promise.all([import('../metrics/exporter.js'), import('../model/derive.js')]);
-				metrics = await startMetricsServer({addr: config.serveMetrics, getState: store.getSnapshot, derive: deriveModels, sessionGapMs: config.sessionGap * 1000});
+				metrics = await serveMetrics(store, config.serveMetrics, config);
 			} catch (error) {
 				store.dispatch({type: 'notice', t: Date.now(), level: 'error', text: (error as Error).message});
 			}
 		}
 	})().catch(error => store.dispatch({type: 'notice', t: Date.now(), level: 'error', text: String(error)}));
-	const onSignal = () => app.unmount();
 	// The terminal went away (tmux kill-session, a closed window): writes fail with EIO/EPIPE. That
 	// is a way to leave, not a crash: stop as on SIGHUP, so the collectors and the demo clean up.
 	let hungUp = false;
-	const onHangup = () => {
+	const onOutputError = () => {
 		hungUp = true;
-		onSignal();
+		leave();
 	};
-	const onOutputError = () => onHangup();
 	process.stdout.on('error', onOutputError);
-	// `on`, not `once`: a listener stays while the collectors stop, so a second signal (a hangup
-	// comes with more) cannot end the process half-way through the cleanup (and Ink's exit hook,
-	// seeing no other listener, would re-raise it). A second Ctrl+C still leaves at once.
-	let interrupts = 0;
-	const onInterrupt = () => {
-		interrupts += 1;
-		if (interrupts > 1) process.exit(130);
-		onSignal();
-	};
-	process.on('SIGTERM', onSignal);
-	process.on('SIGHUP', onHangup);
-	process.on('SIGINT', onInterrupt);
+	const releaseSignals = onStopSignals(
+		signal => {
+			if (signal === 'SIGHUP') hungUp = true;
+			leave();
+		},
+		{secondInterruptExits: true},
+	);
 	try {
 		await app.waitUntilExit();
 	} finally {
@@ -140,10 +141,8 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 		if (statsFile) {
 			writeFileSync(statsFile, JSON.stringify({frames, publishes: store.publishes(), seconds: (performance.now() - startedAt) / 1000}));
 		}
-		// Only now: until here a signal must find us listening (see above).
-		process.off('SIGTERM', onSignal);
-		process.off('SIGHUP', onHangup);
-		process.off('SIGINT', onInterrupt);
+		// Only now: until here a signal must find us listening (lifecycle.ts onStopSignals).
+		releaseSignals();
 		process.stdout.off('error', onOutputError);
 		// Writes still queued for a terminal that is gone must not throw once the listener is off.
 		process.stdout.on('error', () => undefined);

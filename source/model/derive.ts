@@ -2,17 +2,8 @@
  * Live figures per model per server (DESIGN §1 keys), derived from state. The screen, the snapshot
  * and the Prometheus exporter all read these; nothing else computes them.
  */
-import {
-	acceptance,
-	ceilingTps,
-	effectiveBandwidthGBs,
-	msPerPass,
-	passesPerSec,
-	pctOfCeiling,
-	rate,
-	residencyFromLayers,
-} from './figures.js';
-import type {BatchFigures, ModelFigures} from '../types/figures.js';
+import {residencyFromLayers, totalsOf} from './figures.js';
+import {FIGURES, type FigureTable, type ModelFigures, type RowInputs} from './figure-table.js';
 import type {ModelInfo, MonitorState, RequestRecord, ServerState} from '../types/state.js';
 import type {ProbeResult} from '../types/probe.js';
 import {engineOf} from '../engines/index.js';
@@ -46,88 +37,6 @@ export function hhmm(t: number, seconds = false): string {
 function age(ms: number): string {
 	const s = Math.max(0, Math.round(ms / 1000));
 	return s < 60 ? `${s} s` : `${Math.round(s / 60)} min`;
-}
-
-/** Sum of counts over the set: tokens per pass = Σdecoded ÷ Σpasses (DESIGN §1 counts rule). */
-export function aggregate(requests: readonly RequestRecord[]): Omit<ModelFigures, 'serverId' | 'engine' | 'requestCount'> & {count: number} {
-	let decoded = 0;
-	let passes = 0;
-	let passesKnown = 0;
-	let drafted = 0;
-	let accepted = 0;
-	let specKnown = 0;
-	let decodeTokensTimed = 0;
-	let decodeMs = 0;
-	let passesTimed = 0;
-	let decodeMsWithPasses = 0;
-	let prefillTokens = 0;
-	let prefillMs = 0;
-	// The engine's own figures over the same set: known only where every request of the set has one.
-	let engineTokens = 0;
-	let engineMs = 0;
-	let engineTpsAll = requests.length > 0;
-	let engineLenPasses = 0;
-	let engineLenTokens = 0;
-	let engineLenAll = requests.length > 0;
-	let cached = 0;
-	let prompt = 0;
-	let cacheAll = requests.length > 0;
-	for (const r of requests) {
-		const d = r.decodedTokens ?? r.generatedTokens;
-		const p = r.passes ?? (d !== undefined ? (r.accepted !== undefined ? d - r.accepted : r.drafted === undefined ? d : undefined) : undefined);
-		if (d !== undefined && p !== undefined && p > 0) {
-			decoded += d;
-			passes += p;
-			passesKnown++;
-		}
-		if (r.drafted !== undefined && r.accepted !== undefined) {
-			drafted += r.drafted;
-			accepted += r.accepted;
-			specKnown++;
-		}
-		if (d !== undefined && r.decodeMs !== undefined && r.decodeMs > 0) {
-			decodeTokensTimed += d;
-			decodeMs += r.decodeMs;
-			if (p !== undefined && p > 0) {
-				passesTimed += p;
-				decodeMsWithPasses += r.decodeMs;
-			}
-		}
-		const uncached = r.prefillTokens ?? (r.promptTokens !== undefined ? r.promptTokens - (r.cachedTokens ?? 0) : undefined);
-		if (uncached !== undefined && uncached > 0 && r.prefillMs !== undefined && r.prefillMs > 0) {
-			prefillTokens += uncached;
-			prefillMs += r.prefillMs;
-		}
-		const n = r.generatedTokens ?? d;
-		if (r.engineTps !== undefined && r.engineTps > 0 && n !== undefined && n > 0) {
-			engineTokens += n;
-			engineMs += (n * 1000) / r.engineTps;
-		} else engineTpsAll = false;
-		if (r.engineMeanLen !== undefined && r.engineMeanLen > 0 && p !== undefined && p > 0) {
-			engineLenPasses += p;
-			engineLenTokens += r.engineMeanLen * p;
-		} else engineLenAll = false;
-		const promptAll = r.promptTokens ?? (r.prefillTokens !== undefined && r.cachedTokens !== undefined ? r.prefillTokens + r.cachedTokens : undefined);
-		if (r.cachedTokens !== undefined && promptAll !== undefined) {
-			cached += r.cachedTokens;
-			prompt += promptAll;
-		} else cacheAll = false;
-	}
-	return {
-		count: requests.length,
-		decodeTps: decodeMs > 0 ? rate(decodeTokensTimed, decodeMs) : undefined,
-		reportedTps: engineTpsAll && engineMs > 0 ? rate(engineTokens, engineMs) : undefined,
-		prefillTps: prefillMs > 0 ? rate(prefillTokens, prefillMs) : undefined,
-		tokensPerPass: passesKnown > 0 && passes > 0 ? decoded / passes : undefined,
-		engineTokensPerPass: engineLenAll && engineLenPasses > 0 ? engineLenTokens / engineLenPasses : undefined,
-		acceptance: specKnown > 0 ? acceptance(accepted, drafted) : undefined,
-		passes: passesKnown > 0 ? passes : undefined,
-		msPerPass: passesTimed > 0 ? msPerPass(decodeMsWithPasses, passesTimed) : undefined,
-		cachedTokens: cacheAll ? cached : undefined,
-		promptTokens: cacheAll ? prompt : undefined,
-		// llama.cpp at default verbosity: the prompt worked out from n_tokens at stop is an estimate (~).
-		...(cacheAll && requests.some(r => r.promptEstimated === true) ? {promptEstimated: true} : {}),
-	};
 }
 
 /**
@@ -238,121 +147,47 @@ export function figureSets(state: MonitorState, serverId: string): FigureSet[] {
 	});
 }
 
-/** Every figure of one row, from its set only (DESIGN §1). */
-export function figuresOf(state: MonitorState, set: FigureSet): ModelFigures {
+/**
+ * Every figure of one row, from its set only (DESIGN §1): each record of the figure table
+ * (model/figure-table.ts) by its formula for this kind of set, else its row value, else, once the
+ * rest of the row is known, derived from it.
+ */
+export function figuresOf(state: MonitorState, set: FigureSet, table: FigureTable = FIGURES): ModelFigures {
 	const server = state.servers[set.serverId]!;
 	const model = set.model;
-	const bytes = model ? server.modelBytes[model.name] : Object.values(server.modelBytes)[0];
-	const bytesPerToken = bytes?.bytesPerToken ?? model?.bytesPerToken;
-	const bytesPerTokenSource = bytes?.source ?? model?.bytesPerTokenSource;
-	const bw = state.bandwidth.gbs;
-	const ceiling = ceilingTps(bw, bytesPerToken);
-	const common = {
-		serverId: set.serverId,
-		engine: server.engine,
-		model: model?.name,
-		runner: model?.runner,
-		bytesPerToken,
-		bytesPerTokenSource,
-		bandwidthGBs: bw,
-		bandwidthSource: state.bandwidth.source,
-		ceilingTps: ceiling,
-		...residencyOf(server, model),
-		batch: batchFigures(server),
-		set: set.label,
-		current: set.kind === 'requests' || set.kind === 'probe' ? set.live === true : undefined,
+	const row: RowInputs = {
+		set,
+		server,
+		model,
+		bytes: model ? server.modelBytes[model.name] : Object.values(server.modelBytes)[0],
+		bandwidth: state.bandwidth,
+		residency: residencyOf(server, model),
 	};
-	const perPass = (decodeTps: number | undefined, tpp: number | undefined) => {
-		const pps = passesPerSec(decodeTps, tpp);
-		return {passesPerSec: pps, msPerPass: pps ? 1000 / pps : undefined, pctOfCeiling: pctOfCeiling(decodeTps, ceiling), effectiveBandwidthGBs: effectiveBandwidthGBs(pps, bytesPerToken)};
-	};
-	switch (set.kind) {
-		case 'none':
-			return {...common, requestCount: 0};
-		case 'probe': {
-			const p = set.probe;
-			const pp = perPass(p.decodeTps, p.tokensPerPass);
-			return {
-				...common,
-				decodeTps: p.decodeTps,
-				reportedTps: p.reportedTps,
-				ttftMs: p.ttftMs,
-				prefillTps: p.prefillTps,
-				tokensPerPass: p.tokensPerPass,
-				acceptance: p.acceptance,
-				passes: p.passes,
-				...pp,
-				cachedTokens: p.cachedTokens,
-				promptTokens: p.promptTokens,
-				requestCount: 1,
-				lastRequestAt: p.t,
-				basis: 'probe',
-			};
-		}
-		case 'interval': {
-			const iv = set.interval;
-			// A sum over N running requests is no one request's speed: per-sequence figures only at N = 1.
-			const single = iv.running === 1;
-			const decodeTps = single ? iv.genTps : undefined;
-			const pp = perPass(decodeTps, iv.meanAcceptLen);
-			return {
-				...common,
-				decodeTps,
-				aggregateTps: iv.genTps,
-				running: iv.running,
-				prefillTps: single ? iv.promptTps : undefined,
-				tokensPerPass: iv.meanAcceptLen,
-				acceptance: iv.acceptRate ?? acceptance(iv.accepted, iv.drafted),
-				...pp,
-				requestCount: 0,
-				lastRequestAt: iv.t,
-				basis: 'interval',
-			};
-		}
-		case 'requests': {
-			const agg = aggregate(set.requests);
-			const pp = perPass(agg.decodeTps, agg.tokensPerPass);
-			return {
-				...common,
-				decodeTps: agg.decodeTps,
-				reportedTps: agg.reportedTps,
-				prefillTps: agg.prefillTps,
-				tokensPerPass: agg.tokensPerPass,
-				engineTokensPerPass: agg.engineTokensPerPass,
-				acceptance: agg.acceptance,
-				passes: agg.passes,
-				...pp,
-				// The requests' own ms per pass (their decode time over their passes), not one from the mean rate.
-				msPerPass: agg.msPerPass,
-				cachedTokens: agg.cachedTokens,
-				promptTokens: agg.promptTokens,
-				promptEstimated: agg.promptEstimated,
-				requestCount: agg.count,
-				lastRequestAt: set.requests.at(-1)?.lastSeen,
-				basis: 'log',
-			};
-		}
+	const counted = set.kind === 'requests' ? set.requests.map(r => ({r, t: totalsOf(r)})) : [];
+	// A sum over N running requests is no one request's speed: per-sequence figures only at N = 1.
+	const single = set.kind === 'interval' && set.interval.running === 1;
+	const out: Record<string, unknown> = {serverId: set.serverId, engine: server.engine, model: model?.name, runner: model?.runner};
+	const later: (typeof table)[number][] = [];
+	for (const rec of table) {
+		let v: unknown;
+		if (set.kind === 'requests' && rec.of.requests) v = rec.of.requests(counted);
+		else if (set.kind === 'probe' && rec.of.probe) v = rec.of.probe(set.probe);
+		else if (set.kind === 'interval' && rec.of.interval) v = rec.overBatch || single ? rec.of.interval(set.interval) : undefined;
+		else if (rec.of.row) v = rec.of.row(row);
+		else if (rec.of.derived) later.push(rec);
+		// Every figure of the table is a key of the row, unknown ones undefined.
+		out[rec.key] = v;
 	}
+	for (const rec of later) out[rec.key] = rec.of.derived?.(out as never);
+	return out as unknown as ModelFigures;
 }
 
-/** The server's windowed batch figures (vLLM/SGLang), undefined keys dropped; undefined when it logs none. */
-export function batchFigures(server: ServerState): BatchFigures | undefined {
-	const iv = server.interval;
-	if (!iv) return undefined;
-	const out: Record<string, number> = {};
-	for (const k of ['genTps', 'promptTps', 'running', 'waiting', 'kvUsage', 'prefixHitRate', 'preemptions', 'preemptedTotal', 'cachedTokens', 'newTokens'] as const) {
-		const v = iv[k];
-		if (v !== undefined && Number.isFinite(v) && v >= 0) out[k] = v;
-	}
-	return Object.keys(out).length > 0 ? out : undefined;
+export function deriveServer(state: MonitorState, serverId: string, table: FigureTable = FIGURES): ModelFigures[] {
+	return figureSets(state, serverId).map(set => figuresOf(state, set, table));
 }
 
-export function deriveServer(state: MonitorState, serverId: string): ModelFigures[] {
-	return figureSets(state, serverId).map(set => figuresOf(state, set));
-}
-
-export function deriveModels(state: MonitorState): ModelFigures[] {
-	return state.order.flatMap(id => deriveServer(state, id));
+export function deriveModels(state: MonitorState, table: FigureTable = FIGURES): ModelFigures[] {
+	return state.order.flatMap(id => deriveServer(state, id, table));
 }
 
 /** How late a request's log lines may arrive after its stream ended. */
@@ -384,11 +219,11 @@ export function matchProbeRequest(
 	const candidates = inWindow.filter(r => {
 		const counts = [r.generatedTokens, r.decodedTokens, r.decodedTokens === undefined ? undefined : r.decodedTokens + 1].filter(x => x !== undefined);
 		if (!counts.includes(n)) return false;
-		const prompt = r.promptTokens ?? (r.prefillTokens !== undefined && r.cachedTokens !== undefined ? r.prefillTokens + r.cachedTokens : undefined);
+		const prompt = totalsOf(r).prompt;
 		return q.promptTokens === undefined || prompt === undefined || prompt === q.promptTokens;
 	});
 	if (candidates.length === 0) return {reason: 'no log line for this request'};
 	if (candidates.length > 1) return {reason: `${candidates.length} candidates`};
 	const r = candidates[0]!;
-	return {key: r.key, decoded: r.decodedTokens ?? r.generatedTokens, accepted: r.accepted, drafted: r.drafted, passes: r.passes, cached: r.cachedTokens};
+	return {key: r.key, decoded: totalsOf(r).decoded, accepted: r.accepted, drafted: r.drafted, passes: r.passes, cached: r.cachedTokens};
 }

@@ -40,16 +40,15 @@ export function prefillTps(promptTokens: number | undefined, cachedTokens: numbe
 	return rate(uncached, promptMs);
 }
 
-/** Cache reuse: cached ÷ prompt tokens (0..1). */
-export function cacheReuse(cachedTokens: number | undefined, promptTokens: number | undefined): number | undefined {
-	if (!known(cachedTokens) || !known(promptTokens) || promptTokens <= 0) return undefined;
-	return cachedTokens / promptTokens;
-}
-
-/** Counts rule: every pass yields one token of its own plus the drafts it accepts: passes = decoded − accepted. */
-export function passesFromCounts(decoded: number | undefined, accepted: number | undefined): number | undefined {
+/**
+ * Counts rule (DESIGN §1), the one place it is written: every pass yields one token of its own plus
+ * the drafts it accepts, so passes = decoded − accepted. Without any speculation figures (neither
+ * accepted nor drafted known) one token is one pass; drafts counted but their acceptance not: unknown.
+ */
+export function passesFromCounts(decoded: number | undefined, accepted: number | undefined, drafted?: number): number | undefined {
 	if (!known(decoded)) return undefined;
-	const acc = known(accepted) ? accepted : 0;
+	const acc = known(accepted) ? accepted : drafted === undefined ? 0 : undefined;
+	if (acc === undefined) return undefined;
 	const passes = decoded - acc;
 	return passes > 0 ? passes : undefined;
 }
@@ -73,19 +72,13 @@ export function acceptance(accepted: number | undefined, drafted: number | undef
 	return accepted / drafted;
 }
 
-/** Drafted tokens per pass (seed 000: 458 drafted over 225 iterations = 2.04). */
-export function draftedPerPass(drafted: number | undefined, passes: number | undefined): number | undefined {
-	if (!known(drafted) || !known(passes) || passes <= 0) return undefined;
-	return drafted / passes;
-}
-
 /** ms per pass = decode time ÷ passes. */
 export function msPerPass(decodeMs: number | undefined, passes: number | undefined): number | undefined {
 	if (!known(decodeMs) || !known(passes) || passes <= 0) return undefined;
 	return decodeMs / passes;
 }
 
-/** ms per pass from a rate: 1000 ÷ passes per second. */
+/** ms per pass from a rate: 1000 ÷ passes per second (a probe or an engine window: no decode time of their own). */
 export function msPerPassFromRate(tps: number | undefined, tpp: number | undefined): number | undefined {
 	const pps = passesPerSec(tps, tpp);
 	return pps === undefined || pps <= 0 ? undefined : 1000 / pps;
@@ -151,29 +144,51 @@ export type RequestCounts = Pick<
 	'promptTokens' | 'cachedTokens' | 'prefillTokens' | 'prefillMs' | 'generatedTokens' | 'decodedTokens' | 'decodeMs' | 'passes' | 'drafted' | 'accepted' | 'engineMeanLen' | 'promptEstimated' | 'outcome'
 >;
 
-export function requestFigures(r: RequestCounts): RequestFigures {
+/**
+ * A request's counts as every figure reads them (requestFigures, the figure table's sums, the
+ * probe's log match): the counts rule and "prompt = prefill + cached" are applied here only.
+ */
+export interface RequestTotals {
+	/** Tokens the target's passes produced: the engine's decoded count, else its generated count. */
+	readonly decoded?: number;
+	/** The engine's own pass count where it has one (MLX iterations, lithos steps), else the counts rule. */
+	readonly passes?: number;
+	/**
+	 * Uncached prompt tokens: stated (prefillTokens), else prompt − cached where both are known. A
+	 * prompt count with an unknown cache is not the uncached count (a hit would read as a huge prefill rate).
+	 */
+	readonly uncached?: number;
+	/**
+	 * The whole prompt: stated, else prefill + cached where both are known. The evaluated count alone
+	 * is never the prompt (llama.cpp at default verbosity logs the uncached part only).
+	 */
+	readonly prompt?: number;
+}
+
+export function totalsOf(r: RequestCounts): RequestTotals {
 	const decoded = r.decodedTokens ?? r.generatedTokens;
-	// Passes: the engine's own count where it has one (MLX iterations, lithos steps), else the counts rule.
-	// Without any speculation figures, one token is one pass.
-	const passes = r.passes ?? passesFromCounts(decoded, r.accepted ?? (r.drafted === undefined ? 0 : undefined));
-	const tpp = r.passes !== undefined ? tokensPerPassFromPasses(decoded, r.passes) : passes === undefined || decoded === undefined ? undefined : decoded / passes;
-	// The uncached count: stated (prefillTokens), or prompt − cached where both are known. A prompt
-	// count with an unknown cache is not the uncached count (a hit would read as a huge prefill rate).
-	const uncached = r.prefillTokens ?? (known(r.promptTokens) && known(r.cachedTokens) ? r.promptTokens - r.cachedTokens : undefined);
+	return {
+		decoded,
+		passes: r.passes ?? passesFromCounts(decoded, r.accepted, r.drafted),
+		uncached: r.prefillTokens ?? (known(r.promptTokens) && known(r.cachedTokens) ? r.promptTokens - r.cachedTokens : undefined),
+		prompt: r.promptTokens ?? (known(r.prefillTokens) && known(r.cachedTokens) ? r.prefillTokens + r.cachedTokens : undefined),
+	};
+}
+
+export function requestFigures(r: RequestCounts): RequestFigures {
 	// A failed request has no figures of its own (llama.cpp send_error); a cancelled one only partial ones.
 	if (r.outcome !== undefined) return {};
+	const t = totalsOf(r);
 	return {
-		// The evaluated count is the prompt only where the cached count is known (llama.cpp at
-		// default verbosity logs the uncached part alone): never report it as the prompt.
-		promptTokens: r.promptTokens ?? (known(r.prefillTokens) && known(r.cachedTokens) ? r.prefillTokens + r.cachedTokens : undefined),
+		promptTokens: t.prompt,
 		cachedTokens: r.cachedTokens,
 		...(r.promptEstimated === true ? {promptEstimated: true} : {}),
-		prefillTps: uncached !== undefined && uncached > 0 ? rate(uncached, r.prefillMs) : undefined,
-		decodeTps: rate(decoded, r.decodeMs),
-		tokensPerPass: tpp,
+		prefillTps: t.uncached !== undefined && t.uncached > 0 ? rate(t.uncached, r.prefillMs) : undefined,
+		decodeTps: rate(t.decoded, r.decodeMs),
+		tokensPerPass: tokensPerPassFromPasses(t.decoded, t.passes),
 		acceptance: acceptance(r.accepted, r.drafted),
-		msPerPass: msPerPass(r.decodeMs, passes),
-		passes,
+		msPerPass: msPerPass(r.decodeMs, t.passes),
+		passes: t.passes,
 		engineMeanLen: r.engineMeanLen,
 	};
 }

@@ -9,7 +9,7 @@
  */
 import {engineOf} from '../engines/index.js';
 import {modelLabel} from './derive.js';
-import {requestFigures} from './figures.js';
+import {requestFigures, totalsOf} from './figures.js';
 import type {MonitorState, Refusal, RequestRecord, ServerState} from '../types/state.js';
 
 /** Default longest pause between two turns of one session (ms): config `sessionGap`, `--session-gap`. */
@@ -108,8 +108,7 @@ function measuredPrefillTps(requests: readonly RequestRecord[]): number | undefi
 	let tokens = 0;
 	let ms = 0;
 	for (const r of requests) {
-		const f = requestFigures(r);
-		const uncached = r.prefillTokens ?? (f.promptTokens !== undefined && f.cachedTokens !== undefined ? f.promptTokens - f.cachedTokens : undefined);
+		const {uncached} = totalsOf(r);
 		if (uncached === undefined || uncached <= 0 || r.prefillMs === undefined || r.prefillMs <= 0) continue;
 		tokens += uncached;
 		ms += r.prefillMs;

@@ -5,8 +5,9 @@
 import {deriveModels, modelLabel} from './derive.js';
 import {requestFigures} from './figures.js';
 import {deriveSessions, DEFAULT_SESSION_GAP_MS, type Session} from './sessions.js';
+import {FIGURES, type BatchJson, type FigureTable, type ModelFigures, type ModelJson} from './figure-table.js';
+import type {BatchFigures} from '../types/figures.js';
 import {macGpuSummary, type MacGpuSummary} from './wired-limit.js';
-import type {ModelFigures} from '../types/figures.js';
 import type {MonitorState, RequestRecord, ServerState} from '../types/state.js';
 
 export const SNAPSHOT_SCHEMA_VERSION = 1;
@@ -20,49 +21,27 @@ function round(v: number | undefined, digits = 3): number | null {
 	return Math.round(v * k) / k;
 }
 
-function modelJson(f: ModelFigures, server: ServerState | undefined) {
-	const info = server?.models.find(m => m.name === f.model);
+/** vLLM/SGLang windowed batch figures (aggregates over the running sequences), or null. */
+function batchJson(b: BatchFigures | undefined): BatchJson | null {
+	if (!b) return null;
 	return {
-		server: f.serverId,
-		engine: f.engine,
-		model: nul(f.model),
-		runner: nul(f.runner),
-		decodeTps: round(f.decodeTps, 2),
-		reportedTps: round(f.reportedTps, 2),
-		ttftMs: round(f.ttftMs, 1),
-		prefillTps: round(f.prefillTps, 2),
-		tokensPerPass: round(f.tokensPerPass, 4),
-		engineTokensPerPass: round(f.engineTokensPerPass, 4),
-		acceptance: round(f.acceptance, 4),
-		msPerPass: round(f.msPerPass, 2),
-		passes: nul(f.passes),
-		passesPerSec: round(f.passesPerSec, 3),
-		bytesPerToken: nul(f.bytesPerToken),
-		bytesPerTokenSource: nul(f.bytesPerTokenSource),
-		bandwidthGBs: round(f.bandwidthGBs, 1),
-		bandwidthSource: nul(f.bandwidthSource),
-		ceilingTps: round(f.ceilingTps, 2),
-		pctOfCeiling: round(f.pctOfCeiling, 4),
-		effectiveBandwidthGBs: round(f.effectiveBandwidthGBs, 1),
-		gpuResidency: round(f.gpuResidency, 4),
-		processor: nul(f.processor),
-		contextLength: nul(info?.contextLength),
-		expiresAt: nul(info?.expiresAt),
-		cachedTokens: nul(f.cachedTokens),
-		promptTokens: nul(f.promptTokens),
-		promptEstimated: f.promptEstimated === true,
-		// vLLM/SGLang windowed batch figures (aggregates over the running sequences), or null.
-		batch: f.batch ? {
-			genTps: round(f.batch.genTps, 2), promptTps: round(f.batch.promptTps, 2), running: nul(f.batch.running), waiting: nul(f.batch.waiting),
-			kvUsage: round(f.batch.kvUsage, 4), prefixHitRate: round(f.batch.prefixHitRate, 4), preemptions: nul(f.batch.preemptions),
-			preemptedTotal: nul(f.batch.preemptedTotal), cachedTokens: nul(f.batch.cachedTokens), newTokens: nul(f.batch.newTokens),
-		} : null,
-		requests: f.requestCount,
-		basis: nul(f.basis),
-		set: nul(f.set),
-		aggregateTps: round(f.aggregateTps, 2),
-		running: nul(f.running),
+		genTps: round(b.genTps, 2), promptTps: round(b.promptTps, 2), running: nul(b.running), waiting: nul(b.waiting),
+		kvUsage: round(b.kvUsage, 4), prefixHitRate: round(b.prefixHitRate, 4), preemptions: nul(b.preemptions),
+		preemptedTotal: nul(b.preemptedTotal), cachedTokens: nul(b.cachedTokens), newTokens: nul(b.newTokens),
 	};
+}
+
+/** One row of `models[]`: which model, then every figure of the table in its order, as its record says. */
+function modelJson(f: ModelFigures, table: FigureTable): ModelJson {
+	const row: Record<string, unknown> = {server: f.serverId, engine: f.engine, model: nul(f.model), runner: nul(f.runner)};
+	const values = f as unknown as Readonly<Record<string, unknown>>;
+	for (const rec of table) {
+		if (rec.json === false) continue;
+		const v = values[rec.key];
+		row[rec.json.name ?? rec.key] =
+			rec.unit === 'flag' ? v === true : rec.unit === 'batch' ? batchJson(v as BatchFigures | undefined) : rec.json.digits !== undefined ? round(v as number | undefined, rec.json.digits) : nul(v);
+	}
+	return row as ModelJson;
 }
 
 function requestJson(r: RequestRecord, server: ServerState) {
@@ -162,10 +141,13 @@ export function macJson(m: MacGpuSummary | undefined, mac: MonitorState['system'
 export interface SnapshotOptions {
 	/** Longest pause between two turns of one agent session (config `sessionGap`). */
 	readonly sessionGapMs?: number;
+	/** The figure table (model/figure-table.ts); tests add a record to it. */
+	readonly figures?: FigureTable;
 }
 
 export function toSnapshot(state: MonitorState, version: string, options: SnapshotOptions = {}) {
-	const figures = deriveModels(state);
+	const table = options.figures ?? FIGURES;
+	const figures = deriveModels(state, table);
 	const agent = deriveSessions(state, options.sessionGapMs ?? DEFAULT_SESSION_GAP_MS);
 	const servers = state.order.map(id => state.servers[id]!).filter(Boolean);
 	const sys = state.system;
@@ -206,7 +188,7 @@ export function toSnapshot(state: MonitorState, version: string, options: Snapsh
 			requestsSeen: s.requestsSeen,
 			requestsByModel: {...s.requestsByModel},
 		})),
-		models: figures.map(f => modelJson(f, state.servers[f.serverId])),
+		models: figures.map(f => modelJson(f, table)),
 		requests: servers.flatMap(s => s.requests.filter(r => r.done).map(r => requestJson(r, s))).sort((a, b) => (a.time ?? '').localeCompare(b.time ?? '')),
 		sessions: agent.sessions.map(sessionJson),
 		// Finished requests of the log's backlog whose time is unknown: in no session.

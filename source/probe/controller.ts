@@ -10,7 +10,7 @@ import {VERSION} from '../version.js';
 import {appendHistory, defaultHistoryPath} from './history.js';
 import {DEFAULT_MAX_TOKENS, loadPrompt} from './prompts.js';
 import {runProbe, totalTimeoutFor, type LiveProgress, type ProbeTarget} from './run.js';
-import type {LogFiguresFn} from './timing.js';
+import {matchProbeRequest} from '../model/derive.js';
 import {probeQueue} from '../model/queue.js';
 import type {Transport} from './transport.js';
 import type {ProbePromptKind, ProbeProgress, ProbeResult} from '../types/probe.js';
@@ -23,7 +23,11 @@ export const PROGRESS_INTERVAL_MS = 250;
 export interface ProbeControllerOptions {
 	readonly dispatch: (action: Action) => void;
 	readonly getState: () => MonitorState;
-	readonly logFigures?: LogFiguresFn;
+	/**
+	 * Look for the probe's own request in its server's log (issue 11: its counts beside the API's).
+	 * Off by default: a probe with no log to wait for ends with the answer.
+	 */
+	readonly readLog?: boolean;
 	/** CSV history file; default: the XDG state dir. `null` = do not write history. */
 	readonly historyPath?: string | null;
 	readonly busyTimeoutMs?: number;
@@ -122,7 +126,8 @@ export function createProbeController(opts: ProbeControllerOptions): ProbeContro
 						totalTimeoutMs: timeoutMs,
 						busyTimeoutMs: opts.busyTimeoutMs,
 						busyRetryBaseMs: opts.busyRetryBaseMs,
-						logFigures: opts.logFigures,
+						// A query of the state: the finished request of this server whose counts match the answer's.
+						logFigures: opts.readLog ? q => matchProbeRequest(opts.getState(), target.serverId, q) : undefined,
 						logWaitMs: opts.logWaitMs,
 						bandwidthGBs: opts.getState().bandwidth?.gbs,
 						bytesPerToken: (modelInfo ? server?.modelBytes?.[modelInfo.name]?.bytesPerToken : undefined) ?? modelInfo?.bytesPerToken,
@@ -131,6 +136,8 @@ export function createProbeController(opts: ProbeControllerOptions): ProbeContro
 						transport: opts.transport,
 					});
 					plan = out.plan;
+					// The probe's own counts are evidence of which model its log request is of.
+					if (out.logRequest?.model !== undefined) opts.dispatch({type: 'request-attributed', serverId: target.serverId, key: out.logRequest.key, model: out.logRequest.model, by: 'probe'});
 					const queue = probeQueue(before, opts.getState().servers?.[target.serverId]?.requests ?? [], leftAt, out.result.ttftMs);
 					const result: ProbeResult = {...out.result, serverId: target.serverId, queuedBehind: queue?.behind, queuedMs: queue?.queuedMs};
 					if (current !== ac) return;

@@ -67,6 +67,8 @@ export interface RunProbeOptions {
 export interface RunProbeOutcome {
 	readonly result: ProbeResult;
 	readonly plan: ProtocolPlan;
+	/** The log request the answer's counts matched (logFigures), and the model the probe asked or was answered by. */
+	readonly logRequest?: {readonly key: string; readonly model?: string};
 }
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 30_000;
@@ -291,5 +293,5 @@ async function runProbeWithin(o: RunProbeOptions): Promise<RunProbeOutcome> {
 		...(bad !== undefined ? {inconsistent: [bad, ...(figures.inconsistent ?? [])]} : {}),
 		...(log?.reason !== undefined ? {logNote: log.reason} : {}),
 	};
-	return {result, plan: out.protocol};
+	return {result, plan: out.protocol, ...(log?.reason === undefined && log?.key !== undefined ? {logRequest: {key: log.key, model: query.model}} : {})};
 }

@@ -8,6 +8,7 @@ import {
 	acceptance,
 	ceilingTps,
 	decodeTpsWall,
+	passesFromCounts,
 	pctOfCeiling,
 	prefillTps,
 	ratesDisagree,
@@ -128,7 +129,7 @@ function passFigures(i: FigureInputs): Pick<ProbeFigures, 'tokensPerPass' | 'tok
 			return {tokensPerPass: decoded !== undefined && decoded > 0 ? 1 : undefined, tokensPerPassSource: 'no draft', passes: decoded};
 		}
 		const tpp = tokensPerPass(decoded, c.accepted);
-		const passes = tpp === undefined || decoded === undefined ? undefined : decoded - (c.accepted ?? 0);
+		const passes = passesFromCounts(decoded, c.accepted);
 		return {tokensPerPass: tpp, tokensPerPassSource: block.label, acceptance: acceptance(c.accepted, c.drafted), passes, drafted: c.drafted, accepted: c.accepted};
 	}
 	const log = i.log?.reason === undefined ? i.log : undefined;
@@ -140,7 +141,7 @@ function passFigures(i: FigureInputs): Pick<ProbeFigures, 'tokensPerPass' | 'tok
 		}
 		if (log.accepted !== undefined) {
 			const tpp = tokensPerPass(decoded, log.accepted);
-			const passes = tpp === undefined || decoded === undefined ? undefined : decoded - log.accepted;
+			const passes = passesFromCounts(decoded, log.accepted);
 			return {tokensPerPass: tpp, tokensPerPassSource: 'log', acceptance: acceptance(log.accepted, log.drafted), passes, drafted: log.drafted, accepted: log.accepted};
 		}
 	}

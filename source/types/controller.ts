@@ -1,10 +1,10 @@
 import type {ProbeHistoryEntry, ProbePromptKind} from './probe.js';
 
 /**
- * Everything the screen asks for that needs I/O goes through this (the UI never touches fs,
- * processes or the network). The CLI wires it to the probe controller, the demo and the collectors.
+ * What the screen asks of the runtime (source/runtime.ts): everything that needs I/O (the UI never
+ * touches fs, processes or the network) goes through these.
  */
-export interface Controller {
+export interface RuntimeControls {
 	/**
 	 * Probe a server; `prompt` defaults to the last one used, `runs` = 2 for the cache-reuse run,
 	 * `model` the model the screen shows (default: the server's first).
@@ -15,15 +15,22 @@ export interface Controller {
 	compare?(): void;
 	cancelCompare?(): void;
 	startDemo(): void;
-	/** The single exit path: stop collectors, unmount, leave the alternate screen. */
-	quit(): void;
 	/** New refresh interval (ms) for the collectors; the header shows state.refreshMs. */
 	setRefresh(ms: number): void;
+	/** `h`: read the probe history (the CSV) for the screen. Absent = no history here. */
+	loadProbeHistory?(): Promise<{readonly entries: readonly ProbeHistoryEntry[]; readonly file?: string}>;
+}
+
+/** What the screen asks of the process that owns the terminal (commands/monitor.tsx). */
+export interface ScreenControls {
+	/** The single exit path: stop collectors, unmount, leave the alternate screen. */
+	quit(): void;
 	/**
 	 * Ctrl+Z: give the terminal back (leave the alternate screen, cooked mode) and stop the process;
 	 * `onResume` runs after `fg` once the screen is set up again. Absent = not supported here.
 	 */
 	suspend?(onResume: () => void): void;
-	/** `h`: read the probe history (the CSV) for the screen. Absent = no history here. */
-	loadProbeHistory?(): Promise<{readonly entries: readonly ProbeHistoryEntry[]; readonly file?: string}>;
 }
+
+/** Everything the screen asks for: the runtime's controls and the terminal owner's. */
+export interface Controller extends RuntimeControls, ScreenControls {}

@@ -4,13 +4,15 @@
  * key router (key-router.tsx) and the dashboard (dashboard.tsx) side by side.
  */
 import {useStdin} from 'ink';
-import {useCallback, useEffect, useReducer, useRef, useSyncExternalStore} from 'react';
+import {useCallback, useEffect, useMemo, useReducer, useRef, useSyncExternalStore} from 'react';
 import type {MonitorStore} from '../model/store.js';
 import type {Controller} from '../types/controller.js';
 import {Dashboard} from './dashboard.js';
 import {KeyRouter} from './key-router.js';
 import {clockKey, FLASH_MS, planFor} from './selectors.js';
-import {KEYMAP, type KeyBinding} from './keymap.js';
+import {KEYMAP, keymapOf, type KeyBinding} from './keymap.js';
+import {overlayShowsLog, SCOPES, type ScopeTable} from './scopes.js';
+import type {OverlayViews} from './overlay-views.js';
 import {noColorTheme, type Theme} from './theme.js';
 import {ThemeContext} from './theme-context.js';
 import {useTerminalSize} from './use-terminal-size.js';
@@ -25,7 +27,11 @@ export interface AppProps {
 	/** The themes `t` cycles, the first shown first: loaded (and checked) by config/themes.ts, never here. @default [no-color] */
 	readonly themes?: readonly Theme[];
 	readonly version: string;
-	/** The key table (tests add bindings); footer, help and router all read it. @default KEYMAP */
+	/** The key scopes and overlays (ui/scopes.ts; tests add a row). @default SCOPES */
+	readonly scopes?: ScopeTable;
+	/** What each overlay shows (ui/overlay-views.tsx; a test's overlay adds its own). @default OVERLAY_VIEWS */
+	readonly overlayViews?: OverlayViews;
+	/** The key table (tests add bindings); footer, help and router all read it. @default the scopes' keys (KEYMAP) */
 	readonly keymap?: readonly KeyBinding[];
 	/** Agent view: the longest pause within one session (config `sessionGap`), ms. */
 	readonly sessionGapMs?: number;
@@ -33,7 +39,8 @@ export interface AppProps {
 
 const FALLBACK_THEMES: readonly Theme[] = [noColorTheme()];
 
-export function App({store, controller, themes = FALLBACK_THEMES, version, keymap = KEYMAP, sessionGapMs}: AppProps) {
+export function App({store, controller, themes = FALLBACK_THEMES, version, scopes = SCOPES, overlayViews, keymap: keys, sessionGapMs}: AppProps) {
+	const keymap = useMemo(() => keys ?? (scopes === SCOPES ? KEYMAP : keymapOf(scopes)), [keys, scopes]);
 	const state = useSyncExternalStore(store.subscribe, store.getPublished, store.getPublished);
 	const paused = useSyncExternalStore(store.subscribe, store.isPaused, store.isPaused);
 	const refreshMs = useSyncExternalStore(store.subscribe, () => store.getSnapshot().refreshMs);
@@ -64,7 +71,7 @@ export function App({store, controller, themes = FALLBACK_THEMES, version, keyma
 	}, [store]);
 	// No log on screen (too few rows, hidden with its key): a log line alone publishes nothing.
 	const plan = planFor(state, view, size);
-	const logShown = view.overlay === 'detail' || (!plan.tooSmall && (plan.logBelow > 0 || plan.logBeside !== undefined));
+	const logShown = overlayShowsLog(view.overlay, scopes) || (!plan.tooSmall && (plan.logBelow > 0 || plan.logBeside !== undefined));
 	useEffect(() => store.setLogShown(logShown), [store, logShown]);
 	return (
 		<ThemeContext.Provider value={theme}>
@@ -80,6 +87,8 @@ export function App({store, controller, themes = FALLBACK_THEMES, version, keyma
 				refreshMs={refreshMs}
 				readOnly={isRawModeSupported !== true}
 				sessionGapMs={sessionGapMs}
+				scopes={scopes}
+				overlayViews={overlayViews}
 			/>
 		</ThemeContext.Provider>
 	);

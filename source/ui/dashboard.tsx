@@ -13,18 +13,19 @@ import {KEYMAP, type KeyBinding} from './keymap.js';
 import {planLayout} from './layout.js';
 import {ContentionPane} from './panes/contention.js';
 import {EmptyState} from './panes/empty.js';
-import {EnginesPane, engineRows, type EngineRow} from './panes/engines.js';
+import {EnginesPane} from './panes/engines.js';
+import {engineRows, type EngineRow} from './view-model/engines.js';
 import {Footer} from './panes/footer.js';
 import {Header} from './panes/header.js';
-import {HistoryOverlay} from './panes/history.js';
 import {LogPane} from './panes/log.js';
-import {HelpOverlay, PromptOverlay, TooSmall} from './panes/overlays.js';
+import {TooSmall} from './panes/overlays.js';
 import {PassesPane} from './panes/passes.js';
-import {ComparePane} from './panes/compare.js';
-import {AgentPane} from './panes/agent.js';
-import {deriveSessions, DEFAULT_SESSION_GAP_MS} from '../model/sessions.js';
+import {DEFAULT_SESSION_GAP_MS} from '../model/sessions.js';
+import {OVERLAY_VIEWS, type OverlayViews} from './overlay-views.js';
+import {SCOPES, type ScopeTable} from './scopes.js';
 import {ProbePane} from './panes/probe.js';
-import {DetailOverlay, RequestsPane, requestEntries, tableEntries} from './panes/requests.js';
+import {RequestsPane} from './panes/requests.js';
+import {requestEntries, tableEntries} from './view-model/requests.js';
 import {activeScopes, currentNotice, FLASH_MS, logTotal, selectedServer, windowCount} from './selectors.js';
 import {noColorTheme} from './theme.js';
 import {ThemeContext, useTheme} from './theme-context.js';
@@ -47,6 +48,9 @@ export interface DashboardProps {
 	readonly footerNote?: string;
 	/** Agent view: the longest pause within one session (config `sessionGap`), ms. */
 	readonly sessionGapMs?: number;
+	/** The key scopes and overlays (ui/scopes.ts) and what each overlay shows (tests add one). */
+	readonly scopes?: ScopeTable;
+	readonly overlayViews?: OverlayViews;
 }
 
 /** The previous value while `next` is equal to it (by its JSON), so memoised panes see the same reference. */
@@ -62,7 +66,7 @@ function useStable<T>(next: T): T {
 
 const NO_HISTORY: readonly PassSample[] = [];
 
-export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP, paused = false, refreshMs, readOnly = false, footerNote, sessionGapMs = DEFAULT_SESSION_GAP_MS}: DashboardProps) {
+export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP, paused = false, refreshMs, readOnly = false, footerNote, sessionGapMs = DEFAULT_SESSION_GAP_MS, scopes = SCOPES, overlayViews = OVERLAY_VIEWS}: DashboardProps) {
 	const theme = useTheme();
 	// Rows are rebuilt each render (cheap) and kept by reference while equal: the pane re-renders only when a row changed.
 	const engineList: EngineRow[] = useStable(engineRows(state.servers, state.order, state.now));
@@ -81,9 +85,6 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 	const figures = useStable(derived);
 	const allRequests = useMemo(() => requestEntries(state.servers, state.order), [state.servers, state.order]);
 	const table = useMemo(() => tableEntries(allRequests, view.tableSort, view.tableFilter), [allRequests, view.tableSort, view.tableFilter]);
-	// Sessions are memoised per server on its request ring (model/sessions.ts); only while the view is open.
-	const agentOpen = view.overlay === 'agent';
-	const sessions = useMemo(() => (agentOpen ? deriveSessions(state, sessionGapMs) : undefined), [agentOpen, state.servers, state.order, sessionGapMs]);
 
 	// hooks before the early returns: the same number of hooks every render
 	const notice = currentNotice(state);
@@ -97,7 +98,7 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 					? {text: sanitize(notice.text, 300), level: notice.level}
 					: undefined,
 	);
-	const scopes = useStable(activeScopes(view, state.order.length === 0).filter(s => s !== 'always'));
+	const active = useStable(activeScopes(view, state.order.length === 0).filter(s => s !== 'always'));
 
 	if (view.suspended) return <Box height={1} />;
 	if (plan.tooSmall) return <TooSmall columns={columns} rows={rows} need={plan.need} />;
@@ -127,19 +128,8 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 	) : null;
 
 	let main;
-	if (view.overlay === 'help') {
-		main = <HelpOverlay keymap={keymap} width={plan.mainWidth} height={middle} />;
-	} else if (view.overlay === 'prompt') {
-		main = <PromptOverlay cursor={view.promptCursor} current={state.probe.prompt} serverLabel={server?.url ?? selectedId} width={plan.mainWidth} height={middle} />;
-	} else if (view.overlay === 'detail') {
-		const entry = allRequests.find(e => e.key === view.detailKey);
-		main = <DetailOverlay entry={entry} log={entry ? (state.servers[entry.record.serverId]?.log ?? []) : []} width={plan.mainWidth} height={middle} />;
-	} else if (view.overlay === 'history') {
-		main = <HistoryOverlay history={view.history} width={plan.mainWidth} height={middle} />;
-	} else if (view.overlay === 'agent' && sessions) {
-		main = <AgentPane view={sessions} serverId={selectedId} demo={demo} width={plan.mainWidth} height={middle} />;
-	} else if (view.overlay === 'compare') {
-		main = <ComparePane compare={state.compare} now={state.now} width={plan.mainWidth} height={middle} />;
+	if (view.overlay !== 'none') {
+		main = overlayViews[view.overlay]({state, view, keymap, scopes, width: plan.mainWidth, height: middle, selectedId, server, requests: allRequests, demo, sessionGapMs});
 	} else if (empty) {
 		main = <EmptyState lookedFor={state.lookedFor} width={plan.mainWidth} height={middle} canType={!readOnly} />;
 	} else {
@@ -201,7 +191,7 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 					</Box>
 				) : null}
 			</Box>
-			<Footer keymap={keymap} scopes={scopes} self={state.system.self} readOnly={readOnly} width={columns} note={note} />
+			<Footer keymap={keymap} scopes={active} self={state.system.self} readOnly={readOnly} width={columns} note={note} />
 		</Box>
 	);
 }

@@ -1,51 +1,17 @@
 /**
  * Formatting for the screen: fixed decimals (digits don't jitter), `--` for unknown (never 0),
- * `~` for estimates. Pure; no Ink.
+ * `~` for estimates. Pure; no Ink. The figures' number formats live in util/format.ts (the figure
+ * table uses them too) and are re-exported here.
  */
+import {DASH, gb} from '../util/format.js';
 
-/** What an unknown figure looks like. */
-export const DASH = '--';
+export {batchSummary, DASH, gb, gbs, int, num, pct, tpp, tps} from '../util/format.js';
 
 const known = (x: number | undefined | null): x is number => typeof x === 'number' && Number.isFinite(x);
-
-/** A number with fixed decimals, or `--`. */
-export function num(x: number | undefined | null, decimals = 1): string {
-	return known(x) ? x.toFixed(decimals) : DASH;
-}
-
-/** Integer with thousands grouping (`12,345`), or `--`. */
-export function int(x: number | undefined | null): string {
-	if (!known(x)) return DASH;
-	return Math.round(x).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-}
-
-/** Token rate, one decimal: `47.6`. */
-export function tps(x: number | undefined | null): string {
-	return num(x, 1);
-}
-
-/** Tokens per pass, two decimals: `2.28`. */
-export function tpp(x: number | undefined | null): string {
-	return num(x, 2);
-}
-
-/** A fraction (0..1) as a percentage: `63%` (decimals 0) or `63.0%`. */
-export function pct(fraction: number | undefined | null, decimals = 0): string {
-	return known(fraction) ? `${(fraction * 100).toFixed(decimals)}%` : DASH;
-}
 
 /** A percentage already on the 0..100 scale (CPU % as top shows it). */
 export function pct100(value: number | undefined | null, decimals = 0): string {
 	return known(value) ? `${value.toFixed(decimals)}%` : DASH;
-}
-
-/** Decimal gigabytes from bytes: `14.45 GB`, `4.90 GB`, `142 GB`. */
-export function gb(bytes: number | undefined | null): string {
-	if (!known(bytes)) return DASH;
-	const v = bytes / 1e9;
-	if (v >= 100) return `${v.toFixed(0)} GB`;
-	if (v >= 0.1) return `${v.toFixed(2)} GB`;
-	return `${(bytes / 1e6).toFixed(0)} MB`;
 }
 
 /** Bytes in the best decimal unit with fixed decimals: `812 MB`, `1.25 GB`. */
@@ -61,12 +27,6 @@ export function bytes(b: number | undefined | null): string {
 export function mib(m: number | undefined | null): string {
 	if (!known(m)) return DASH;
 	return m >= 1024 ? `${(m / 1024).toFixed(1)} GiB` : `${m.toFixed(0)} MiB`;
-}
-
-/** Bandwidth: `546 GB/s`, `68.3 GB/s`. */
-export function gbs(x: number | undefined | null): string {
-	if (!known(x)) return DASH;
-	return x >= 100 ? `${x.toFixed(0)} GB/s` : `${x.toFixed(1)} GB/s`;
 }
 
 /** Milliseconds: `47.9 ms` below 1 s, `1.24 s` above. */
@@ -164,23 +124,4 @@ export function right(text: string, width: number): string {
 export function shortUrl(url: string | undefined): string {
 	if (!url) return DASH;
 	return url.replace(/^[a-z]+:\/\//i, '').replace(/\/$/, '');
-}
-
-/**
- * vLLM/SGLang windowed batch figures, as one line: `640 tok/s over 12 running · 3 waiting · prompt
- * 120 tok/s · KV 29% · hit 45% · 2 preempted · 1531 cached`. Each part only where the engine said it.
- */
-export function batchSummary(b: {genTps?: number; promptTps?: number; running?: number; waiting?: number; kvUsage?: number; prefixHitRate?: number; preemptions?: number; preemptedTotal?: number; cachedTokens?: number; newTokens?: number} | undefined): string {
-	if (!b) return '';
-	const parts: string[] = [];
-	if (b.genTps !== undefined) parts.push(b.running !== undefined ? `${tps(b.genTps)} tok/s over ${b.running} running` : `${tps(b.genTps)} tok/s batch`);
-	else if (b.running !== undefined) parts.push(`${b.running} running`);
-	if (b.waiting !== undefined) parts.push(`${b.waiting} waiting`);
-	if (b.promptTps !== undefined) parts.push(`prompt ${tps(b.promptTps)} tok/s`);
-	if (b.kvUsage !== undefined) parts.push(`KV ${pct(b.kvUsage)}`);
-	if (b.prefixHitRate !== undefined) parts.push(`hit ${pct(b.prefixHitRate)}`);
-	if (b.preemptions !== undefined) parts.push(`${b.preemptions} preempted`);
-	if (b.preemptedTotal !== undefined) parts.push(`${b.preemptedTotal} preempted in all`);
-	if (b.cachedTokens !== undefined) parts.push(`${int(b.cachedTokens)} cached${b.newTokens !== undefined ? ` / ${int(b.newTokens)} new` : ''}`);
-	return parts.join(' · ');
 }

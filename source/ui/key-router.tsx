@@ -12,11 +12,11 @@ import type {Controller} from '../types/controller.js';
 import type {MonitorState} from '../types/state.js';
 import {stepRefresh} from './controller.js';
 import {functionKey, keyName, resolveKey, type ActionId, type KeyBinding} from './keymap.js';
-import {logStep} from './panes/log.js';
+import {logStep} from './view-model/log.js';
 import {activeScopes, logRows, logTotal, logVisible, modelsOf, nextPin, planFor, selectedServer, shownModel, tableFor} from './selectors.js';
 import type {Theme} from './theme.js';
 import {LOG_SIDE_STEP, PROMPT_KINDS, type ViewAction, type ViewState} from './view-state.js';
-import {engineRows} from './panes/engines.js';
+import {engineRows} from './view-model/engines.js';
 import {macGpuLines, macGpuSummary} from '../model/wired-limit.js';
 
 export interface RouterContext {
@@ -29,7 +29,8 @@ export interface RouterContext {
 	readonly themes: readonly Theme[];
 }
 
-export type Handler = (c: RouterContext) => void;
+/** What a key does; `b` is the binding that matched (an `overlay` binding names its overlay). */
+export type Handler = (c: RouterContext, b: KeyBinding) => void;
 
 /** The published snapshot (what the screen shows): keys act on what the user sees. */
 const shown = (c: RouterContext): MonitorState => c.store.getPublished();
@@ -80,6 +81,9 @@ export const HANDLERS: Record<ActionId, Handler> = {
 		else c.act({type: 'overlay', overlay: 'none'});
 	},
 	agent: c => c.act({type: 'overlay', overlay: c.view().overlay === 'agent' ? 'none' : 'agent'}),
+	overlay: (c, b) => {
+		if (b.overlay !== undefined) c.act({type: 'overlay', overlay: c.view().overlay === b.overlay ? 'none' : b.overlay});
+	},
 	help: c => c.act({type: 'overlay', overlay: c.view().overlay === 'help' ? 'none' : 'help'}),
 	quit: c => c.controller.quit(),
 	suspend: c => {
@@ -210,7 +214,7 @@ export function routeKey(ctx: RouterContext, keymap: readonly KeyBinding[], name
 	const plan = planFor(s, ctx.view(), ctx.size());
 	const binding = resolveKey(keymap, activeScopes(ctx.view(), s.order.length === 0, plan.tooSmall), name);
 	if (!binding) return false;
-	HANDLERS[binding.id](ctx);
+	HANDLERS[binding.id](ctx, binding);
 	return true;
 }
 

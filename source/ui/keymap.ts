@@ -1,7 +1,10 @@
 /**
- * Keys as data (ink-practices §6.4, lazygit Binding): one table drives the router, the footer hints
- * and the `?` help overlay. Pure; no Ink.
+ * Keys as data (ink-practices §6.4, lazygit Binding): one table (ui/scopes.ts, every scope and its
+ * keys) drives the router, the footer hints and the `?` help overlay. Pure; no Ink.
  */
+import {SCOPES, scopeList, type KeyScope, type OverlayName, type ScopeTable} from './scopes.js';
+
+export type {KeyScope} from './scopes.js';
 
 export type ActionId =
 	| 'help'
@@ -42,15 +45,9 @@ export type ActionId =
 	| 'filter-backspace'
 	| 'compare'
 	| 'compare-close'
-	| 'agent';
-
-/**
- * Where a binding applies. The router looks through the active scopes, first match wins:
- * always (Ctrl+C, F10, Ctrl+Z: every screen, even the too-small card) › filter (typing a query) ›
- * help / prompt / compare / detail / history (overlays) › table (the requests table has focus) › empty
- * (nothing found) › global. Behind the too-small card only `always` is live.
- */
-export type KeyScope = 'always' | 'global' | 'empty' | 'help' | 'prompt' | 'filter' | 'table' | 'detail' | 'history' | 'compare' | 'agent';
+	| 'agent'
+	/** Open the binding's `overlay` (or close it when open): an overlay's `opens` key (ui/scopes.ts). */
+	| 'overlay';
 
 export interface KeyBinding {
 	readonly id: ActionId;
@@ -63,64 +60,25 @@ export interface KeyBinding {
 	readonly footer?: string;
 	/** The keys as the footer shows them, when not the first key's label (`+/-`). */
 	readonly footerKeys?: string;
+	/** The overlay an `overlay` binding opens. */
+	readonly overlay?: OverlayName;
 }
 
-export const KEYMAP: readonly KeyBinding[] = [
-	{id: 'quit', keys: ['ctrl+c', 'f10'], scope: 'always', help: 'Quit (also behind the too-small card)'},
-	{id: 'suspend', keys: ['ctrl+z'], scope: 'always', help: 'Suspend to the shell (fg brings the screen back)'},
-	{id: 'help', keys: ['?', 'f1'], scope: 'global', help: 'Show all keys', footer: 'help'},
-	{id: 'quit', keys: ['q'], scope: 'global', help: 'Quit', footer: 'quit'},
-	{id: 'select-next', keys: ['tab', 'down', 'j'], scope: 'global', help: 'Select the next engine', footer: 'engine'},
-	{id: 'select-prev', keys: ['shift+tab', 'up', 'k'], scope: 'global', help: 'Select the previous engine'},
-	{id: 'pin-model', keys: ['m'], scope: 'global', help: 'Pin a model for PASSES and the probe (each model in turn, then auto)', footer: 'model'},
-	{id: 'probe', keys: ['p'], scope: 'global', help: 'Probe the model PASSES shows with the last prompt', footer: 'probe'},
-	{id: 'choose-prompt', keys: ['P'], scope: 'global', help: 'Choose the probe prompt', footer: 'prompt'},
-	{id: 'probe-twice', keys: ['r'], scope: 'global', help: 'Probe twice: first against second run (prefix-cache reuse)', footer: 'twice'},
-	{id: 'compare', keys: ['c'], scope: 'global', help: 'Compare every server × model (code, prose, long; 2 runs each)', footer: 'compare'},
-	{id: 'agent', keys: ['a'], scope: 'global', help: "Agent view: where an agent's time goes (queue, prefill, decode, idle)", footer: 'agent'},
-	{id: 'escape', keys: ['escape'], scope: 'global', help: 'Close overlay / cancel the probe / clear the filter', footer: 'cancel'},
-	{id: 'pause', keys: ['space'], scope: 'global', help: 'Pause the screen (collection goes on)', footer: 'pause'},
-	{id: 'focus-table', keys: ['f'], scope: 'global', help: 'Focus the requests table (scroll, sort, filter, detail)', footer: 'table'},
-	{id: 'history', keys: ['h'], scope: 'global', help: 'Probe history: the last probes per server (from the CSV)', footer: 'history'},
-	{id: 'toggle-log', keys: ['l'], scope: 'global', help: 'Show / hide the log pane', footer: 'log'},
-	{id: 'filter', keys: ['/'], scope: 'global', help: 'Filter the log (substring or /regex/)', footer: 'filter'},
-	{id: 'log-up', keys: ['pageup', '['], scope: 'global', help: 'Scroll the log back (the view holds while new lines arrive)'},
-	{id: 'log-down', keys: ['pagedown', ']'], scope: 'global', help: 'Scroll the log forward'},
-	{id: 'log-home', keys: ['home'], scope: 'global', help: 'Log: jump to the oldest line'},
-	{id: 'log-end', keys: ['end'], scope: 'global', help: 'Log: jump to the newest line (follow)'},
-	{id: 'log-left', keys: ['left'], scope: 'global', help: 'Log: scroll sideways to the left'},
-	{id: 'log-right', keys: ['right'], scope: 'global', help: 'Log: scroll sideways to the right'},
-	{id: 'log-wrap', keys: ['w'], scope: 'global', help: 'Log: wrap long lines / cut them'},
-	{id: 'refresh-faster', keys: ['+', '='], scope: 'global', help: 'Refresh faster', footer: 'rate', footerKeys: '+/-'},
-	{id: 'refresh-slower', keys: ['-', '_'], scope: 'global', help: 'Refresh slower'},
-	{id: 'theme', keys: ['t'], scope: 'global', help: 'Next colour theme (dark, light, high-contrast, no-color)', footer: 'theme'},
-	{id: 'demo', keys: ['d'], scope: 'empty', help: 'Start the built-in demo engine', footer: 'demo'},
-	{id: 'table-down', keys: ['down', 'j'], scope: 'table', help: 'Next request', footer: 'move'},
-	{id: 'table-up', keys: ['up', 'k'], scope: 'table', help: 'Previous request'},
-	{id: 'table-sort', keys: ['s'], scope: 'table', help: 'Sort by time, decode, prompt, cached', footer: 'sort'},
-	{id: 'table-filter', keys: ['/'], scope: 'table', help: 'Filter the requests (engine, model, substring)', footer: 'filter'},
-	{id: 'table-detail', keys: ['return'], scope: 'table', help: "One request's detail (every field, its log lines)", footer: 'detail'},
-	{id: 'escape', keys: ['escape', 'f'], scope: 'table', help: 'Leave the table (back to the engines)', footer: 'back'},
-	{id: 'escape', keys: ['escape', '?', 'q', 'f1'], scope: 'help', help: 'Close help', footer: 'close'},
-	{id: 'escape', keys: ['escape', 'return', 'q'], scope: 'detail', help: 'Close the request detail', footer: 'close'},
-	{id: 'escape', keys: ['escape', 'h', 'q'], scope: 'history', help: 'Close the probe history', footer: 'close'},
-	{id: 'prompt-next', keys: ['down', 'j', 'tab'], scope: 'prompt', help: 'Next prompt'},
-	{id: 'prompt-prev', keys: ['up', 'k', 'shift+tab'], scope: 'prompt', help: 'Previous prompt'},
-	{id: 'prompt-run', keys: ['return'], scope: 'prompt', help: 'Probe with this prompt', footer: 'run'},
-	{id: 'escape', keys: ['escape'], scope: 'prompt', help: 'Close without probing', footer: 'close'},
-	{id: 'compare-close', keys: ['escape'], scope: 'compare', help: 'Cancel the comparison, or close the table', footer: 'cancel/close'},
-	{id: 'compare', keys: ['c'], scope: 'compare', help: 'Run the comparison again (once finished)', footer: 'again'},
-	{id: 'help', keys: ['?'], scope: 'compare', help: 'Show all keys'},
-	{id: 'quit', keys: ['q'], scope: 'compare', help: 'Quit', footer: 'quit'},
-	{id: 'agent', keys: ['a', 'escape'], scope: 'agent', help: 'Close the agent view', footer: 'close'},
-	{id: 'select-next', keys: ['tab', 'down', 'j'], scope: 'agent', help: "The next engine's newest session", footer: 'engine'},
-	{id: 'select-prev', keys: ['shift+tab', 'up', 'k'], scope: 'agent', help: "The previous engine's newest session"},
-	{id: 'help', keys: ['?'], scope: 'agent', help: 'Show all keys'},
-	{id: 'quit', keys: ['q'], scope: 'agent', help: 'Quit', footer: 'quit'},
-	{id: 'filter-apply', keys: ['return'], scope: 'filter', help: 'Apply the filter', footer: 'apply'},
-	{id: 'filter-backspace', keys: ['backspace'], scope: 'filter', help: 'Delete the last character'},
-	{id: 'escape', keys: ['escape'], scope: 'filter', help: 'Stop editing the filter', footer: 'cancel'},
-];
+/** Every binding of every scope of a table (ui/scopes.ts), scope by scope in its order; an overlay's opening key after its scope's own. */
+export function keymapOf(scopes: ScopeTable = SCOPES): KeyBinding[] {
+	const list = scopeList(scopes);
+	return list.flatMap(row => [
+		...row.keys.map(b => ({...b, scope: row.name})),
+		...list.flatMap(o => {
+			const opens = o.overlay?.opens;
+			if (!opens || (opens.scope ?? 'global') !== row.name) return [];
+			const {scope: _, ...binding} = opens;
+			return [{...binding, id: 'overlay' as const, overlay: o.name as OverlayName, scope: row.name}];
+		}),
+	]);
+}
+
+export const KEYMAP: readonly KeyBinding[] = keymapOf(SCOPES);
 
 /** The subset of Ink's Key the router reads. */
 export interface InkKeyLike {
@@ -245,29 +203,14 @@ export function footerText(hints: readonly FooterHint[], width: number): string 
 		.join('  ');
 }
 
-const SCOPE_TITLES: Record<KeyScope, string> = {
-	always: 'On every screen',
-	global: 'Everywhere',
-	table: 'In the requests table (f)',
-	detail: 'In a request detail',
-	history: 'In the probe history',
-	empty: 'When no engine is found',
-	help: 'In this help',
-	prompt: 'Choosing a probe prompt',
-	filter: 'Typing a log filter',
-	compare: 'In the comparison table',
-	agent: 'In the agent view (a)',
-};
-
 /**
  * Help overlay lines, grouped by scope: `  q, ^C           Quit`. `compact` keeps the global keys one
  * per line and folds every other scope into one line (`Choosing a probe prompt: ↓/j/Tab next · …`),
  * so the whole table fits an 80×24 screen.
  */
-export function helpLines(keymap: readonly KeyBinding[], options: {readonly compact?: boolean; readonly width?: number} = {}): string[] {
+export function helpLines(keymap: readonly KeyBinding[], options: {readonly compact?: boolean; readonly width?: number; readonly scopes?: ScopeTable} = {}): string[] {
 	const lines: string[] = [];
-	const scopes: KeyScope[] = ['global', 'always', 'empty', 'table', 'prompt', 'filter', 'help', 'detail', 'history', 'compare', 'agent'];
-	for (const scope of scopes) {
+	for (const {name: scope, title, compactHelp} of scopeList(options.scopes)) {
 		const group = keymap.filter(b => b.scope === scope);
 		if (group.length === 0) continue;
 		if (options.compact && scope === 'global') {
@@ -277,18 +220,18 @@ export function helpLines(keymap: readonly KeyBinding[], options: {readonly comp
 				const keys = b.keys.map(keyLabel).join('/');
 				return fitCell(`  ${keys.padEnd(11)} ${b.help}`, cell);
 			});
-			lines.push(SCOPE_TITLES[scope]);
+			lines.push(title);
 			const half = Math.ceil(cells.length / 2);
 			for (let i = 0; i < half; i++) lines.push(`${cells[i]!} ${cells[i + half] ?? ''}`.trimEnd());
 			continue;
 		}
 		if (options.compact) {
-			if (scope === 'help' || scope === 'detail' || scope === 'history' || scope === 'compare' || scope === 'agent') continue;
-			lines.push(`${SCOPE_TITLES[scope]}: ${group.map(b => `${b.keys.map(keyLabel).join('/')} ${b.footer ?? b.help}`).join(' · ')}`);
+			if (compactHelp === false) continue;
+			lines.push(`${title}: ${group.map(b => `${b.keys.map(keyLabel).join('/')} ${b.footer ?? b.help}`).join(' · ')}`);
 			continue;
 		}
 		if (lines.length > 0) lines.push('');
-		lines.push(SCOPE_TITLES[scope]);
+		lines.push(title);
 		for (let i = 0; i < group.length; i++) {
 			const b = group[i]!;
 			const next = group[i + 1];

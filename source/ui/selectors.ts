@@ -3,13 +3,13 @@
  * definition each, so a key acts on exactly what the screen shows. Pure.
  */
 import {deriveServer, FIGURE_WINDOW_MS} from '../model/derive.js';
-import type {ModelFigures} from '../types/figures.js';
+import type {ModelFigures} from '../model/figure-table.js';
 import type {MonitorState, ServerState} from '../types/state.js';
-import type {KeyScope} from './keymap.js';
+import type {KeyScope} from './scopes.js';
 import {planLayout} from './layout.js';
-import {engineRows} from './panes/engines.js';
-import {shownFigures} from './panes/passes.js';
-import {requestEntries, tableEntries, type RequestEntry} from './panes/requests.js';
+import {engineRows} from './view-model/engines.js';
+import {shownFigures} from './view-model/passes.js';
+import {requestEntries, tableEntries, type RequestEntry} from './view-model/requests.js';
 import type {ViewState} from './view-state.js';
 
 /** A notice stays in the footer this long (ms of state.now), like htop's messages. */
@@ -44,16 +44,11 @@ export function clockKey(state: MonitorState): string {
 	return parts.join('\u0000');
 }
 
-/** The scopes whose bindings are live, most specific first (router and footer agree). */
+/** The scopes whose bindings are live, most specific first (router and footer agree): an open overlay's scope is its name (ui/scopes.ts). */
 export function activeScopes(view: ViewState, empty: boolean, tooSmall = false): KeyScope[] {
 	if (tooSmall) return ['always'];
 	if (view.filterEditing) return ['always', 'filter'];
-	if (view.overlay === 'help') return ['always', 'help'];
-	if (view.overlay === 'prompt') return ['always', 'prompt'];
-	if (view.overlay === 'detail') return ['always', 'detail'];
-	if (view.overlay === 'history') return ['always', 'history'];
-	if (view.overlay === 'compare') return ['always', 'compare'];
-	if (view.overlay === 'agent') return ['always', 'agent'];
+	if (view.overlay !== 'none') return ['always', view.overlay];
 	if (empty) return ['always', 'empty', 'global'];
 	return view.focus === 'table' ? ['always', 'table', 'global'] : ['always', 'global'];
 }

@@ -5,10 +5,12 @@
  */
 import type {ProbePromptKind} from '../types/probe.js';
 import type {ProbeHistoryEntry} from '../types/probe.js';
+import type {Overlay} from './scopes.js';
+
+export type {Overlay} from './scopes.js';
 
 export const PROMPT_KINDS: readonly Exclude<ProbePromptKind, 'file'>[] = ['code', 'prose', 'repeat', 'hex', 'long'];
 
-export type Overlay = 'none' | 'help' | 'prompt' | 'detail' | 'history' | 'compare' | 'agent';
 
 /** Sort orders of the requests table, cycled by `s`. */
 export const TABLE_SORTS = ['time', 'decode', 'prompt', 'cached'] as const;

@@ -13,7 +13,7 @@ import {createVllmParser} from '../../source/engines/vllm.js';
 import {deriveServer} from '../../source/model/derive.js';
 import {reduce, initialState} from '../../source/model/reducer.js';
 import {toSnapshot} from '../../source/model/snapshot.js';
-import {engineRows} from '../../source/ui/panes/engines.js';
+import {engineRows} from '../../source/ui/view-model/engines.js';
 import {passesLines} from '../../source/ui/panes/passes.js';
 import type {EngineEvent} from '../../source/types/events.js';
 import type {MonitorState} from '../../source/types/state.js';

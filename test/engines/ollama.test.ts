@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest';
 import {createOllamaParser, goDurationMs, ollamaHumanBytes, ollamaProcessor, sizeToMiB, slogAttrs} from '../../source/engines/ollama.js';
-import {acceptance, draftedPerPass, requestFigures} from '../../source/model/figures.js';
+import {acceptance, requestFigures} from '../../source/model/figures.js';
 import {one, requests, run} from '../helpers/engines.js';
 
 describe('Ollama slog and gin lines (engines.md §1e)', () => {
@@ -126,7 +126,7 @@ describe('Ollama MLX engine lines', () => {
 		const f = requestFigures(r);
 		expect(f.tokensPerPass!.toFixed(2)).toBe('2.28');
 		expect(acceptance(r.accepted, r.drafted)!.toFixed(2)).toBe('0.63');
-		expect(draftedPerPass(r.drafted, r.passes)!.toFixed(2)).toBe('2.04');
+		expect((r.drafted! / r.passes!).toFixed(2)).toBe('2.04');
 		expect(r.engineMeanLen).toBeUndefined();
 	});
 

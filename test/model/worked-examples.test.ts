@@ -1,7 +1,7 @@
 /** DESIGN §1 worked examples (seeds 000 and 001), through model/figures.ts. */
 import {describe, expect, it} from 'vitest';
 import {
-	acceptance, ceilingTps, draftedPerPass, effectiveBandwidthGBs, msPerPass, msPerPassFromRate, passesPerSec, pctOfCeiling,
+	acceptance, ceilingTps, effectiveBandwidthGBs, msPerPass, msPerPassFromRate, passesPerSec, pctOfCeiling,
 	requestFigures, tokensPerPass, tokensPerPassFromPasses,
 } from '../../source/model/figures.js';
 import {passesVerdict} from '../../source/model/verdict.js';
@@ -47,7 +47,7 @@ describe('DESIGN §1 worked examples', () => {
 
 	it('iterations=225 drafted=458 accepted=287 → acceptance 0.63, 2.04 drafted per pass', () => {
 		expect(r2(acceptance(287, 458))).toBe(0.63);
-		expect(r2(draftedPerPass(458, 225))).toBe(2.04);
+		// 2.04 drafted per pass: the figure test/model/figure-table.test.ts adds to the table.
 	});
 
 	it('draft acceptance = 0.86695 ( 2906 accepted / 3352 generated), mean len = 4.47 → 4.47 tokens per pass', () => {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
 import type {Action, MonitorState} from '../../source/types/state.js';
-import {reduce} from '../../source/model/reducer.js';
+import {initialState, reduce} from '../../source/model/reducer.js';
 import {createProbeController} from '../../source/probe/controller.js';
 import {HISTORY_HEADER} from '../../source/probe/history.js';
 import {emptyProbe, type ProbeState} from '../../source/types/probe.js';
@@ -187,5 +187,45 @@ describe('probe controller: the queue', () => {
 		await c.probe(target(server.url), 'code');
 		expect(h.probe().results[0]!.queuedBehind).toBeUndefined();
 		expect(h.probe().results[0]!.queuedMs).toBeUndefined();
+	});
+});
+
+describe('probe controller: its own request in the log', () => {
+	/** A server whose log shows the probe's request finishing while the answer streams (as llama-server logs it). */
+	async function run(readLog: boolean) {
+		let state = reduce(initialState({now: Date.now()}), {type: 'server-seen', t: Date.now(), server: {id: 's1', engine: 'llamacpp', url: 'http://127.0.0.1:1', source: 'flag'}});
+		const actions: Action[] = [];
+		const dispatch = (a: Action) => {
+			actions.push(a);
+			state = reduce(state, a);
+		};
+		const stream = openaiStream(40, {gapMs: 5});
+		server = await startServer({
+			'POST /v1/chat/completions': (req, res, body) => {
+				setTimeout(() => dispatch({type: 'engine-event', serverId: 's1', t: Date.now(), event: {type: 'request', key: 'task 7', started: true, generatedTokens: 40, decodedTokens: 39, accepted: 24, drafted: 30, done: true}}), 100);
+				return stream(req, res, body);
+			},
+		});
+		const c = createProbeController({dispatch, getState: () => state, historyPath: null, readLog, logWaitMs: 1500, timeouts: {firstTokenMs: 5000, interTokenMs: 3000}});
+		await c.probe(target(server.url), 'code');
+		return {actions, state};
+	}
+
+	it('readLog: found by a query of the state; the controller dispatches which model the request was of', async () => {
+		const {actions, state} = await run(true);
+		const result = state.probe.results.at(-1)!;
+		// 39 decoded, 24 accepted → 15 passes, 2.6 tokens per pass, from the log line the counts matched
+		expect(result).toMatchObject({tokensPerPass: 39 / 15, tokensPerPassSource: 'log', passes: 15, acceptance: 24 / 30});
+		expect(result.logNote).toBeUndefined();
+		expect(actions.filter(a => a.type === 'request-attributed')).toEqual([{type: 'request-attributed', serverId: 's1', key: 'task 7', model: 'm', by: 'probe'}]);
+		expect(state.servers.s1!.requests.find(r => r.key === 'task 7')!.attribution).toEqual({model: 'm', by: 'probe'});
+		// attributed before the result is kept
+		expect(actions.findIndex(a => a.type === 'request-attributed')).toBeLessThan(actions.findIndex(a => a.type === 'probe-result'));
+	});
+
+	it('without readLog: the log is not read, nothing is attributed', async () => {
+		const {actions, state} = await run(false);
+		expect(state.probe.results.at(-1)!.tokensPerPass).toBeUndefined();
+		expect(actions.some(a => a.type === 'request-attributed')).toBe(false);
 	});
 });

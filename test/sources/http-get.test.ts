@@ -9,7 +9,7 @@ import {httpGet, httpPost, isAnswer, LIST_MAX_BYTES, type HttpAnswer} from '../.
 import {pollServer, MAX_MODELS} from '../../source/sources/discovery/pollers.js';
 import {fingerprint} from '../../source/sources/discovery/fingerprint.js';
 import {reduce, initialState} from '../../source/model/reducer.js';
-import {engineRows} from '../../source/ui/panes/engines.js';
+import {engineRows} from '../../source/ui/view-model/engines.js';
 
 const servers: http.Server[] = [];
 afterEach(async () => {

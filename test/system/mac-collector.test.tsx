@@ -19,7 +19,8 @@ import {MIB, macGpuLines, macGpuSummary, wiredLimitVerdict} from '../../source/m
 import {createSystemCollector, type SystemCollector} from '../../source/sources/system-collector.js';
 import type {MonitorState} from '../../source/types/state.js';
 import {ContentionPane, contentionLines} from '../../source/ui/panes/contention.js';
-import {EnginesPane, engineRows} from '../../source/ui/panes/engines.js';
+import {EnginesPane} from '../../source/ui/panes/engines.js';
+import {engineRows} from '../../source/ui/view-model/engines.js';
 import {noColorTheme} from '../../source/ui/theme.js';
 import {ThemeContext} from '../../source/ui/theme-context.js';
 

@@ -1,13 +1,14 @@
 import {describe, expect, it} from 'vitest';
-import type {ModelFigures} from '../../source/types/figures.js';
+import type {ModelFigures} from '../../source/model/figure-table.js';
 import type {ServerState} from '../../source/types/state.js';
 import {newServer} from '../../source/model/reducer.js';
 import {busySystem} from '../helpers/ui-state.js';
 import {contentionLines} from '../../source/ui/panes/contention.js';
 import {emptyLines} from '../../source/ui/panes/empty.js';
-import {residencyText as residencyOf} from '../../source/ui/panes/engines.js';
+import {residencyText as residencyOf} from '../../source/ui/view-model/engines.js';
 import {visibleLog} from '../../source/ui/panes/log.js';
-import {passesLines, tppWithEngine} from '../../source/ui/panes/passes.js';
+import {passesLines} from '../../source/ui/panes/passes.js';
+import {tppWithEngine} from '../../source/model/figure-table.js';
 import {disagreement, resultLines} from '../../source/ui/panes/probe.js';
 import {emptySystem} from '../../source/types/system.js';
 import {passesVerdictLine} from '../../source/ui/verdict.js';

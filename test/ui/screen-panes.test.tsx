@@ -11,11 +11,14 @@ import {parseCsvLine, parseHistory, historyRow, HISTORY_HEADER} from '../../sour
 import type {RequestRecord} from '../../source/types/state.js';
 import type {ProbeResult} from '../../source/types/probe.js';
 import {functionKey} from '../../source/ui/keymap.js';
-import {EnginesPane, engineColumns, engineRows, keepAliveText} from '../../source/ui/panes/engines.js';
+import {EnginesPane, engineColumns, keepAliveText} from '../../source/ui/panes/engines.js';
+import {engineRows} from '../../source/ui/view-model/engines.js';
 import {historyLines} from '../../source/ui/panes/history.js';
-import {logStep, visibleLog} from '../../source/ui/panes/log.js';
+import {visibleLog} from '../../source/ui/panes/log.js';
+import {logStep} from '../../source/ui/view-model/log.js';
 import {lastPair, pairLines, ProbePane, ttftText} from '../../source/ui/panes/probe.js';
-import {requestEntries, RequestsPane, tableEntries, windowStart} from '../../source/ui/panes/requests.js';
+import {RequestsPane, windowStart} from '../../source/ui/panes/requests.js';
+import {requestEntries, tableEntries} from '../../source/ui/view-model/requests.js';
 import {requestFigures} from '../../source/model/figures.js';
 import {nextPin} from '../../source/ui/selectors.js';
 import {noColorTheme} from '../../source/ui/theme.js';

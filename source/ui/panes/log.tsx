@@ -1,10 +1,10 @@
 import {Box} from 'ink';
 import {memo, useMemo} from 'react';
 import type {LogLine, LogRing} from '../../types/state.js';
-import {isLogRing, logTail} from '../../model/log-ring.js';
 import {sanitize} from '../../util/sanitize.js';
 import {clock, fit} from '../format.js';
 import {compileFilter} from '../view-state.js';
+import {logWindow, type Log} from '../view-model/log.js';
 import {Line, Span, Title} from './common.js';
 
 export interface LogPaneProps {
@@ -35,88 +35,6 @@ export interface VisibleLog {
 	readonly error?: string;
 }
 
-type Log = LogRing | readonly LogLine[];
-
-interface Numbered {
-	readonly line: LogLine;
-	readonly abs: number;
-}
-
-/** Line `i` (0 = oldest held) of a ring or a plain array, read in place (no copy of the buffer). */
-function lineAt(log: Log, i: number): LogLine {
-	return isLogRing(log) ? log.buffer[log.start + i]! : log[i]!;
-}
-
-/** Absolute number of the oldest held line (the ring keeps the newest of `total` lines). */
-const baseOf = (log: Log, total: number): number => Math.max(total, log.length) - log.length;
-
-/** The log's lines that pass the filter, each with its absolute number (reads the ring in place). Pure. */
-export function matchedLines(log: Log, total: number, filter: string): {lines: Numbered[]; error?: string} {
-	const f = compileFilter(filter);
-	const base = baseOf(log, total);
-	const lines: Numbered[] = [];
-	for (let i = 0; i < log.length; i++) {
-		const line = lineAt(log, i);
-		if (!f || f.test(line.text)) lines.push({line, abs: base + i});
-	}
-	return {lines, error: f?.error};
-}
-
-/** Index just past the bottom line of the view among `count` lines, given how many have abs <= end. */
-function bottomOf(count: number, atOrBefore: number | undefined, rows: number): number {
-	if (atOrBefore === undefined) return count;
-	return Math.min(count, Math.max(atOrBefore, Math.min(rows, count)));
-}
-
-/** Index just past the bottom line of the view in `lines` (lines.length when following). */
-function bottomIndex(lines: readonly Numbered[], end: number | undefined, rows: number): number {
-	if (end === undefined) return lines.length;
-	let n = 0;
-	while (n < lines.length && lines[n]!.abs <= end) n++;
-	return bottomOf(lines.length, n, rows);
-}
-
-/**
- * What the view needs of the log: the (at most `rows`) matching lines ending at the bottom of the
- * view, how many match and the bottom's index among them. Without a filter only that tail is read
- * (logTail): never a copy of the whole ring.
- */
-function window(log: Log, total: number, filter: string, end: number | undefined, rows: number): {tail: Numbered[]; matched: number; endIdx: number; error?: string} {
-	const f = compileFilter(filter);
-	if (!f) {
-		const base = baseOf(log, total);
-		const endIdx = bottomOf(log.length, end === undefined ? undefined : Math.max(0, Math.min(log.length, end - base + 1)), rows);
-		const lines = logTail(log, rows, log.length - endIdx);
-		const first = endIdx - lines.length;
-		return {tail: lines.map((line, k) => ({line, abs: base + first + k})), matched: log.length, endIdx};
-	}
-	const {lines, error} = matchedLines(log, total, filter);
-	const endIdx = bottomIndex(lines, end, rows);
-	return {tail: lines.slice(Math.max(0, endIdx - rows), endIdx), matched: lines.length, endIdx, error};
-}
-
-/**
- * The next bottom line after scrolling `delta` matching lines back (positive) or forward; `'home'`
- * is the oldest screenful, `'end'` follows the newest again (undefined). Pure.
- */
-export function logStep(log: Log, total: number, filter: string, end: number | undefined, step: number | 'home' | 'end', rows: number): number | undefined {
-	if (step === 'end') return undefined;
-	if (!compileFilter(filter)) {
-		// No filter: the numbers are the ring's positions, nothing to scan.
-		const base = baseOf(log, total);
-		const count = log.length;
-		const floor = Math.min(Math.max(1, rows), count);
-		const at = bottomOf(count, end === undefined ? undefined : Math.max(0, Math.min(count, end - base + 1)), rows);
-		const next = step === 'home' ? floor : Math.max(floor, Math.min(count, at - step));
-		return next >= count ? undefined : base + next - 1;
-	}
-	const {lines} = matchedLines(log, total, filter);
-	const floor = Math.min(Math.max(1, rows), lines.length);
-	const at = bottomIndex(lines, end, rows);
-	const next = step === 'home' ? floor : Math.max(floor, Math.min(lines.length, at - step));
-	return next >= lines.length ? undefined : lines[next - 1]!.abs;
-}
-
 const PREFIX = 11;
 
 /** `!` infertop's own note (why the line above was counted as inconsistent), `•` parsed, blank otherwise. */
@@ -133,7 +51,7 @@ function chunks(text: string, width: number): string[] {
 /** Filter, scroll (back, sideways) and cut or wrap the log to what fits, before anything renders. Pure. */
 export function visibleLog(log: Log, filter: string, scroll: {readonly total?: number; readonly end?: number; readonly left?: number; readonly wrap?: boolean}, rows: number, width: number): VisibleLog {
 	const f = compileFilter(filter);
-	const {tail, matched, endIdx, error} = window(log, scroll.total ?? log.length, filter, scroll.end, rows);
+	const {tail, matched, endIdx, error} = logWindow(log, scroll.total ?? log.length, filter, scroll.end, rows);
 	const room = Math.max(1, width - PREFIX);
 	const left = Math.max(0, scroll.left ?? 0);
 	const out: VisibleLog['lines'][number][] = [];

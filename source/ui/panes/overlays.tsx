@@ -1,13 +1,14 @@
 import {Box} from 'ink';
 import type {ProbePromptKind} from '../../types/probe.js';
 import {helpLines, type KeyBinding} from '../keymap.js';
+import type {ScopeTable} from '../scopes.js';
 import {PROMPT_KINDS} from '../view-state.js';
 import {Line, Span, Title} from './common.js';
 
-export function HelpOverlay({keymap, width, height}: {readonly keymap: readonly KeyBinding[]; readonly width: number; readonly height: number}) {
+export function HelpOverlay({keymap, scopes, width, height}: {readonly keymap: readonly KeyBinding[]; readonly scopes?: ScopeTable; readonly width: number; readonly height: number}) {
 	const room = Math.max(0, height - 1);
-	const full = helpLines(keymap);
-	const lines = full.length <= room ? full : helpLines(keymap, {compact: true, width});
+	const full = helpLines(keymap, {scopes});
+	const lines = full.length <= room ? full : helpLines(keymap, {compact: true, width, scopes});
 	const shown = lines.length > room ? [...lines.slice(0, Math.max(0, room - 1)), `… ${lines.length - room + 1} more (a taller terminal shows all)`] : lines;
 	return (
 		<Box flexDirection="column" height={height} width={width}>

@@ -1,11 +1,11 @@
 import {Box} from 'ink';
 import {memo, useEffect, useMemo, useRef} from 'react';
-import type {ModelFigures} from '../../types/figures.js';
+import {FIGURES, type FigureTable, type ModelFigures} from '../../model/figure-table.js';
 import type {PassSample, ServerLoad} from '../../types/state.js';
+import {batchText, samplesOf, shownFigures} from '../view-model/passes.js';
 import {nextScale} from '../../model/verdict.js';
 import {ceilingRow, graphBlock, graphPlotWidth, markerRow, niceCeil, placeLabels, sparkline} from '../charts.js';
-import {DASH, gb, gbs, num, pct, tpp, tps} from '../format.js';
-import {batchSummary} from '../format.js';
+import {DASH, num, tpp, tps} from '../format.js';
 import {passesVerdictLine, type Verdict} from '../verdict.js';
 import {Line, Span, Title} from './common.js';
 
@@ -25,71 +25,27 @@ export interface PassesPaneProps {
 	readonly graphRows: number;
 	/** The model pinned with `m` (the pane stays on it); undefined = automatic. */
 	readonly pinnedModel?: string;
+	/** The figure table (model/figure-table.ts); tests add a record to it. */
+	readonly table?: FigureTable;
 }
 
-/** The model the pane is about: the one running right now (newest finished request) with figures, else the first. */
-export function primaryFigures(figures: readonly ModelFigures[]): ModelFigures | undefined {
-	const withFigures = figures.filter(f => f.decodeTps !== undefined || f.tokensPerPass !== undefined);
-	if (withFigures.length === 0) return figures[0];
-	return withFigures.reduce((a, b) => ((b.lastRequestAt ?? 0) > (a.lastRequestAt ?? 0) ? b : a));
-}
+const NO_FIGURES = {};
 
-/** The model the pane shows: the pinned one while the server has it, else primaryFigures. Pure. */
-export function shownFigures(figures: readonly ModelFigures[], pinnedModel: string | undefined): ModelFigures | undefined {
-	if (pinnedModel !== undefined) {
-		const hit = figures.find(f => f.model === pinnedModel);
-		if (hit) return hit;
+/**
+ * The three figure lines, as plain text segments (label, value) so tests and the snapshot read them:
+ * each figure of the table with a place on screen, on its line, in table order.
+ */
+export function passesLines(f: ModelFigures | undefined, table: FigureTable = FIGURES): [string, string][][] {
+	const row = (f ?? NO_FIGURES) as never;
+	const lines: [string, string][][] = [[], [], []];
+	for (const {screen} of table) {
+		if (!screen) continue;
+		const value = screen.value(row);
+		if (value === undefined) continue;
+		const line = lines[screen.line]!;
+		line.push([`${line.length > 0 ? '   ' : ''}${screen.label(row)}`, value]);
 	}
-	return primaryFigures(figures);
-}
-
-/** History samples of the model the pane shows (a sample without model or runner belongs to every model). */
-export function samplesOf(history: readonly PassSample[], f: ModelFigures | undefined): readonly PassSample[] {
-	if (!f) return history;
-	return history.filter(s => {
-		if (f.runner !== undefined && s.runner !== undefined) return s.runner === f.runner;
-		if (f.model !== undefined && s.model !== undefined && !s.model.includes('/')) return s.model === f.model;
-		return true;
-	});
-}
-
-const isEstimate = (source: string | undefined) => source !== undefined && (source.startsWith('~') || /estimat/i.test(source));
-
-/** `5.22 (engine 5.75)` when the engine's own figure differs from the counts. */
-export function tppWithEngine(f: ModelFigures | undefined): string {
-	const ours = tpp(f?.tokensPerPass);
-	const theirs = f?.engineTokensPerPass;
-	if (theirs === undefined || tpp(theirs) === ours) return ours;
-	return `${ours} (engine ${tpp(theirs)})`;
-}
-
-/** The three figure lines, as plain text segments (label, value) so tests and the snapshot read them. */
-export function passesLines(f: ModelFigures | undefined): [string, string][][] {
-	const bSource = f?.bytesPerTokenSource?.replace(/^~\s*/, '');
-	const b = f?.bytesPerToken === undefined ? DASH : `${isEstimate(f.bytesPerTokenSource) ? '~' : ''}${gb(f.bytesPerToken)}`;
-	const effShare = f?.effectiveBandwidthGBs !== undefined && f.bandwidthGBs ? f.effectiveBandwidthGBs / f.bandwidthGBs : undefined;
-	return [
-		[
-			// A sum over N running requests is shown as one aggregate, never as one request's speed.
-			f?.aggregateTps !== undefined && f.decodeTps === undefined
-				? ['aggregate ', `${tps(f.aggregateTps)} tok/s over ${f.running ?? '?'} running`]
-				: ['decode ', `${tps(f?.decodeTps)} tok/s`],
-			['   tok/pass ', tppWithEngine(f)],
-			['   accept ', pct(f?.acceptance, 1)],
-			['   passes/s ', num(f?.passesPerSec, 1)],
-		],
-		[
-			['ms/pass ', num(f?.msPerPass, 1)],
-			['   B ', b + (bSource && f?.bytesPerToken !== undefined ? ` (${bSource})` : '')],
-			// vLLM/SGLang: the window's throughput is the batch's, never one sequence's.
-			...(f?.batch?.genTps !== undefined ? [['   batch ', batchSummary({genTps: f.batch.genTps, running: f.batch.running})] as [string, string]] : []),
-		],
-		[
-			['ceiling ', `${tps(f?.ceilingTps)} tok/s`],
-			['   ', `${pct(f?.pctOfCeiling)} of ceiling`],
-			['   eff. BW ', `${gbs(f?.effectiveBandwidthGBs)} = ${pct(effShare)} of ${gbs(f?.bandwidthGBs)}`],
-		],
-	];
+	return lines;
 }
 
 const LEVEL_COLOR = {good: 'good', warn: 'warn', bad: 'bad', muted: 'muted'} as const;
@@ -103,19 +59,13 @@ export function VerdictLine({verdict}: {readonly verdict: Verdict}) {
 	);
 }
 
-/** `3 running, 1 waiting` as the server's status API says (several running: its throughput is shared by them). */
-export function batchText(load: ServerLoad | undefined): string | undefined {
-	if (load?.running === undefined) return undefined;
-	return `${load.running} running${load.waiting !== undefined && load.waiting > 0 ? `, ${load.waiting} waiting` : ''}`;
-}
-
 const GUTTER = 6;
 const LABELS = 20;
 
 export const PassesPane = memo(function PassesPane(props: PassesPaneProps) {
 	const f = shownFigures(props.figures, props.pinnedModel);
 	const pinned = props.pinnedModel !== undefined && f?.model === props.pinnedModel;
-	const lines = useMemo(() => passesLines(f), [f]);
+	const lines = useMemo(() => passesLines(f, props.table), [f, props.table]);
 	const verdict = useMemo(() => passesVerdictLine(f, props.contention, props.demo === true), [f, props.contention, props.demo]);
 	const others = props.figures.filter(x => x !== f && x.model).map(x => x.model);
 	const detail = [

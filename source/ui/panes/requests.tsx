@@ -1,24 +1,12 @@
 import {Box} from 'ink';
 import {memo} from 'react';
-import {requestFigures, type RequestFigures} from '../../model/figures.js';
-import {engineName} from '../../engines/index.js';
-import {modelLabel} from '../../model/derive.js';
-import type {LogLine, LogRing, RequestRecord, ServerState} from '../../types/state.js';
+import type {LogLine, LogRing} from '../../types/state.js';
 import {logLines} from '../../model/log-ring.js';
 import {sanitize} from '../../util/sanitize.js';
 import {clock, DASH, fit, int, ms, num, pct, right, tpp, tps} from '../format.js';
 import type {TableSort} from '../view-state.js';
+import type {RequestEntry} from '../view-model/requests.js';
 import {Line, Span, Title} from './common.js';
-
-/** One request as the table and the detail overlay see it. Pure data. */
-export interface RequestEntry {
-	/** `serverId/key`: unique over the whole screen. */
-	readonly key: string;
-	readonly record: RequestRecord;
-	readonly engine: string;
-	readonly model: string;
-	readonly figures: RequestFigures;
-}
 
 const HEAD = ['time', 'engine', 'model', 'prompt', 'cached', 'prefill/s', 'decode/s', 'tok/pass', 'accept'] as const;
 const W = [8, 11, 16, 7, 7, 9, 8, 8, 6] as const;
@@ -38,63 +26,6 @@ export const REQUESTS_HEADER = row(HEAD);
 export function modelColumn(entries: readonly RequestEntry[], width: number): number {
 	const longest = Math.max(W[2], ...entries.map(e => Array.from(e.model).length));
 	return Math.max(W[2], Math.min(longest, W[2] + Math.max(0, width - BASE_WIDTH)));
-}
-
-/**
- * The entry made for a record, while the record lives. Records are immutable (the reducer replaces
- * one that changes), so an entry stays right while its engine and model label do. Under traffic
- * every poll gives new `servers`, and remaking all 200 entries (their figures, their keys) each
- * second was the largest source of objects that outlived the young generation and died in the old
- * one (V8's sampling heap profiler, a request a second: 40 of 222 KB/s).
- */
-const ENTRIES = new WeakMap<RequestRecord, RequestEntry>();
-
-/** Every request of every server, newest first. Pure (ENTRIES only saves remaking equal entries). */
-export function requestEntries(servers: Readonly<Record<string, ServerState>>, order: readonly string[]): RequestEntry[] {
-	const all: RequestEntry[] = [];
-	for (const id of order) {
-		const s = servers[id];
-		if (!s) continue;
-		const engine = engineName(s);
-		for (const r of s.requests) {
-			const model = modelLabel(r, s);
-			let e = ENTRIES.get(r);
-			if (e === undefined || e.engine !== engine || e.model !== model) {
-				e = {key: `${r.serverId}/${r.key}`, record: r, engine, model, figures: requestFigures(r)};
-				ENTRIES.set(r, e);
-			}
-			all.push(e);
-		}
-	}
-	return all.sort((a, b) => b.record.lastSeen - a.record.lastSeen);
-}
-
-const SORT_VALUE: Record<TableSort, (e: RequestEntry) => number | undefined> = {
-	// A request whose time the log does not give (`earlier`) sorts after every timed one.
-	time: e => (e.record.earlier ? undefined : e.record.lastSeen),
-	decode: e => e.figures.decodeTps,
-	prompt: e => e.figures.promptTokens,
-	cached: e => e.figures.cachedTokens,
-};
-
-/**
- * The table's rows: requests in flight first (newest first), then finished ones by the sort key,
- * largest first; a request whose figure is unknown goes after every known one (never read as 0).
- * A request the backlog left open (not done, not running now) is left out; `earlier` requests (time unknown)
- * sort last by time. The filter is a case-insensitive substring of engine, model or request key. Pure.
- */
-export function tableEntries(entries: readonly RequestEntry[], sort: TableSort, filter: string): RequestEntry[] {
-	const q = filter.trim().toLowerCase();
-	const hit = q === '' ? entries : entries.filter(e => `${e.engine} ${e.model} ${e.key}`.toLowerCase().includes(q));
-	// A request the backlog left open is not running now: it is not shown as live.
-	const live = hit.filter(e => !e.record.done && !e.record.backlog);
-	const value = SORT_VALUE[sort];
-	const done = hit
-		.filter(e => e.record.done)
-		.map((e, i) => ({e, i, v: value(e)}))
-		.sort((a, b) => (a.v === undefined ? (b.v === undefined ? a.i - b.i : 1) : b.v === undefined ? -1 : b.v - a.v || a.i - b.i))
-		.map(x => x.e);
-	return [...live, ...done];
 }
 
 /** One row's text: a live row says what it is doing, a finished row has the figures. Pure. */

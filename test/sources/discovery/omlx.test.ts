@@ -13,7 +13,7 @@ import {fingerprint} from '../../../source/sources/discovery/fingerprint.js';
 import {createPoller, runPlan} from '../../../source/sources/discovery/pollers.js';
 import {initialState, reduce} from '../../../source/model/reducer.js';
 import {toSnapshot} from '../../../source/model/snapshot.js';
-import {batchText} from '../../../source/ui/panes/passes.js';
+import {batchText} from '../../../source/ui/view-model/passes.js';
 import type {Action} from '../../../source/types/state.js';
 
 interface Reply {
