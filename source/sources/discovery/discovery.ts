@@ -12,6 +12,7 @@ import {DEFAULT_PORTS, scanPorts} from './port-scan.js';
 import {createPoller, type ServerPoller} from './pollers.js';
 import {createProcessFinder, ENGINE_PROCESS_NAMES, type EngineProcess, type ProcessFinder} from './processes.js';
 import {normalizeServerUrl} from './server-id.js';
+import {portOwnerPid} from '../port-owner.js';
 
 export interface NamedServer {
 	readonly url: string;
@@ -52,6 +53,11 @@ export interface DiscoveryOptions {
 	readonly pollTimeoutMs?: number;
 	/** Process lister (default systeminformation, at most every 10 s). */
 	readonly processFinder?: ProcessFinder;
+	/**
+	 * The process listening on a local port (default: sources/port-owner.ts). A named local server
+	 * that no engine process by name explains is tied to its process this way, scan or not.
+	 */
+	readonly portOwner?: (port: number) => Promise<number | undefined>;
 	/** Log locations looked at by others (log-locations.ts), for the empty state. */
 	readonly lookedForLogs?: readonly string[];
 	/**
@@ -109,6 +115,7 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
 	const now = options.now ?? Date.now;
 	const basePorts = options.ports ?? DEFAULT_PORTS;
 	const finder = scan ? (options.processFinder ?? createProcessFinder()) : undefined;
+	const portOwner = options.portOwner ?? ((port: number) => portOwnerPid(port));
 	const excluded = new Set((options.excludeUrls ?? []).map((u) => normalizeServerUrl(u)?.id).filter((id): id is string => id !== undefined));
 	const named = (options.servers ?? [])
 		.map((s) => ({...s, norm: normalizeServerUrl(s.url)}))
@@ -166,6 +173,15 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
 		news++;
 		dispatch({type: 'server-seen', t: now(), server: info});
 		if (running) entry.poller.start();
+		if (entry.named && !proc && port !== undefined && isLoopback(url)) void tieToPortOwner(id, entry, port);
+	};
+
+	/** A named local server: the process listening on its port, when no engine process by name was. */
+	const tieToPortOwner = async (id: string, entry: Entry, port: number) => {
+		const pid = await portOwner(port).catch(() => undefined);
+		if (pid === undefined || controller.signal.aborted || entries.get(id) !== entry || entry.info.pid !== undefined) return;
+		entry.info = {...entry.info, pid};
+		dispatch({type: 'server-seen', t: now(), server: entry.info});
 	};
 
 	const recheck = async (id: string) => {
