@@ -14,7 +14,7 @@ import path from 'node:path';
 import {performance} from 'node:perf_hooks';
 import {fileURLToPath, pathToFileURL} from 'node:url';
 import {createParser} from '../source/engines/index.js';
-import type {EngineKind} from '../source/types/monitor.js';
+import type {EngineKind} from '../source/types/events.js';
 import {sanitize} from '../source/util/sanitize.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -55,7 +55,7 @@ import {runProbe} from '../source/probe/run.js';
 import {probeDiagnostics, type ReadDiagnostics} from '../source/probe/transport.js';
 import type {ProbeResult} from '../source/types/probe.js';
 import {emptyProbe} from '../source/types/probe.js';
-import type {MonitorState} from '../source/types/monitor.js';
+import type {MonitorState} from '../source/types/state.js';
 import {reduce} from '../source/model/reducer.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -11,7 +11,7 @@ import {discoverOnce} from '../sources/discovery/discovery.js';
 import {pollServer} from '../sources/discovery/pollers.js';
 import {detectBandwidth} from '../sources/bandwidth.js';
 import {resolveModelBytes} from '../sources/model-bytes.js';
-import type {EngineKind} from '../types/monitor.js';
+import type {EngineKind} from '../types/events.js';
 import {modelsToCompare} from '../model/compare.js';
 
 export interface CompareCliOptions extends ProbeLikeCliOptions {

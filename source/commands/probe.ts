@@ -5,7 +5,7 @@ import {probeCommand} from '../probe/command.js';
 import {discoverOnce} from '../sources/discovery/discovery.js';
 import {detectBandwidth} from '../sources/bandwidth.js';
 import {resolveModelBytes} from '../sources/model-bytes.js';
-import type {EngineKind} from '../types/monitor.js';
+import type {EngineKind} from '../types/events.js';
 
 /** What `infertop probe` and `infertop compare` both take from the command line. */
 export interface ProbeLikeCliOptions {

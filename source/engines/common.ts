@@ -1,5 +1,5 @@
 /** Small pieces shared by the Python engines' parsers (uvicorn / stdlib access lines). */
-import type {EngineEvent} from '../types/monitor.js';
+import type {EngineEvent} from '../types/events.js';
 import type {NumberCheck} from '../util/numbers.js';
 
 const UVICORN = /^(?:\([^)]*\) )?INFO: +(\[?[\da-fA-F.:]+\]?):(\d+) - "([A-Z]+) (\S+) HTTP\/[\d.]+" (\d{3})/;

@@ -4,7 +4,8 @@
  * The I/O code (sources/, probe/) takes what a descriptor declares — paths to ask, parse functions
  * for the answers, log locations to try — and never switches on an engine name itself.
  */
-import type {EngineKind, LineParser, ModelInfo, ServerLoad} from '../types/monitor.js';
+import type {EngineKind, LineParser} from '../types/events.js';
+import type {ModelInfo, ServerLoad} from '../types/state.js';
 import type {ProbeProtocol} from '../types/probe.js';
 import {sanitize} from '../util/sanitize.js';
 import type {FingerprintRule} from './fingerprint.js';

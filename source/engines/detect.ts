@@ -4,7 +4,7 @@
  * signature is `decisive` wins at that weight whatever else the log holds (an Ollama log carries
  * raw llama-server lines since Ollama 0.30; lithos-metal writes uvicorn lines too).
  */
-import type {EngineKind} from '../types/monitor.js';
+import type {EngineKind} from '../types/events.js';
 import type {LogSignature} from './descriptor.js';
 
 const JOURNALD = /^\w{3} +\d+ \d{2}:\d{2}:\d{2} \S+ ([^[\s]+)\[\d+\]: /;

@@ -4,7 +4,7 @@
  * answered": each descriptor's `fingerprint.identify` reads this evidence; the registry tries the
  * rules by `rank` (engines that imitate others first).
  */
-import type {EngineKind} from '../types/monitor.js';
+import type {EngineKind} from '../types/events.js';
 import {sanitize} from '../util/sanitize.js';
 import {isRecord} from './descriptor.js';
 

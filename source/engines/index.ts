@@ -2,12 +2,12 @@
  * The one registry of engines: every `source/engines/<engine>.ts` exports one descriptor
  * (engines/descriptor.ts) and is listed here. Discovery, pollers, the probe, derive and the UI read
  * the registry; none of them switches on an engine name. Adding an engine = one file + its tests,
- * plus its line in ENGINES (and its kind in types/monitor.ts `EngineKind`).
+ * plus its line in ENGINES (and its kind in types/events.ts `EngineKind`).
  *
  * `createParser(engine)` is what the log collectors use. Unknown engines get a detecting parser:
  * it buffers the first lines, detects, then parses them all.
  */
-import type {EngineEvent, EngineKind, LineParser} from '../types/monitor.js';
+import type {EngineEvent, EngineKind, LineParser} from '../types/events.js';
 import type {EngineDescriptor, ProcessView} from './descriptor.js';
 import {detectWith} from './detect.js';
 import {fingerprintEvidence, type FingerprintAnswer, type Identity} from './fingerprint.js';

@@ -3,7 +3,7 @@
  * → one finished request (passes = steps, cachedTokens), the `ready` line, uvicorn access lines,
  * and 429 `model_busy` → busy.
  */
-import type {EngineEvent, LineParser} from '../types/monitor.js';
+import type {EngineEvent, LineParser} from '../types/events.js';
 import {numberCheck} from '../util/numbers.js';
 import {OPENAI_MODEL_LIST, OPENAI_POLL, OPENAI_PROBE, type EngineDescriptor} from './descriptor.js';
 import {clean, parseUvicorn, withCheck} from './common.js';

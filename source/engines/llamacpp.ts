@@ -3,7 +3,8 @@
  * multi-line timings block and per-request bookkeeping. Requests are keyed `s<slot>/t<task>`
  * (router children: `<port>:s<slot>/t<task>`), so interleaved slots never mix figures.
  */
-import type {EngineEvent, LineParser, ModelInfo, OllamaRunner} from '../types/monitor.js';
+import type {EngineEvent, LineParser, OllamaRunner} from '../types/events.js';
+import type {ModelInfo} from '../types/state.js';
 import {numberCheck, type NumberCheck} from '../util/numbers.js';
 import {withCheck} from './common.js';
 import {processRelativeMs} from './log-time.js';

@@ -1,5 +1,5 @@
 /** llama-swap: a proxy in front of llama-server processes; it passes their log lines through. */
-import type {ModelInfo} from '../types/monitor.js';
+import type {ModelInfo} from '../types/state.js';
 import {cleanModel, isRecord, MAX_MODELS, OPENAI_MODEL_LIST, OPENAI_PROBE, openAiModels, text, type EngineDescriptor} from './descriptor.js';
 import {createLlamaCppParser} from './llamacpp.js';
 

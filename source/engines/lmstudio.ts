@@ -2,7 +2,8 @@
  * LM Studio: the `lms log stream` parser (text blocks with `--stats`, and `--json`), REST v1
  * (≥ 0.4.0) and v0 (≥ 0.3.6) model lists, and its own chat endpoint for the probe (`stats` in answers).
  */
-import type {EngineEvent, LineParser, ModelInfo} from '../types/monitor.js';
+import type {EngineEvent, LineParser} from '../types/events.js';
+import type {ModelInfo} from '../types/state.js';
 import {CHAT, cleanModel, COMPLETIONS, dataModels, isRecord, MAX_MODELS, num, OPENAI_MODEL_LIST, OPENAI_POLL, posInt, text, type EngineDescriptor} from './descriptor.js';
 import {clean} from './common.js';
 import {createLlamaCppParser} from './llamacpp.js';

@@ -14,7 +14,7 @@
  * In batched serving several requests are open at once and the progress lines name none of them:
  * progress then counts for no request.
  */
-import type {EngineEvent, LineParser} from '../types/monitor.js';
+import type {EngineEvent, LineParser} from '../types/events.js';
 import {numberCheck} from '../util/numbers.js';
 import {OPENAI_MODEL_LIST, OPENAI_POLL, OPENAI_PROBE, type EngineDescriptor} from './descriptor.js';
 import {parseStdlibAccess, withCheck} from './common.js';

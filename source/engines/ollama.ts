@@ -3,7 +3,8 @@
  * runner start/ready/offload lines of every era, the MLX engine's per-request lines, and — since
  * Ollama 0.30 — raw llama-server lines, which are delegated to the llama.cpp parser (runner `gguf`).
  */
-import type {EngineEvent, LineParser, ModelInfo, OllamaRunner} from '../types/monitor.js';
+import type {EngineEvent, LineParser, OllamaRunner} from '../types/events.js';
+import type {ModelInfo} from '../types/state.js';
 import {gpuResidency, ollamaProcessor} from '../model/figures.js';
 import {numberCheck} from '../util/numbers.js';
 import {withCheck} from './common.js';

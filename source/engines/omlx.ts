@@ -36,7 +36,8 @@
  *   model: X, …`, `DFlash enabled for X, draft=D`.
  * The batch size (requests running at once) is not in the log at INFO; `/api/status` says it.
  */
-import type {EngineEvent, LineParser, ModelInfo} from '../types/monitor.js';
+import type {EngineEvent, LineParser} from '../types/events.js';
+import type {ModelInfo} from '../types/state.js';
 import {cleanModel, isRecord, MAX_MODELS, num, OPENAI_MODEL_LIST, OPENAI_PROBE, posInt, text, versionOf, type EngineDescriptor, type LogLocation, type LogLocationContext, type PollPlan} from './descriptor.js';
 import {clean, parseUvicorn} from './common.js';
 import {MAX_PARSE_CHARS} from './llamacpp.js';

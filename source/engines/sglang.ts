@@ -2,7 +2,7 @@
  * SGLang log parser (engines.md §5): `Decode batch` (`.` and `,` separators, `accept len`),
  * `Prefill batch` (`#cached-token`) → interval-stats; uvicorn access lines.
  */
-import type {EngineEvent, LineParser} from '../types/monitor.js';
+import type {EngineEvent, LineParser} from '../types/events.js';
 import {numberCheck} from '../util/numbers.js';
 import {OPENAI_MODEL_LIST, OPENAI_PROBE, OPENAI_VERSIONED_POLL, type EngineDescriptor} from './descriptor.js';
 import {clean, parseUvicorn, withCheck} from './common.js';

@@ -2,7 +2,7 @@
  * vLLM log parser (engines.md §4): periodic stats lines (V1 current/older, V0), `SpecDecoding metrics`
  * (all forms) and V0 `Speculative metrics`, uvicorn access lines, `(APIServer pid=N) ` prefixes.
  */
-import type {EngineEvent, LineParser} from '../types/monitor.js';
+import type {EngineEvent, LineParser} from '../types/events.js';
 import {numberCheck} from '../util/numbers.js';
 import {CHAT, COMPLETIONS, OLLAMA_GENERATE, OPENAI_MODEL_LIST, OPENAI_VERSIONED_POLL, type EngineDescriptor} from './descriptor.js';
 import {clean, parseUvicorn, withCheck} from './common.js';

@@ -17,7 +17,8 @@ import type {AddressInfo} from 'node:net';
 import {requestFigures} from '../model/figures.js';
 import {UNKNOWN_MODEL} from '../model/attribution.js';
 import {DEFAULT_SESSION_GAP_MS, sessionsOfServer} from '../model/sessions.js';
-import type {ModelFigures, MonitorState, RequestRecord} from '../types/monitor.js';
+import type {ModelFigures} from '../types/figures.js';
+import type {MonitorState, RequestRecord} from '../types/state.js';
 import {DEFAULT_METRICS_ADDR, parseListenAddress} from './address.js';
 
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';

@@ -5,7 +5,7 @@
  * listed model of that runner; the model whose keep-alive (`/api/ps` `expires_at`) moved when it
  * ended; a probe whose counts match it. Without evidence it is `model unknown`.
  */
-import type {Attribution, ModelInfo, RequestRecord} from '../types/monitor.js';
+import type {Attribution, ModelInfo, RequestRecord} from '../types/state.js';
 
 /** The label a request without evidence is counted under (server totals, metrics). */
 export const UNKNOWN_MODEL = 'unknown';

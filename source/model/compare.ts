@@ -3,7 +3,7 @@
  * A figure no run gave is `--`; two runs that differ show their range (`88–91`), as the seed does.
  */
 import type {CompareKind, CompareRow} from '../types/compare.js';
-import type {ModelInfo} from '../types/monitor.js';
+import type {ModelInfo} from '../types/state.js';
 
 /** The models to compare on one server: the named one, else those loaded (or all listed when the engine does not say). */
 export function modelsToCompare(models: readonly ModelInfo[], named: string | undefined): ModelInfo[] {

@@ -4,7 +4,7 @@
  * inconsistent, with the reason this returns. Pure; used for log requests and probe answers alike.
  */
 
-import type {RequestPatch} from '../types/monitor.js';
+import type {RequestPatch} from '../types/events.js';
 
 /** No single local sequence decodes or prefills faster than this (tok/s). */
 export const MAX_PLAUSIBLE_TPS = 1e6;

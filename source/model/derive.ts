@@ -13,7 +13,8 @@ import {
 	rate,
 	residencyFromLayers,
 } from './figures.js';
-import type {BatchFigures, ModelFigures, ModelInfo, MonitorState, RequestRecord, ServerState} from '../types/monitor.js';
+import type {BatchFigures, ModelFigures} from '../types/figures.js';
+import type {ModelInfo, MonitorState, RequestRecord, ServerState} from '../types/state.js';
 import type {ProbeResult} from '../types/probe.js';
 import {engineOf} from '../engines/index.js';
 import {sameModel, UNKNOWN_MODEL} from './attribution.js';

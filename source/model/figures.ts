@@ -2,7 +2,7 @@
  * The figures of DESIGN §1, each defined once. Pure functions; `undefined` = cannot be known (`--`).
  * No function here ever turns an unknown into 0.
  */
-import type {RequestPatch} from '../types/monitor.js';
+import type {RequestPatch} from '../types/events.js';
 
 const known = (x: number | undefined): x is number => x !== undefined && Number.isFinite(x);
 

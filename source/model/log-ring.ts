@@ -7,9 +7,9 @@
  * the newest `cap` lines move to a fresh one (one copy per `cap` lines). A state that is appended to
  * twice (a branch, never done by the store) gets its own copy, so windows never overlap writes.
  */
-import type {LogLine, LogRing} from '../types/monitor.js';
+import type {LogLine, LogRing} from '../types/state.js';
 
-export type {LogRing} from '../types/monitor.js';
+export type {LogRing} from '../types/state.js';
 
 const EMPTY: LogRing = {buffer: [], start: 0, end: 0, length: 0};
 

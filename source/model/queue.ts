@@ -4,7 +4,7 @@
  * before the first token arrived held the probe in the queue; those still running shared the
  * server with it (parallel slots, batching). Pure.
  */
-import type {RequestRecord} from '../types/monitor.js';
+import type {RequestRecord} from '../types/state.js';
 
 /** Log times carry the tail's delay; a request that ended this close after the first token still counts as ahead. */
 export const QUEUE_SLACK_MS = 250;

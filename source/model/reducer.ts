@@ -8,7 +8,8 @@ import {requestFigures} from './figures.js';
 import {appendLog, emptyLog} from './log-ring.js';
 import {inconsistency} from './consistency.js';
 import {attribute, attributeByKeepAlive, keepAliveMoved, UNKNOWN_MODEL} from './attribution.js';
-import type {Action, EngineEvent, MonitorState, RequestRecord, ServerState, ServerInfo, PassSample} from '../types/monitor.js';
+import type {Action, MonitorState, RequestRecord, ServerState, ServerInfo, PassSample} from '../types/state.js';
+import type {EngineEvent} from '../types/events.js';
 
 export const MAX_REQUESTS = 200;
 export const MAX_HISTORY = 240;

@@ -10,7 +10,7 @@
 import {engineOf} from '../engines/index.js';
 import {modelLabel} from './derive.js';
 import {requestFigures} from './figures.js';
-import type {MonitorState, Refusal, RequestRecord, ServerState} from '../types/monitor.js';
+import type {MonitorState, Refusal, RequestRecord, ServerState} from '../types/state.js';
 
 /** Default longest pause between two turns of one session (ms): config `sessionGap`, `--session-gap`. */
 export const DEFAULT_SESSION_GAP_MS = 60_000;

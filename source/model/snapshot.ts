@@ -5,7 +5,8 @@
 import {deriveModels, modelLabel} from './derive.js';
 import {requestFigures} from './figures.js';
 import {deriveSessions, DEFAULT_SESSION_GAP_MS, type Session} from './sessions.js';
-import type {ModelFigures, MonitorState, RequestRecord, ServerState} from '../types/monitor.js';
+import type {ModelFigures} from '../types/figures.js';
+import type {MonitorState, RequestRecord, ServerState} from '../types/state.js';
 
 export const SNAPSHOT_SCHEMA_VERSION = 1;
 

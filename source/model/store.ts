@@ -2,7 +2,7 @@
  * A plain TypeScript store (ink-practices §6.3): collectors dispatch as often as they like; the
  * snapshot reaches React only on publish(), which a single ticker calls at most 4 times a second.
  */
-import type {Action, MonitorState} from '../types/monitor.js';
+import type {Action, MonitorState} from '../types/state.js';
 import {reduce, initialState, type InitialOptions} from './reducer.js';
 
 /** ≤ 4 commits/s keeps idle CPU low (ink-practices §4.2). */

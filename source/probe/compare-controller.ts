@@ -12,7 +12,7 @@ import {newRunId, runCompare, type CompareTarget} from './compare.js';
 import {PROGRESS_INTERVAL_MS} from './controller.js';
 import type {StreamTimeouts} from './client.js';
 import type {Transport} from './transport.js';
-import type {Action, MonitorState} from '../types/monitor.js';
+import type {Action, MonitorState} from '../types/state.js';
 import type {CompareProgress} from '../types/compare.js';
 
 export interface CompareControllerOptions {

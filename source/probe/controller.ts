@@ -4,7 +4,7 @@
  * end (kept in state), or `lastError` as one line. Esc → cancel() aborts the stream.
  */
 import {performance} from 'node:perf_hooks';
-import type {Action, MonitorState} from '../types/monitor.js';
+import type {Action, MonitorState} from '../types/state.js';
 import {ProbeError, type StreamTimeouts} from './client.js';
 import {VERSION} from '../version.js';
 import {appendHistory, defaultHistoryPath} from './history.js';

@@ -4,7 +4,7 @@
  * looked up in the built-in table (model/chips.ts). Never throws; unknown → gbs undefined + hint.
  */
 import {loadExeca} from './lazy-execa.js';
-import type {BandwidthInfo} from '../types/monitor.js';
+import type {BandwidthInfo} from '../types/state.js';
 import {appleChip, lookupBandwidth, unknownChipHint, type ChipInput} from '../model/chips.js';
 import {sanitize} from '../util/sanitize.js';
 import {readLinuxCpuBrand, readLinuxGpus} from './linux-hw.js';

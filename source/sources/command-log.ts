@@ -10,7 +10,7 @@
 import path from 'node:path';
 import type {ResultPromise} from 'execa';
 import {loadExeca} from './lazy-execa.js';
-import type {Collector} from '../types/monitor.js';
+import type {Collector} from '../types/state.js';
 import {LineSplitter} from './log-tail.js';
 
 export interface CommandLogOptions {

@@ -19,7 +19,7 @@ import {open, stat, type FileHandle} from 'node:fs/promises';
 import path from 'node:path';
 import {StringDecoder} from 'node:string_decoder';
 import {watch, type FSWatcher} from 'chokidar';
-import type {Collector} from '../types/monitor.js';
+import type {Collector} from '../types/state.js';
 
 /** How much of an existing file is read at start. */
 export const TAIL_START_BYTES = 64 * 1024;

@@ -5,7 +5,7 @@
 import {loadExeca} from './lazy-execa.js';
 import {parseOllamaPsTable, type PsModelInfo} from '../system/ollama-ps.js';
 import {sanitize} from '../util/sanitize.js';
-import type {Collector, Dispatch} from '../types/monitor.js';
+import type {Collector, Dispatch} from '../types/state.js';
 
 export interface OllamaPsResult {
 	readonly models: PsModelInfo[];

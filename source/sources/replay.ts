@@ -8,7 +8,7 @@ import {existsSync, readdirSync, statSync} from 'node:fs';
 import {readFile} from 'node:fs/promises';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
-import type {Collector} from '../types/monitor.js';
+import type {Collector} from '../types/state.js';
 
 export interface ReplayOptions {
 	readonly file: string;

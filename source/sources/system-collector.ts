@@ -18,7 +18,7 @@ import os from 'node:os';
 import {readFileSync} from 'node:fs';
 import {readdir, readFile} from 'node:fs/promises';
 import {loadExeca} from './lazy-execa.js';
-import type {Collector, Dispatch} from '../types/monitor.js';
+import type {Collector, Dispatch} from '../types/state.js';
 import type {ContentionState, GpuInfo, GpuProcess, SystemState} from '../types/system.js';
 import {createContentionTracker, type ContentionOptions, type MemoryPressureLevel, type ProcSample} from '../system/contention.js';
 import {macPressureLevel, parseGovernor, parseLinuxPowerSupplies, parsePmset, parsePsiMemory, type PowerSupplyEntry} from '../system/power.js';

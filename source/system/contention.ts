@@ -8,7 +8,7 @@
  */
 import type {ProcessView} from '../engines/descriptor.js';
 import {ENGINE_PROCESS_RULES} from '../engines/index.js';
-import type {EngineKind} from '../types/monitor.js';
+import type {EngineKind} from '../types/events.js';
 import type {ContentionState, EngineProcess, GpuProcess, HotProcess} from '../types/system.js';
 import {sanitize} from '../util/sanitize.js';
 

@@ -6,7 +6,7 @@
  * `expiresApprox` so nobody mistakes them for the exact bytes and times of `GET /api/ps`.
  * Header-driven: columns are found by name, extra or missing columns are tolerated.
  */
-import type {ModelInfo} from '../types/monitor.js';
+import type {ModelInfo} from '../types/state.js';
 import {sanitize} from '../util/sanitize.js';
 
 /** A model as `ollama ps` shows it; extra fields say which figures are approximate. */

@@ -6,7 +6,7 @@ import {Box, renderToString} from 'ink';
 import {useMemo, useRef} from 'react';
 import stripAnsi from 'strip-ansi';
 import {deriveServer} from '../model/derive.js';
-import type {MonitorState, PassSample} from '../types/monitor.js';
+import type {MonitorState, PassSample} from '../types/state.js';
 import {sanitize} from '../util/sanitize.js';
 import {KEYMAP, type KeyBinding} from './keymap.js';
 import {planLayout} from './layout.js';

@@ -9,7 +9,7 @@ import {useInput, useStdin} from 'ink';
 import {useEffect, useRef} from 'react';
 import type {MonitorStore} from '../model/store.js';
 import type {Controller} from '../types/controller.js';
-import type {MonitorState} from '../types/monitor.js';
+import type {MonitorState} from '../types/state.js';
 import {stepRefresh} from './controller.js';
 import {functionKey, keyName, resolveKey, type ActionId, type KeyBinding} from './keymap.js';
 import {logStep} from './panes/log.js';

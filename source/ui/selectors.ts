@@ -3,7 +3,8 @@
  * definition each, so a key acts on exactly what the screen shows. Pure.
  */
 import {deriveServer, FIGURE_WINDOW_MS} from '../model/derive.js';
-import type {ModelFigures, MonitorState, ServerState} from '../types/monitor.js';
+import type {ModelFigures} from '../types/figures.js';
+import type {MonitorState, ServerState} from '../types/state.js';
 import type {KeyScope} from './keymap.js';
 import {planLayout} from './layout.js';
 import {engineRows} from './panes/engines.js';

@@ -3,7 +3,7 @@
  * the screen adds what the engines list knows (partly on CPU) and the contention of the moment, and
  * a level for the colour (the words and a glyph carry the meaning; colour is a second channel).
  */
-import type {ModelFigures} from '../types/monitor.js';
+import type {ModelFigures} from '../types/figures.js';
 import {passesVerdict} from '../model/verdict.js';
 
 export type Level = 'good' | 'warn' | 'bad' | 'muted';

@@ -1,5 +1,5 @@
 /**
- * The layers of the readme's architecture section, checked on every import of source/ (static,
+ * The layers of docs/architecture.md, checked on every import of source/ (static,
  * re-export and dynamic): types/ is the leaf; engines/ and model/ do no I/O and import nothing from
  * sources/, probe/, ui/ (or system/, the runtime, commands, the demo); ui/ does no file, process or
  * network I/O and imports neither sources/ nor probe/. And no engine is switched on by name
@@ -9,7 +9,7 @@ import {readdirSync, readFileSync} from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {describe, expect, it} from 'vitest';
-import {ENGINE_KINDS} from '../../source/types/monitor.js';
+import {ENGINE_KINDS} from '../../source/types/events.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const source = path.join(root, 'source');
@@ -71,7 +71,7 @@ describe('architecture', () => {
 		expect(violation('engines/ollama.ts', 'node:fs')).toMatch(/no I\/O/);
 		expect(violation('ui/app.tsx', 'node:child_process')).toMatch(/no I\/O/);
 		expect(violation('ui/panes/log.tsx', '../../sources/log-tail.js')).toMatch(/upward/);
-		expect(violation('types/monitor.ts', '../model/figures.js')).toMatch(/leaf/);
+		expect(violation('types/state.ts', '../model/figures.js')).toMatch(/leaf/);
 		expect(violation('model/derive.ts', '../engines/index.js')).toBeUndefined();
 		expect(violation('sources/log-source.ts', 'node:fs')).toBeUndefined();
 		expect(importsOf("import a from './x.js';\nexport {b} from \"../y.js\";\nconst c = await import('node:fs');\nimport './z.js';")).toEqual(['./x.js', '../y.js', './z.js', 'node:fs']);

@@ -16,7 +16,7 @@ import type {AgentAccounting} from '../../source/demo/agent.js';
 import {createLogSource} from '../../source/sources/log-source.js';
 import {initialState, reduce} from '../../source/model/reducer.js';
 import {deriveSessions, type SessionsView} from '../../source/model/sessions.js';
-import type {MonitorState} from '../../source/types/monitor.js';
+import type {MonitorState} from '../../source/types/state.js';
 
 let dir: string;
 let engine: DemoEngine;

@@ -7,7 +7,7 @@
 import {describe, expect, it} from 'vitest';
 import {createOllamaParser} from '../../source/engines/ollama.js';
 import {createLlamaCppParser} from '../../source/engines/llamacpp.js';
-import {requests, run} from './helpers.js';
+import {requests, run} from '../helpers/engines.js';
 
 const gguf = (task: number, prefillMs: string, decodeMs: string): string[] => [
 	`slot launch_slot_: id  0 | task ${task} | processing task, is_child = 0`,

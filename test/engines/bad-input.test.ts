@@ -1,8 +1,8 @@
 import {describe, expect, it} from 'vitest';
 import {createParser} from '../../source/engines/index.js';
-import type {EngineKind} from '../../source/types/monitor.js';
+import type {EngineKind} from '../../source/types/events.js';
 import {sanitize} from '../../source/util/sanitize.js';
-import {requests, run} from './helpers.js';
+import {requests, run} from '../helpers/engines.js';
 
 const ENGINES: EngineKind[] = ['ollama', 'llamacpp', 'vllm', 'sglang', 'mlxlm', 'lithos'];
 

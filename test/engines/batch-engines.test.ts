@@ -15,8 +15,9 @@ import {reduce, initialState} from '../../source/model/reducer.js';
 import {toSnapshot} from '../../source/model/snapshot.js';
 import {engineRows} from '../../source/ui/panes/engines.js';
 import {passesLines} from '../../source/ui/panes/passes.js';
-import type {EngineEvent, MonitorState} from '../../source/types/monitor.js';
-import {run} from './helpers.js';
+import type {EngineEvent} from '../../source/types/events.js';
+import type {MonitorState} from '../../source/types/state.js';
+import {run} from '../helpers/engines.js';
 
 function stateOf(engine: 'vllm' | 'sglang', events: readonly EngineEvent[]): MonitorState {
 	let s = reduce(initialState({now: 1000, host: 'h'}), {type: 'server-seen', t: 1000, server: {id: 'srv', engine, url: 'http://127.0.0.1:8000', source: 'port-scan'}});

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest';
 import {createParser, detectEngine, ENGINE_LABELS} from '../../source/engines/index.js';
-import {ENGINE_KINDS} from '../../source/types/monitor.js';
-import {fixture, readLines, requests, run} from './helpers.js';
+import {ENGINE_KINDS} from '../../source/types/events.js';
+import {fixture, readLines, requests, run} from '../helpers/engines.js';
 
 const OLLAMA_030 = [
 	'time=2026-08-21T18:40:00.000-07:00 level=INFO source=routes.go:1500 msg="Listening on 127.0.0.1:11434 (version 0.33.0)"',

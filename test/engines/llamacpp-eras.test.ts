@@ -8,7 +8,7 @@ import {readFileSync} from 'node:fs';
 import {describe, expect, it} from 'vitest';
 import {createLlamaCppParser, decodedFromEval, eraOfEval} from '../../source/engines/llamacpp.js';
 import {requestFigures} from '../../source/model/figures.js';
-import {fixture, one, readLines, requests, run} from './helpers.js';
+import {fixture, one, readLines, requests, run} from '../helpers/engines.js';
 
 interface Truth {
 	requests: {request: string; timings: {prompt_n: number; cache_n: number; predicted_n: number; predicted_per_second: number}; usage: {prompt_tokens: number}; log_task_id: number}[];

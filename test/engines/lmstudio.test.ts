@@ -8,7 +8,7 @@ import {describe, expect, it} from 'vitest';
 import {createParser, detectEngine} from '../../source/engines/index.js';
 import {createLmStudioLogParser} from '../../source/engines/lmstudio.js';
 import {requestFigures} from '../../source/model/figures.js';
-import {readLines, requests, run} from './helpers.js';
+import {readLines, requests, run} from '../helpers/engines.js';
 import {fileURLToPath} from 'node:url';
 
 const sample = readLines(fileURLToPath(new URL('../../samples/lmstudio.log', import.meta.url)));

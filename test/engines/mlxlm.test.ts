@@ -6,7 +6,7 @@
 import {describe, expect, it} from 'vitest';
 import {createMlxLmParser} from '../../source/engines/mlxlm.js';
 import {requestFigures} from '../../source/model/figures.js';
-import {readLines, requests, run} from './helpers.js';
+import {readLines, requests, run} from '../helpers/engines.js';
 import {fileURLToPath} from 'node:url';
 
 describe('mlx_lm.server requests', () => {

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest';
 import {createOllamaParser, goDurationMs, sizeToMiB, slogAttrs} from '../../source/engines/ollama.js';
 import {acceptance, draftedPerPass, requestFigures} from '../../source/model/figures.js';
-import {one, requests, run} from './helpers.js';
+import {one, requests, run} from '../helpers/engines.js';
 
 describe('Ollama slog and gin lines (engines.md §1e)', () => {
 	it('captured slog lines are understood; quoted attributes parse', () => {

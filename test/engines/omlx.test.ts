@@ -9,7 +9,7 @@ import {createParser, detectEngine, engineOf} from '../../source/engines/index.j
 import {createOmlxParser, isOmlxHealth, isOmlxServer, omlxLogLocations, omlxStatus, omlxStatusModels} from '../../source/engines/omlx.js';
 import {engineProcessKind} from '../../source/system/contention.js';
 import {sanitize} from '../../source/util/sanitize.js';
-import {one, requests, run} from './helpers.js';
+import {one, requests, run} from '../helpers/engines.js';
 import path from 'node:path';
 
 const sample = (name: string): string[] =>

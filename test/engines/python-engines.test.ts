@@ -4,7 +4,7 @@ import {createMlxLmParser} from '../../source/engines/mlxlm.js';
 import {createSglangParser} from '../../source/engines/sglang.js';
 import {createVllmParser} from '../../source/engines/vllm.js';
 import {requestFigures} from '../../source/model/figures.js';
-import {one, run} from './helpers.js';
+import {one, run} from '../helpers/engines.js';
 
 describe('vLLM (engines.md §4)', () => {
 	it('captured club-3090 #93 lines', () => {

@@ -4,9 +4,9 @@ import {describe, expect, it} from 'vitest';
 import {createParser, detectEngine} from '../../source/engines/index.js';
 import {requestFigures} from '../../source/model/figures.js';
 import {inconsistency} from '../../source/model/consistency.js';
-import type {EngineKind} from '../../source/types/monitor.js';
+import type {EngineKind} from '../../source/types/events.js';
 import {sanitize} from '../../source/util/sanitize.js';
-import {requests, run} from './helpers.js';
+import {requests, run} from '../helpers/engines.js';
 
 const sample = (name: string): string[] =>
 	readFileSync(fileURLToPath(new URL(`../../samples/${name}`, import.meta.url)), 'utf8').split('\n').filter(l => l.length > 0);

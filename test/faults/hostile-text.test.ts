@@ -13,7 +13,7 @@ import {execa} from 'execa';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {sanitize} from '../../source/util/sanitize.js';
 import {hasPty, infertopArgv, root, runOnPty} from '../helpers/pty.js';
-import {startServer, type TestServer} from '../probe/helpers.js';
+import {startServer, type TestServer} from '../helpers/probe-server.js';
 
 const ATTACKS = [
 	'\u001b]52;c;cHduZWQ=\u0007', // OSC 52: write the clipboard

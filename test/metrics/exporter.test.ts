@@ -3,7 +3,8 @@ import {afterEach, describe, expect, it} from 'vitest';
 import {RequestCounters, escapeLabelValue, renderMetrics, startMetricsServer, type MetricsServer} from '../../source/metrics/exporter.js';
 import {deriveModels} from '../../source/model/derive.js';
 import {newServer, reduce} from '../../source/model/reducer.js';
-import type {ModelFigures, MonitorState, RequestRecord, ServerState} from '../../source/types/monitor.js';
+import type {ModelFigures} from '../../source/types/figures.js';
+import type {MonitorState, RequestRecord, ServerState} from '../../source/types/state.js';
 import {emptySystem} from '../../source/types/system.js';
 import {emptyProbe, type ProbeResult} from '../../source/types/probe.js';
 

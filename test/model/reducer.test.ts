@@ -2,7 +2,7 @@ import {describe, expect, it} from 'vitest';
 import {initialState, reduce, MAX_LOG_LINES} from '../../source/model/reducer.js';
 import {deriveServer} from '../../source/model/derive.js';
 import {toSnapshot} from '../../source/model/snapshot.js';
-import type {Action, MonitorState} from '../../source/types/monitor.js';
+import type {Action, MonitorState} from '../../source/types/state.js';
 import {appendLog, emptyLog, logLines, logTail, type LogRing} from '../../source/model/log-ring.js';
 
 const run = (actions: Action[], s: MonitorState = initialState({now: 1000})) => actions.reduce(reduce, s);

@@ -12,7 +12,8 @@ import {feedLine} from '../../source/sources/log-source.js';
 import {initialState, reduce} from '../../source/model/reducer.js';
 import {budgetWords, deriveSessions, serverSessions} from '../../source/model/sessions.js';
 import {toSnapshot} from '../../source/model/snapshot.js';
-import type {Action, EngineKind, MonitorState} from '../../source/types/monitor.js';
+import type {Action, MonitorState} from '../../source/types/state.js';
+import type {EngineKind} from '../../source/types/events.js';
 
 const T0 = Date.UTC(2026, 11, 1, 10, 0, 0);
 // Copied unchanged from shared/fixtures/llama.cpp (test/fixtures/engines/README.md).

@@ -2,7 +2,7 @@ import {describe, expect, it} from 'vitest';
 import {createStore} from '../../source/model/store.js';
 import {systemKey} from '../../source/sources/system-collector.js';
 import {emptySystem} from '../../source/types/system.js';
-import type {Action} from '../../source/types/monitor.js';
+import type {Action} from '../../source/types/state.js';
 
 const seen = (t: number, version?: string): Action => ({type: 'server-seen', t, server: {id: 'http://127.0.0.1:11434', engine: 'ollama', url: 'http://127.0.0.1:11434', source: 'port-scan', ...(version ? {version} : {})}});
 

@@ -20,7 +20,8 @@ import {entryText, requestEntries, tableEntries} from '../../source/ui/panes/req
 import {engineRows} from '../../source/ui/panes/engines.js';
 import {passesLines} from '../../source/ui/panes/passes.js';
 import {sanitize} from '../../source/util/sanitize.js';
-import type {Action, LineParser, ModelInfo, MonitorState} from '../../source/types/monitor.js';
+import type {Action, ModelInfo, MonitorState} from '../../source/types/state.js';
+import type {LineParser} from '../../source/types/events.js';
 
 /** The requests table's rows as text (time sort, no filter), at most `limit`. */
 const requestRows = (servers: MonitorState['servers'], order: readonly string[], limit: number): {text: string}[] =>

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
-import {ollamaStream, startServer, type TestServer} from './helpers.js';
+import {ollamaStream, startServer, type TestServer} from '../helpers/probe-server.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const tsx = path.join(repo, 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs');
@@ -44,7 +44,7 @@ const show = {
 		{name: 'blk.0.ffn_up_exps.weight', type: 'Q4_K', shape: [2048, 768, 128]},
 	],
 };
-// As test/bytes/model-bytes.test.ts works it out: embedding row, output, attention, experts at 8/128.
+// As test/sources/model-bytes.test.ts works it out: embedding row, output, attention, experts at 8/128.
 const BYTES = 8 * 144 + 151936 * 8 * 210 + 2048 * 4096 * 2 + 768 * 8 * 144 * 8;
 
 describe('infertop probe (the CLI)', () => {

@@ -8,7 +8,7 @@ import {promisify} from 'node:util';
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
 import {probeCommand, type ProbeCommandOptions} from '../../source/probe/command.js';
 import {VERSION} from '../../source/version.js';
-import {fixture, ollamaStream, replay, sseEvents, startServer, type TestServer} from './helpers.js';
+import {fixture, ollamaStream, replay, sseEvents, startServer, type TestServer} from '../helpers/probe-server.js';
 
 const run = promisify(execFile);
 let server: TestServer | undefined;

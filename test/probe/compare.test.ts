@@ -9,7 +9,7 @@ import {compareCommand} from '../../source/probe/compare-command.js';
 import {compareJson, compareLines, range} from '../../source/model/compare.js';
 import {HISTORY_COLUMNS} from '../../source/probe/history.js';
 import {fitToContext, loadPrompt} from '../../source/probe/prompts.js';
-import {startServer, until, wait, type TestServer} from './helpers.js';
+import {startServer, until, wait, type TestServer} from '../helpers/probe-server.js';
 
 let servers: TestServer[] = [];
 let dir: string;

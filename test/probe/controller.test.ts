@@ -2,12 +2,12 @@ import {mkdtemp, readFile, rm} from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
-import type {Action, MonitorState} from '../../source/types/monitor.js';
+import type {Action, MonitorState} from '../../source/types/state.js';
 import {reduce} from '../../source/model/reducer.js';
 import {createProbeController} from '../../source/probe/controller.js';
 import {HISTORY_HEADER} from '../../source/probe/history.js';
 import {emptyProbe, type ProbeState} from '../../source/types/probe.js';
-import {openaiStream, startServer, until, type TestServer} from './helpers.js';
+import {openaiStream, startServer, until, type TestServer} from '../helpers/probe-server.js';
 
 let server: TestServer | undefined;
 let dir: string;

@@ -11,7 +11,7 @@ import {
 	type StreamEvent,
 } from '../../source/probe/protocols.js';
 import {computeFigures, newClock, markToken} from '../../source/probe/timing.js';
-import {fixture} from './helpers.js';
+import {fixture} from '../helpers/probe-server.js';
 
 function feedAll(p: StreamParser, text: string, step?: number): StreamEvent[] {
 	const out: StreamEvent[] = [];

@@ -5,7 +5,7 @@ import {ProbeError} from '../../source/probe/client.js';
 import {inThreadTransport} from '../../source/probe/transport.js';
 import {loadPrompt} from '../../source/probe/prompts.js';
 import {runProbe, totalTimeoutFor, type RunProbeOptions} from '../../source/probe/run.js';
-import {fixture, ollamaStream, openaiStream, replay, sseEvents, startServer, until, wait, type TestServer} from './helpers.js';
+import {fixture, ollamaStream, openaiStream, replay, sseEvents, startServer, until, wait, type TestServer} from '../helpers/probe-server.js';
 
 let servers: TestServer[] = [];
 afterEach(async () => {

@@ -13,7 +13,7 @@ import {fileURLToPath} from 'node:url';
 import {afterEach, describe, expect, it} from 'vitest';
 import {streamOnce} from '../../source/probe/client.js';
 import {probeDiagnostics, type ReadDiagnostics} from '../../source/probe/transport.js';
-import {ollamaStream, openaiStream, startServer, until, type Handler, type TestServer} from './helpers.js';
+import {ollamaStream, openaiStream, startServer, until, type Handler, type TestServer} from '../helpers/probe-server.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const tsx = path.join(repo, 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs');

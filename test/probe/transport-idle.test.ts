@@ -6,7 +6,7 @@
 import {afterEach, describe, expect, it} from 'vitest';
 import {streamOnce} from '../../source/probe/client.js';
 import {probeDiagnostics, pumpRunning, setPumpIdleMs} from '../../source/probe/transport.js';
-import {openaiStream, startServer, until, wait, type TestServer} from './helpers.js';
+import {openaiStream, startServer, until, wait, type TestServer} from '../helpers/probe-server.js';
 
 let server: TestServer | undefined;
 afterEach(async () => {

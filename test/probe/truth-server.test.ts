@@ -8,7 +8,7 @@ import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {afterEach, describe, expect, it} from 'vitest';
 import {streamOnce} from '../../source/probe/client.js';
-import {until} from './helpers.js';
+import {until} from '../helpers/probe-server.js';
 
 const server = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'bench', 'probe-truth-server.mjs');
 let child: ChildProcess | undefined;

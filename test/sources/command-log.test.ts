@@ -2,7 +2,7 @@ import {afterEach, describe, expect, it} from 'vitest';
 import {createCommandLog, splitArgs} from '../../source/sources/command-log.js';
 import {parseLogSpec} from '../../source/config/config.js';
 import {logInputOf} from '../../source/runtime.js';
-import type {Collector} from '../../source/types/monitor.js';
+import type {Collector} from '../../source/types/state.js';
 
 async function until(pred: () => boolean, ms = 10_000): Promise<void> {
 	const deadline = Date.now() + ms;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {createLogSource, lineWallTime} from '../../source/sources/log-source.js';
 import {initialState, reduce} from '../../source/model/reducer.js';
-import type {Action, MonitorState} from '../../source/types/monitor.js';
+import type {Action, MonitorState} from '../../source/types/state.js';
 import {waitUntil} from '../helpers/wait.js';
 
 const dirs: string[] = [];

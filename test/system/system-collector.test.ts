@@ -3,7 +3,7 @@ import {execFileSync} from 'node:child_process';
 import {chmodSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
-import type {Action} from '../../source/types/monitor.js';
+import type {Action} from '../../source/types/state.js';
 import type {SystemState} from '../../source/types/system.js';
 import {createSystemCollector, type SystemCollector} from '../../source/sources/system-collector.js';
 

@@ -10,7 +10,7 @@ import {createStore} from '../../source/model/store.js';
 import {feedLine} from '../../source/sources/log-source.js';
 import type {Controller} from '../../source/types/controller.js';
 import type {MonitorStore} from '../../source/model/store.js';
-import {renderTui, settle, waitFor, type Tui} from './render-tui.js';
+import {renderTui, settle, waitFor, type Tui} from '../helpers/render-tui.js';
 
 const T0 = Date.UTC(2026, 11, 1, 10, 0, 0);
 

@@ -3,8 +3,8 @@ import {App, renderSnapshotText} from '../../source/ui/app.js';
 import type {Controller} from '../../source/types/controller.js';
 import {KEYMAP, type KeyBinding} from '../../source/ui/keymap.js';
 import type {MonitorStore} from '../../source/model/store.js';
-import {emptyStore, LLAMA, OLLAMA, richState, richStore, T0} from './fixtures.js';
-import {renderTui, settle, waitFor, type Tui} from './render-tui.js';
+import {emptyStore, LLAMA, OLLAMA, richState, richStore, T0} from '../helpers/ui-state.js';
+import {renderTui, settle, waitFor, type Tui} from '../helpers/render-tui.js';
 import {themeCycle} from '../../source/config/themes.js';
 import type {Theme} from '../../source/ui/theme.js';
 

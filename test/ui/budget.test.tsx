@@ -19,7 +19,7 @@ describe('render budget', () => {
 	it('never clears the terminal at 120×40 (the CPU per update is measured by the bench, not asserted here)', {timeout: 120_000}, async () => {
 		const {render} = await import('ink');
 		const {App} = await import('../../source/ui/app.js');
-		const {richStore, OLLAMA, T0} = await import('./fixtures.js');
+		const {richStore, OLLAMA, T0} = await import('../helpers/ui-state.js');
 		const stdout = Object.assign(new EventEmitter(), {
 			isTTY: true,
 			columns: 120,

@@ -11,14 +11,14 @@ process.env['FORCE_COLOR'] = '3';
 
 type Mods = {
 	app: typeof import('../../source/ui/app.js');
-	tui: typeof import('./render-tui.js');
-	fx: typeof import('./fixtures.js');
+	tui: typeof import('../helpers/render-tui.js');
+	fx: typeof import('../helpers/ui-state.js');
 	themes: typeof import('../../source/config/themes.js');
 };
 let m: Mods;
 
 beforeAll(async () => {
-	m = {app: await import('../../source/ui/app.js'), tui: await import('./render-tui.js'), fx: await import('./fixtures.js'), themes: await import('../../source/config/themes.js')};
+	m = {app: await import('../../source/ui/app.js'), tui: await import('../helpers/render-tui.js'), fx: await import('../helpers/ui-state.js'), themes: await import('../../source/config/themes.js')};
 });
 
 afterAll(() => {

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest';
 import {initialState, reduce} from '../../source/model/reducer.js';
-import type {Action, MonitorState} from '../../source/types/monitor.js';
+import type {Action, MonitorState} from '../../source/types/state.js';
 import {engineRows} from '../../source/ui/panes/engines.js';
 
 const run = (actions: Action[]): MonitorState => actions.reduce(reduce, initialState({now: 1000}));

@@ -18,7 +18,7 @@ import {pathToFileURL} from 'node:url';
 import {INK_910_BUGGY, patchInkLogUpdate} from '../../scripts/ink-incremental-fix.mjs';
 import type {Mounted} from '../fixtures/render/incremental-entry.js';
 import type {SystemState} from '../../source/types/system.js';
-import {T0} from './fixtures.js';
+import {T0} from '../helpers/ui-state.js';
 import {bundleIncrementalEntry} from '../helpers/incremental-bundle.js';
 
 type Entry = {mount(columns: number, rows: number, incremental: boolean): Mounted; busySystem: SystemState};

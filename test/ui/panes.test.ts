@@ -1,7 +1,8 @@
 import {describe, expect, it} from 'vitest';
-import type {ModelFigures, ServerState} from '../../source/types/monitor.js';
+import type {ModelFigures} from '../../source/types/figures.js';
+import type {ServerState} from '../../source/types/state.js';
 import {newServer} from '../../source/model/reducer.js';
-import {busySystem} from './fixtures.js';
+import {busySystem} from '../helpers/ui-state.js';
 import {contentionLines} from '../../source/ui/panes/contention.js';
 import {emptyLines} from '../../source/ui/panes/empty.js';
 import {residencyText as residencyOf} from '../../source/ui/panes/engines.js';

@@ -9,8 +9,8 @@ import {KEYMAP} from '../../source/ui/keymap.js';
 import type {Controller} from '../../source/types/controller.js';
 import type {MonitorStore} from '../../source/model/store.js';
 import type {ProbeHistoryEntry} from '../../source/types/probe.js';
-import {OLLAMA, richStore, T0} from './fixtures.js';
-import {renderTui, settle, waitFor, type Tui} from './render-tui.js';
+import {OLLAMA, richStore, T0} from '../helpers/ui-state.js';
+import {renderTui, settle, waitFor, type Tui} from '../helpers/render-tui.js';
 
 type Calls = Record<string, unknown[][]>;
 

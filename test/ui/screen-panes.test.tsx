@@ -8,7 +8,7 @@ import type {ReactElement} from 'react';
 import {describe, expect, it} from 'vitest';
 import {probeQueue} from '../../source/model/queue.js';
 import {parseCsvLine, parseHistory, historyRow, HISTORY_HEADER} from '../../source/probe/history.js';
-import type {RequestRecord} from '../../source/types/monitor.js';
+import type {RequestRecord} from '../../source/types/state.js';
 import type {ProbeResult} from '../../source/types/probe.js';
 import {functionKey} from '../../source/ui/keymap.js';
 import {EnginesPane, engineColumns, engineRows, keepAliveText} from '../../source/ui/panes/engines.js';
@@ -20,7 +20,7 @@ import {requestFigures} from '../../source/model/figures.js';
 import {nextPin} from '../../source/ui/selectors.js';
 import {noColorTheme} from '../../source/ui/theme.js';
 import {ThemeContext} from '../../source/ui/theme-context.js';
-import {richState, T0} from './fixtures.js';
+import {richState, T0} from '../helpers/ui-state.js';
 
 const plain = (node: ReactElement) => render(<ThemeContext.Provider value={noColorTheme()}>{node}</ThemeContext.Provider>);
 

@@ -6,7 +6,7 @@
  * work is async with deadlines and its results are dispatched.
  */
 import {sharedAbortController} from './http.js';
-import type {Collector, Dispatch, ServerInfo, ServerSource} from '../../types/monitor.js';
+import type {Collector, Dispatch, ServerInfo, ServerSource} from '../../types/state.js';
 import {fingerprint, type Identity} from './fingerprint.js';
 import {DEFAULT_PORTS, scanPorts} from './port-scan.js';
 import {createPoller, type ServerPoller} from './pollers.js';

@@ -5,7 +5,8 @@
  * (stopped answering; the reducer keeps the last figures, STALE), `server-seen` (back) and
  * `server-restarted` (back with reset counters).
  */
-import type {Dispatch, EngineKind, ModelInfo, ServerInfo, ServerLoad} from '../../types/monitor.js';
+import type {Dispatch, ModelInfo, ServerInfo, ServerLoad} from '../../types/state.js';
+import type {EngineKind} from '../../types/events.js';
 import {engineOf} from '../../engines/index.js';
 import type {PollAnswers, PollPlan, RestartMarker} from '../../engines/descriptor.js';
 import {MAX_MODELS, readAnswer} from '../../engines/descriptor.js';

@@ -3,7 +3,7 @@
  * and the log file a llama-server was told to write (`--log-file PATH`).
  * systeminformation's process list is expensive: `createProcessFinder` asks at most every 10 s.
  */
-import type {EngineKind} from '../../types/monitor.js';
+import type {EngineKind} from '../../types/events.js';
 import {engineProcessKind} from '../../system/contention.js';
 import {engineOf, ENGINE_PROCESS_NAMES} from '../../engines/index.js';
 import path from 'node:path';

@@ -1,5 +1,5 @@
 import {Box} from 'ink';
-import type {MonitorState} from '../../types/monitor.js';
+import type {MonitorState} from '../../types/state.js';
 import {Line, Span, Title} from './common.js';
 
 export interface EmptyStateProps {

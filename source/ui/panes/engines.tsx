@@ -2,7 +2,7 @@ import {Box} from 'ink';
 import {memo, useMemo} from 'react';
 import {residencyOf} from '../../model/derive.js';
 import {engineName, engineOf} from '../../engines/index.js';
-import type {ModelInfo, ServerLifecycle, ServerState} from '../../types/monitor.js';
+import type {ModelInfo, ServerLifecycle, ServerState} from '../../types/state.js';
 import {batchFigures} from '../../model/derive.js';
 import {batchSummary, DASH, fit, shortUrl, until} from '../format.js';
 import type {ThemeToken} from '../theme.js';

@@ -1,5 +1,5 @@
 import {memo} from 'react';
-import type {MonitorState} from '../../types/monitor.js';
+import type {MonitorState} from '../../types/state.js';
 import {gbs, interval} from '../format.js';
 import {Badge, Line, Span} from './common.js';
 

@@ -1,6 +1,6 @@
 import {Box} from 'ink';
 import {memo, useMemo} from 'react';
-import type {LogLine, LogRing} from '../../types/monitor.js';
+import type {LogLine, LogRing} from '../../types/state.js';
 import {isLogRing, logTail} from '../../model/log-ring.js';
 import {sanitize} from '../../util/sanitize.js';
 import {clock, fit} from '../format.js';

@@ -1,6 +1,7 @@
 import {Box} from 'ink';
 import {memo, useEffect, useMemo, useRef} from 'react';
-import type {ModelFigures, PassSample, ServerLoad} from '../../types/monitor.js';
+import type {ModelFigures} from '../../types/figures.js';
+import type {PassSample, ServerLoad} from '../../types/state.js';
 import {nextScale} from '../../model/verdict.js';
 import {ceilingRow, graphBlock, graphPlotWidth, markerRow, niceCeil, placeLabels, sparkline} from '../charts.js';
 import {DASH, gb, gbs, num, pct, tpp, tps} from '../format.js';

@@ -3,7 +3,7 @@ import {memo} from 'react';
 import {requestFigures, type RequestFigures} from '../../model/figures.js';
 import {engineName} from '../../engines/index.js';
 import {modelLabel} from '../../model/derive.js';
-import type {LogLine, LogRing, RequestRecord, ServerState} from '../../types/monitor.js';
+import type {LogLine, LogRing, RequestRecord, ServerState} from '../../types/state.js';
 import {logLines} from '../../model/log-ring.js';
 import {sanitize} from '../../util/sanitize.js';
 import {clock, DASH, fit, int, ms, num, pct, right, tpp, tps} from '../format.js';

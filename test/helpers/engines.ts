@@ -1,6 +1,6 @@
 import {readFileSync} from 'node:fs';
 import {fileURLToPath} from 'node:url';
-import type {EngineEvent, LineParser, RequestPatch} from '../../source/types/monitor.js';
+import type {EngineEvent, LineParser, RequestPatch} from '../../source/types/events.js';
 import {sanitize} from '../../source/util/sanitize.js';
 
 export const fixture = (rel: string): string => fileURLToPath(new URL(`../fixtures/engines/${rel}`, import.meta.url));

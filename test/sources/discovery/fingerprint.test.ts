@@ -1,7 +1,7 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {fingerprint, identify, PROBE_PATHS, type ProbeResponses} from '../../source/sources/discovery/fingerprint.js';
-import {scanPorts, tcpAccepts} from '../../source/sources/discovery/port-scan.js';
-import {freePort, startFake, startSilent, type Fake, type FakeKind} from './fake-engines.js';
+import {fingerprint, identify, PROBE_PATHS, type ProbeResponses} from '../../../source/sources/discovery/fingerprint.js';
+import {scanPorts, tcpAccepts} from '../../../source/sources/discovery/port-scan.js';
+import {freePort, startFake, startSilent, type Fake, type FakeKind} from '../../helpers/fake-engines.js';
 
 const answer = (body: string, headers: Record<string, string> = {}, status = 200) => ({status, headers, body});
 /** Every probe path answered 404 (a server that has none of them), overridden by `r`. */

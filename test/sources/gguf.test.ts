@@ -4,7 +4,7 @@ import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {gguf} from '@huggingface/gguf';
 import {readGgufHeader, ggufBytesPerToken} from '../../source/sources/gguf.js';
-import {writeGguf, type WriterTensor, type KvValue} from './helpers/gguf-writer.js';
+import {writeGguf, type WriterTensor, type KvValue} from '../helpers/gguf-writer.js';
 
 // GGML ids and the hand-computed bytes of each tensor (rows × blocks per row × bytes per block).
 const F32 = 0, F16 = 1, Q8_0 = 8, Q4_K = 12;

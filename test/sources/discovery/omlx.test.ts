@@ -8,13 +8,13 @@
 import http from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {engineOf} from '../../source/engines/index.js';
-import {fingerprint} from '../../source/sources/discovery/fingerprint.js';
-import {createPoller, runPlan} from '../../source/sources/discovery/pollers.js';
-import {initialState, reduce} from '../../source/model/reducer.js';
-import {toSnapshot} from '../../source/model/snapshot.js';
-import {batchText} from '../../source/ui/panes/passes.js';
-import type {Action} from '../../source/types/monitor.js';
+import {engineOf} from '../../../source/engines/index.js';
+import {fingerprint} from '../../../source/sources/discovery/fingerprint.js';
+import {createPoller, runPlan} from '../../../source/sources/discovery/pollers.js';
+import {initialState, reduce} from '../../../source/model/reducer.js';
+import {toSnapshot} from '../../../source/model/snapshot.js';
+import {batchText} from '../../../source/ui/panes/passes.js';
+import type {Action} from '../../../source/types/state.js';
 
 interface Reply {
 	readonly status?: number;
@@ -183,7 +183,7 @@ describe('oMLX load: poller → store → snapshot and screen', () => {
 
 describe('oMLX processes', () => {
 	it('the `omlx serve` Python process is an oMLX server with its listening port; `omlx launch` is not', async () => {
-		const {findEngineProcesses} = await import('../../source/sources/discovery/processes.js');
+		const {findEngineProcesses} = await import('../../../source/sources/discovery/processes.js');
 		const found = findEngineProcesses(
 			[
 				{pid: 501, name: 'Python', command: '/opt/homebrew/Cellar/omlx/0.3.5/libexec/bin/python3.11', params: '/opt/homebrew/bin/omlx serve'},

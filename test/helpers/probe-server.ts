@@ -61,7 +61,7 @@ export async function until(pred: () => boolean, deadlineMs = 5000): Promise<voi
 }
 
 export function fixture(name: string): string {
-	return readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
+	return readFileSync(new URL(`../fixtures/probe/${name}`, import.meta.url), 'utf8');
 }
 
 /** The SSE events of a capture, each with its trailing blank line. */

@@ -1,10 +1,10 @@
 import {afterEach, describe, expect, it} from 'vitest';
-import type {Action, MonitorState} from '../../source/types/monitor.js';
-import {initialState, reduce} from '../../source/model/reducer.js';
-import {createDiscovery, discoverOnce, type Discovery} from '../../source/sources/discovery/discovery.js';
-import type {EngineProcess, ProcessFinder} from '../../source/sources/discovery/processes.js';
-import {PROBE_PATHS} from '../../source/sources/discovery/fingerprint.js';
-import {freePort, startFake, startSilent, waitFor, type Fake} from './fake-engines.js';
+import type {Action, MonitorState} from '../../../source/types/state.js';
+import {initialState, reduce} from '../../../source/model/reducer.js';
+import {createDiscovery, discoverOnce, type Discovery} from '../../../source/sources/discovery/discovery.js';
+import type {EngineProcess, ProcessFinder} from '../../../source/sources/discovery/processes.js';
+import {PROBE_PATHS} from '../../../source/sources/discovery/fingerprint.js';
+import {freePort, startFake, startSilent, waitFor, type Fake} from '../../helpers/fake-engines.js';
 
 const noProcesses: ProcessFinder = {find: async () => [], lastError: () => undefined};
 

@@ -1,5 +1,5 @@
 import {afterEach, describe, expect, it} from 'vitest';
-import type {Action} from '../../source/types/monitor.js';
+import type {Action} from '../../../source/types/state.js';
 import {
 	createPoller,
 	isRestart,
@@ -10,8 +10,8 @@ import {
 	ollamaPsModels,
 	openAiModels,
 	type ServerPoller,
-} from '../../source/sources/discovery/pollers.js';
-import {fixture, startFake, waitFor, type Fake} from './fake-engines.js';
+} from '../../../source/sources/discovery/pollers.js';
+import {fixture, startFake, waitFor, type Fake} from '../../helpers/fake-engines.js';
 
 // Captured docs/api.md example of GET /api/ps (engines.md §1b).
 const PS_DOC = {models: [{name: 'mistral:latest', model: 'mistral:latest', size: 5137025024,

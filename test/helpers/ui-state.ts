@@ -4,7 +4,7 @@
  */
 import {createStore, type MonitorStore} from '../../source/model/store.js';
 import {initialState, reduce} from '../../source/model/reducer.js';
-import type {Action, MonitorState} from '../../source/types/monitor.js';
+import type {Action, MonitorState} from '../../source/types/state.js';
 import {emptySystem, type SystemState} from '../../source/types/system.js';
 
 export const T0 = Date.parse('2026-03-01T12:00:00Z');

@@ -5,9 +5,9 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi} from 'vitest';
 import {bytesFromOllamaShow, clearModelBytesCache, createModelBytesResolver, ollamaManifestPath, resolveModelBytes} from '../../source/sources/model-bytes.js';
-import type {Action} from '../../source/types/monitor.js';
-import {writeGguf} from './helpers/gguf-writer.js';
-import {writeSafetensors} from './helpers/safetensors-writer.js';
+import type {Action} from '../../source/types/state.js';
+import {writeGguf} from '../helpers/gguf-writer.js';
+import {writeSafetensors} from '../helpers/safetensors-writer.js';
 import {DEMO_SPECS} from '../../source/demo/models.js';
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;

@@ -6,7 +6,7 @@ import {
 	flagValue,
 	logFileFromCommand,
 	type ProcessRow,
-} from '../../source/sources/discovery/processes.js';
+} from '../../../source/sources/discovery/processes.js';
 
 describe('engine processes by name and command line', () => {
 	it.each([

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest';
-import {loopbackId, normalizeServerUrl} from '../../source/sources/discovery/server-id.js';
+import {loopbackId, normalizeServerUrl} from '../../../source/sources/discovery/server-id.js';
 
 describe('server ids are normalized base URLs', () => {
 	it.each([
