@@ -173,7 +173,9 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
 		news++;
 		dispatch({type: 'server-seen', t: now(), server: info});
 		if (running) entry.poller.start();
-		if (entry.named && !proc && port !== undefined && isLoopback(url)) void tieToPortOwner(id, entry, port);
+		// A named server identified after this round's process scan: its process now, not a round later.
+		if (proc) attachProcess(entry);
+		else if (entry.named && port !== undefined && isLoopback(url)) void tieToPortOwner(id, entry, port);
 	};
 
 	/** A named local server: the process listening on its port, when no engine process by name was. */
@@ -192,22 +194,24 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
 		if (fp.identity && fp.identity.engine !== entry.info.engine) addServer(id, entry.info.url, fp.identity, entry.info.source, entry.apiKey);
 	};
 
-	const attachProcesses = () => {
-		for (const entry of entries.values()) {
-			const proc = processForPort(entry.port, entry.info.url);
-			if (!proc) continue;
-			if (proc.pid !== entry.info.pid) {
-				entry.info = {...entry.info, pid: proc.pid};
-				dispatch({type: 'server-seen', t: now(), server: entry.info});
-			}
-			if (proc.logFile && options.onLogFound) {
-				const key = `${entry.info.id}\u0000${proc.logFile}`;
-				if (!logsSent.has(key)) {
-					logsSent.add(key);
-					options.onLogFound(entry.info.id, proc.logFile);
-				}
+	/** A server's process (its pid, the log it writes), where the process table has it. */
+	const attachProcess = (entry: Entry) => {
+		const proc = processForPort(entry.port, entry.info.url);
+		if (!proc) return;
+		if (proc.pid !== entry.info.pid) {
+			entry.info = {...entry.info, pid: proc.pid};
+			dispatch({type: 'server-seen', t: now(), server: entry.info});
+		}
+		if (proc.logFile && options.onLogFound) {
+			const key = `${entry.info.id}\u0000${proc.logFile}`;
+			if (!logsSent.has(key)) {
+				logsSent.add(key);
+				options.onLogFound(entry.info.id, proc.logFile);
 			}
 		}
+	};
+	const attachProcesses = () => {
+		for (const entry of entries.values()) attachProcess(entry);
 	};
 
 	const lookedFor = (ports: readonly number[]) => {
