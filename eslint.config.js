@@ -33,7 +33,11 @@ export default tseslint.config(
     rules: {'no-restricted-imports': ['error', {paths: io(IO_MODULES), patterns: [{group: ['../*', '!../types/*'], message: 'types/ is the leaf vocabulary: it imports nothing of ours'}]}]},
   },
   {
-    files: ['source/engines/**/*.ts', 'source/model/**/*.ts'],
+    files: ['source/engines/**/*.ts'],
+    rules: {'no-restricted-imports': ['error', {paths: io(IO_MODULES), patterns: upward(['model', 'sources', 'probe', 'ui', 'system', 'runtime', 'commands', 'demo'])}]},
+  },
+  {
+    files: ['source/model/**/*.ts'],
     rules: {'no-restricted-imports': ['error', {paths: io(IO_MODULES), patterns: upward(['sources', 'probe', 'ui', 'system', 'runtime', 'commands', 'demo'])}]},
   },
   {

@@ -34,7 +34,7 @@ import type {Controller} from './types/controller.js';
 import type {DemoEngine} from './demo/engine.js';
 import {createPoller} from './sources/discovery/pollers.js';
 import {createOllamaPsCollector} from './sources/ollama-ps-cli.js';
-import {engineOf} from './engines/index.js';
+import {engineOf, UNKNOWN_ENGINE} from './engines/index.js';
 import {sanitize} from './util/sanitize.js';
 
 export interface RuntimeOptions {
@@ -276,7 +276,7 @@ async function demoEngine(ctx: RuntimeContext, collectors: Collector[]): Promise
 	const info = {id, engine: 'ollama' as const, url: engine.url, source: 'demo' as const, demo: true, version: DEMO_OLLAMA_VERSION};
 	ctx.dispatch({type: 'server-seen', t: Date.now(), server: info});
 	if (config.bandwidth === undefined) ctx.dispatch({type: 'bandwidth', bandwidth: {gbs: engine.bandwidthGBs, source: 'demo engine (simulated)', chip: 'DEMO'}});
-	await ctx.attachLog(id, {kind: 'file', path: engine.logPath}, 'ollama', 'named server');
+	await ctx.attachLog(id, {kind: 'file', path: engine.logPath}, info.engine, 'named server');
 	const poller = createPoller({server: info, dispatch: ctx.dispatch, intervalMs: options.pollMs, quietMaxMs: quietPollMs(options)});
 	collectors.push({start: () => poller.start(), stop: () => poller.stop()});
 	poller.start();
@@ -352,7 +352,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 		const existing = store.getSnapshot().servers[serverId];
 		dispatch({type: 'server-seen', t: Date.now(), server: existing
 			? {id: serverId, engine: existing.engine, source: existing.source, logLabel: label}
-			: {id: serverId, engine: engine ?? 'openai', source: 'log', logLabel: label, ...serverInfo}});
+			: {id: serverId, engine: engine ?? UNKNOWN_ENGINE, source: 'log', logLabel: label, ...serverInfo}});
 		const source = createLogSource({serverId, engine, input, dispatch, ...(processStart ? {processStartMs: processStart} : {})});
 		if (input.kind === 'file') fileLogs.push({path: input.path, serverId, tie, ...(engine !== undefined ? {engine} : {}), source});
 		collectors.push(source);

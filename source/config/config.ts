@@ -51,7 +51,8 @@
  * not X plus the servers of the file.
  */
 import fs from 'node:fs';
-import {ENGINE_KINDS, type EngineKind} from '../types/events.js';
+import type {EngineKind} from '../types/events.js';
+import {ENGINE_KINDS} from '../engines/index.js';
 import {parseListenAddress, DEFAULT_METRICS_ADDR} from '../metrics/address.js';
 import {parseJsonc, type JsonNode, type Position} from './jsonc.js';
 import {configFile, expandHome, historyFile, type PathContext} from './paths.js';

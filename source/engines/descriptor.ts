@@ -6,10 +6,9 @@
  */
 import type {EngineKind, LineParser} from '../types/events.js';
 import type {ModelInfo, ServerLoad} from '../types/state.js';
-import type {ProbeProtocol} from '../types/probe.js';
-import {sanitize} from '../util/sanitize.js';
+import {OLLAMA_PROTOCOL, type AnswerNumberKind, type ProbeProtocol, type ServerCounts} from '../types/probe.js';
+import {openAiModels, versionOf} from './answers.js';
 import type {FingerprintRule} from './fingerprint.js';
-import {checkNumber, type NumberKind} from '../util/numbers.js';
 
 /** How a log line says when it was written (see engines/log-time.ts). */
 /**
@@ -116,7 +115,7 @@ export interface ModelBytesHints {
 	readonly fileSizeFromModels?: boolean;
 }
 
-/** One process as the process rules see it (system/contention.ts `engineProcessKind` builds it). */
+/** One process as the process rules see it (engines/index.ts `processView` builds it). */
 export interface ProcessView {
 	/** Process name, last path part, `.exe` removed, case kept (`Ollama`, `VLLM::EngineCore`). */
 	readonly name: string;
@@ -143,6 +142,12 @@ export interface ProcessRule {
 	readonly matches: (p: ProcessView) => boolean;
 	/** A catch-all (an app's whole folder): tried after every other engine's rule. */
 	readonly matchLast?: boolean;
+	/**
+	 * Process names (as the process table gives them: Linux cuts them to 15 characters) whose
+	 * command line is worth reading to decide (a Python interpreter, an app helper), tested without
+	 * case: the process sampler reads the command line of those only.
+	 */
+	readonly candidates?: readonly RegExp[];
 	/** False for a process of this engine that is not a server of its own (runners, workers, tools). */
 	readonly isServer?: (name: string, commandLine: string) => boolean;
 	/** A process of this kind spawned by a process of `childOf` is that engine's runner, not a server. */
@@ -151,8 +156,40 @@ export interface ProcessRule {
 	readonly logFileFlag?: string;
 }
 
-export interface EngineDescriptor {
-	readonly kind: EngineKind;
+/**
+ * What a reader of an answer block may do: write the counts, check a number (absent → undefined;
+ * present but not believable → undefined, and noted: the probe shows why), note a contradiction.
+ */
+export interface AnswerReading {
+	readonly counts: ServerCounts;
+	num(field: string, value: unknown, kind: AnswerNumberKind): number | undefined;
+	note(what: string): void;
+}
+
+/**
+ * A block an engine adds to its per-request answers (llama.cpp `timings`, LM Studio `stats`, vLLM
+ * `metrics`). The probe reads every engine's blocks from every answer, in registry order: a proxy
+ * (llama-swap) or a server not yet identified passes its engine's blocks through.
+ */
+export interface AnswerBlock {
+	/** The answer's top-level field (of a streamed chunk or of the whole JSON) that holds it. */
+	readonly field: string;
+	/** Read the block into the counts; a block that gives the figures sets `counts.source` to its field. */
+	readonly read: (block: Record<string, unknown>, r: AnswerReading) => void;
+	/** How its counts give tokens per pass (probe/timing.ts). */
+	readonly passes: {
+		/** `tokensPerPassSource` of a run whose figures came from this block. */
+		readonly label: string;
+		/** Its completion count includes a first token made by the prompt pass: decoded = n − 1. */
+		readonly firstTokenFromPrompt: boolean;
+		/** Without draft fields no draft ran: one token per pass (else tokens per pass stays unknown). */
+		readonly noDraftIsOnePerPass: boolean;
+	};
+}
+
+/** One engine, as data and pure functions. `K` is its kind, declared in its own file (types/events.ts `EngineKinds`). */
+export interface EngineDescriptor<K extends EngineKind = EngineKind> {
+	readonly kind: K;
 	readonly label: string;
 	/** The log parser: the engine's own, or the one of the engine whose lines it writes. */
 	readonly logParser?: () => LineParser;
@@ -163,6 +200,8 @@ export interface EngineDescriptor {
 	readonly poll: PollPlan;
 	/** Per-request stats in answers: which probe protocols to try, in order. */
 	readonly probe: readonly ProbeStep[];
+	/** The blocks it adds to per-request answers, for the probe. */
+	readonly answerBlocks?: readonly AnswerBlock[];
 	/** Environment variables holding the engine's own API key (sent only to its server), first wins. */
 	readonly apiKeyEnv?: readonly string[];
 	readonly modelList: readonly ModelListStep[];
@@ -192,102 +231,11 @@ export interface EngineDescriptor {
 	readonly fingerprint?: FingerprintRule;
 }
 
-// ---- pure helpers for answers -----------------------------------------------------------------
-
-/** Most models kept per server (mlx_lm lists the whole HF cache). */
-export const MAX_MODELS = 64;
-
-export function isRecord(v: unknown): v is Record<string, unknown> {
-	return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** A process's executable name: last path part, lower case, without `.exe`. */
-export function processBase(p: string): string {
-	const parts = p.split(/[\\/]/);
-	return (parts[parts.length - 1] ?? p).toLowerCase().replace(/\.exe$/, '');
-}
-
-/**
- * Problems found while one answer is read (util/numbers.ts). Set only around a synchronous read
- * (readAnswer), so concurrent pollers never share it.
- */
-let answerProblems: string[] | undefined;
-
-/** Read one answer, collecting the numbers in it that cannot be true (the answer is then inconsistent). */
-export function readAnswer<T>(read: () => T): {readonly value: T; readonly problems: readonly string[]} {
-	const outer = answerProblems;
-	const problems: string[] = [];
-	answerProblems = problems;
-	try {
-		return {value: read(), problems};
-	} finally {
-		answerProblems = outer;
-	}
-}
-
-function checked(v: unknown, field: string, kind: NumberKind, integer: boolean): number | undefined {
-	// Only numbers are judged: another type is another schema (a field we do not know), not a lie.
-	if (typeof v !== 'number') return undefined;
-	const c = checkNumber(field, v, kind, {integer});
-	if (c.ok) return c.value;
-	answerProblems?.push(c.problem);
-	return undefined;
-}
-
-/** Bytes in an answer: not finite, negative or beyond a petabyte → unknown, and counted (readAnswer). */
-export function num(v: unknown, field = 'size'): number | undefined {
-	return checked(v, field, 'bytes', false);
-}
-
-/** A positive whole count in an answer (context sizes by default: bounded like token counts). */
-export function posInt(v: unknown, field = 'count', kind: NumberKind = 'tokens'): number | undefined {
-	const n = checked(v, field, kind, true);
-	return n !== undefined && n > 0 ? n : undefined;
-}
-
-export function text(v: unknown, max = 200): string | undefined {
-	return typeof v === 'string' && v.trim() !== '' ? sanitize(v.trim(), max) : undefined;
-}
-
-/** Drop undefined keys so equal models compare equal and JSON stays small. */
-export function cleanModel<T extends object>(o: T): T {
-	return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
-}
-
-export function versionOf(j: unknown): string | undefined {
-	return isRecord(j) ? text(j.version, 64) : undefined;
-}
-
-/**
- * The models of an OpenAI-shaped `{data: [{id, …}]}` list: `read` gives each entry's fields beyond
- * its name (the id, sanitised). Undefined when the body is not such a list.
- */
-export function dataModels(body: unknown, read: (m: Record<string, unknown>, name: string) => Omit<ModelInfo, 'name'>): ModelInfo[] | undefined {
-	if (!isRecord(body) || !Array.isArray(body.data)) return undefined;
-	const out: ModelInfo[] = [];
-	for (const m of body.data as unknown[]) {
-		if (!isRecord(m)) continue;
-		const name = text(m.id);
-		if (!name) continue;
-		out.push(cleanModel<ModelInfo>({name, ...read(m, name)}));
-	}
-	return out;
-}
-
-/** OpenAI-style `/v1/models` (vLLM, SGLang, lithos-metal, mlx_lm, KoboldCpp, LocalAI, any). */
-export function openAiModels(body: unknown): ModelInfo[] | undefined {
-	return dataModels(body, (m, name) => ({
-		// vLLM/SGLang max_model_len, lithos-metal context_window: the context one request may use.
-		contextLength: posInt(m.max_model_len, 'max_model_len') ?? posInt(m.context_window, 'context_window') ?? posInt(m.context_length, 'context_length'),
-		modelPath: text(m.root, 1024) !== name ? text(m.root, 1024) : undefined,
-	}))?.slice(0, MAX_MODELS);
-}
-
 // ---- shared plans ------------------------------------------------------------------------------
 
 export const CHAT: ProbeStep = {protocol: 'openai-chat', path: '/v1/chat/completions'};
 export const COMPLETIONS: ProbeStep = {protocol: 'openai-completions', path: '/v1/completions'};
-export const OLLAMA_GENERATE: ProbeStep = {protocol: 'ollama', path: '/api/generate'};
+export const OLLAMA_GENERATE: ProbeStep = {protocol: OLLAMA_PROTOCOL, path: '/api/generate'};
 /** Unknown servers: OpenAI chat, then completions, then Ollama's API. */
 export const OPENAI_PROBE: readonly ProbeStep[] = [CHAT, COMPLETIONS, OLLAMA_GENERATE];
 export const OPENAI_MODEL_LIST: readonly ModelListStep[] = [{path: '/v1/models', list: 'data', keys: ['id']}];

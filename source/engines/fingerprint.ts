@@ -6,7 +6,7 @@
  */
 import type {EngineKind} from '../types/events.js';
 import {sanitize} from '../util/sanitize.js';
-import {isRecord} from './descriptor.js';
+import {isRecord, parseJsonText, text} from './answers.js';
 
 /** One HTTP answer, any status. */
 export interface FingerprintAnswer {
@@ -39,15 +39,9 @@ export interface FingerprintEvidence {
 	readonly models?: readonly Record<string, unknown>[];
 	readonly modelIds?: string[];
 	ownedBy(owner: string): boolean;
-	/** Any answer carried `Server: llama.cpp`. */
-	readonly llamaHeader: boolean;
-	/** llama-server `/props` (with default_generation_settings). */
-	readonly llamaProps?: Record<string, unknown>;
-	/** `/props` build_info of the form b<N>-<sha>. */
-	readonly llamaBuild?: string;
-	/** SGLang `/get_model_info` {"model_path": …}. */
-	readonly sglangInfo: boolean;
-	/** Some other engine's own marker is present (LocalAI's /version + /readyz rule needs its absence). */
+	/** Some answer's `Server` header matches. */
+	serverHeader(test: RegExp): boolean;
+	/** Some engine's own marker (its rule's `marker`) is present: LocalAI's /version + /readyz rule needs its absence. */
 	readonly otherMarker: boolean;
 }
 
@@ -60,38 +54,30 @@ export interface FingerprintRule {
 	/** GET paths (side-effect free) whose answers this rule reads; discovery asks the union of all rules'. */
 	readonly paths: readonly string[];
 	readonly identify: (e: FingerprintEvidence) => FingerprintVerdict;
+	/** Its own unambiguous marker in the answers (an `owned_by` of its own, its header or document): what `otherMarker` looks for. */
+	readonly marker?: (e: FingerprintEvidence) => boolean;
 }
 
 export function ok(r: FingerprintAnswer | undefined): r is FingerprintAnswer {
 	return r !== undefined && r.status >= 200 && r.status < 300;
 }
 
-export function parseJsonText(text: string | undefined): unknown {
-	if (text === undefined) return undefined;
-	const s = text.trim();
-	if (!s.startsWith('{') && !s.startsWith('[')) return undefined;
-	try {
-		return JSON.parse(s) as unknown;
-	} catch {
-		return undefined;
-	}
-}
-
-export function str(v: unknown): string | undefined {
-	return typeof v === 'string' && v.trim() !== '' ? sanitize(v.trim(), 80) : undefined;
-}
-
-const BUILD_INFO = /^b\d+-[0-9a-f]+$/;
-
-/** Build the shared evidence from the answers to `asked` paths. */
-export function fingerprintEvidence(responses: Readonly<Record<string, FingerprintAnswer | undefined>>, asked: readonly string[]): FingerprintEvidence {
+/**
+ * Build the shared evidence from the answers to `asked` paths; `markers` are every engine's own
+ * marker test (the registry passes them), for `otherMarker`.
+ */
+export function fingerprintEvidence(
+	responses: Readonly<Record<string, FingerprintAnswer | undefined>>,
+	asked: readonly string[],
+	markers: readonly ((e: FingerprintEvidence) => boolean)[],
+): FingerprintEvidence {
 	const json = (path: string): unknown => {
 		const r = responses[path];
 		return ok(r) ? (r.json !== undefined ? r.json : parseJsonText(r.body)) : undefined;
 	};
 	const version = (path: string): string | undefined => {
 		const j = json(path);
-		return isRecord(j) ? str(j.version) : undefined;
+		return isRecord(j) ? text(j.version, 80) : undefined;
 	};
 	const list = (() => {
 		const j = json('/v1/models');
@@ -102,16 +88,10 @@ export function fingerprintEvidence(responses: Readonly<Record<string, Fingerpri
 		return items as Record<string, unknown>[];
 	})();
 	const ownedBy = (owner: string) => list !== undefined && list.length > 0 && list.some((m) => m.owned_by === owner);
-	const props = (() => {
-		const j = json('/props');
-		return isRecord(j) && isRecord(j.default_generation_settings) ? j : undefined;
-	})();
-	const llamaBuild = props && typeof props.build_info === 'string' && BUILD_INFO.test(props.build_info) ? props.build_info : undefined;
-	const llamaHeader = Object.values(responses).some((r) => r !== undefined && /^llama\.cpp\b/i.test(r.headers.server ?? ''));
-	const info = json('/get_model_info');
-	const sglangInfo = isRecord(info) && typeof info.model_path === 'string';
+	const serverHeader = (test: RegExp) => Object.values(responses).some((r) => r !== undefined && test.test(r.headers.server ?? ''));
 	const answered = (paths: readonly string[]) => paths.every((p) => responses[p] !== undefined);
-	return {
+	let other: boolean | undefined;
+	const evidence: FingerprintEvidence = {
 		answer: (path) => responses[path],
 		json,
 		version,
@@ -120,10 +100,10 @@ export function fingerprintEvidence(responses: Readonly<Record<string, Fingerpri
 		models: list,
 		modelIds: list?.map((m) => sanitize(String(m.id), 200)),
 		ownedBy,
-		llamaHeader,
-		llamaProps: props,
-		llamaBuild,
-		sglangInfo,
-		otherMarker: llamaHeader || llamaBuild !== undefined || sglangInfo || ['vllm', 'sglang', 'lithos-metal', 'llamacpp', 'llama-swap', 'omlx'].some(ownedBy),
+		serverHeader,
+		get otherMarker() {
+			return (other ??= markers.some((m) => m(evidence)));
+		},
 	};
+	return evidence;
 }

@@ -1,9 +1,15 @@
 /** KoboldCpp: llama.cpp underneath (its log lines are llama.cpp's); OpenAI-style model list. */
-import {str} from './fingerprint.js';
-import {isRecord, OPENAI_MODEL_LIST, OPENAI_POLL, OPENAI_PROBE, type EngineDescriptor} from './descriptor.js';
+import {isRecord, PYTHON_HOST, text} from './answers.js';
+import {OPENAI_MODEL_LIST, OPENAI_POLL, OPENAI_PROBE, type EngineDescriptor} from './descriptor.js';
 import {createLlamaCppParser} from './llamacpp.js';
 
-export const koboldcpp: EngineDescriptor = {
+declare module '../types/events.js' {
+	interface EngineKinds {
+		koboldcpp: true;
+	}
+}
+
+export const koboldcpp: EngineDescriptor<'koboldcpp'> = {
 	kind: 'koboldcpp',
 	label: 'KoboldCpp',
 	logParser: () => createLlamaCppParser(),
@@ -14,7 +20,7 @@ export const koboldcpp: EngineDescriptor = {
 	unifiedMemory: false,
 	oneModel: true,
 	defaultPorts: [5001],
-	process: {names: ['koboldcpp'], matches: ({exe, command}) => /koboldcpp/i.test(exe) || /(^|[/\s])koboldcpp(\.py)?\b/i.test(command)},
+	process: {names: ['koboldcpp'], candidates: [PYTHON_HOST, /kobold/i], matches: ({exe, command}) => /koboldcpp/i.test(exe) || /(^|[/\s])koboldcpp(\.py)?\b/i.test(command)},
 	modelBytes: {localDirs: true},
 	// /api/extra/version {"result":"KoboldCpp","version":…}.
 	fingerprint: {
@@ -22,7 +28,7 @@ export const koboldcpp: EngineDescriptor = {
 		paths: ['/api/extra/version', '/v1/models'],
 		identify: (e) => {
 			const k = e.json('/api/extra/version');
-			return isRecord(k) && k.result === 'KoboldCpp' ? {version: str(k.version), models: e.modelIds} : undefined;
+			return isRecord(k) && k.result === 'KoboldCpp' ? {version: text(k.version, 80), models: e.modelIds} : undefined;
 		},
 	},
 };

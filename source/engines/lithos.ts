@@ -5,9 +5,14 @@
  */
 import type {EngineEvent, LineParser} from '../types/events.js';
 import {numberCheck} from '../util/numbers.js';
+import {clean, dictNumber, MAX_PARSE_CHARS, parseUvicorn, PYTHON_HOST, withCheck} from './answers.js';
 import {OPENAI_MODEL_LIST, OPENAI_POLL, OPENAI_PROBE, type EngineDescriptor} from './descriptor.js';
-import {clean, parseUvicorn, withCheck} from './common.js';
-import {MAX_PARSE_CHARS} from './llamacpp.js';
+
+declare module '../types/events.js' {
+	interface EngineKinds {
+		lithos: true;
+	}
+}
 
 const LOGGER = /^([A-Z]+):([\w.]+):(.*)$/;
 const READY = /^lithos-metal ready: (\S+)(?: \S+ model=([^;]+))?(?:; DSpark=([^;]+))?(?:; verification rows=(\d+))?/;
@@ -27,20 +32,6 @@ export function parsePythonDict(s: string): Record<string, unknown> | undefined 
 	} catch {
 		return undefined;
 	}
-}
-
-/** A numeric entry of a Python dict repr without parsing the whole dict: `'steps': 37`. */
-export function dictNumber(dict: string, key: string): number | undefined {
-	const needle = `'${key}': `;
-	const i = dict.indexOf(needle);
-	if (i < 0) return undefined;
-	const start = i + needle.length;
-	let end = start;
-	while (end < dict.length && dict.charCodeAt(end) !== 44 /* , */ && dict.charCodeAt(end) !== 125 /* } */) end++;
-	const raw = dict.slice(start, end).trim();
-	if (raw.length === 0 || !/^-?[\d.]+(?:e[-+]?\d+)?$/i.test(raw)) return undefined;
-	const n = Number(raw);
-	return Number.isFinite(n) ? n : undefined;
 }
 
 /**
@@ -138,7 +129,7 @@ export function createLithosParser(): LineParser {
 	return {engine: 'lithos', push};
 }
 
-export const lithos: EngineDescriptor = {
+export const lithos: EngineDescriptor<'lithos'> = {
 	kind: 'lithos',
 	label: 'lithos-metal',
 	logParser: createLithosParser,
@@ -159,9 +150,10 @@ export const lithos: EngineDescriptor = {
 	defaultPorts: [8000],
 	process: {
 		names: ['lithos-metal'],
+		candidates: [PYTHON_HOST, /lithos/i],
 		matches: ({nameLower: nl, exeLower: el, command: cmd}) =>
 			/^lithos(-metal)?$/.test(el) || /^lithos(-metal)?$/.test(nl) || /(^|[/\s])lithos-metal(\s|$)/.test(cmd) || /(^|\s)-m\s+lithos(_metal)?(\s|$)/.test(cmd),
 	},
 	modelBytes: {localDirs: true},
-	fingerprint: {rank: 80, paths: ['/v1/models'], identify: (e) => (e.ownedBy('lithos-metal') ? {models: e.modelIds} : undefined)},
+	fingerprint: {rank: 80, paths: ['/v1/models'], marker: (e) => e.ownedBy('lithos-metal'), identify: (e) => (e.ownedBy('lithos-metal') ? {models: e.modelIds} : undefined)},
 };

@@ -5,14 +5,17 @@
  */
 import type {EngineEvent, LineParser, OllamaRunner} from '../types/events.js';
 import type {ModelInfo} from '../types/state.js';
-import {numberCheck, type NumberCheck} from '../util/numbers.js';
-import {withCheck} from './common.js';
+import {numberCheck} from '../util/numbers.js';
+import {bufferDevice, clean, finite, isRecord, MAX_PARSE_CHARS, OFFLOADED, offloaded, posInt, processBase, text, withCheck} from './answers.js';
 import {processRelativeMs} from './log-time.js';
-import {str} from './fingerprint.js';
-import {cleanModel, isRecord, OPENAI_MODEL_LIST, OPENAI_PROBE, posInt, text, processBase, type EngineDescriptor, type RestartMarker} from './descriptor.js';
+import type {FingerprintEvidence} from './fingerprint.js';
+import {OPENAI_MODEL_LIST, OPENAI_PROBE, type AnswerBlock, type EngineDescriptor, type RestartMarker} from './descriptor.js';
 
-/** Lines longer than this are not log lines anyone wrote by hand: never run a regex over them. */
-export const MAX_PARSE_CHARS = 8192;
+declare module '../types/events.js' {
+	interface EngineKinds {
+		llamacpp: true;
+	}
+}
 
 type Ev = EngineEvent;
 
@@ -59,35 +62,11 @@ const LOADING = /loading model '([^']*)'/;
 const STATS = /statistics +([\w-]+): #calls/;
 const LIBRARY_LINE = /^~?[A-Za-z_][\w.()]*: /;
 
-const OFFLOADED = /offloaded\s+(-?\d+)\/(-?\d+)\s+layers to GPU/;
 const BUFFER = /^[^:]*?([A-Za-z_][A-Za-z0-9_]*):\s+(\S+)\s+(model|KV|compute|output|RS)\s+buffer size\s*=\s*(-?[\d.]+)\s*MiB/;
 const N_CTX = /^(?:llama_context|llama_init_from_model|llama_new_context_with_model): (n_ctx(?:_seq|_per_seq)?|n_seq_max) += (-?\d+)/;
 const SPEC_TYPE = /(?:adding speculative implementation|auto-detected speculative type) '([^']+)'/;
 const DRAFT_MODEL = /loading draft model '([^']*)'/;
 const MTP = /creating MTP draft context against the target model '([^']*)'/;
-
-const num = (s: string | undefined): number | undefined => {
-	if (s === undefined) return undefined;
-	const n = Number(s);
-	return Number.isFinite(n) ? n : undefined;
-};
-
-/** `offloaded N/M layers to GPU` (all eras, Ollama too) → an offload event, numbers checked. */
-export function offloaded(m: RegExpExecArray): EngineEvent[] {
-	const check: NumberCheck = numberCheck();
-	const onGpu = check.num('layers offloaded', m[1], 'count', {integer: true});
-	const total = check.num('layers', m[2], 'count', {integer: true});
-	if (onGpu !== undefined && total !== undefined && onGpu > total) check.fail(`offloaded ${onGpu} of ${total} layers`);
-	const ok = onGpu !== undefined && total !== undefined && onGpu <= total;
-	return withCheck(ok ? [{type: 'offload', layersOnGpu: onGpu, layersTotal: total}] : [], check);
-}
-
-/** `CPU`, `BLAS`, `CPU_*`, `*_Host` stay on the CPU; `_Mapped`/`_REPACK`/`_Private` are stripped (Ollama's rule). */
-export function bufferDevice(name: string): {device: string; onGpu: boolean} {
-	const onGpu = !(name === 'CPU' || name === 'BLAS' || name.startsWith('CPU_') || name.endsWith('_Host'));
-	const device = name.replace(/_(?:Mapped|REPACK|Private)$/, '');
-	return {device, onGpu};
-}
 
 /**
  * Tokens decoded by the decode passes that `eval time` times. In every era the first of the n
@@ -114,464 +93,523 @@ export function eraOfEval(n: number, ms: number, tps: number | undefined, msPerT
 	return Math.abs(est - (n - 1)) < Math.abs(est - n) ? 'b10424+' : 'pre-b10424';
 }
 
-export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineParser {
-	const runner = options.runner;
-	const modelOf = options.model;
+/**
+ * What one llama.cpp parser remembers between the lines of one log. The parser is this state and
+ * the module functions below, each one kind of line; `createLlamaCppParser` ties them together.
+ */
+interface LlamaState {
+	/** Tag every request patch with this runner (Ollama ≥ 0.30). */
+	readonly runner?: OllamaRunner;
+	/** The model name the embedding process knows. */
+	readonly modelOf?: () => string | undefined;
 	/** Slot/task remembered from an empty `print_timing` header (pre-b9232) for bare continuation lines. */
-	let pending: {key: string; slot?: number; task?: number} | undefined;
+	pending: {key: string; slot?: number; task?: number} | undefined;
 	/** Requests whose cached-prefix line was already seen (only the first counts). */
-	const cacheSeen = new Set<string>();
+	readonly cacheSeen: Set<string>;
 	/** Open request of each slot: a bare line without id/task goes to the newest one. */
-	let lastKey: string | undefined;
-	let modelName: string | undefined;
+	lastKey: string | undefined;
+	modelName: string | undefined;
 	/**
 	 * Server runs within one log: task ids restart at 0 when llama-server restarts (Ollama starts a
 	 * new one per model load), so keys of later runs carry `r<run>:` and never merge with old ones.
 	 */
-	let run = 0;
-	let requestsThisRun = false;
-	const closed = new Set<string>();
-	/**
-	 * What a default-verbosity log says of each open request, for the prompt it does not state:
-	 * tokens evaluated (`prompt eval time … / N tokens`), generated (`eval time … / N tokens`),
-	 * whether the prompt / cached count was stated (`new prompt`, `cached n_tokens`, full-reuse W lines),
-	 * the LCP similarity the slot was picked by (`f_sim_best`), and how it ended.
-	 */
-	interface Tally {prefill?: number; generated?: number; promptStated?: boolean; cachedStated?: boolean; fSim?: number; outcome?: 'error' | 'cancelled'}
-	const tally = new Map<string, Tally>();
-	const tallyOf = (key: string): Tally => {
-		let t = tally.get(key);
-		if (!t) {
-			t = {};
-			tally.set(key, t);
-			if (tally.size > 256) tally.delete(tally.keys().next().value!);
-		}
-		return t;
-	};
+	run: number;
+	requestsThisRun: boolean;
+	readonly closed: Set<string>;
+	readonly tally: Map<string, Tally>;
 	/** `f_sim_best` of the slot's last pick (a `task -1` line), taken by the slot's next task. */
-	const fSimOfSlot = new Map<string, number>();
+	readonly fSimOfSlot: Map<string, number>;
 	/** Request key of each task id (send_error and cancel name the task only). */
-	const keyOfTask = new Map<string, string>();
+	readonly keyOfTask: Map<string, string>;
 	/** Keys that closed with a print_timing block (a later cancel is not theirs to change). */
-	const finished = new Set<string>();
+	readonly finished: Set<string>;
 	/**
 	 * Deferred tasks (`-v` only): when each waited for a slot, in ms since the process started (NaN
 	 * when the line had no timestamp). Once a debug (`D`) line was seen, a task launched without a
 	 * defer line did not wait for a slot: its queue time is 0, known.
 	 */
-	const deferredAt = new Map<string, number>();
-	const declinedAt = new Map<string, number>();
-	let debugSeen = false;
+	readonly deferredAt: Map<string, number>;
+	readonly declinedAt: Map<string, number>;
+	debugSeen: boolean;
 	/** The process-relative time of the line being parsed (llama.cpp prefix), if it has one. */
-	let lineRel: number | undefined;
-	const newRun = (): void => {
-		run += 1;
-		requestsThisRun = false;
-		closed.clear();
-		cacheSeen.clear();
-		tally.clear();
-		fSimOfSlot.clear();
-		keyOfTask.clear();
-		finished.clear();
-		deferredAt.clear();
-		declinedAt.clear();
-		pending = undefined;
-		lastKey = undefined;
-	};
+	lineRel: number | undefined;
+}
 
-	const req = (key: string, slot: number | undefined, task: number | undefined, fields: Record<string, unknown>): Ev => {
-		const ev: Record<string, unknown> = {type: 'request', key};
-		if (slot !== undefined) ev.slot = slot;
-		if (task !== undefined) ev.task = task;
-		if (runner !== undefined) ev.runner = runner;
-		for (const k in fields) if (fields[k] !== undefined) ev[k] = fields[k];
-		if (modelOf !== undefined) {
-			const m = modelOf();
-			if (m !== undefined) ev.model = m;
+/**
+ * What a default-verbosity log says of each open request, for the prompt it does not state:
+ * tokens evaluated (`prompt eval time … / N tokens`), generated (`eval time … / N tokens`),
+ * whether the prompt / cached count was stated (`new prompt`, `cached n_tokens`, full-reuse W lines),
+ * the LCP similarity the slot was picked by (`f_sim_best`), and how it ended.
+ */
+interface Tally {prefill?: number; generated?: number; promptStated?: boolean; cachedStated?: boolean; fSim?: number; outcome?: 'error' | 'cancelled'}
+
+function newLlamaState(options: LlamaCppParserOptions): LlamaState {
+	return {
+		runner: options.runner,
+		modelOf: options.model,
+		pending: undefined,
+		cacheSeen: new Set(),
+		lastKey: undefined,
+		modelName: undefined,
+		run: 0,
+		requestsThisRun: false,
+		closed: new Set(),
+		tally: new Map(),
+		fSimOfSlot: new Map(),
+		keyOfTask: new Map(),
+		finished: new Set(),
+		deferredAt: new Map(),
+		declinedAt: new Map(),
+		debugSeen: false,
+		lineRel: undefined,
+	};
+}
+
+function tallyOf(s: LlamaState, key: string): Tally {
+	let t = s.tally.get(key);
+	if (!t) {
+		t = {};
+		s.tally.set(key, t);
+		if (s.tally.size > 256) s.tally.delete(s.tally.keys().next().value!);
+	}
+	return t;
+}
+
+function newRun(s: LlamaState): void {
+	s.run += 1;
+	s.requestsThisRun = false;
+	s.closed.clear();
+	s.cacheSeen.clear();
+	s.tally.clear();
+	s.fSimOfSlot.clear();
+	s.keyOfTask.clear();
+	s.finished.clear();
+	s.deferredAt.clear();
+	s.declinedAt.clear();
+	s.pending = undefined;
+	s.lastKey = undefined;
+}
+
+/** A request patch of `key`, tagged with the runner and the embedding process's model name. */
+function req(s: LlamaState, key: string, slot: number | undefined, task: number | undefined, fields: Record<string, unknown>): Ev {
+	const ev: Record<string, unknown> = {type: 'request', key};
+	if (slot !== undefined) ev.slot = slot;
+	if (task !== undefined) ev.task = task;
+	if (s.runner !== undefined) ev.runner = s.runner;
+	for (const k in fields) if (fields[k] !== undefined) ev[k] = fields[k];
+	if (s.modelOf !== undefined) {
+		const m = s.modelOf();
+		if (m !== undefined) ev.model = m;
+	}
+	return ev as unknown as Ev;
+}
+
+/** Timing/acceptance lines, shared by slot lines and bare continuation lines. */
+function timing(s: LlamaState, msg: string, key: string, slot?: number, task?: number): Ev[] | null {
+	const c = firstNonSpace(msg);
+	const check = numberCheck();
+	if (c === 'p') {
+		const m = PROMPT_EVAL.exec(msg);
+		if (m) {
+			const ms = check.num('prompt eval time', m[1], 'ms');
+			const n = check.count('prompt eval tokens', m[2]);
+			check.num('prompt ms per token', m[3], 'ms', {nanIsUnknown: true});
+			check.num('prompt tokens per second', m[4], 'tps', {nanIsUnknown: true});
+			tallyOf(s, key).prefill = n;
+			return withCheck([req(s, key, slot, task, {prefillMs: ms, prefillTokens: n})], check);
 		}
-		return ev as unknown as Ev;
-	};
+	} else if (c === 'e') {
+		const m = EVAL.exec(msg);
+		if (m) {
+			const ms = check.num('eval time', m[1], 'ms');
+			const n = check.count('eval tokens', m[2]);
+			check.num('eval ms per token', m[3], 'ms', {nanIsUnknown: true});
+			const tps = check.num('eval tokens per second', m[4], 'tps', {nanIsUnknown: true});
+			tallyOf(s, key).generated = n;
+			return withCheck([req(s, key, slot, task, {
+				generatedTokens: n,
+				decodedTokens: n !== undefined ? decodedFromEval(n) : undefined,
+				decodeMs: ms,
+				engineTps: tps,
+			})], check);
+		}
+	} else if (c === 't') {
+		if (TOTAL.test(msg)) return [];
+	} else if (c === 'g') {
+		if (GRAPHS.test(msg)) return [];
+	} else if (c === 'd') {
+		const m = DRAFT.exec(msg);
+		if (m) {
+			check.num('draft acceptance', m[1], 'ratio', {nanIsUnknown: true});
+			const accepted = check.count('accepted', m[2]);
+			const drafted = check.count('generated', m[3]);
+			const meanLen = check.num('mean len', m[4], 'perPass', {nanIsUnknown: true});
+			return withCheck([req(s, key, slot, task, {accepted, drafted, engineMeanLen: meanLen})], check);
+		}
+	} else if (c === 'a') {
+		if (ACC_POS.test(msg)) return [];
+	}
+	return null;
+}
 
-	/** Timing/acceptance lines, shared by slot lines and bare continuation lines. */
-	const timing = (msg: string, key: string, slot?: number, task?: number): Ev[] | null => {
-		const c = firstNonSpace(msg);
+/** A `slot <fn>: id N | task T | <msg>` line (or `task -1`, no task: the slot itself). */
+function slotMessage(s: LlamaState, fn: string, msg: string, slot: number | undefined, task: number | undefined, keyPrefix: string): Ev[] | null {
+	const hasTask = task !== undefined && task >= 0;
+	if (hasTask) {
+		s.requestsThisRun = true;
+		// The same slot/task opening again after it closed: the server restarted.
+		if (s.closed.has(`${keyPrefix}s${slot}/t${task}`) && msg.startsWith('processing task')) newRun(s);
+	}
+	const runPrefix = s.run === 0 ? keyPrefix : `${keyPrefix}r${s.run}:`;
+	const key = hasTask ? `${runPrefix}s${slot}/t${task}` : slot === undefined && s.lastKey !== undefined ? s.lastKey : `${runPrefix}s${slot ?? '?'}/t${task ?? '?'}`;
+	if (msg.length === 0) {
+		// Pre-b9232: the numbers follow on bare continuation lines.
+		if (fn === 'print_timing' && hasTask) s.pending = {key, slot, task};
+		return [];
+	}
+	if (fn === 'print_timing') return printTiming(s, msg, key, slot, task);
+	if (msg.startsWith('processing task')) return hasTask ? taskStart(s, key, slot, task!, keyPrefix) : [];
+	if (msg.startsWith('stop processing')) return hasTask ? taskStop(s, msg, key, slot, task!, keyPrefix) : [];
+	if (!hasTask) return slotIdle(s, msg, slot, keyPrefix);
+	return taskLine(s, msg, key, slot, task);
+}
+
+/** `print_timing`: the timings block, the live rate, prompt progress. */
+function printTiming(s: LlamaState, msg: string, key: string, slot: number | undefined, task: number | undefined): Ev[] {
+	const t = timing(s, msg, key, slot, task);
+	if (t) return t;
+	let m = LIVE.exec(msg);
+	if (m) {
 		const check = numberCheck();
-		if (c === 'p') {
-			const m = PROMPT_EVAL.exec(msg);
-			if (m) {
-				const ms = check.num('prompt eval time', m[1], 'ms');
-				const n = check.count('prompt eval tokens', m[2]);
-				check.num('prompt ms per token', m[3], 'ms', {nanIsUnknown: true});
-				check.num('prompt tokens per second', m[4], 'tps', {nanIsUnknown: true});
-				tallyOf(key).prefill = n;
-				return withCheck([req(key, slot, task, {prefillMs: ms, prefillTokens: n})], check);
-			}
-		} else if (c === 'e') {
-			const m = EVAL.exec(msg);
-			if (m) {
-				const ms = check.num('eval time', m[1], 'ms');
-				const n = check.count('eval tokens', m[2]);
-				check.num('eval ms per token', m[3], 'ms', {nanIsUnknown: true});
-				const tps = check.num('eval tokens per second', m[4], 'tps', {nanIsUnknown: true});
-				tallyOf(key).generated = n;
-				return withCheck([req(key, slot, task, {
-					generatedTokens: n,
-					decodedTokens: n !== undefined ? decodedFromEval(n) : undefined,
-					decodeMs: ms,
-					engineTps: tps,
-				})], check);
-			}
-		} else if (c === 't') {
-			if (TOTAL.test(msg)) return [];
-		} else if (c === 'g') {
-			if (GRAPHS.test(msg)) return [];
-		} else if (c === 'd') {
-			const m = DRAFT.exec(msg);
-			if (m) {
-				check.num('draft acceptance', m[1], 'ratio', {nanIsUnknown: true});
-				const accepted = check.count('accepted', m[2]);
-				const drafted = check.count('generated', m[3]);
-				const meanLen = check.num('mean len', m[4], 'perPass', {nanIsUnknown: true});
-				return withCheck([req(key, slot, task, {accepted, drafted, engineMeanLen: meanLen})], check);
-			}
-		} else if (c === 'a') {
-			if (ACC_POS.test(msg)) return [];
+		const generated = check.count('n_gen', m[1]);
+		const tps = check.num('tg', m[2], 'tps');
+		const tps3s = check.num('tg_3s', m[3], 'tps');
+		const out: Ev[] = [];
+		if (generated !== undefined && tps !== undefined) {
+			const ev: Record<string, unknown> = {type: 'live-rate', key, generated, tps};
+			if (tps3s !== undefined) ev.tps3s = tps3s;
+			out.push(ev as unknown as Ev);
 		}
-		return null;
-	};
+		return withCheck(out, check);
+	}
+	m = PROGRESS.exec(msg);
+	if (m) return progress(key, m);
+	return [];
+}
 
-	const slotMessage = (fn: string, msg: string, slot: number | undefined, task: number | undefined, keyPrefix: string): Ev[] | null => {
-		const hasTask = task !== undefined && task >= 0;
-		if (hasTask) {
-			requestsThisRun = true;
-			// The same slot/task opening again after it closed: the server restarted.
-			if (closed.has(`${keyPrefix}s${slot}/t${task}`) && msg.startsWith('processing task')) newRun();
-		}
-		const runPrefix = run === 0 ? keyPrefix : `${keyPrefix}r${run}:`;
-		const key = hasTask ? `${runPrefix}s${slot}/t${task}` : slot === undefined && lastKey !== undefined ? lastKey : `${runPrefix}s${slot ?? '?'}/t${task ?? '?'}`;
-		if (msg.length === 0) {
-			// Pre-b9232: the numbers follow on bare continuation lines.
-			if (fn === 'print_timing' && hasTask) pending = {key, slot, task};
-			return [];
-		}
-		if (fn === 'print_timing') {
-			const t = timing(msg, key, slot, task);
-			if (t) return t;
-			let m = LIVE.exec(msg);
-			if (m) {
-				const check = numberCheck();
-				const generated = check.count('n_gen', m[1]);
-				const tps = check.num('tg', m[2], 'tps');
-				const tps3s = check.num('tg_3s', m[3], 'tps');
-				const out: Ev[] = [];
-				if (generated !== undefined && tps !== undefined) {
-					const ev: Record<string, unknown> = {type: 'live-rate', key, generated, tps};
-					if (tps3s !== undefined) ev.tps3s = tps3s;
-					out.push(ev as unknown as Ev);
-				}
-				return withCheck(out, check);
-			}
-			m = PROGRESS.exec(msg);
-			if (m) return progress(key, m);
-			return [];
-		}
-		if (msg.startsWith('processing task')) {
-			if (!hasTask) return [];
-			lastKey = key;
-			cacheSeen.delete(key);
-			tally.delete(key);
-			const slotKey = `${keyPrefix}s${slot}`;
-			const fSim = fSimOfSlot.get(slotKey);
-			fSimOfSlot.delete(slotKey);
-			if (fSim !== undefined) tallyOf(key).fSim = fSim;
-			keyOfTask.set(`${keyPrefix}${task}`, key);
-			if (keyOfTask.size > 256) keyOfTask.delete(keyOfTask.keys().next().value!);
-			const deferred = deferredAt.get(`${keyPrefix}${task}`) ?? declinedAt.get(`${keyPrefix}${task}`);
-			deferredAt.delete(`${keyPrefix}${task}`);
-			declinedAt.delete(`${keyPrefix}${task}`);
-			let queueMs: number | undefined;
-			if (deferred !== undefined) queueMs = Number.isFinite(deferred) && lineRel !== undefined && lineRel >= deferred ? lineRel - deferred : undefined;
-			else if (debugSeen) queueMs = 0;
-			return [req(key, slot, task, {started: true, model: modelName, queueMs})];
-		}
-		if (msg.startsWith('stop processing')) {
-			if (!hasTask) return [];
-			cacheSeen.delete(key);
-			closed.add(`${keyPrefix}s${slot}/t${task}`);
-			if (pending?.key === key) pending = undefined;
-			const t = tally.get(key);
-			tally.delete(key);
-			if (t?.outcome === undefined && t?.generated !== undefined) {
-				finished.add(key);
-				if (finished.size > 256) finished.delete(finished.keys().next().value!);
-			}
-			if (t?.outcome !== undefined) tally.set(key, {outcome: t.outcome});
-			return [req(key, slot, task, {done: true, ...estimatePrompt(t, msg)})];
-		}
+/** `processing task`: a request starts on its slot (its queue time from the defer lines, where `-v` wrote them). */
+function taskStart(s: LlamaState, key: string, slot: number | undefined, task: number, keyPrefix: string): Ev[] {
+	s.lastKey = key;
+	s.cacheSeen.delete(key);
+	s.tally.delete(key);
+	const slotKey = `${keyPrefix}s${slot}`;
+	const fSim = s.fSimOfSlot.get(slotKey);
+	s.fSimOfSlot.delete(slotKey);
+	if (fSim !== undefined) tallyOf(s, key).fSim = fSim;
+	s.keyOfTask.set(`${keyPrefix}${task}`, key);
+	if (s.keyOfTask.size > 256) s.keyOfTask.delete(s.keyOfTask.keys().next().value!);
+	const deferred = s.deferredAt.get(`${keyPrefix}${task}`) ?? s.declinedAt.get(`${keyPrefix}${task}`);
+	s.deferredAt.delete(`${keyPrefix}${task}`);
+	s.declinedAt.delete(`${keyPrefix}${task}`);
+	let queueMs: number | undefined;
+	if (deferred !== undefined) queueMs = Number.isFinite(deferred) && s.lineRel !== undefined && s.lineRel >= deferred ? s.lineRel - deferred : undefined;
+	else if (s.debugSeen) queueMs = 0;
+	return [req(s, key, slot, task, {started: true, model: s.modelName, queueMs})];
+}
+
+/** `stop processing`: the request is done (with the prompt a default-verbosity log did not state, estimated). */
+function taskStop(s: LlamaState, msg: string, key: string, slot: number | undefined, task: number, keyPrefix: string): Ev[] {
+	s.cacheSeen.delete(key);
+	s.closed.add(`${keyPrefix}s${slot}/t${task}`);
+	if (s.pending?.key === key) s.pending = undefined;
+	const t = s.tally.get(key);
+	s.tally.delete(key);
+	if (t?.outcome === undefined && t?.generated !== undefined) {
+		s.finished.add(key);
+		if (s.finished.size > 256) s.finished.delete(s.finished.keys().next().value!);
+	}
+	if (t?.outcome !== undefined) s.tally.set(key, {outcome: t.outcome});
+	return [req(s, key, slot, task, {done: true, ...estimatePrompt(t, msg)})];
+}
+
+/** A slot line without a task: the slot's LCP pick, its context. */
+function slotIdle(s: LlamaState, msg: string, slot: number | undefined, keyPrefix: string): Ev[] {
+	if (msg.startsWith('selected slot by LCP')) {
+		const f = F_SIM.exec(msg);
+		const v = finite(f?.[1]);
+		if (v !== undefined && v <= 1) s.fSimOfSlot.set(`${keyPrefix}s${slot}`, v);
+		return [];
+	}
+	const m = NEW_SLOT.exec(msg);
+	if (m) {
 		const check = numberCheck();
-		if (!hasTask) {
-			if (msg.startsWith('selected slot by LCP')) {
-				const f = F_SIM.exec(msg);
-				const v = num(f?.[1]);
-				if (v !== undefined && v <= 1) fSimOfSlot.set(`${keyPrefix}s${slot}`, v);
-				return [];
-			}
-			const m = NEW_SLOT.exec(msg);
-			if (m) {
-				const n = check.count('n_ctx_slot', m[1]);
-				return withCheck(n === undefined ? [] : [{type: 'context', nCtxPerSlot: n}], check);
-			}
-			return [];
-		}
-		let m: RegExpExecArray | null;
-		if (msg.startsWith('new prompt')) {
-			m = NEW_PROMPT.exec(msg);
-			if (m) {
-				check.count('n_ctx_slot', m[1]);
-				tallyOf(key).promptStated = true;
-				return withCheck([req(key, slot, task, {promptTokens: check.count('task.n_tokens', m[2])})], check);
-			}
-			return [];
-		}
-		if (msg.includes('memory_seq_rm') || msg.startsWith('kv cache rm')) {
-			m = CACHED.exec(msg);
-			if (m && !cacheSeen.has(key)) {
-				cacheSeen.add(key);
-				if (m[2] !== undefined) check.count('memory_seq_rm', m[2]);
-				tallyOf(key).cachedStated = true;
-				return withCheck([req(key, slot, task, {cachedTokens: check.count('n_past', m[1] ?? m[3])})], check);
-			}
-			return [];
-		}
-		if (msg.startsWith('n_past was set')) {
-			m = N_PAST_SET.exec(msg);
-			if (m && !cacheSeen.has(key)) {
-				cacheSeen.add(key);
-				tallyOf(key).cachedStated = true;
-				return withCheck([req(key, slot, task, {cachedTokens: check.count('n_past', m[1])})], check);
-			}
-			return [];
-		}
-		if (msg.startsWith('need to evaluate')) {
-			m = NEED_EVAL.exec(msg);
-			if (m) {
-				tallyOf(key).promptStated = true;
-				return withCheck([req(key, slot, task, {promptTokens: check.count('task.n_tokens', m[1])})], check);
-			}
-			return [];
-		}
-		if (msg.startsWith('prompt ')) {
-			m = PROGRESS.exec(msg);
-			if (m) return progress(key, m);
-			m = PROMPT_DONE.exec(msg);
-			if (m) {
-				const processed = check.count('n_tokens', m[1]);
-				return withCheck(processed === undefined ? [] : [{type: 'prefill-progress', key, processed, progress: 1}], check);
-			}
+		const n = check.count('n_ctx_slot', m[1]);
+		return withCheck(n === undefined ? [] : [{type: 'context', nCtxPerSlot: n}], check);
+	}
+	return [];
+}
+
+/** A task's own lines: its prompt, the cached prefix, prompt progress. */
+function taskLine(s: LlamaState, msg: string, key: string, slot: number | undefined, task: number | undefined): Ev[] {
+	const check = numberCheck();
+	let m: RegExpExecArray | null;
+	if (msg.startsWith('new prompt')) {
+		m = NEW_PROMPT.exec(msg);
+		if (m) {
+			check.count('n_ctx_slot', m[1]);
+			tallyOf(s, key).promptStated = true;
+			return withCheck([req(s, key, slot, task, {promptTokens: check.count('task.n_tokens', m[2])})], check);
 		}
 		return [];
-	};
-
-	const progress = (key: string, m: RegExpExecArray): Ev[] => {
-		const check = numberCheck();
-		const processed = check.count('n_tokens', m[1]);
-		if (m[2] !== undefined) check.count('batch.n_tokens', m[2]);
-		const share = check.num('progress', m[3], 'ratio');
-		check.num('t', m[4], 'seconds');
-		const tps = check.num('tokens per second', m[5], 'tps');
-		if (processed === undefined) return withCheck([], check);
-		const ev: Record<string, unknown> = {type: 'prefill-progress', key, processed};
-		if (share !== undefined) ev.progress = share;
-		if (tps !== undefined) ev.tps = tps;
-		return withCheck([ev as unknown as Ev], check);
-	};
-
-	const library = (rest: string): Ev[] | null => {
-		// Cheap first/last-character gates first; regexes only on candidates (most library lines
-		// are model-loader dumps that carry nothing for us).
-		const last = rest.charCodeAt(rest.length - 1);
-		if (last === 66 /* B: `… MiB` */ && rest.includes(' buffer size')) {
-			const m = BUFFER.exec(rest);
-			if (m) {
-				const {device, onGpu} = bufferDevice(m[2]!);
-				const check = numberCheck();
-				const mib = check.num('buffer size', m[4], 'mib');
-				return withCheck(mib === undefined ? [] : [{type: 'buffer', device, kind: m[3] as 'model', mib, onGpu}], check);
-			}
-		} else if (last === 85 /* U: `… to GPU` */) {
-			const m = OFFLOADED.exec(rest);
-			if (m) return offloaded(m);
-			if (rest.includes('offloading')) return [];
+	}
+	if (msg.includes('memory_seq_rm') || msg.startsWith('kv cache rm')) {
+		m = CACHED.exec(msg);
+		if (m && !s.cacheSeen.has(key)) {
+			s.cacheSeen.add(key);
+			if (m[2] !== undefined) check.count('memory_seq_rm', m[2]);
+			tallyOf(s, key).cachedStated = true;
+			return withCheck([req(s, key, slot, task, {cachedTokens: check.count('n_past', m[1] ?? m[3])})], check);
 		}
-		const c = rest.charCodeAt(0);
-		if (c === 108 /* l */ && (rest.includes(': n_ctx') || rest.includes(': n_seq_max'))) {
-			const m = N_CTX.exec(rest);
-			if (m) {
-				const check = numberCheck();
-				const n = check.count(m[1]!, m[2]);
-				if (n === undefined) return withCheck([], check);
-				if (m[1] === 'n_ctx') return [{type: 'context', nCtx: n}];
-				if (m[1] === 'n_seq_max') return [{type: 'context', slots: n}];
-				return [{type: 'context', nCtxPerSlot: n}];
-			}
-		}
-		if (rest.includes("'") && (rest.includes('speculative') || rest.includes('draft'))) {
-			let m = DRAFT_MODEL.exec(rest);
-			if (m) return [{type: 'spec-init', kind: 'draft-model', detail: m[1]}];
-			m = MTP.exec(rest);
-			if (m) return [{type: 'spec-init', kind: 'mtp', detail: m[1]}];
-			m = SPEC_TYPE.exec(rest);
-			if (m) return [{type: 'spec-init', kind: specKind(m[1]!), detail: m[1]}];
-		}
-		if (c === 115 /* s */ && rest.startsWith('statistics')) {
-			if (STATS.test(rest)) return [];
-		} else if (c === 109 /* m */ && rest.startsWith('main: server is listening on')) {
-			const m = LISTEN.exec(rest);
-			return [{type: 'server-start', listen: m?.[1]}];
-		}
-		// `name: message` library lines (llama_model_loader:, print_info:, load_tensors: …).
-		if (LIBRARY_LINE.test(rest)) return [];
-		return null;
-	};
-
-	/** `send_error` / `stop: cancel task`: the task's request failed or was cancelled. */
-	const taskEnd = (keyPrefix: string, task: string, outcome: 'error' | 'cancelled', error?: string): Ev[] => {
-		const key = keyOfTask.get(`${keyPrefix}${task}`);
-		if (key === undefined) return [];
-		const t = tallyOf(key);
-		// An error outranks the cancel llama-server sends after it (errors.log: send_error, release, cancel).
-		if (t.outcome === 'error') return [];
-		// A cancel after the request closed normally changes nothing (its figures are complete).
-		if (outcome === 'cancelled' && finished.has(key)) return [];
-		t.outcome = outcome;
-		const fields: Record<string, unknown> = {outcome};
-		if (error !== undefined) fields.error = error.slice(0, 200);
-		return [req(key, undefined, undefined, fields)];
-	};
-
-	const tagged = (fn: string, msg: string, keyPrefix = ''): Ev[] | null => {
-		let m: RegExpExecArray | null;
-		if (fn === 'send_error') {
-			m = SEND_ERROR.exec(msg);
-			return m ? taskEnd(keyPrefix, m[1]!, 'error', m[2]) : [];
-		}
-		if (fn === 'stop' && msg.startsWith('cancel task')) {
-			m = CANCEL.exec(msg);
-			return m ? taskEnd(keyPrefix, m[1]!, 'cancelled') : [];
-		}
-		// tools/server/server-context.cpp @ 3f545be (ngxson/llama.cpp; b10587, fixture verbose-overload.log),
-		// debug level (`-v`) only: SRV_DBG("no slot is available, defer task, id_task = %d\n", task.id) and
-		// SRV_DBG("decoding, decline task, id_task = %d\n", task.id) (offered again after the decode). The
-		// first of them is when the task began to wait.
-		// Every internal task is declined during each decode too, so declines live in a short FIFO of their
-		// own; a defer (completion tasks only) takes the time of its task's decline, which came just before.
-		if (fn === 'process_sing' && (msg.startsWith('no slot is available, defer task') || msg.startsWith('decoding, decline task'))) {
-			m = DEFER.exec(msg);
-			if (!m) return [];
-			const id = `${keyPrefix}${m[1]}`;
-			const at = lineRel ?? Number.NaN;
-			if (msg.startsWith('decoding')) {
-				if (!declinedAt.has(id)) declinedAt.set(id, at);
-				if (declinedAt.size > 64) declinedAt.delete(declinedAt.keys().next().value!);
-			} else if (!deferredAt.has(id)) {
-				deferredAt.set(id, declinedAt.get(id) ?? at);
-				if (deferredAt.size > 256) deferredAt.delete(deferredAt.keys().next().value!);
-			}
-			return [];
-		}
-		if (fn === 'log_server_r') {
-			m = REQUEST.exec(msg);
-			if (m) return [{type: 'http', method: m[1]!, path: m[2]!, client: m[3]!, status: Number(m[4])}];
-			return [];
-		}
-		if (requestsThisRun && (msg.startsWith('listening on') || msg.startsWith('loading model') || msg.startsWith('model loaded'))) newRun();
-		if (msg.startsWith('listening on')) {
-			m = LISTEN.exec(msg);
-			return [{type: 'server-start', listen: m?.[1]}];
-		}
-		if (msg.startsWith('model loaded')) return [{type: 'model-loaded', model: modelOf?.() ?? modelName, runner}];
-		if (msg.startsWith('loading model')) {
-			m = LOADING.exec(msg);
-			if (m) modelName = m[1];
-			return [];
-		}
-		if (msg.startsWith('initializing')) {
-			m = INIT_SLOTS.exec(msg);
-			if (m) {
-				const check = numberCheck();
-				const slots = check.num('n_slots', m[1], 'count', {integer: true});
-				const perSlot = check.count('n_ctx_slot', m[2]);
-				const ev: Record<string, unknown> = {type: 'context'};
-				if (slots !== undefined) ev.slots = slots;
-				if (perSlot !== undefined) ev.nCtxPerSlot = perSlot;
-				return withCheck(Object.keys(ev).length > 1 ? [ev as unknown as Ev] : [], check);
-			}
-			return [];
-		}
-		if (msg.startsWith('statistics')) return [];
-		const lib = library(msg);
-		if (lib && lib.length > 0) return lib;
 		return [];
-	};
+	}
+	if (msg.startsWith('n_past was set')) {
+		m = N_PAST_SET.exec(msg);
+		if (m && !s.cacheSeen.has(key)) {
+			s.cacheSeen.add(key);
+			tallyOf(s, key).cachedStated = true;
+			return withCheck([req(s, key, slot, task, {cachedTokens: check.count('n_past', m[1])})], check);
+		}
+		return [];
+	}
+	if (msg.startsWith('need to evaluate')) {
+		m = NEED_EVAL.exec(msg);
+		if (m) {
+			tallyOf(s, key).promptStated = true;
+			return withCheck([req(s, key, slot, task, {promptTokens: check.count('task.n_tokens', m[1])})], check);
+		}
+		return [];
+	}
+	if (msg.startsWith('prompt ')) {
+		m = PROGRESS.exec(msg);
+		if (m) return progress(key, m);
+		m = PROMPT_DONE.exec(msg);
+		if (m) {
+			const processed = check.count('n_tokens', m[1]);
+			return withCheck(processed === undefined ? [] : [{type: 'prefill-progress', key, processed, progress: 1}], check);
+		}
+	}
+	return [];
+}
 
-	const push = (raw: string): EngineEvent[] | null => {
-		if (raw.length === 0 || raw.length > MAX_PARSE_CHARS) return null;
-		let line = raw;
-		let keyPrefix = '';
-		let c = line.charCodeAt(0);
-		if (c === 91 /* [ */) {
-			const m = CHILD.exec(line);
-			if (m) {
-				keyPrefix = `${m[1]}:`;
-				line = line.slice(m[0].length);
-				c = line.charCodeAt(0);
-			}
+function progress(key: string, m: RegExpExecArray): Ev[] {
+	const check = numberCheck();
+	const processed = check.count('n_tokens', m[1]);
+	if (m[2] !== undefined) check.count('batch.n_tokens', m[2]);
+	const share = check.num('progress', m[3], 'ratio');
+	check.num('t', m[4], 'seconds');
+	const tps = check.num('tokens per second', m[5], 'tps');
+	if (processed === undefined) return withCheck([], check);
+	const ev: Record<string, unknown> = {type: 'prefill-progress', key, processed};
+	if (share !== undefined) ev.progress = share;
+	if (tps !== undefined) ev.tps = tps;
+	return withCheck([ev as unknown as Ev], check);
+}
+
+/** A library line (model loader, context, buffers, speculative set-up): stateless. */
+function library(rest: string): Ev[] | null {
+	// Cheap first/last-character gates first; regexes only on candidates (most library lines
+	// are model-loader dumps that carry nothing for us).
+	const last = rest.charCodeAt(rest.length - 1);
+	if (last === 66 /* B: `… MiB` */ && rest.includes(' buffer size')) {
+		const m = BUFFER.exec(rest);
+		if (m) {
+			const {device, onGpu} = bufferDevice(m[2]!);
+			const check = numberCheck();
+			const mib = check.num('buffer size', m[4], 'mib');
+			return withCheck(mib === undefined ? [] : [{type: 'buffer', device, kind: m[3] as 'model', mib, onGpu}], check);
 		}
-		lineRel = undefined;
-		if (c >= 48 && c <= 57 /* digit */) {
-			const n = timestampLength(line);
-			if (n > 0) {
-				lineRel = processRelativeMs(line);
-				line = line.slice(n);
-				c = line.charCodeAt(0);
-			}
+	} else if (last === 85 /* U: `… to GPU` */) {
+		const m = OFFLOADED.exec(rest);
+		if (m) return offloaded(m);
+		if (rest.includes('offloading')) return [];
+	}
+	const c = rest.charCodeAt(0);
+	if (c === 108 /* l */ && (rest.includes(': n_ctx') || rest.includes(': n_seq_max'))) {
+		const m = N_CTX.exec(rest);
+		if (m) {
+			const check = numberCheck();
+			const n = check.count(m[1]!, m[2]);
+			if (n === undefined) return withCheck([], check);
+			if (m[1] === 'n_ctx') return [{type: 'context', nCtx: n}];
+			if (m[1] === 'n_seq_max') return [{type: 'context', slots: n}];
+			return [{type: 'context', nCtxPerSlot: n}];
 		}
-		// Level letter `I `/`W `/`E `/`D `.
-		if ((c === 73 || c === 87 || c === 69 || c === 68) && line.charCodeAt(1) === 32) {
-			if (c === 68) debugSeen = true;
-			line = line.slice(2);
+	}
+	if (rest.includes("'") && (rest.includes('speculative') || rest.includes('draft'))) {
+		let m = DRAFT_MODEL.exec(rest);
+		if (m) return [{type: 'spec-init', kind: 'draft-model', detail: m[1]}];
+		m = MTP.exec(rest);
+		if (m) return [{type: 'spec-init', kind: 'mtp', detail: m[1]}];
+		m = SPEC_TYPE.exec(rest);
+		if (m) return [{type: 'spec-init', kind: specKind(m[1]!), detail: m[1]}];
+	}
+	if (c === 115 /* s */ && rest.startsWith('statistics')) {
+		if (STATS.test(rest)) return [];
+	} else if (c === 109 /* m */ && rest.startsWith('main: server is listening on')) {
+		const m = LISTEN.exec(rest);
+		return [{type: 'server-start', listen: m?.[1]}];
+	}
+	// `name: message` library lines (llama_model_loader:, print_info:, load_tensors: …).
+	if (LIBRARY_LINE.test(rest)) return [];
+	return null;
+}
+
+/** `send_error` / `stop: cancel task`: the task's request failed or was cancelled. */
+function taskEnd(s: LlamaState, keyPrefix: string, task: string, outcome: 'error' | 'cancelled', error?: string): Ev[] {
+	const key = s.keyOfTask.get(`${keyPrefix}${task}`);
+	if (key === undefined) return [];
+	const t = tallyOf(s, key);
+	// An error outranks the cancel llama-server sends after it (errors.log: send_error, release, cancel).
+	if (t.outcome === 'error') return [];
+	// A cancel after the request closed normally changes nothing (its figures are complete).
+	if (outcome === 'cancelled' && s.finished.has(key)) return [];
+	t.outcome = outcome;
+	const fields: Record<string, unknown> = {outcome};
+	if (error !== undefined) fields.error = error.slice(0, 200);
+	return [req(s, key, undefined, undefined, fields)];
+}
+
+/**
+ * tools/server/server-context.cpp @ 3f545be (ngxson/llama.cpp; b10587, fixture verbose-overload.log),
+ * debug level (`-v`) only: SRV_DBG("no slot is available, defer task, id_task = %d\n", task.id) and
+ * SRV_DBG("decoding, decline task, id_task = %d\n", task.id) (offered again after the decode). The
+ * first of them is when the task began to wait.
+ * Every internal task is declined during each decode too, so declines live in a short FIFO of their
+ * own; a defer (completion tasks only) takes the time of its task's decline, which came just before.
+ */
+function deferLine(s: LlamaState, msg: string, keyPrefix: string): Ev[] {
+	const m = DEFER.exec(msg);
+	if (!m) return [];
+	const id = `${keyPrefix}${m[1]}`;
+	const at = s.lineRel ?? Number.NaN;
+	if (msg.startsWith('decoding')) {
+		if (!s.declinedAt.has(id)) s.declinedAt.set(id, at);
+		if (s.declinedAt.size > 64) s.declinedAt.delete(s.declinedAt.keys().next().value!);
+	} else if (!s.deferredAt.has(id)) {
+		s.deferredAt.set(id, s.declinedAt.get(id) ?? at);
+		if (s.deferredAt.size > 256) s.deferredAt.delete(s.deferredAt.keys().next().value!);
+	}
+	return [];
+}
+
+/** A `srv  <fn>: <msg>` / `que …` / `main: …` line: errors, cancels, defers, access lines, the server's start and model. */
+function tagged(s: LlamaState, fn: string, msg: string, keyPrefix = ''): Ev[] | null {
+	let m: RegExpExecArray | null;
+	if (fn === 'send_error') {
+		m = SEND_ERROR.exec(msg);
+		return m ? taskEnd(s, keyPrefix, m[1]!, 'error', m[2]) : [];
+	}
+	if (fn === 'stop' && msg.startsWith('cancel task')) {
+		m = CANCEL.exec(msg);
+		return m ? taskEnd(s, keyPrefix, m[1]!, 'cancelled') : [];
+	}
+	if (fn === 'process_sing' && (msg.startsWith('no slot is available, defer task') || msg.startsWith('decoding, decline task'))) return deferLine(s, msg, keyPrefix);
+	if (fn === 'log_server_r') {
+		m = REQUEST.exec(msg);
+		if (m) return [{type: 'http', method: m[1]!, path: m[2]!, client: m[3]!, status: Number(m[4])}];
+		return [];
+	}
+	if (s.requestsThisRun && (msg.startsWith('listening on') || msg.startsWith('loading model') || msg.startsWith('model loaded'))) newRun(s);
+	if (msg.startsWith('listening on')) {
+		m = LISTEN.exec(msg);
+		return [{type: 'server-start', listen: m?.[1]}];
+	}
+	if (msg.startsWith('model loaded')) return [{type: 'model-loaded', model: s.modelOf?.() ?? s.modelName, runner: s.runner}];
+	if (msg.startsWith('loading model')) {
+		m = LOADING.exec(msg);
+		if (m) s.modelName = m[1];
+		return [];
+	}
+	if (msg.startsWith('initializing')) {
+		m = INIT_SLOTS.exec(msg);
+		if (m) {
+			const check = numberCheck();
+			const slots = check.num('n_slots', m[1], 'count', {integer: true});
+			const perSlot = check.count('n_ctx_slot', m[2]);
+			const ev: Record<string, unknown> = {type: 'context'};
+			if (slots !== undefined) ev.slots = slots;
+			if (perSlot !== undefined) ev.nCtxPerSlot = perSlot;
+			return withCheck(Object.keys(ev).length > 1 ? [ev as unknown as Ev] : [], check);
+		}
+		return [];
+	}
+	if (msg.startsWith('statistics')) return [];
+	const lib = library(msg);
+	if (lib && lib.length > 0) return lib;
+	return [];
+}
+
+/** One raw line: strip the router-child, timestamp and level prefixes, then hand it to its kind. */
+function pushLine(s: LlamaState, raw: string): EngineEvent[] | null {
+	if (raw.length === 0 || raw.length > MAX_PARSE_CHARS) return null;
+	let line = raw;
+	let keyPrefix = '';
+	let c = line.charCodeAt(0);
+	if (c === 91 /* [ */) {
+		const m = CHILD.exec(line);
+		if (m) {
+			keyPrefix = `${m[1]}:`;
+			line = line.slice(m[0].length);
 			c = line.charCodeAt(0);
 		}
-		if (c === 115 /* s */ && line.startsWith('slot ')) {
-			const m = SLOT.exec(line);
-			if (m) {
-				const slot = num(m[2]);
-				const task = num(m[3]);
-				if (pending && !(m[1] === 'print_timing' && m[4]!.length === 0)) pending = undefined;
-				return slotMessage(m[1]!, m[4]!, slot, task, keyPrefix);
-			}
+	}
+	s.lineRel = undefined;
+	if (c >= 48 && c <= 57 /* digit */) {
+		const n = timestampLength(line);
+		if (n > 0) {
+			s.lineRel = processRelativeMs(line);
+			line = line.slice(n);
+			c = line.charCodeAt(0);
 		}
-		if (c >= 97 && c <= 122 && (line.charCodeAt(3) === 32 || line.charCodeAt(4) === 32)) {
-			const m = TAGGED.exec(line);
-			if (m) {
-				pending = undefined;
-				return tagged(m[1]!, m[2]!, keyPrefix);
-			}
+	}
+	// Level letter `I `/`W `/`E `/`D `.
+	if ((c === 73 || c === 87 || c === 69 || c === 68) && line.charCodeAt(1) === 32) {
+		if (c === 68) s.debugSeen = true;
+		line = line.slice(2);
+		c = line.charCodeAt(0);
+	}
+	if (c === 115 /* s */ && line.startsWith('slot ')) {
+		const m = SLOT.exec(line);
+		if (m) {
+			const slot = finite(m[2]);
+			const task = finite(m[3]);
+			if (s.pending && !(m[1] === 'print_timing' && m[4]!.length === 0)) s.pending = undefined;
+			return slotMessage(s, m[1]!, m[4]!, slot, task, keyPrefix);
 		}
-		// Bare continuation lines of the pre-b9232 timings block.
-		if (c === 32 || c === 112 || c === 101 || c === 116 || c === 100 || c === 103 || c === 97) {
-			if (line.includes(' = ')) {
-				const p = pending;
-				const t = timing(line, p?.key ?? lastKey ?? `${keyPrefix}s?/t?`, p?.slot, p?.task);
-				if (t) return t;
-			}
+	}
+	if (c >= 97 && c <= 122 && (line.charCodeAt(3) === 32 || line.charCodeAt(4) === 32)) {
+		const m = TAGGED.exec(line);
+		if (m) {
+			s.pending = undefined;
+			return tagged(s, m[1]!, m[2]!, keyPrefix);
 		}
-		if (c === 9 /* tab: sampler params continuation */) return [];
-		if (pending) pending = undefined;
-		return library(line);
-	};
+	}
+	// Bare continuation lines of the pre-b9232 timings block.
+	if (c === 32 || c === 112 || c === 101 || c === 116 || c === 100 || c === 103 || c === 97) {
+		if (line.includes(' = ')) {
+			const p = s.pending;
+			const t = timing(s, line, p?.key ?? s.lastKey ?? `${keyPrefix}s?/t?`, p?.slot, p?.task);
+			if (t) return t;
+		}
+	}
+	if (c === 9 /* tab: sampler params continuation */) return [];
+	if (s.pending) s.pending = undefined;
+	return library(line);
+}
 
-	return {engine: 'llamacpp', push};
+export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineParser {
+	const s = newLlamaState(options);
+	return {engine: 'llamacpp', push: (line) => pushLine(s, line)};
 }
 
 const isDigit = (s: string, i: number): boolean => {
@@ -652,7 +690,7 @@ export function llamaServerModels(props: unknown, slots: unknown, models: unknow
 	const slotCount = posInt(p?.total_slots, 'total_slots', 'count') ?? (slotList.length > 0 ? slotList.length : undefined);
 	const name = text(first?.id) ?? text(p?.model_alias) ?? text(p?.model_path);
 	if (!name) return [];
-	return [cleanModel<ModelInfo>({
+	return [clean<ModelInfo>({
 		name,
 		modelPath: text(p?.model_path, 1024),
 		format: 'gguf',
@@ -679,7 +717,51 @@ export function llamaMetricsCounters(body: string): Record<string, number> {
 	return out;
 }
 
-export const llamacpp: EngineDescriptor = {
+const LLAMA_SERVER_HEADER = /^llama\.cpp\b/i;
+const BUILD_INFO = /^b\d+-[0-9a-f]+$/;
+
+/** llama-server `/props` (with default_generation_settings). */
+function llamaProps(e: FingerprintEvidence): Record<string, unknown> | undefined {
+	const j = e.json('/props');
+	return isRecord(j) && isRecord(j.default_generation_settings) ? j : undefined;
+}
+
+/** `/props` build_info of the form b<N>-<sha>. */
+function llamaBuild(e: FingerprintEvidence): string | undefined {
+	const props = llamaProps(e);
+	return props && typeof props.build_info === 'string' && BUILD_INFO.test(props.build_info) ? props.build_info : undefined;
+}
+
+/**
+ * llama-server's per-request `timings` (engines.md §2e: `server_slot_stats::to_json()`,
+ * tools/server/server-common.cpp @ 3f545be): milliseconds and counts; its prompt = prompt_n + cache_n.
+ */
+export const LLAMA_TIMINGS: AnswerBlock = {
+	field: 'timings',
+	read: (t, {counts, num}) => {
+		counts.source = 'timings';
+		const predicted = num('timings.predicted_n', t.predicted_n, 'count');
+		if (predicted !== undefined) counts.completionTokens = predicted;
+		const cache = num('timings.cache_n', t.cache_n, 'count');
+		const promptN = num('timings.prompt_n', t.prompt_n, 'count');
+		if (cache !== undefined) counts.cachedTokens = cache;
+		if (promptN !== undefined) {
+			counts.prefillTokens = promptN;
+			counts.promptTokens = promptN + (cache ?? 0);
+		}
+		counts.prefillMs = num('timings.prompt_ms', t.prompt_ms, 'ms') ?? counts.prefillMs;
+		counts.decodeMs = num('timings.predicted_ms', t.predicted_ms, 'ms') ?? counts.decodeMs;
+		counts.reportedTps = num('timings.predicted_per_second', t.predicted_per_second, 'rate') ?? counts.reportedTps;
+		const dn = num('timings.draft_n', t.draft_n, 'count');
+		const da = num('timings.draft_n_accepted', t.draft_n_accepted, 'count');
+		if (dn !== undefined) counts.drafted = dn;
+		if (da !== undefined) counts.accepted = da;
+	},
+	// The first of predicted_n comes out of the prompt pass in every build (decodedFromEval).
+	passes: {label: 'timings', firstTokenFromPrompt: true, noDraftIsOnePerPass: true},
+};
+
+export const llamacpp: EngineDescriptor<'llamacpp'> = {
 	kind: 'llamacpp',
 	label: 'llama.cpp',
 	logParser: () => createLlamaCppParser(),
@@ -705,6 +787,7 @@ export const llamacpp: EngineDescriptor = {
 		},
 	},
 	probe: OPENAI_PROBE,
+	answerBlocks: [LLAMA_TIMINGS],
 	apiKeyEnv: ['LLAMA_API_KEY'],
 	modelList: OPENAI_MODEL_LIST,
 	unifiedMemory: false,
@@ -714,6 +797,7 @@ export const llamacpp: EngineDescriptor = {
 	defaultPorts: [8080],
 	process: {
 		names: ['llama-server'],
+		candidates: [/llama/i],
 		// llama-server and the llama.cpp tools that load a model (they compete for the same GPU).
 		matches: ({nameLower: nl, exeLower: el}) => /^llama-(server|cli|bench|batched-bench|speculative|run)$/.test(el) || nl === 'llama-server',
 		// llama.cpp tools other than llama-server, and the llama-server Ollama ≥ 0.30 runs from its install folder, are not servers.
@@ -730,9 +814,11 @@ export const llamacpp: EngineDescriptor = {
 	fingerprint: {
 		rank: 50,
 		paths: ['/props', '/v1/models'],
+		marker: (e) => e.serverHeader(LLAMA_SERVER_HEADER) || llamaBuild(e) !== undefined || e.ownedBy('llamacpp'),
 		identify: (e) => {
-			if (!e.llamaHeader && e.llamaBuild === undefined && !e.ownedBy('llamacpp')) return undefined;
-			return {version: e.llamaBuild ?? (e.llamaProps ? str(e.llamaProps.build_info) : undefined), models: e.modelIds};
+			if (!e.serverHeader(LLAMA_SERVER_HEADER) && llamaBuild(e) === undefined && !e.ownedBy('llamacpp')) return undefined;
+			const props = llamaProps(e);
+			return {version: llamaBuild(e) ?? (props ? text(props.build_info, 80) : undefined), models: e.modelIds};
 		},
 	},
 };

@@ -1,7 +1,14 @@
 /** llama-swap: a proxy in front of llama-server processes; it passes their log lines through. */
 import type {ModelInfo} from '../types/state.js';
-import {cleanModel, isRecord, MAX_MODELS, OPENAI_MODEL_LIST, OPENAI_PROBE, openAiModels, text, type EngineDescriptor} from './descriptor.js';
+import {clean, isRecord, MAX_MODELS, openAiModels, text} from './answers.js';
+import {OPENAI_MODEL_LIST, OPENAI_PROBE, type EngineDescriptor} from './descriptor.js';
 import {createLlamaCppParser} from './llamacpp.js';
+
+declare module '../types/events.js' {
+	interface EngineKinds {
+		llamaswap: true;
+	}
+}
 
 /** llama-swap `GET /running` → the models it has running. */
 export function llamaSwapRunning(body: unknown): ModelInfo[] | undefined {
@@ -12,12 +19,12 @@ export function llamaSwapRunning(body: unknown): ModelInfo[] | undefined {
 		const name = text(m.model) ?? text(m.name);
 		if (!name) continue;
 		const state = text(m.state, 32);
-		out.push(cleanModel<ModelInfo>({name, loaded: state === undefined ? undefined : state === 'ready'}));
+		out.push(clean<ModelInfo>({name, loaded: state === undefined ? undefined : state === 'ready'}));
 	}
 	return out.slice(0, MAX_MODELS);
 }
 
-export const llamaswap: EngineDescriptor = {
+export const llamaswap: EngineDescriptor<'llamaswap'> = {
 	kind: 'llamaswap',
 	label: 'llama-swap',
 	logParser: () => createLlamaCppParser(),
@@ -36,12 +43,13 @@ export const llamaswap: EngineDescriptor = {
 	modelList: OPENAI_MODEL_LIST,
 	unifiedMemory: false,
 	defaultPorts: [8080],
-	process: {names: ['llama-swap'], matches: ({nameLower, exeLower}) => exeLower === 'llama-swap' || nameLower === 'llama-swap'},
+	process: {names: ['llama-swap'], candidates: [/llama/i], matches: ({nameLower, exeLower}) => exeLower === 'llama-swap' || nameLower === 'llama-swap'},
 	modelBytes: {localDirs: true, fileSizeFromModels: true},
 	// owned_by "llama-swap" or GET /running {"running":[…]}.
 	fingerprint: {
 		rank: 40,
 		paths: ['/running', '/v1/models'],
+		marker: (e) => e.ownedBy('llama-swap'),
 		identify: (e) => {
 			const running = e.json('/running');
 			return e.ownedBy('llama-swap') || (isRecord(running) && Array.isArray(running.running)) ? {models: e.modelIds} : undefined;

@@ -4,9 +4,15 @@
  */
 import type {EngineEvent, LineParser} from '../types/events.js';
 import type {ModelInfo} from '../types/state.js';
-import {CHAT, cleanModel, COMPLETIONS, dataModels, isRecord, MAX_MODELS, num, OPENAI_MODEL_LIST, OPENAI_POLL, posInt, text, type EngineDescriptor} from './descriptor.js';
-import {clean} from './common.js';
+import {clean, dataModels, isRecord, MAX_MODELS, MAX_PARSE_CHARS, num, posInt, text} from './answers.js';
+import {CHAT, COMPLETIONS, OPENAI_MODEL_LIST, OPENAI_POLL, type AnswerBlock, type EngineDescriptor} from './descriptor.js';
 import {createLlamaCppParser} from './llamacpp.js';
+
+declare module '../types/events.js' {
+	interface EngineKinds {
+		lmstudio: true;
+	}
+}
 
 // ---- `lms log stream` ---------------------------------------------------------------------------
 //
@@ -95,7 +101,7 @@ export function createLmStudioLogParser(): LineParser {
 		if (line.length === 0) return null;
 		// lms-shared-types diagnosticsLogEventSchema: z.object({timestamp: z.number(), data: …}).
 		if (line.charCodeAt(0) === 123 /* { */ && line.includes('"data":{"type":"')) return json(line);
-		if (line.length > 8192) return null;
+		if (line.length > MAX_PARSE_CHARS) return null;
 		const b = BLOCK_KEY.exec(line);
 		if (b && (b[1] !== 'timestamp' || !block.inText || /\d/.test(b[2]!))) {
 			if (b[1] === 'timestamp') {
@@ -170,7 +176,7 @@ export function lmStudioV1Models(body: unknown): ModelInfo[] | undefined {
 		const instances = Array.isArray(m.loaded_instances) ? m.loaded_instances.filter(isRecord) : [];
 		const config = instances[0] && isRecord(instances[0].config) ? instances[0].config : {};
 		const quant = isRecord(m.quantization) ? text(m.quantization.name, 32) : text(m.quantization, 32);
-		out.push(cleanModel<ModelInfo>({
+		out.push(clean<ModelInfo>({
 			name,
 			format: text(m.format, 16),
 			family: text(m.architecture, 64),
@@ -200,7 +206,28 @@ export function lmStudioV0Models(body: unknown): ModelInfo[] | undefined {
 	return out === undefined ? undefined : sortLoaded(out);
 }
 
-export const lmstudio: EngineDescriptor = {
+/** LM Studio's own chat endpoint (`/api/v0/chat/completions`) answers with `stats`: seconds, not ms. */
+export const LMSTUDIO_STATS: AnswerBlock = {
+	field: 'stats',
+	read: (s, {counts, num}) => {
+		counts.source = 'stats';
+		const tps = num('stats.tokens_per_second', s.tokens_per_second, 'rate');
+		if (tps !== undefined) counts.reportedTps = tps;
+		const ttft = num('stats.time_to_first_token', s.time_to_first_token, 's') ?? num('stats.time_to_first_token_seconds', s.time_to_first_token_seconds, 's');
+		if (ttft !== undefined) counts.engineTtftMs = ttft * 1000;
+		const gen = num('stats.generation_time', s.generation_time, 's');
+		if (gen !== undefined) counts.decodeMs = gen * 1000;
+		const acc = num('stats.accepted_draft_tokens_count', s.accepted_draft_tokens_count, 'count');
+		const total = num('stats.total_draft_tokens_count', s.total_draft_tokens_count, 'count');
+		if (acc !== undefined) counts.accepted = acc;
+		if (total !== undefined) counts.drafted = total;
+		const predicted = num('stats.predicted_tokens_count', s.predicted_tokens_count, 'count') ?? num('stats.total_output_tokens', s.total_output_tokens, 'count');
+		if (predicted !== undefined && counts.completionTokens === undefined) counts.completionTokens = predicted;
+	},
+	passes: {label: 'lmstudio stats', firstTokenFromPrompt: false, noDraftIsOnePerPass: true},
+};
+
+export const lmstudio: EngineDescriptor<'lmstudio'> = {
 	kind: 'lmstudio',
 	label: 'LM Studio',
 	logParser: createLmStudioLogParser,
@@ -222,12 +249,14 @@ export const lmstudio: EngineDescriptor = {
 		read: (a) => ({models: lmStudioV1Models(a.json['/api/v1/models']) ?? lmStudioV0Models(a.json['/api/v0/models']), marker: {}}),
 	},
 	probe: [{protocol: 'openai-chat', path: '/api/v0/chat/completions'}, CHAT, COMPLETIONS],
+	answerBlocks: [LMSTUDIO_STATS],
 	apiKeyEnv: ['LM_API_TOKEN'],
 	modelList: OPENAI_MODEL_LIST,
 	unifiedMemory: false,
 	defaultPorts: [1234],
 	process: {
 		names: ['LM Studio'],
+		candidates: [/lm.?studio/i],
 		// The app, its helpers and its engine workers live under `LM Studio` / `~/.lmstudio`: a
 		// folder rule, so tried after every engine's own (an mlx_lm or llama-server in it is that engine).
 		matches: ({name, command: cmd}) => /^lm studio( helper.*)?$/i.test(name) || /LM Studio\.app\/|LM-Studio[^/\s]*\.AppImage|[/\\]lm-studio[/\\]|[/\\]\.lmstudio[/\\]/i.test(cmd),

@@ -1,8 +1,15 @@
 /** LocalAI: no log parser; OpenAI-style model list and `/version`. */
+import {isRecord} from './answers.js';
 import {ok} from './fingerprint.js';
-import {isRecord, OPENAI_MODEL_LIST, OPENAI_PROBE, OPENAI_VERSIONED_POLL, type EngineDescriptor} from './descriptor.js';
+import {OPENAI_MODEL_LIST, OPENAI_PROBE, OPENAI_VERSIONED_POLL, type EngineDescriptor} from './descriptor.js';
 
-export const localai: EngineDescriptor = {
+declare module '../types/events.js' {
+	interface EngineKinds {
+		localai: true;
+	}
+}
+
+export const localai: EngineDescriptor<'localai'> = {
 	kind: 'localai',
 	label: 'LocalAI',
 	logTimes: [],
@@ -11,7 +18,7 @@ export const localai: EngineDescriptor = {
 	modelList: OPENAI_MODEL_LIST,
 	unifiedMemory: false,
 	defaultPorts: [8080],
-	process: {names: ['local-ai'], matches: ({nameLower, exeLower}) => exeLower === 'local-ai' || nameLower === 'local-ai'},
+	process: {names: ['local-ai'], candidates: [/local-ai/i], matches: ({nameLower, exeLower}) => exeLower === 'local-ai' || nameLower === 'local-ai'},
 	modelBytes: {localDirs: true},
 	// Its own well-known document, or /version + /readyz with no other engine's marker. (The document
 	// carries `version`/`endpoints`; LM Studio answers unknown paths 200 {"error":…}.)

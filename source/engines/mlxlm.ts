@@ -16,9 +16,14 @@
  */
 import type {EngineEvent, LineParser} from '../types/events.js';
 import {numberCheck} from '../util/numbers.js';
+import {MAX_PARSE_CHARS, parseStdlibAccess, PYTHON_HOST, withCheck} from './answers.js';
 import {OPENAI_MODEL_LIST, OPENAI_POLL, OPENAI_PROBE, type EngineDescriptor} from './descriptor.js';
-import {parseStdlibAccess, withCheck} from './common.js';
-import {MAX_PARSE_CHARS} from './llamacpp.js';
+
+declare module '../types/events.js' {
+	interface EngineKinds {
+		mlxlm: true;
+	}
+}
 
 const LINE = /^(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},\d{3}) - ([A-Z]+) - (.*)$/;
 /** `logging.info(f"Prompt processing progress: {processed}/{total}")` — server.py:1363 @ d78bf58. */
@@ -147,7 +152,7 @@ export function createMlxLmParser(): LineParser {
 	return {engine: 'mlxlm', push};
 }
 
-export const mlxlm: EngineDescriptor = {
+export const mlxlm: EngineDescriptor<'mlxlm'> = {
 	kind: 'mlxlm',
 	label: 'mlx-lm',
 	logParser: createMlxLmParser,
@@ -165,6 +170,7 @@ export const mlxlm: EngineDescriptor = {
 	defaultPorts: [8080],
 	process: {
 		names: ['mlx_lm.server'],
+		candidates: [PYTHON_HOST, /mlx/i],
 		// Python: the module or console script, not any mention of the word.
 		matches: ({nameLower, command: cmd}) =>
 			/(^|[/\s])mlx_lm[._](server|generate|chat)\b|(^|\s)-m\s+mlx_lm(\.server|\.generate|\.chat)?(\s|$)|(^|[/\s])mlx_lm\s+(server|generate|chat)\b|(^|[/\s])mlx-lm\s+(server|generate|chat)\b/.test(cmd)

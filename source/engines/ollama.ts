@@ -5,12 +5,17 @@
  */
 import type {EngineEvent, LineParser, OllamaRunner} from '../types/events.js';
 import type {ModelInfo} from '../types/state.js';
-import {gpuResidency, ollamaProcessor} from '../model/figures.js';
 import {numberCheck} from '../util/numbers.js';
-import {withCheck} from './common.js';
+import {bufferDevice, clean, isRecord, MAX_MODELS, MAX_PARSE_CHARS, num, OFFLOADED, offloaded, posInt, processBase, text, versionOf, withCheck} from './answers.js';
 import {ok} from './fingerprint.js';
-import {CHAT, cleanModel, isRecord, MAX_MODELS, num, OLLAMA_GENERATE, OPENAI_MODEL_LIST, posInt, text, versionOf, processBase, type EngineDescriptor, type LogLocation, type LogLocationContext} from './descriptor.js';
-import {bufferDevice, createLlamaCppParser, MAX_PARSE_CHARS, offloaded} from './llamacpp.js';
+import {CHAT, OLLAMA_GENERATE, OPENAI_MODEL_LIST, type EngineDescriptor, type LogLocation, type LogLocationContext} from './descriptor.js';
+import {createLlamaCppParser} from './llamacpp.js';
+
+declare module '../types/events.js' {
+	interface EngineKinds {
+		ollama: true;
+	}
+}
 
 type Ev = EngineEvent;
 
@@ -23,7 +28,6 @@ const GENERATION_PATHS: ReadonlySet<string> = new Set(['/api/chat', '/api/genera
 const GOLOG = /^\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2} \S+:\d+: (.*)$/;
 const LISTENING = /^Listening on (\S+) \(version ([^)]+)\)/;
 const STARTED = /^(?:llama runner|llama-server) started in ([\d.]+) seconds/;
-const OFFLOADED = /offloaded\s+(-?\d+)\/(-?\d+)\s+layers to GPU/;
 const SIZE = /^(-?[\d.]+)\s*(B|KiB|MiB|GiB|TiB|KB|MB|GB|TB)$/;
 
 /** Go `time.Duration.String()` (`39.45µs`, `8.12s`, `1m2.5s`, `1h0m3s`) → milliseconds. */
@@ -72,295 +76,379 @@ export function slogAttrs(attrs: string): Record<string, string> {
 	return out;
 }
 
-export function createOllamaParser(): LineParser {
-	// Ollama's per-request lines (MLX `speculative decode stats`, raw llama-server lines, `[GIN]`) do
-	// not name the model: they are tied to a model only while one model of that runner has been
-	// started since the server started (its load lines); with two, the request's model is left to
-	// other evidence (model/attribution.ts), never guessed as the last one loaded.
-	const mlxStarted = new Set<string>();
-	const ggufStarted = new Set<string>();
-	const llama = createLlamaCppParser({runner: 'gguf', model: () => (ggufStarted.size <= 1 ? ggufModel : undefined)});
+/**
+ * What one Ollama parser remembers between the lines of one log. The parser is this state and the
+ * module functions below, each one kind of line; `createOllamaParser` ties them together.
+ *
+ * Ollama's per-request lines (MLX `speculative decode stats`, raw llama-server lines, `[GIN]`) do
+ * not name the model: they are tied to a model only while one model of that runner has been
+ * started since the server started (its load lines); with two, the request's model is left to
+ * other evidence (model/attribution.ts), never guessed as the last one loaded.
+ */
+interface OllamaState {
+	readonly mlxStarted: Set<string>;
+	readonly ggufStarted: Set<string>;
+	/** Raw llama-server lines (Ollama ≥ 0.30, runner `gguf`). */
+	readonly llama: LineParser;
 	/**
 	 * Requests that finished (llama-server `release`, MLX stats/ServeHTTP) before their `[GIN]` line,
 	 * oldest first: gin logs a request when its handler returns, after the runner finished it. The
 	 * next `[GIN]` line of a generation path gives the oldest its client address and wall time.
 	 */
-	const awaitingAccess: string[] = [];
+	readonly awaitingAccess: string[];
 	/** `[GIN]` lines of generations that came before their request finished (the other order), oldest first. */
-	const accessAhead: Record<string, unknown>[] = [];
+	readonly accessAhead: Record<string, unknown>[];
 	/** Requests already given (or queued for) their access line. */
-	const paired = new Set<string>();
+	readonly paired: Set<string>;
 	/** Prompt + eval time the runner logged per request: a `[GIN]` latency shorter than that is not its line. */
-	const partsOf = new Map<string, number>();
-	const fits = (key: string, patch: Record<string, unknown>): boolean => {
-		const parts = partsOf.get(key) ?? 0;
-		return typeof patch.accessMs !== 'number' || patch.accessMs + 1 >= parts;
-	};
-	const noteDone = (evs: Ev[] | null): Ev[] | null => {
-		if (evs) {
-			for (const e of [...evs]) {
-				if (e.type !== 'request') continue;
-				const parts = (e.prefillMs ?? 0) + (e.decodeMs ?? 0);
-				if (parts > 0) {
-					partsOf.set(e.key, (partsOf.get(e.key) ?? 0) + parts);
-					if (partsOf.size > 64) partsOf.delete(partsOf.keys().next().value!);
-				}
-				// A request closes on more than one line (MLX: stats, then ServeHTTP): it waits for one access line.
-				if (e.done === true && e.outcome === undefined && !awaitingAccess.includes(e.key) && !paired.has(e.key)) {
-					paired.add(e.key);
-					if (paired.size > 64) paired.delete(paired.values().next().value!);
-					const ahead = accessAhead.shift();
-					if (ahead === undefined) awaitingAccess.push(e.key);
-					else if (fits(e.key, ahead)) evs.push({...ahead, key: e.key} as unknown as Ev);
-				} else if (e.outcome !== undefined) {
-					const i = awaitingAccess.indexOf(e.key);
-					if (i >= 0) awaitingAccess.splice(i, 1);
-				}
-			}
-			if (awaitingAccess.length > 16) awaitingAccess.splice(0, awaitingAccess.length - 16);
-		}
-		return evs;
-	};
-	let mlxSeq = 0;
-	let mlxKey: string | undefined;
-	let mlxModel: string | undefined;
+	readonly partsOf: Map<string, number>;
+	mlxSeq: number;
+	mlxKey: string | undefined;
+	mlxModel: string | undefined;
 	/** The GGUF model being loaded now (its offload lines follow). */
-	let ggufModel: string | undefined;
+	ggufModel: string | undefined;
 	/** The model name came from `loading model via llama-server model=` (better than a blob path). */
-	let ggufNamed = false;
-
-	/** An offload line belongs to the GGUF model being loaded (a log with two loads has one line each). */
-	const ofModel = (events: Ev[]): Ev[] => (ggufModel === undefined ? events : events.map(e => (e.type === 'offload' ? {...e, model: ggufModel} : e)));
-
+	ggufNamed: boolean;
 	/** The MLX request whose `ServeHTTP` line (its wall time, its close) has not come yet. */
-	let mlxOpen: string | undefined;
-	const openMlx = (): string => {
-		mlxSeq += 1;
-		mlxKey = `mlx#${mlxSeq}`;
-		mlxOpen = mlxKey;
-		return mlxKey;
-	};
-	const mlxReq = (key: string, fields: Record<string, unknown>): Ev => {
-		const ev: Record<string, unknown> = {type: 'request', key, runner: 'mlx', ...fields};
-		if (mlxModel !== undefined) ev.model = mlxModel;
-		return ev as unknown as Ev;
-	};
-
-	const slog = (msg: string, attrs: string): Ev[] => {
-		const c = msg.charCodeAt(0);
-		// Hot per-request MLX lines first.
-		if (c === 99 /* c */ && (msg === 'cache hit' || msg === 'cache miss')) {
-			const a = slogAttrs(attrs);
-			// The runner serialises requests (pipeline.go `pipelineSlot = 0`): a new one closes the last.
-			const prev = mlxOpen;
-			const key = openMlx();
-			const out: Ev[] = prev !== undefined ? [mlxReq(prev, {done: true})] : [];
-			const ev: Record<string, unknown> = {type: 'request', key, runner: 'mlx', started: true};
-			if (mlxModel !== undefined) ev.model = mlxModel;
-			const check = numberCheck();
-			const total = check.count('total', a.total);
-			const cached = check.count('cached', a.cached);
-			const left = check.count('left', a.left);
-			if (total !== undefined) ev.promptTokens = total;
-			if (cached !== undefined) ev.cachedTokens = cached;
-			else if (msg === 'cache miss' && a.cached === undefined) ev.cachedTokens = 0;
-			if (left !== undefined) ev.prefillTokens = left;
-			out.push(...withCheck([ev as unknown as Ev], check));
-			return out;
-		}
-		// x/mlxrunner/server.go @ fb30760 (since 44bdd9a2e, v0.17.6; same in v0.24.0 … v0.33.0-rc2):
-		// slog.Log(ctx, level, "ServeHTTP", "method", …, "path", …, "took", time.Since(t), "status", "200 OK")
-		// at INFO below 300. POST /v1/completions is one generation: it closes the request with its wall
-		// time whether or not a `speculative decode stats` line came (no draft head, logprobs).
-		if (msg === 'ServeHTTP') {
-			const a = slogAttrs(attrs);
-			if (a.method !== 'POST' || (a.path !== '/v1/completions' && a.path !== '/completion')) return [];
-			const key = mlxOpen ?? openMlx();
-			mlxOpen = undefined;
-			mlxKey = undefined;
-			const fields: Record<string, unknown> = {done: true};
-			const wall = a.took === undefined ? undefined : goDurationMs(a.took);
-			if (wall !== undefined) fields.wallMs = wall;
-			const status = /^(\d{3})/.exec(a.status ?? '')?.[1];
-			if (status !== undefined && Number(status) >= 400) fields.outcome = 'error';
-			return [mlxReq(key, fields)];
-		}
-		// x/mlxrunner/runner.go @ fb30760 (since 0f23b7bff): slog.Info("Request terminated", "error", err).
-		if (msg === 'Request terminated') {
-			const key = mlxOpen;
-			if (key === undefined) return [];
-			const err = slogAttrs(attrs).error ?? '';
-			return [mlxReq(key, /context canceled/.test(err) ? {outcome: 'cancelled'} : {outcome: 'error', error: text(err)})];
-		}
-		if (msg === 'Prompt processing progress') {
-			const a = slogAttrs(attrs);
-			const check = numberCheck();
-			const processed = check.count('processed', a.processed);
-			const total = check.count('total', a.total);
-			if (processed === undefined) return withCheck([], check);
-			const ev: Record<string, unknown> = {type: 'prefill-progress', processed};
-			if (mlxKey !== undefined) ev.key = mlxKey;
-			if (total !== undefined && total > 0) {
-				ev.total = total;
-				ev.progress = Math.min(1, processed / total);
-			}
-			return withCheck([ev as unknown as Ev], check);
-		}
-		if (msg === 'speculative decode stats' || msg === 'MTP decode stats') {
-			const a = slogAttrs(attrs);
-			const key = mlxKey ?? openMlx();
-			mlxKey = undefined;
-			// The wall time comes on the ServeHTTP line after it.
-			const check = numberCheck();
-			const iterations = check.count('iterations', a.iterations);
-			const accepted = check.count('accepted', a.accepted);
-			const drafted = check.count('drafted', a.drafted);
-			const generated = check.count('generated', a.generated);
-			const avgAccepted = check.num('avg_accepted', a.avg_accepted, 'perPass');
-			const decoded = generated ?? (iterations !== undefined && accepted !== undefined ? iterations + accepted : undefined);
-			const ev: Record<string, unknown> = {type: 'request', key, runner: 'mlx', done: true};
-			if (mlxModel !== undefined) ev.model = mlxModel;
-			if (iterations !== undefined) ev.passes = iterations;
-			if (drafted !== undefined) ev.drafted = drafted;
-			if (accepted !== undefined) ev.accepted = accepted;
-			if (decoded !== undefined) {
-				ev.decodedTokens = decoded;
-				ev.generatedTokens = decoded;
-			}
-			if (avgAccepted !== undefined) ev.engineMeanLen = 1 + avgAccepted;
-			return withCheck([ev as unknown as Ev], check);
-		}
-		let m = LISTENING.exec(msg);
-		if (m) {
-			mlxStarted.clear();
-			ggufStarted.clear();
-			mlxModel = undefined;
-			return [{type: 'server-start', listen: m[1], version: m[2]}];
-		}
-		m = STARTED.exec(msg);
-		if (m) {
-			ggufNamed = false;
-			const check = numberCheck();
-			return withCheck([{type: 'model-loaded', runner: 'gguf', seconds: check.num('started in', m[1], 'seconds'), model: ggufModel}], check);
-		}
-		if (msg === 'mlx runner is ready') return [{type: 'model-loaded', runner: 'mlx', model: mlxModel}];
-		m = OFFLOADED.exec(msg);
-		if (m) return ofModel(offloaded(m));
-		if (msg === 'offload' || msg.startsWith('offload to ')) {
-			const a = slogAttrs(attrs);
-			const check = numberCheck();
-			const total = check.num('layers.model', a['layers.model'], 'count', {integer: true});
-			const onGpu = check.num('layers.offload', a['layers.offload'] ?? a['layers.real'], 'count', {integer: true});
-			if (total !== undefined && onGpu !== undefined && onGpu > total) check.fail(`offloaded ${onGpu} of ${total} layers`);
-			else if (total !== undefined && onGpu !== undefined) return withCheck(ofModel([{type: 'offload', layersOnGpu: onGpu, layersTotal: total}]), check);
-			return withCheck([], check);
-		}
-		if (msg === 'model weights' || msg === 'kv cache' || msg === 'compute graph') {
-			const a = slogAttrs(attrs);
-			const name = a.device ?? a.buffer;
-			const check = numberCheck();
-			const size = a.size === undefined ? undefined : sizeToMiB(a.size);
-			const mib = size === undefined ? undefined : check.num('size', size, 'mib');
-			if (name === undefined || mib === undefined) return withCheck([], check);
-			const {device, onGpu} = bufferDevice(name);
-			const kind = msg === 'model weights' ? 'model' : msg === 'kv cache' ? 'KV' : 'compute';
-			return withCheck([{type: 'buffer', device, kind, mib, onGpu}], check);
-		}
-		if (msg === 'starting mlx runner subprocess') {
-			const a = slogAttrs(attrs);
-			if (a.model !== undefined) {
-				mlxStarted.add(a.model);
-				mlxModel = mlxStarted.size === 1 ? a.model : undefined;
-			}
-			return [];
-		}
-		if (msg === 'loading model via llama-server' || msg === 'starting llama-server' || msg === 'starting llama server' || msg === 'starting runner') {
-			const a = slogAttrs(attrs);
-			if (a.model !== undefined) {
-				ggufModel = a.model;
-				ggufNamed = true;
-			} else if (!ggufNamed) {
-				const fromCmd = /--model (\S+)/.exec(a.cmd ?? '')?.[1];
-				if (fromCmd !== undefined) ggufModel = fromCmd;
-			}
-			if (ggufModel !== undefined && (msg === 'loading model via llama-server' || !ggufNamed)) ggufStarted.add(ggufModel);
-			return [];
-		}
-		if (msg === 'Loaded draft model') {
-			const a = slogAttrs(attrs);
-			return [{type: 'spec-init', kind: 'mlx-draft', detail: a.model ?? a.path ?? a.name}];
-		}
-		if (msg === 'MTP greedy decode enabled') return [{type: 'spec-init', kind: 'mtp', detail: attrs.trim() || undefined}];
-		return [];
-	};
-
-	const push = (raw: string): EngineEvent[] | null => {
-		if (raw.length === 0 || raw.length > MAX_PARSE_CHARS) return null;
-		let line = raw;
-		let c = line.charCodeAt(0);
-		// journald: `Aug 22 17:36:22 host ollama[30907]: `
-		if (c >= 65 && c <= 90 && line.charCodeAt(3) === 32) {
-			const m = JOURNALD.exec(line);
-			if (m) {
-				line = line.slice(m[0].length);
-				c = line.charCodeAt(0);
-			}
-		}
-		if (c === 116 /* t */ && line.startsWith('time=')) {
-			const m = SLOG.exec(line);
-			if (m) return noteDone(slog(unquote(m[4]!), m[5]!));
-		}
-		if (c === 91 /* [ */ && line.startsWith('[GIN]')) {
-			const m = GIN.exec(line);
-			if (m) {
-				const ev: Record<string, unknown> = {type: 'http', status: Number(m[2]), method: m[5], path: m[6], client: m[4]};
-				const check = numberCheck();
-				const lat = check.num('latency', goDurationMs(m[3]!), 'ms');
-				if (lat !== undefined) ev.latencyMs = lat;
-				const out: Ev[] = [ev as unknown as Ev];
-				const status = Number(m[2]);
-				const client = m[4]!;
-				if (m[5] === 'POST' && GENERATION_PATHS.has(m[6]!.split('?')[0]!)) {
-					// server/routes.go handleScheduleError (ollama/ollama @ fb30760): ErrMaxQueue ("server busy,
-					// please try again.  maximum pending requests exceeded") → 503; 429 kept for proxies in front.
-					if (status === 503 || status === 429) out.push({type: 'busy', status, reason: 'server busy', client});
-					else if (status >= 200 && status < 300) {
-						const patch: Record<string, unknown> = {type: 'request', client};
-						if (lat !== undefined) patch.accessMs = lat;
-						// In order, one to one: a latency shorter than the runner's own times is not that
-						// request's (a contradiction): neither is matched, and the next line pairs afresh.
-						const key = awaitingAccess.shift();
-						if (key !== undefined) {
-							if (fits(key, patch)) out.push({...patch, key} as unknown as Ev);
-						} else {
-							accessAhead.push(patch);
-							if (accessAhead.length > 4) accessAhead.shift();
-						}
-					}
-				}
-				return withCheck(out, check);
-			}
-			return [];
-		}
-		if (c >= 48 && c <= 57 && line.charCodeAt(4) === 47 /* 2023/12/03 … Go log */) {
-			const m = GOLOG.exec(line);
-			if (m) {
-				const s = STARTED.exec(m[1]!);
-				if (s) {
-					const check = numberCheck();
-					return withCheck([{type: 'model-loaded', runner: 'gguf', seconds: check.num('started in', s[1], 'seconds'), model: ggufModel}], check);
-				}
-				return [];
-			}
-		}
-		// Everything else in an Ollama ≥ 0.30 log is a raw llama-server line.
-		return noteDone(llama.push(line));
-	};
-
-	return {engine: 'ollama', push};
+	mlxOpen: string | undefined;
 }
 
+function newOllamaState(): OllamaState {
+	const ggufStarted = new Set<string>();
+	const s: OllamaState = {
+		mlxStarted: new Set(),
+		ggufStarted,
+		llama: createLlamaCppParser({runner: 'gguf', model: () => (ggufStarted.size <= 1 ? s.ggufModel : undefined)}),
+		awaitingAccess: [],
+		accessAhead: [],
+		paired: new Set(),
+		partsOf: new Map(),
+		mlxSeq: 0,
+		mlxKey: undefined,
+		mlxModel: undefined,
+		ggufModel: undefined,
+		ggufNamed: false,
+		mlxOpen: undefined,
+	};
+	return s;
+}
+
+/** Whether an access line's latency can be this request's: not shorter than the runner's own times. */
+function fits(s: OllamaState, key: string, patch: Record<string, unknown>): boolean {
+	const parts = s.partsOf.get(key) ?? 0;
+	return typeof patch.accessMs !== 'number' || patch.accessMs + 1 >= parts;
+}
+
+/** Note the runner's times of each request, and pair each finished one with its access line. */
+function noteDone(s: OllamaState, evs: Ev[] | null): Ev[] | null {
+	if (evs) {
+		for (const e of [...evs]) {
+			if (e.type !== 'request') continue;
+			const parts = (e.prefillMs ?? 0) + (e.decodeMs ?? 0);
+			if (parts > 0) {
+				s.partsOf.set(e.key, (s.partsOf.get(e.key) ?? 0) + parts);
+				if (s.partsOf.size > 64) s.partsOf.delete(s.partsOf.keys().next().value!);
+			}
+			// A request closes on more than one line (MLX: stats, then ServeHTTP): it waits for one access line.
+			if (e.done === true && e.outcome === undefined && !s.awaitingAccess.includes(e.key) && !s.paired.has(e.key)) {
+				s.paired.add(e.key);
+				if (s.paired.size > 64) s.paired.delete(s.paired.values().next().value!);
+				const ahead = s.accessAhead.shift();
+				if (ahead === undefined) s.awaitingAccess.push(e.key);
+				else if (fits(s, e.key, ahead)) evs.push({...ahead, key: e.key} as unknown as Ev);
+			} else if (e.outcome !== undefined) {
+				const i = s.awaitingAccess.indexOf(e.key);
+				if (i >= 0) s.awaitingAccess.splice(i, 1);
+			}
+		}
+		if (s.awaitingAccess.length > 16) s.awaitingAccess.splice(0, s.awaitingAccess.length - 16);
+	}
+	return evs;
+}
+
+/** An offload line belongs to the GGUF model being loaded (a log with two loads has one line each). */
+function ofModel(s: OllamaState, events: Ev[]): Ev[] {
+	return s.ggufModel === undefined ? events : events.map(e => (e.type === 'offload' ? {...e, model: s.ggufModel} : e));
+}
+
+function openMlx(s: OllamaState): string {
+	s.mlxSeq += 1;
+	s.mlxKey = `mlx#${s.mlxSeq}`;
+	s.mlxOpen = s.mlxKey;
+	return s.mlxKey;
+}
+
+function mlxReq(s: OllamaState, key: string, fields: Record<string, unknown>): Ev {
+	const ev: Record<string, unknown> = {type: 'request', key, runner: 'mlx', ...fields};
+	if (s.mlxModel !== undefined) ev.model = s.mlxModel;
+	return ev as unknown as Ev;
+}
+
+/** The MLX runner's per-request slog lines (the hot ones); undefined when `msg` is none of them. */
+function mlxLine(s: OllamaState, msg: string, attrs: string): Ev[] | undefined {
+	const c = msg.charCodeAt(0);
+	if (c === 99 /* c */ && (msg === 'cache hit' || msg === 'cache miss')) {
+		const a = slogAttrs(attrs);
+		// The runner serialises requests (pipeline.go `pipelineSlot = 0`): a new one closes the last.
+		const prev = s.mlxOpen;
+		const key = openMlx(s);
+		const out: Ev[] = prev !== undefined ? [mlxReq(s, prev, {done: true})] : [];
+		const ev: Record<string, unknown> = {type: 'request', key, runner: 'mlx', started: true};
+		if (s.mlxModel !== undefined) ev.model = s.mlxModel;
+		const check = numberCheck();
+		const total = check.count('total', a.total);
+		const cached = check.count('cached', a.cached);
+		const left = check.count('left', a.left);
+		if (total !== undefined) ev.promptTokens = total;
+		if (cached !== undefined) ev.cachedTokens = cached;
+		else if (msg === 'cache miss' && a.cached === undefined) ev.cachedTokens = 0;
+		if (left !== undefined) ev.prefillTokens = left;
+		out.push(...withCheck([ev as unknown as Ev], check));
+		return out;
+	}
+	// x/mlxrunner/server.go @ fb30760 (since 44bdd9a2e, v0.17.6; same in v0.24.0 … v0.33.0-rc2):
+	// slog.Log(ctx, level, "ServeHTTP", "method", …, "path", …, "took", time.Since(t), "status", "200 OK")
+	// at INFO below 300. POST /v1/completions is one generation: it closes the request with its wall
+	// time whether or not a `speculative decode stats` line came (no draft head, logprobs).
+	if (msg === 'ServeHTTP') {
+		const a = slogAttrs(attrs);
+		if (a.method !== 'POST' || (a.path !== '/v1/completions' && a.path !== '/completion')) return [];
+		const key = s.mlxOpen ?? openMlx(s);
+		s.mlxOpen = undefined;
+		s.mlxKey = undefined;
+		const fields: Record<string, unknown> = {done: true};
+		const wall = a.took === undefined ? undefined : goDurationMs(a.took);
+		if (wall !== undefined) fields.wallMs = wall;
+		const status = /^(\d{3})/.exec(a.status ?? '')?.[1];
+		if (status !== undefined && Number(status) >= 400) fields.outcome = 'error';
+		return [mlxReq(s, key, fields)];
+	}
+	// x/mlxrunner/runner.go @ fb30760 (since 0f23b7bff): slog.Info("Request terminated", "error", err).
+	if (msg === 'Request terminated') {
+		const key = s.mlxOpen;
+		if (key === undefined) return [];
+		const err = slogAttrs(attrs).error ?? '';
+		return [mlxReq(s, key, /context canceled/.test(err) ? {outcome: 'cancelled'} : {outcome: 'error', error: text(err)})];
+	}
+	if (msg === 'Prompt processing progress') {
+		const a = slogAttrs(attrs);
+		const check = numberCheck();
+		const processed = check.count('processed', a.processed);
+		const total = check.count('total', a.total);
+		if (processed === undefined) return withCheck([], check);
+		const ev: Record<string, unknown> = {type: 'prefill-progress', processed};
+		if (s.mlxKey !== undefined) ev.key = s.mlxKey;
+		if (total !== undefined && total > 0) {
+			ev.total = total;
+			ev.progress = Math.min(1, processed / total);
+		}
+		return withCheck([ev as unknown as Ev], check);
+	}
+	if (msg === 'speculative decode stats' || msg === 'MTP decode stats') return mlxDecodeStats(s, attrs);
+	return undefined;
+}
+
+/** `speculative decode stats` / `MTP decode stats`: the MLX request's passes and draft counts (its wall time comes on the ServeHTTP line after it). */
+function mlxDecodeStats(s: OllamaState, attrs: string): Ev[] {
+	const a = slogAttrs(attrs);
+	const key = s.mlxKey ?? openMlx(s);
+	s.mlxKey = undefined;
+	const check = numberCheck();
+	const iterations = check.count('iterations', a.iterations);
+	const accepted = check.count('accepted', a.accepted);
+	const drafted = check.count('drafted', a.drafted);
+	const generated = check.count('generated', a.generated);
+	const avgAccepted = check.num('avg_accepted', a.avg_accepted, 'perPass');
+	const decoded = generated ?? (iterations !== undefined && accepted !== undefined ? iterations + accepted : undefined);
+	const ev: Record<string, unknown> = {type: 'request', key, runner: 'mlx', done: true};
+	if (s.mlxModel !== undefined) ev.model = s.mlxModel;
+	if (iterations !== undefined) ev.passes = iterations;
+	if (drafted !== undefined) ev.drafted = drafted;
+	if (accepted !== undefined) ev.accepted = accepted;
+	if (decoded !== undefined) {
+		ev.decodedTokens = decoded;
+		ev.generatedTokens = decoded;
+	}
+	if (avgAccepted !== undefined) ev.engineMeanLen = 1 + avgAccepted;
+	return withCheck([ev as unknown as Ev], check);
+}
+
+/** The server's and its runners' slog lines: start, model loads, offload, memory, speculative set-up. */
+function serverLine(s: OllamaState, msg: string, attrs: string): Ev[] {
+	let m = LISTENING.exec(msg);
+	if (m) {
+		s.mlxStarted.clear();
+		s.ggufStarted.clear();
+		s.mlxModel = undefined;
+		return [{type: 'server-start', listen: m[1], version: m[2]}];
+	}
+	m = STARTED.exec(msg);
+	if (m) {
+		s.ggufNamed = false;
+		const check = numberCheck();
+		return withCheck([{type: 'model-loaded', runner: 'gguf', seconds: check.num('started in', m[1], 'seconds'), model: s.ggufModel}], check);
+	}
+	if (msg === 'mlx runner is ready') return [{type: 'model-loaded', runner: 'mlx', model: s.mlxModel}];
+	m = OFFLOADED.exec(msg);
+	if (m) return ofModel(s, offloaded(m));
+	if (msg === 'offload' || msg.startsWith('offload to ')) {
+		const a = slogAttrs(attrs);
+		const check = numberCheck();
+		const total = check.num('layers.model', a['layers.model'], 'count', {integer: true});
+		const onGpu = check.num('layers.offload', a['layers.offload'] ?? a['layers.real'], 'count', {integer: true});
+		if (total !== undefined && onGpu !== undefined && onGpu > total) check.fail(`offloaded ${onGpu} of ${total} layers`);
+		else if (total !== undefined && onGpu !== undefined) return withCheck(ofModel(s, [{type: 'offload', layersOnGpu: onGpu, layersTotal: total}]), check);
+		return withCheck([], check);
+	}
+	if (msg === 'model weights' || msg === 'kv cache' || msg === 'compute graph') {
+		const a = slogAttrs(attrs);
+		const name = a.device ?? a.buffer;
+		const check = numberCheck();
+		const size = a.size === undefined ? undefined : sizeToMiB(a.size);
+		const mib = size === undefined ? undefined : check.num('size', size, 'mib');
+		if (name === undefined || mib === undefined) return withCheck([], check);
+		const {device, onGpu} = bufferDevice(name);
+		const kind = msg === 'model weights' ? 'model' : msg === 'kv cache' ? 'KV' : 'compute';
+		return withCheck([{type: 'buffer', device, kind, mib, onGpu}], check);
+	}
+	if (msg === 'starting mlx runner subprocess') {
+		const a = slogAttrs(attrs);
+		if (a.model !== undefined) {
+			s.mlxStarted.add(a.model);
+			s.mlxModel = s.mlxStarted.size === 1 ? a.model : undefined;
+		}
+		return [];
+	}
+	if (msg === 'loading model via llama-server' || msg === 'starting llama-server' || msg === 'starting llama server' || msg === 'starting runner') {
+		const a = slogAttrs(attrs);
+		if (a.model !== undefined) {
+			s.ggufModel = a.model;
+			s.ggufNamed = true;
+		} else if (!s.ggufNamed) {
+			const fromCmd = /--model (\S+)/.exec(a.cmd ?? '')?.[1];
+			if (fromCmd !== undefined) s.ggufModel = fromCmd;
+		}
+		if (s.ggufModel !== undefined && (msg === 'loading model via llama-server' || !s.ggufNamed)) s.ggufStarted.add(s.ggufModel);
+		return [];
+	}
+	if (msg === 'Loaded draft model') {
+		const a = slogAttrs(attrs);
+		return [{type: 'spec-init', kind: 'mlx-draft', detail: a.model ?? a.path ?? a.name}];
+	}
+	if (msg === 'MTP greedy decode enabled') return [{type: 'spec-init', kind: 'mtp', detail: attrs.trim() || undefined}];
+	return [];
+}
+
+/** A `[GIN]` access line: the HTTP event, a busy answer, or the wall time and client of a generation. */
+function ginLine(s: OllamaState, m: RegExpExecArray): Ev[] {
+	const ev: Record<string, unknown> = {type: 'http', status: Number(m[2]), method: m[5], path: m[6], client: m[4]};
+	const check = numberCheck();
+	const lat = check.num('latency', goDurationMs(m[3]!), 'ms');
+	if (lat !== undefined) ev.latencyMs = lat;
+	const out: Ev[] = [ev as unknown as Ev];
+	const status = Number(m[2]);
+	const client = m[4]!;
+	if (m[5] === 'POST' && GENERATION_PATHS.has(m[6]!.split('?')[0]!)) {
+		// server/routes.go handleScheduleError (ollama/ollama @ fb30760): ErrMaxQueue ("server busy,
+		// please try again.  maximum pending requests exceeded") → 503; 429 kept for proxies in front.
+		if (status === 503 || status === 429) out.push({type: 'busy', status, reason: 'server busy', client});
+		else if (status >= 200 && status < 300) {
+			const patch: Record<string, unknown> = {type: 'request', client};
+			if (lat !== undefined) patch.accessMs = lat;
+			// In order, one to one: a latency shorter than the runner's own times is not that
+			// request's (a contradiction): neither is matched, and the next line pairs afresh.
+			const key = s.awaitingAccess.shift();
+			if (key !== undefined) {
+				if (fits(s, key, patch)) out.push({...patch, key} as unknown as Ev);
+			} else {
+				s.accessAhead.push(patch);
+				if (s.accessAhead.length > 4) s.accessAhead.shift();
+			}
+		}
+	}
+	return withCheck(out, check);
+}
+
+/** One raw line: journald prefix off, then slog, `[GIN]`, Go log, or a raw llama-server line. */
+function pushLine(s: OllamaState, raw: string): EngineEvent[] | null {
+	if (raw.length === 0 || raw.length > MAX_PARSE_CHARS) return null;
+	let line = raw;
+	let c = line.charCodeAt(0);
+	// journald: `Aug 22 17:36:22 host ollama[30907]: `
+	if (c >= 65 && c <= 90 && line.charCodeAt(3) === 32) {
+		const m = JOURNALD.exec(line);
+		if (m) {
+			line = line.slice(m[0].length);
+			c = line.charCodeAt(0);
+		}
+	}
+	if (c === 116 /* t */ && line.startsWith('time=')) {
+		const m = SLOG.exec(line);
+		if (m) {
+			const msg = unquote(m[4]!);
+			return noteDone(s, mlxLine(s, msg, m[5]!) ?? serverLine(s, msg, m[5]!));
+		}
+	}
+	if (c === 91 /* [ */ && line.startsWith('[GIN]')) {
+		const m = GIN.exec(line);
+		return m ? ginLine(s, m) : [];
+	}
+	if (c >= 48 && c <= 57 && line.charCodeAt(4) === 47 /* 2023/12/03 … Go log */) {
+		const m = GOLOG.exec(line);
+		if (m) {
+			const started = STARTED.exec(m[1]!);
+			if (started) {
+				const check = numberCheck();
+				return withCheck([{type: 'model-loaded', runner: 'gguf', seconds: check.num('started in', started[1], 'seconds'), model: s.ggufModel}], check);
+			}
+			return [];
+		}
+	}
+	// Everything else in an Ollama ≥ 0.30 log is a raw llama-server line.
+	return noteDone(s, s.llama.push(line));
+}
+
+export function createOllamaParser(): LineParser {
+	const s = newOllamaState();
+	return {engine: 'ollama', push: (line) => pushLine(s, line)};
+}
+
+
 export type {OllamaRunner};
+
+// ---- Ollama's own formulas ----------------------------------------------------------------------
+
+const known = (x: number | undefined): x is number => x !== undefined && Number.isFinite(x);
+
+/** GPU residency (0..1) from Ollama's size / size_vram. */
+export function gpuResidency(size: number | undefined, sizeVram: number | undefined): number | undefined {
+	if (!known(size) || !known(sizeVram) || size <= 0 || sizeVram > size) return undefined;
+	return sizeVram / size;
+}
+
+/** PROCESSOR exactly as `ollama ps` prints it (cmd/cmd.go ListRunningHandler). */
+export function ollamaProcessor(size: number | undefined, sizeVram: number | undefined): string | undefined {
+	if (!known(size) || !known(sizeVram)) return undefined;
+	if (sizeVram === 0) return '100% CPU';
+	if (sizeVram === size) return '100% GPU';
+	if (sizeVram > size || size === 0) return 'Unknown';
+	const cpuPercent = Math.round(((size - sizeVram) / size) * 100);
+	return `${cpuPercent}%/${100 - cpuPercent}% CPU/GPU`;
+}
+
+/** Ollama's format.HumanBytes: decimal units; ≥10 → integer (truncated), else one decimal. */
+export function ollamaHumanBytes(b: number): string {
+	const units: [number, string][] = [[1e12, 'TB'], [1e9, 'GB'], [1e6, 'MB'], [1e3, 'KB']];
+	for (const [scale, unit] of units) {
+		if (b >= scale) {
+			const v = b / scale;
+			if (v >= 10) return `${Math.trunc(v)} ${unit}`;
+			const one = Math.round(v * 10) / 10;
+			return Number.isInteger(one) ? `${one} ${unit}` : `${one.toFixed(1)} ${unit}`;
+		}
+	}
+	return `${Math.trunc(b)} B`;
+}
 
 // ---- the engine unit ----------------------------------------------------------------------------
 
@@ -382,7 +470,7 @@ export function ollamaPsModels(body: unknown): ModelInfo[] | undefined {
 		const size = num(m.size, 'size');
 		const sizeVram = num(m.size_vram, 'size_vram');
 		const format = text(d.format, 40);
-		out.push(cleanModel<ModelInfo>({
+		out.push(clean<ModelInfo>({
 			name,
 			sizeBytes: size,
 			sizeVramBytes: sizeVram,
@@ -433,7 +521,7 @@ export function ollamaLogLocations({platform, env, homedir, join}: LogLocationCo
 	return out;
 }
 
-export const ollama: EngineDescriptor = {
+export const ollama: EngineDescriptor<'ollama'> = {
 	kind: 'ollama',
 	label: 'Ollama',
 	logParser: createOllamaParser,
@@ -469,6 +557,7 @@ export const ollama: EngineDescriptor = {
 	defaultPorts: [11434],
 	process: {
 		names: ['ollama'],
+		candidates: [/ollama/i],
 		// The server, its runners (all eras: `ollama runner`, `ollama_llama_server`) and the desktop
 		// app (which starts `ollama serve`); `ollama run` / `ollama ps` are clients, not the engine.
 		matches: ({name, nameLower: nl, exeLower: el, command: cmd, args}) => {

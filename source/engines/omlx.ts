@@ -38,9 +38,14 @@
  */
 import type {EngineEvent, LineParser} from '../types/events.js';
 import type {ModelInfo} from '../types/state.js';
-import {cleanModel, isRecord, MAX_MODELS, num, OPENAI_MODEL_LIST, OPENAI_PROBE, posInt, text, versionOf, type EngineDescriptor, type LogLocation, type LogLocationContext, type PollPlan} from './descriptor.js';
-import {clean, parseUvicorn} from './common.js';
-import {MAX_PARSE_CHARS} from './llamacpp.js';
+import {clean, isRecord, MAX_MODELS, MAX_PARSE_CHARS, num, parseUvicorn, posInt, PYTHON_HOST, text, versionOf} from './answers.js';
+import {OPENAI_MODEL_LIST, OPENAI_PROBE, type EngineDescriptor, type LogLocation, type LogLocationContext, type PollPlan} from './descriptor.js';
+
+declare module '../types/events.js' {
+	interface EngineKinds {
+		omlx: true;
+	}
+}
 
 // logging_config.py (8d20731) file format, and cli.py (v0.3.5) basicConfig: the `[request_id] - ` part only in server.log.
 const LINE = /^(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},\d{3}) - ([\w.]+) - (TRACE|DEBUG|INFO|WARNING|ERROR|CRITICAL|Level \d+) - (?:\[([^\]\s]*)\] - )?(.*)$/;
@@ -216,7 +221,7 @@ export function omlxStatusModels(body: unknown): ModelInfo[] | undefined {
 		if (!name) continue;
 		const loaded = typeof m.loaded === 'boolean' ? m.loaded : undefined;
 		const actual = num(m.actual_size);
-		out.push(cleanModel<ModelInfo>({
+		out.push(clean<ModelInfo>({
 			name,
 			loaded,
 			pinned: typeof m.pinned === 'boolean' ? m.pinned : undefined,
@@ -301,7 +306,7 @@ export function omlxLogLocations({platform, env, homedir, join}: LogLocationCont
 /** `omlx serve` (the console script, from the CLI, the menu-bar app or `brew services`). */
 export const isOmlxServer = (_name: string, commandLine: string): boolean => /(^|[/\s])omlx\s+serve\b|(^|\s)-m\s+omlx(?:\.cli)?\s+serve\b/.test(commandLine);
 
-export const omlx: EngineDescriptor = {
+export const omlx: EngineDescriptor<'omlx'> = {
 	kind: 'omlx',
 	label: 'oMLX',
 	logParser: createOmlxParser,
@@ -322,6 +327,7 @@ export const omlx: EngineDescriptor = {
 	defaultPorts: [8000],
 	process: {
 		names: ['omlx'],
+		candidates: [PYTHON_HOST, /mlx/i],
 		isServer: isOmlxServer,
 		// The `omlx serve` console script (CLI, menu-bar app, `brew services`), a Python process.
 		matches: ({command: cmd}) => /(^|[/\s])omlx\s+serve\b|(^|\s)-m\s+omlx(\.cli)?\s+serve\b/.test(cmd),
@@ -333,6 +339,7 @@ export const omlx: EngineDescriptor = {
 	fingerprint: {
 		rank: 75,
 		paths: ['/v1/models', '/health'],
+		marker: (e) => e.ownedBy('omlx'),
 		identify: (e) => {
 			if (e.ownedBy('omlx')) return {models: e.modelIds};
 			return isOmlxHealth(e.json('/health')) ? {models: e.modelIds} : undefined;

@@ -4,7 +4,13 @@
  */
 import {OPENAI_MODEL_LIST, OPENAI_POLL, OPENAI_PROBE, type EngineDescriptor} from './descriptor.js';
 
-export const openai: EngineDescriptor = {
+declare module '../types/events.js' {
+	interface EngineKinds {
+		openai: true;
+	}
+}
+
+export const openai: EngineDescriptor<'openai'> = {
 	kind: 'openai',
 	label: 'OpenAI-compatible',
 	logTimes: [],

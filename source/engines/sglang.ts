@@ -4,11 +4,15 @@
  */
 import type {EngineEvent, LineParser} from '../types/events.js';
 import {numberCheck} from '../util/numbers.js';
+import {clean, dictNumber, isRecord, MAX_PARSE_CHARS, parseUvicorn, PYTHON_HOST, withCheck} from './answers.js';
 import {OPENAI_MODEL_LIST, OPENAI_PROBE, OPENAI_VERSIONED_POLL, type EngineDescriptor} from './descriptor.js';
-import {clean, parseUvicorn, withCheck} from './common.js';
-import {dictNumber} from './lithos.js';
-import {MAX_PARSE_CHARS} from './llamacpp.js';
-import {notPythonWorker} from './vllm.js';
+import type {FingerprintEvidence} from './fingerprint.js';
+
+declare module '../types/events.js' {
+	interface EngineKinds {
+		sglang: true;
+	}
+}
 
 const PREFIX = /^\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})(?: ([^\]]+))?\] (.*)$/;
 const BATCH = /^(Decode|Prefill) batch(?: \[\d+\])?[.,] /;
@@ -138,7 +142,16 @@ export function createSglangParser(): LineParser {
 	return {engine: 'sglang', push};
 }
 
-export const sglang: EngineDescriptor = {
+/** SGLang's worker processes (`sglang::scheduler`) are not servers of their own. */
+const notWorker = (name: string, cmd: string): boolean => !(/^sglang::/i.test(name) || /^sglang::/i.test(cmd.trim()));
+
+/** SGLang `/get_model_info` {"model_path": …}, or owned_by "sglang". */
+function sglangMarker(e: FingerprintEvidence): boolean {
+	const info = e.json('/get_model_info');
+	return (isRecord(info) && typeof info.model_path === 'string') || e.ownedBy('sglang');
+}
+
+export const sglang: EngineDescriptor<'sglang'> = {
 	kind: 'sglang',
 	label: 'SGLang',
 	logParser: createSglangParser,
@@ -158,10 +171,10 @@ export const sglang: EngineDescriptor = {
 	defaultPorts: [30000],
 	process: {
 		names: ['sglang'],
-		isServer: notPythonWorker,
+		candidates: [PYTHON_HOST, /sglang/i],
+		isServer: notWorker,
 		matches: ({name, command: cmd}) => /^sglang::/i.test(name) || /^sglang::/i.test(cmd) || /sglang\.launch_server\b|(^|[/\s])sglang\s+serve\b|-m\s+sglang\.srt\b/.test(cmd),
 	},
 	modelBytes: {localDirs: true},
-	// /get_model_info {"model_path": …} or owned_by "sglang".
-	fingerprint: {rank: 70, paths: ['/get_model_info', '/version', '/v1/models'], identify: (e) => (e.sglangInfo || e.ownedBy('sglang') ? {version: e.version('/version'), models: e.modelIds} : undefined)},
+	fingerprint: {rank: 70, paths: ['/get_model_info', '/version', '/v1/models'], marker: sglangMarker, identify: (e) => (sglangMarker(e) ? {version: e.version('/version'), models: e.modelIds} : undefined)},
 };

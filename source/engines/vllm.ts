@@ -4,9 +4,14 @@
  */
 import type {EngineEvent, LineParser} from '../types/events.js';
 import {numberCheck} from '../util/numbers.js';
-import {CHAT, COMPLETIONS, OLLAMA_GENERATE, OPENAI_MODEL_LIST, OPENAI_VERSIONED_POLL, type EngineDescriptor} from './descriptor.js';
-import {clean, parseUvicorn, withCheck} from './common.js';
-import {MAX_PARSE_CHARS} from './llamacpp.js';
+import {clean, isRecord, MAX_PARSE_CHARS, parseUvicorn, PYTHON_HOST, withCheck} from './answers.js';
+import {CHAT, COMPLETIONS, OLLAMA_GENERATE, OPENAI_MODEL_LIST, OPENAI_VERSIONED_POLL, type AnswerBlock, type EngineDescriptor} from './descriptor.js';
+
+declare module '../types/events.js' {
+	interface EngineKinds {
+		vllm: true;
+	}
+}
 
 /**
  * vllm/logger.py `_FORMAT`: `%(levelname)s %(asctime)s [%(filename)s:%(lineno)d] %(message)s` (V0 ≥ 0.6.4 and V1),
@@ -97,10 +102,42 @@ export function createVllmParser(): LineParser {
 	return {engine: 'vllm', push};
 }
 
-/** vLLM/SGLang worker processes (`VLLM::EngineCore`, `sglang::scheduler`) are not servers of their own. */
-export const notPythonWorker = (name: string, cmd: string): boolean => !(/^(?:VLLM|sglang)::/i.test(name) || /^(?:VLLM|sglang)::/i.test(cmd.trim()));
+/** vLLM's worker processes (`VLLM::EngineCore`) are not servers of their own. */
+const notWorker = (name: string, cmd: string): boolean => !(/^VLLM::/i.test(name) || /^VLLM::/i.test(cmd.trim()));
 
-export const vllm: EngineDescriptor = {
+/**
+ * vLLM's per-request `metrics` object (vllm-project/vllm PR #46768, merged 2026-06-25: top-level in
+ * Chat/Completions answers, the last chunk when streaming, with `--enable-per-request-metrics` and
+ * the request's `include_metrics`): `time_to_first_token_ms`, `generation_time_ms`, `queue_time_ms`,
+ * `mean_itl_ms`, `tokens_per_second`; PR #48915 (`--per-request-spec-decode-metrics`) adds
+ * `speculative_decoding{num_draft_tokens, num_accepted_draft_tokens, mean_acceptance_length, …}`.
+ * They feed the engine's own figures (reported tok/s, engine TTFT, draft counts); the wall clock stays ours.
+ */
+export const VLLM_METRICS: AnswerBlock = {
+	field: 'metrics',
+	read: (m, {counts, num, note}) => {
+		const tps = num('metrics.tokens_per_second', m.tokens_per_second, 'rate');
+		if (tps !== undefined) counts.reportedTps = tps;
+		const ttft = num('metrics.time_to_first_token_ms', m.time_to_first_token_ms, 'ms');
+		if (ttft !== undefined) counts.engineTtftMs = ttft;
+		const spec = isRecord(m.speculative_decoding) ? m.speculative_decoding : undefined;
+		if (spec) {
+			const drafted = num('metrics.speculative_decoding.num_draft_tokens', spec.num_draft_tokens, 'count');
+			const accepted = num('metrics.speculative_decoding.num_accepted_draft_tokens', spec.num_accepted_draft_tokens, 'count');
+			if (drafted !== undefined && accepted !== undefined && accepted > drafted) {
+				note(`metrics.speculative_decoding: ${accepted} accepted of ${drafted} drafted`);
+			} else if (drafted !== undefined && accepted !== undefined) {
+				counts.drafted = drafted;
+				counts.accepted = accepted;
+				if (counts.source === undefined || counts.source === 'usage') counts.source = 'metrics';
+			}
+		}
+	},
+	// The counts rule over completion tokens; the block gives figures only with its draft counts.
+	passes: {label: 'vllm metrics', firstTokenFromPrompt: false, noDraftIsOnePerPass: false},
+};
+
+export const vllm: EngineDescriptor<'vllm'> = {
 	kind: 'vllm',
 	label: 'vLLM',
 	logParser: createVllmParser,
@@ -115,6 +152,7 @@ export const vllm: EngineDescriptor = {
 	// `include_metrics` asks a vLLM started with `--enable-per-request-metrics` (PR #46768) for its
 	// per-request `metrics`; older builds ignore unknown fields (OpenAIBaseModel warns, accepts).
 	probe: [{...CHAT, extraBody: {include_metrics: true}}, {...COMPLETIONS, extraBody: {include_metrics: true}}, OLLAMA_GENERATE],
+	answerBlocks: [VLLM_METRICS],
 	apiKeyEnv: ['VLLM_API_KEY'],
 	modelList: OPENAI_MODEL_LIST,
 	quickMarks: {modelOwner: 'vllm'},
@@ -123,10 +161,11 @@ export const vllm: EngineDescriptor = {
 	defaultPorts: [8000],
 	process: {
 		names: ['vllm'],
-		isServer: notPythonWorker,
+		candidates: [PYTHON_HOST, /vllm/i],
+		isServer: notWorker,
 		// `vllm serve`, the OpenAI entrypoint, and its `VLLM::EngineCore` workers.
 		matches: ({name, command: cmd}) => /^VLLM::/.test(name) || /^VLLM::/.test(cmd) || /(^|[/\s])vllm\s+serve\b|vllm\.entrypoints\b/.test(cmd),
 	},
 	modelBytes: {localDirs: true},
-	fingerprint: {rank: 90, paths: ['/v1/models', '/version'], identify: (e) => (e.ownedBy('vllm') ? {version: e.version('/version'), models: e.modelIds} : undefined)},
+	fingerprint: {rank: 90, paths: ['/v1/models', '/version'], marker: (e) => e.ownedBy('vllm'), identify: (e) => (e.ownedBy('vllm') ? {version: e.version('/version'), models: e.modelIds} : undefined)},
 };

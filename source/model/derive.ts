@@ -7,7 +7,6 @@ import {
 	ceilingTps,
 	effectiveBandwidthGBs,
 	msPerPass,
-	ollamaProcessor,
 	passesPerSec,
 	pctOfCeiling,
 	rate,
@@ -17,6 +16,7 @@ import type {BatchFigures, ModelFigures} from '../types/figures.js';
 import type {ModelInfo, MonitorState, RequestRecord, ServerState} from '../types/state.js';
 import type {ProbeResult} from '../types/probe.js';
 import {engineOf} from '../engines/index.js';
+import {ollamaProcessor} from '../engines/ollama.js';
 import {sameModel, UNKNOWN_MODEL} from './attribution.js';
 
 /** Figures average the finished requests of the last minute (at most 10); older ones stay until replaced. */

@@ -115,40 +115,10 @@ export function pctOfCeiling(tps: number | undefined, ceiling: number | undefine
 	return tps / ceiling;
 }
 
-/** GPU residency (0..1) from Ollama's size / size_vram. */
-export function gpuResidency(size: number | undefined, sizeVram: number | undefined): number | undefined {
-	if (!known(size) || !known(sizeVram) || size <= 0 || sizeVram > size) return undefined;
-	return sizeVram / size;
-}
-
 /** GPU residency from llama.cpp's `offloaded N/M layers to GPU`. */
 export function residencyFromLayers(onGpu: number | undefined, total: number | undefined): number | undefined {
 	if (!known(onGpu) || !known(total) || total <= 0) return undefined;
 	return Math.min(1, onGpu / total);
-}
-
-/** PROCESSOR exactly as `ollama ps` prints it (cmd/cmd.go ListRunningHandler). */
-export function ollamaProcessor(size: number | undefined, sizeVram: number | undefined): string | undefined {
-	if (!known(size) || !known(sizeVram)) return undefined;
-	if (sizeVram === 0) return '100% CPU';
-	if (sizeVram === size) return '100% GPU';
-	if (sizeVram > size || size === 0) return 'Unknown';
-	const cpuPercent = Math.round(((size - sizeVram) / size) * 100);
-	return `${cpuPercent}%/${100 - cpuPercent}% CPU/GPU`;
-}
-
-/** Ollama's format.HumanBytes: decimal units; ≥10 → integer (truncated), else one decimal. */
-export function ollamaHumanBytes(b: number): string {
-	const units: [number, string][] = [[1e12, 'TB'], [1e9, 'GB'], [1e6, 'MB'], [1e3, 'KB']];
-	for (const [scale, unit] of units) {
-		if (b >= scale) {
-			const v = b / scale;
-			if (v >= 10) return `${Math.trunc(v)} ${unit}`;
-			const one = Math.round(v * 10) / 10;
-			return Number.isInteger(one) ? `${one} ${unit}` : `${one.toFixed(1)} ${unit}`;
-		}
-	}
-	return `${Math.trunc(b)} B`;
 }
 
 /** Wall vs reported differ by more than 5 %. */

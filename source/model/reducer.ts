@@ -10,6 +10,7 @@ import {inconsistency} from './consistency.js';
 import {attribute, attributeByKeepAlive, keepAliveMoved, UNKNOWN_MODEL} from './attribution.js';
 import type {Action, MonitorState, RequestRecord, ServerState, ServerInfo, PassSample} from '../types/state.js';
 import type {EngineEvent} from '../types/events.js';
+import {UNKNOWN_ENGINE} from '../engines/index.js';
 
 export const MAX_REQUESTS = 200;
 export const MAX_HISTORY = 240;
@@ -74,7 +75,7 @@ export function newServer(info: ServerInfo, t?: number): ServerState {
 }
 
 function withServer(state: MonitorState, id: string, update: (s: ServerState) => ServerState): MonitorState {
-	const current = state.servers[id] ?? newServer({id, engine: 'openai', source: 'log'});
+	const current = state.servers[id] ?? newServer({id, engine: UNKNOWN_ENGINE, source: 'log'});
 	const next = update(current);
 	if (next === current && state.servers[id]) return state;
 	return {
@@ -321,7 +322,7 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 				// The demo engine answers like an Ollama; discovery must not relabel it (always DEMO on screen).
 				const demo = s.demo ? {engine: s.engine, demo: true, source: s.source} : {};
 				// A log attached first (engine detected from content) keeps its engine until a server confirms another.
-				const engine = action.server.engine === 'openai' && s.engine !== 'openai' ? {engine: s.engine} : {};
+				const engine = action.server.engine === UNKNOWN_ENGINE && s.engine !== UNKNOWN_ENGINE ? {engine: s.engine} : {};
 				return {...merged, ...engine, source: s.source === 'log' ? action.server.source : s.source, ...demo, state: lifecycle, lastSeen: action.t, lastError: lifecycle === 'down' ? s.lastError : undefined};
 			});
 		}

@@ -4,7 +4,8 @@
  */
 import {performance} from 'node:perf_hooks';
 import {sanitize} from '../util/sanitize.js';
-import {createStreamParser, crossCheck, lithosDecodeSteps, requestBody, type ProbeRequestSpec, type ProtocolPlan, type ServerCounts} from './protocols.js';
+import {OLLAMA_PROTOCOL, type ServerCounts} from '../types/probe.js';
+import {createStreamParser, crossCheck, lithosDecodeSteps, requestBody, type ProbeRequestSpec, type ProtocolPlan} from './protocols.js';
 import {markToken, newClock, type StreamClock} from './timing.js';
 import {defaultTransport, type OpenStream, type Transport} from './transport.js';
 
@@ -47,7 +48,7 @@ export function warmParsers(): void {
 	const enc = new TextEncoder();
 	const samples: [ProtocolPlan['protocol'], string][] = [
 		['openai-chat', 'data: {"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}\n\n: keep-alive\n\ndata: {"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1}}\n\ndata: [DONE]\n\n'],
-		['ollama', '{"response":"a","done":false}\n{"response":"","done":false}\n{"response":"","done":true,"eval_count":1,"eval_duration":1000}\n'],
+		[OLLAMA_PROTOCOL, '{"response":"a","done":false}\n{"response":"","done":false}\n{"response":"","done":true,"eval_count":1,"eval_duration":1000}\n'],
 	];
 	for (let i = 0; i < 20; i++) {
 		for (const [protocol, text] of samples) {
@@ -202,7 +203,7 @@ export async function streamOnce(o: StreamOptions): Promise<StreamOutcome> {
 		}, ms);
 	};
 	const body = JSON.stringify(requestBody(o.plan.protocol, o.spec, o.plan.extraBody));
-	const headers: Record<string, string> = {'content-type': 'application/json', accept: o.plan.protocol === 'ollama' ? 'application/x-ndjson' : 'text/event-stream'};
+	const headers: Record<string, string> = {'content-type': 'application/json', accept: o.plan.protocol === OLLAMA_PROTOCOL ? 'application/x-ndjson' : 'text/event-stream'};
 	// The key goes to this host only: redirects are not followed (see below).
 	if (o.apiKey) headers.authorization = `Bearer ${o.apiKey}`;
 	const transport = o.transport ?? defaultTransport();
@@ -265,7 +266,7 @@ export async function streamOnce(o: StreamOptions): Promise<StreamOutcome> {
 		const ctype = res.headers.get('content-type') ?? '';
 		const decodeSteps = lithosDecodeSteps(res.headers);
 		const parser = createStreamParser(o.plan.protocol);
-		const want = o.plan.protocol === 'ollama' ? 'NDJSON' : 'SSE';
+		const want = o.plan.protocol === OLLAMA_PROTOCOL ? 'NDJSON' : 'SSE';
 		const reader = res;
 		const decoder = new TextDecoder();
 		let done = false;

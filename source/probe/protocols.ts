@@ -4,8 +4,10 @@
  * server's own counts. No I/O here; the reader in client.ts feeds text and timestamps.
  */
 import {createParser, type EventSourceMessage} from 'eventsource-parser';
-import type {ProbeProtocol} from '../types/probe.js';
-import {engineOf} from '../engines/index.js';
+import {OLLAMA_PROTOCOL, type AnswerNumberKind, type ProbeProtocol, type ServerCounts} from '../types/probe.js';
+import type {AnswerReading} from '../engines/descriptor.js';
+import {isRecord} from '../engines/answers.js';
+import {ANSWER_BLOCKS, engineOf} from '../engines/index.js';
 
 export interface ProbeRequestSpec {
 	readonly model?: string;
@@ -21,34 +23,6 @@ export interface ProtocolPlan {
 	readonly path: string;
 	/** Fields the engine's plan adds to the request body (vLLM `include_metrics`). */
 	readonly extraBody?: Readonly<Record<string, unknown>>;
-}
-
-/** What the server said about the request, in its own units, normalised to ms. */
-export interface ServerCounts {
-	completionTokens?: number;
-	promptTokens?: number;
-	cachedTokens?: number;
-	/** Uncached prompt tokens (llama.cpp `timings.prompt_n`). */
-	prefillTokens?: number;
-	prefillMs?: number;
-	/** Engine's own decode rate (tok/s). */
-	reportedTps?: number;
-	decodeMs?: number;
-	drafted?: number;
-	accepted?: number;
-	/** Target passes counted by the engine (lithos Decode-Steps). */
-	passes?: number;
-	/** Which engine-specific block was seen: `timings` (llama.cpp), `stats` (LM Studio), `ollama`. */
-	source?: 'timings' | 'stats' | 'ollama' | 'usage' | 'metrics';
-	/** llama.cpp build number from `system_fingerprint` (`b10587-3f545be`). */
-	llamaBuild?: number;
-	/** TTFT the engine reports (LM Studio `time_to_first_token`), ms. */
-	engineTtftMs?: number;
-	/** The model the server says answered. */
-	model?: string;
-	doneReason?: string;
-	/** Numbers of the answer that were not believable (`eval_count -5`): left unknown. */
-	inconsistent?: string[];
 }
 
 export type StreamEvent =
@@ -74,10 +48,9 @@ export interface StreamParser {
  * bound → undefined too, and the answer is noted as inconsistent (`counts.inconsistent`), never a
  * figure. The bounds are far past anything real: 1e9 tokens, 1e6 s, 1e7 tok/s.
  */
-type NumKind = 'count' | 'ns' | 'ms' | 's' | 'rate';
-const BOUND: Record<NumKind, number> = {count: 1e9, ns: 1e15, ms: 1e9, s: 1e6, rate: 1e7};
+const BOUND: Record<AnswerNumberKind, number> = {count: 1e9, ns: 1e15, ms: 1e9, s: 1e6, rate: 1e7};
 
-function checked(counts: ServerCounts, field: string, x: unknown, kind: NumKind): number | undefined {
+function checked(counts: ServerCounts, field: string, x: unknown, kind: AnswerNumberKind): number | undefined {
 	if (x === undefined || x === null) return undefined;
 	const ok = typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= BOUND[kind] && (kind !== 'count' || Number.isInteger(x));
 	if (ok) return x;
@@ -104,13 +77,12 @@ export function crossCheck(counts: ServerCounts): void {
 		counts.drafted = undefined;
 	}
 }
-const obj = (x: unknown): Record<string, unknown> | undefined =>
-	x !== null && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : undefined;
+const obj = (x: unknown): Record<string, unknown> | undefined => (isRecord(x) ? x : undefined);
 const str = (x: unknown): string | undefined => (typeof x === 'string' ? x : undefined);
 
 export function requestBody(protocol: ProbeProtocol, spec: ProbeRequestSpec, extra?: Readonly<Record<string, unknown>>): Record<string, unknown> {
 	const temperature = spec.temperature ?? 0;
-	if (protocol === 'ollama') {
+	if (protocol === OLLAMA_PROTOCOL) {
 		return {
 			...(spec.model === undefined ? {} : {model: spec.model}),
 			prompt: spec.prompt,
@@ -131,7 +103,7 @@ export function requestBody(protocol: ProbeProtocol, spec: ProbeRequestSpec, ext
 }
 
 export function defaultPath(protocol: ProbeProtocol): string {
-	if (protocol === 'ollama') return '/api/generate';
+	if (protocol === OLLAMA_PROTOCOL) return '/api/generate';
 	if (protocol === 'openai-completions') return '/v1/completions';
 	return '/v1/chat/completions';
 }
@@ -180,7 +152,7 @@ export function createOllamaParser(): StreamParser {
 			const evalNs = checked(counts, 'eval_duration', d.eval_duration, 'ns');
 			const promptCount = checked(counts, 'prompt_eval_count', d.prompt_eval_count, 'count');
 			const promptNs = checked(counts, 'prompt_eval_duration', d.prompt_eval_duration, 'ns');
-			counts.source = 'ollama';
+			counts.source = OLLAMA_PROTOCOL;
 			// Absent (omitempty) is 0; present but unbelievable stays unknown.
 			counts.completionTokens = evalCount ?? (evalNs !== undefined && d.eval_count === undefined ? 0 : undefined);
 			counts.decodeMs = evalNs === undefined ? undefined : evalNs / 1e6;
@@ -224,69 +196,9 @@ export function createOllamaParser(): StreamParser {
 	};
 }
 
-/** Read llama.cpp `timings` into counts (ms, counts). */
-function readTimings(t: Record<string, unknown>, counts: ServerCounts): void {
-	counts.source = 'timings';
-	const predicted = checked(counts, 'timings.predicted_n', t.predicted_n, 'count');
-	if (predicted !== undefined) counts.completionTokens = predicted;
-	const cache = checked(counts, 'timings.cache_n', t.cache_n, 'count');
-	const promptN = checked(counts, 'timings.prompt_n', t.prompt_n, 'count');
-	if (cache !== undefined) counts.cachedTokens = cache;
-	if (promptN !== undefined) {
-		counts.prefillTokens = promptN;
-		counts.promptTokens = promptN + (cache ?? 0);
-	}
-	counts.prefillMs = checked(counts, 'timings.prompt_ms', t.prompt_ms, 'ms') ?? counts.prefillMs;
-	counts.decodeMs = checked(counts, 'timings.predicted_ms', t.predicted_ms, 'ms') ?? counts.decodeMs;
-	counts.reportedTps = checked(counts, 'timings.predicted_per_second', t.predicted_per_second, 'rate') ?? counts.reportedTps;
-	const dn = checked(counts, 'timings.draft_n', t.draft_n, 'count');
-	const da = checked(counts, 'timings.draft_n_accepted', t.draft_n_accepted, 'count');
-	if (dn !== undefined) counts.drafted = dn;
-	if (da !== undefined) counts.accepted = da;
-}
-
-/** LM Studio `stats` (seconds, not ms). */
-function readStats(s: Record<string, unknown>, counts: ServerCounts): void {
-	counts.source = 'stats';
-	const tps = checked(counts, 'stats.tokens_per_second', s.tokens_per_second, 'rate');
-	if (tps !== undefined) counts.reportedTps = tps;
-	const ttft = checked(counts, 'stats.time_to_first_token', s.time_to_first_token, 's') ?? checked(counts, 'stats.time_to_first_token_seconds', s.time_to_first_token_seconds, 's');
-	if (ttft !== undefined) counts.engineTtftMs = ttft * 1000;
-	const gen = checked(counts, 'stats.generation_time', s.generation_time, 's');
-	if (gen !== undefined) counts.decodeMs = gen * 1000;
-	const acc = checked(counts, 'stats.accepted_draft_tokens_count', s.accepted_draft_tokens_count, 'count');
-	const total = checked(counts, 'stats.total_draft_tokens_count', s.total_draft_tokens_count, 'count');
-	if (acc !== undefined) counts.accepted = acc;
-	if (total !== undefined) counts.drafted = total;
-	const predicted = checked(counts, 'stats.predicted_tokens_count', s.predicted_tokens_count, 'count') ?? checked(counts, 'stats.total_output_tokens', s.total_output_tokens, 'count');
-	if (predicted !== undefined && counts.completionTokens === undefined) counts.completionTokens = predicted;
-}
-
-/**
- * vLLM's per-request `metrics` object (vllm-project/vllm PR #46768, merged 2026-06-25: top-level in
- * Chat/Completions answers, the last chunk when streaming, with `--enable-per-request-metrics` and
- * the request's `include_metrics`): `time_to_first_token_ms`, `generation_time_ms`, `queue_time_ms`,
- * `mean_itl_ms`, `tokens_per_second`; PR #48915 (`--per-request-spec-decode-metrics`) adds
- * `speculative_decoding{num_draft_tokens, num_accepted_draft_tokens, mean_acceptance_length, …}`.
- * They feed the engine's own figures (reported tok/s, engine TTFT, draft counts); the wall clock stays ours.
- */
-function readVllmMetrics(m: Record<string, unknown>, counts: ServerCounts): void {
-	const tps = checked(counts, 'metrics.tokens_per_second', m.tokens_per_second, 'rate');
-	if (tps !== undefined) counts.reportedTps = tps;
-	const ttft = checked(counts, 'metrics.time_to_first_token_ms', m.time_to_first_token_ms, 'ms');
-	if (ttft !== undefined) counts.engineTtftMs = ttft;
-	const spec = obj(m.speculative_decoding);
-	if (spec) {
-		const drafted = checked(counts, 'metrics.speculative_decoding.num_draft_tokens', spec.num_draft_tokens, 'count');
-		const accepted = checked(counts, 'metrics.speculative_decoding.num_accepted_draft_tokens', spec.num_accepted_draft_tokens, 'count');
-		if (drafted !== undefined && accepted !== undefined && accepted > drafted) {
-			note(counts, `metrics.speculative_decoding: ${accepted} accepted of ${drafted} drafted`);
-		} else if (drafted !== undefined && accepted !== undefined) {
-			counts.drafted = drafted;
-			counts.accepted = accepted;
-			if (counts.source === undefined || counts.source === 'usage') counts.source = 'metrics';
-		}
-	}
+/** The reading an engine's answer block gets: the probe's checks over these counts. */
+function readingOf(counts: ServerCounts): AnswerReading {
+	return {counts, num: (field, value, kind) => checked(counts, field, value, kind), note: (what) => note(counts, what)};
 }
 
 /**
@@ -295,6 +207,7 @@ function readVllmMetrics(m: Record<string, unknown>, counts: ServerCounts): void
  */
 export function createSseParser(): StreamParser {
 	const counts: ServerCounts = {};
+	const reading = readingOf(counts);
 	const state = {understood: 0, garbage: 0};
 	let pending: StreamEvent[] = [];
 	let usageCompletion: number | undefined;
@@ -361,12 +274,11 @@ export function createSseParser(): StreamParser {
 			if (genTps !== undefined && genTps > 0) counts.reportedTps = genTps;
 			if (counts.source === undefined) counts.source = 'usage';
 		}
-		const timings = obj(d.timings);
-		if (timings) readTimings(timings, counts);
-		const stats = obj(d.stats);
-		if (stats) readStats(stats, counts);
-		const metrics = obj(d.metrics);
-		if (metrics) readVllmMetrics(metrics, counts);
+		// Engines' own blocks (llama.cpp `timings`, LM Studio `stats`, vLLM `metrics`), read by their descriptors.
+		for (const block of ANSWER_BLOCKS) {
+			const b = obj(d[block.field]);
+			if (b) block.read(b, reading);
+		}
 		// usage.completion_tokens is the count every OpenAI server gives; timings agree with it on llama.cpp.
 		if (usageCompletion !== undefined) counts.completionTokens = usageCompletion;
 		if (d.stop === true && typeof d.content === 'string') pending.push({type: 'done'});
@@ -402,7 +314,7 @@ export function createSseParser(): StreamParser {
 }
 
 export function createStreamParser(protocol: ProbeProtocol): StreamParser {
-	return protocol === 'ollama' ? createOllamaParser() : createSseParser();
+	return protocol === OLLAMA_PROTOCOL ? createOllamaParser() : createSseParser();
 }
 
 const BRANDS = ['Lithos-Metal', 'LMK', 'Monolith'];

@@ -6,14 +6,14 @@
 import {performance} from 'node:perf_hooks';
 import {sanitize} from '../util/sanitize.js';
 import {answerJson, httpGet, isAnswer} from '../sources/http-get.js';
-import {ENGINES, engineOf} from '../engines/index.js';
+import {ENGINES, engineOf, UNKNOWN_ENGINE} from '../engines/index.js';
 import {ProbeError, formatDuration, joinUrl, streamOnce, type StreamOutcome, type StreamTimeouts, DEFAULT_TIMEOUTS} from './client.js';
 import {protocolPlan, type ProtocolPlan} from './protocols.js';
 import type {ProbePrompt} from './prompts.js';
 import {PROBE_SEED} from './prompts.js';
 import {computeFigures, liveTps, type LogFigures, type LogFiguresFn, type LogQuery, type StreamClock} from './timing.js';
 import {inconsistency} from '../model/consistency.js';
-import type {ServerCounts} from './protocols.js';
+import type {ServerCounts} from '../types/probe.js';
 import type {Transport} from './transport.js';
 import type {ProbeResult} from '../types/probe.js';
 
@@ -144,7 +144,7 @@ export async function detectEngine(url: string, signal?: AbortSignal): Promise<s
 	const models = (await getJson(joinUrl(url, '/v1/models'), undefined, signal, 'data')) as {data?: {owned_by?: unknown}[]} | undefined;
 	const owner = Array.isArray(models?.data) ? models.data[0]?.owned_by : undefined;
 	for (const d of Object.values(ENGINES)) if (owner !== undefined && d.quickMarks?.modelOwner === owner) return d.kind;
-	return 'openai';
+	return UNKNOWN_ENGINE;
 }
 
 async function waitLogFigures(fn: LogFiguresFn, q: LogQuery, waitMs: number, signal?: AbortSignal): Promise<LogFigures | undefined> {
@@ -275,7 +275,7 @@ async function runProbeWithin(o: RunProbeOptions): Promise<RunProbeOutcome> {
 	const result: ProbeResult = {
 		t: Date.now(),
 		serverId: o.target.serverId,
-		engine: o.target.engine ?? 'openai',
+		engine: o.target.engine ?? UNKNOWN_ENGINE,
 		url: o.target.url,
 		model: model ?? answered,
 		protocol: out.protocol.protocol,

@@ -14,7 +14,8 @@ import {
 	tokensPerPass,
 	tokensPerPassFromPasses,
 } from '../model/figures.js';
-import type {ServerCounts} from './protocols.js';
+import {OLLAMA_PROTOCOL, type ServerCounts} from '../types/probe.js';
+import {answerBlockOf} from '../engines/index.js';
 
 /** What the engine's log said about the probe's generation (Ollama: the API has no draft counts). */
 export interface LogFigures {
@@ -117,29 +118,18 @@ function passFigures(i: FigureInputs): Pick<ProbeFigures, 'tokensPerPass' | 'tok
 		const tpp = tokensPerPassFromPasses(n, i.decodeSteps);
 		return {tokensPerPass: tpp, tokensPerPassSource: tpp === undefined ? undefined : 'lithos header', passes: i.decodeSteps};
 	}
-	if (c.source === 'timings') {
-		const decoded = n === undefined ? undefined : Math.max(0, n - 1);
-		if (c.drafted === undefined && c.accepted === undefined) {
-			// timings without draft fields: no draft ran, one token per pass.
+	// An engine's own answer block (engines' `answerBlocks`: llama.cpp `timings`, LM Studio `stats`,
+	// vLLM `metrics`): the counts rule over the tokens its decode passes made.
+	const block = answerBlockOf(c.source)?.passes;
+	if (block) {
+		const decoded = n === undefined || !block.firstTokenFromPrompt ? n : Math.max(0, n - 1);
+		if (block.noDraftIsOnePerPass && c.drafted === undefined && c.accepted === undefined) {
+			// No draft fields: no draft ran, one token per pass.
 			return {tokensPerPass: decoded !== undefined && decoded > 0 ? 1 : undefined, tokensPerPassSource: 'no draft', passes: decoded};
 		}
 		const tpp = tokensPerPass(decoded, c.accepted);
 		const passes = tpp === undefined || decoded === undefined ? undefined : decoded - (c.accepted ?? 0);
-		return {tokensPerPass: tpp, tokensPerPassSource: 'timings', acceptance: acceptance(c.accepted, c.drafted), passes, drafted: c.drafted, accepted: c.accepted};
-	}
-	if (c.source === 'metrics') {
-		// vLLM per-request speculative_decoding counts (PR #48915): the counts rule over completion tokens.
-		const tpp = tokensPerPass(n, c.accepted);
-		const passes = tpp === undefined || n === undefined ? undefined : n - (c.accepted ?? 0);
-		return {tokensPerPass: tpp, tokensPerPassSource: 'vllm metrics', acceptance: acceptance(c.accepted, c.drafted), passes, drafted: c.drafted, accepted: c.accepted};
-	}
-	if (c.source === 'stats') {
-		if (c.drafted === undefined && c.accepted === undefined) {
-			return {tokensPerPass: n !== undefined && n > 0 ? 1 : undefined, tokensPerPassSource: 'no draft', passes: n};
-		}
-		const tpp = tokensPerPass(n, c.accepted);
-		const passes = tpp === undefined || n === undefined ? undefined : n - (c.accepted ?? 0);
-		return {tokensPerPass: tpp, tokensPerPassSource: 'lmstudio stats', acceptance: acceptance(c.accepted, c.drafted), passes, drafted: c.drafted, accepted: c.accepted};
+		return {tokensPerPass: tpp, tokensPerPassSource: block.label, acceptance: acceptance(c.accepted, c.drafted), passes, drafted: c.drafted, accepted: c.accepted};
 	}
 	const log = i.log?.reason === undefined ? i.log : undefined;
 	if (log) {
@@ -190,7 +180,7 @@ export function computeFigures(input: FigureInputs): ProbeFigures {
 	// Ollama's prompt_eval_count includes cached tokens and its API never says how many: without the
 	// log's figure the uncached count (and so prefill tok/s) cannot be known.
 	const prefill =
-		counts.source === 'ollama'
+		counts.source === OLLAMA_PROTOCOL
 			? cachedTokens === undefined
 				? undefined
 				: prefillTps(counts.promptTokens, cachedTokens, counts.prefillMs)

@@ -17,8 +17,7 @@
 import {setMaxListeners} from 'node:events';
 import http from 'node:http';
 import {Tokenizer, TokenParser, type ParsedElementInfo} from '@streamparser/json';
-import {isRecord} from '../engines/descriptor.js';
-import {parseJsonText as parseJson} from '../engines/fingerprint.js';
+import {isRecord, parseJsonText as parseJson} from '../engines/answers.js';
 
 /** Parse a body as JSON (undefined when it is not JSON); is it a plain object: pure, one definition in engines/. */
 export {isRecord, parseJson};

@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type {Dispatch, ModelInfo} from '../types/state.js';
 import type {EngineKind} from '../types/events.js';
+import {isRecord} from '../engines/answers.js';
 import {engineOf} from '../engines/index.js';
 import {bytesPerToken, tableRows, tensorBytes, type BytesMeta, type TensorEntry} from '../model/bytes-per-token.js';
 import {readGgufHeader, ggufBytesPerToken, type GgufHeader} from './gguf.js';
@@ -50,7 +51,6 @@ export function isLocalServer(url: string | undefined): boolean {
 	}
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
 /** Ollama's verbose `/api/show` holds the whole vocabulary (and merges): some MB; past this, unknown. */
@@ -142,10 +142,10 @@ export async function ollamaManifestLayers(name: string, opts: ModelBytesOptions
 		if (!manifest || !existsSync(manifest)) continue;
 		try {
 			const m: unknown = JSON.parse(await readFile(manifest, 'utf8'));
-			const layers = isObj(m) && Array.isArray(m.layers) ? m.layers : [];
+			const layers = isRecord(m) && Array.isArray(m.layers) ? m.layers : [];
 			const out: OllamaLayer[] = [];
 			for (const l of layers) {
-				if (!isObj(l) || typeof l.mediaType !== 'string' || typeof l.digest !== 'string' || !/^sha256:[0-9a-f]{64}$/.test(l.digest)) continue;
+				if (!isRecord(l) || typeof l.mediaType !== 'string' || typeof l.digest !== 'string' || !/^sha256:[0-9a-f]{64}$/.test(l.digest)) continue;
 				out.push({mediaType: l.mediaType, blob: path.join(dir, 'blobs', l.digest.replace(':', '-')), name: typeof l.name === 'string' ? l.name : undefined, size: num(l.size)});
 			}
 			return out;
@@ -184,12 +184,12 @@ export async function ollamaLocalBytes(name: string, opts: ModelBytesOptions = {
 /** Bytes per token from an Ollama `/api/show` verbose reply (tensors + model_info). Pure. */
 export function bytesFromOllamaShow(show: unknown): ModelBytesResult {
 	const source = 'ollama /api/show';
-	if (!isObj(show)) return {reason: `${source}: not an object`};
+	if (!isRecord(show)) return {reason: `${source}: not an object`};
 	const raw = show.tensors;
 	if (!Array.isArray(raw) || raw.length === 0) return {reason: `${source}: no tensors`};
 	const tensors: TensorEntry[] = [];
 	for (const t of raw) {
-		if (!isObj(t) || typeof t.name !== 'string') continue;
+		if (!isRecord(t) || typeof t.name !== 'string') continue;
 		const type = typeof t.type === 'string' || typeof t.type === 'number' ? t.type : undefined;
 		const shape = Array.isArray(t.shape) ? t.shape.map(Number) : undefined;
 		const bytes = type === undefined || shape === undefined ? undefined : tensorBytes(type, shape);
@@ -201,7 +201,7 @@ export function bytesFromOllamaShow(show: unknown): ModelBytesResult {
 
 /** Expert counts and layer counts from a GGUF KV map (Ollama `model_info`). */
 export function metaFromModelInfo(info: unknown): BytesMeta {
-	if (!isObj(info)) return {};
+	if (!isRecord(info)) return {};
 	const arch = typeof info['general.architecture'] === 'string' ? info['general.architecture'] : undefined;
 	const pick = (suffix: string): number | undefined => {
 		if (arch !== undefined && num(info[`${arch}.${suffix}`]) !== undefined) return num(info[`${arch}.${suffix}`]);
@@ -231,10 +231,10 @@ export async function readSafetensorsHeader(file: string): Promise<TensorEntry[]
 		const {bytesRead} = await fh.read(buf, 0, n, 8);
 		if (bytesRead !== n) throw new Error('safetensors header truncated');
 		const header: unknown = JSON.parse(buf.toString('utf8'));
-		if (!isObj(header)) throw new Error('bad safetensors header');
+		if (!isRecord(header)) throw new Error('bad safetensors header');
 		const out: TensorEntry[] = [];
 		for (const [name, info] of Object.entries(header)) {
-			if (name === '__metadata__' || !isObj(info)) continue;
+			if (name === '__metadata__' || !isRecord(info)) continue;
 			const off = info.data_offsets;
 			let bytes: number | undefined;
 			if (Array.isArray(off) && off.length === 2 && num(off[0]) !== undefined && num(off[1]) !== undefined) bytes = Number(off[1]) - Number(off[0]);
@@ -250,8 +250,8 @@ export async function readSafetensorsHeader(file: string): Promise<TensorEntry[]
 
 /** Expert and layer counts from a Hugging Face config.json (text_config nested for multimodal models). */
 export function metaFromHfConfig(config: unknown): BytesMeta {
-	if (!isObj(config)) return {};
-	const c = isObj(config.text_config) ? {...config, ...config.text_config} : config;
+	if (!isRecord(config)) return {};
+	const c = isRecord(config.text_config) ? {...config, ...config.text_config} : config;
 	const first = (...keys: string[]): number | undefined => {
 		for (const k of keys) if (num(c[k]) !== undefined) return num(c[k]);
 		return undefined;
@@ -270,7 +270,7 @@ export async function safetensorsDirBytes(dir: string): Promise<ModelBytesResult
 	const index = path.join(dir, 'model.safetensors.index.json');
 	if (existsSync(index)) {
 		const idx: unknown = JSON.parse(await readFile(index, 'utf8'));
-		const map = isObj(idx) && isObj(idx.weight_map) ? idx.weight_map : {};
+		const map = isRecord(idx) && isRecord(idx.weight_map) ? idx.weight_map : {};
 		files = [...new Set(Object.values(map).filter((v): v is string => typeof v === 'string' && !v.includes('..') && !path.isAbsolute(v)))];
 	} else {
 		files = (await readdir(dir)).filter((f) => f.endsWith('.safetensors'));
@@ -357,7 +357,7 @@ async function resolveUncached(server: ModelBytesServer, model: ModelInfo, opts:
 	if (local && hints.ggufFromProps && server.url && !model.modelPath) {
 		const r = await attempt('gguf header', async () => {
 			const props = await getJson(endpoint(server.url as string, '/props'), server, opts);
-			const p = isObj(props) && typeof props.model_path === 'string' ? props.model_path : undefined;
+			const p = isRecord(props) && typeof props.model_path === 'string' ? props.model_path : undefined;
 			if (!p || !existsSync(p)) return {reason: 'gguf header: /props model_path not on this machine'};
 			return ggufFileBytes(p);
 		});
@@ -385,9 +385,9 @@ async function resolveUncached(server: ModelBytesServer, model: ModelInfo, opts:
 	if (server.url && hints.fileSizeFromModels) {
 		const r = await attempt('~ /v1/models meta.size', async () => {
 			const list = await getJson(endpoint(server.url as string, '/v1/models'), server, opts);
-			const data = isObj(list) && Array.isArray(list.data) ? list.data.filter(isObj) : [];
+			const data = isRecord(list) && Array.isArray(list.data) ? list.data.filter(isRecord) : [];
 			const entry = data.find((d) => d.id === model.name) ?? (data.length === 1 ? data[0] : undefined);
-			const size = entry && isObj(entry.meta) ? num(entry.meta.size) : undefined;
+			const size = entry && isRecord(entry.meta) ? num(entry.meta.size) : undefined;
 			return size !== undefined && size > 0 ? {bytesPerToken: size, source: '~ /v1/models meta.size'} : {reason: '~ /v1/models meta.size: none'};
 		});
 		if (r) return r;

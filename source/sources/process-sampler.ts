@@ -21,13 +21,10 @@
 import {closeSync, openSync, readdirSync, readFileSync, readSync} from 'node:fs';
 import {loadExeca} from './lazy-execa.js';
 import type {ProcSample} from '../system/contention.js';
-import {engineProcessKind} from '../system/contention.js';
+import {engineProcessKind, isEngineCandidate} from '../engines/index.js';
 
 /** USER_HZ: fixed at 100 by the Linux ABI on every architecture Node runs on (times(2), proc(5)). */
 const CLK_TCK = 100;
-
-/** Process names that may be an inference engine once their command line is read (Python servers, app helpers). */
-const CANDIDATE = /^(python|pythonw|uv)\b|vllm|sglang|mlx|lithos|ollama|llama|kobold|local-ai|lm.?studio/i;
 
 export interface ProcessSamplerOptions {
 	readonly platform?: NodeJS.Platform;
@@ -154,7 +151,8 @@ export function parsePsLines(text: string): {pid: number; ppid: number; cpuPct?:
 	return out;
 }
 
-const isCandidate = (name: string): boolean => CANDIDATE.test(name) || engineProcessKind(name, '') !== undefined;
+/** A process that may be an inference engine once its command line is read (Python servers, app helpers): every engine's `process.candidates`. */
+const isCandidate = (name: string): boolean => isEngineCandidate(name) || engineProcessKind(name, '') !== undefined;
 
 /**
  * Pick the rows that matter and turn them into ProcSample rows (shared by both platforms).

@@ -2,12 +2,11 @@
  * What else competes for the machine while the engines work (pure; no I/O).
  *
  * Input: successive process-table samples plus swap/pressure/power/GPU apps. Output: ContentionState.
- * Engine processes (the watched pids, anything recognised by engineProcessKind) and infertop with
+ * Engine processes (the watched pids, anything engines/index.ts `engineProcessKind` recognises) and infertop with
  * its children are NEVER counted as contention; engines are listed separately, because two engine
  * servers on one machine at once is the classic mistake (seed 004).
  */
-import type {ProcessView} from '../engines/descriptor.js';
-import {ENGINE_PROCESS_RULES} from '../engines/index.js';
+import {engineProcessKind} from '../engines/index.js';
 import type {EngineKind} from '../types/events.js';
 import type {ContentionState, EngineProcess, GpuProcess, HotProcess} from '../types/system.js';
 import {sanitize} from '../util/sanitize.js';
@@ -26,31 +25,6 @@ export interface ProcSample {
 function base(p: string): string {
 	const s = p.replace(/\\/g, '/');
 	return s.slice(s.lastIndexOf('/') + 1);
-}
-
-/** First word of a command line (the executable), basename only. */
-function argv0(command: string): string {
-	const t = command.trim();
-	// macOS app paths contain spaces: `/Applications/LM Studio.app/Contents/MacOS/LM Studio --x`
-	const app = /^(.*?\.app\/Contents\/MacOS\/[^/]*?)(?:\s+-|$)/.exec(t);
-	if (app) return base(app[1]!);
-	return base(t.split(/\s+/)[0] ?? '');
-}
-
-/**
- * Recognise an inference engine process by name and command line: the first engine whose
- * descriptor's process rule matches (engines/*.ts `process.matches`; catch-all folder rules last).
- * Returns the EngineKind or undefined. Clients such as `ollama run` / `ollama ps` are not engines.
- */
-export function engineProcessKind(name: string, command: string): EngineKind | undefined {
-	const n = base(name.trim()).replace(/\.exe$/i, '');
-	const cmd = command.trim();
-	const exe = (cmd === '' ? n : argv0(cmd)).replace(/\.exe$/i, '');
-	const appPath = /^(.*?\.app\/Contents\/MacOS\/[^/]*?)(?:\s+-|$)/.exec(cmd);
-	const args = appPath ? cmd.slice(appPath[1]!.length).trim() : cmd.split(/\s+/).slice(1).join(' ');
-	const view: ProcessView = {name: n, nameLower: n.toLowerCase(), exe, exeLower: exe.toLowerCase(), command: cmd, args};
-	for (const rule of ENGINE_PROCESS_RULES) if (rule.matches(view)) return rule.kind;
-	return undefined;
 }
 
 export interface ContentionOptions {

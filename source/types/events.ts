@@ -2,24 +2,21 @@
  * What engines say: the contract between sources (impure) and engines (pure line → EngineEvent),
  * DESIGN §2. Every figure is optional: `undefined` means "not known" and is shown as `--` (never 0).
  */
-/** Which engine wrote a log or answers a server. JSON key `engine`. */
-export type EngineKind =
-	| 'ollama'
-	| 'llamacpp'
-	| 'mlxlm'
-	| 'lithos'
-	| 'vllm'
-	| 'sglang'
-	| 'lmstudio'
-	| 'llamaswap'
-	| 'koboldcpp'
-	| 'localai'
-	| 'omlx'
-	| 'openai';
+/**
+ * The engine kinds, declared by the engines themselves: each `source/engines/<engine>.ts` adds its
+ * own kind to this interface by declaration merging —
+ *
+ *     declare module '../types/events.js' {interface EngineKinds {ollama: true}}
+ *
+ * — so the kind is written once, in its engine's file, and types/ (the leaf) imports nothing of
+ * engines/. The registry (engines/registry.ts) is checked by the compiler to list every declared
+ * kind; engines/index.ts `ENGINE_KINDS` is the list at run time.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by each engine file
+export interface EngineKinds {}
 
-export const ENGINE_KINDS: readonly EngineKind[] = [
-	'ollama', 'llamacpp', 'mlxlm', 'lithos', 'vllm', 'sglang', 'lmstudio', 'llamaswap', 'koboldcpp', 'localai', 'omlx', 'openai',
-];
+/** Which engine wrote a log or answers a server (one of the declared kinds). JSON key `engine`. */
+export type EngineKind = keyof EngineKinds;
 
 /** Ollama runs each model on one of two engines: llama-server over GGUF, or its own MLX runner. */
 export type OllamaRunner = 'gguf' | 'mlx';

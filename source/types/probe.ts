@@ -4,7 +4,48 @@
 
 export type ProbePromptKind = 'code' | 'prose' | 'repeat' | 'hex' | 'long' | 'file';
 
-export type ProbeProtocol = 'ollama' | 'openai-chat' | 'openai-completions';
+/**
+ * The NDJSON protocol of Ollama's `/api/generate` (a wire protocol other servers speak too, not the
+ * engine): its name in results and JSON, and `ServerCounts.source` of its done line.
+ */
+export const OLLAMA_PROTOCOL = 'ollama';
+
+export type ProbeProtocol = typeof OLLAMA_PROTOCOL | 'openai-chat' | 'openai-completions';
+
+/** What the server said about the request, in its own units, normalised to ms. */
+export interface ServerCounts {
+	completionTokens?: number;
+	promptTokens?: number;
+	cachedTokens?: number;
+	/** Uncached prompt tokens (llama.cpp `timings.prompt_n`). */
+	prefillTokens?: number;
+	prefillMs?: number;
+	/** Engine's own decode rate (tok/s). */
+	reportedTps?: number;
+	decodeMs?: number;
+	drafted?: number;
+	accepted?: number;
+	/** Target passes counted by the engine (lithos Decode-Steps). */
+	passes?: number;
+	/**
+	 * Where the figures came from: `ollama` (the done line of Ollama's NDJSON protocol), `usage`
+	 * (OpenAI's), or the field of an engine's answer block (engines' `answerBlocks`: llama.cpp
+	 * `timings`, LM Studio `stats`, vLLM `metrics`).
+	 */
+	source?: string;
+	/** llama.cpp build number from `system_fingerprint` (`b10587-3f545be`). */
+	llamaBuild?: number;
+	/** TTFT the engine reports (LM Studio `time_to_first_token`), ms. */
+	engineTtftMs?: number;
+	/** The model the server says answered. */
+	model?: string;
+	doneReason?: string;
+	/** Numbers of the answer that were not believable (`eval_count -5`): left unknown. */
+	inconsistent?: string[];
+}
+
+/** How a number of an answer is checked: a whole count, a duration (ns, ms, s), or a rate (tok/s). */
+export type AnswerNumberKind = 'count' | 'ns' | 'ms' | 's' | 'rate';
 
 /** The figures of one finished probe run. JSON keys are the DESIGN §1 names. */
 export interface ProbeResult {

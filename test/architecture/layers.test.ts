@@ -1,15 +1,19 @@
 /**
  * The layers of docs/architecture.md, checked on every import of source/ (static,
  * re-export and dynamic): types/ is the leaf; engines/ and model/ do no I/O and import nothing from
- * sources/, probe/, ui/ (or system/, the runtime, commands, the demo); ui/ does no file, process or
- * network I/O and imports neither sources/ nor probe/. And no engine is switched on by name
- * outside engines/: the registry says what each engine needs.
+ * sources/, probe/, ui/ (or system/, the runtime, commands, the demo), and engines/ nothing from
+ * model/ either; ui/ does no file, process or network I/O and imports neither sources/ nor probe/.
+ * And one engine is one file: an engine takes its helpers from engines/answers.ts, never from
+ * another engine's file (only a whole parser, where it writes that engine's log); no engine is
+ * named outside engines/ (the registry says what each engine needs). Every rule has a planted
+ * violation below that it must catch.
  */
 import {readdirSync, readFileSync} from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
+import ts from 'typescript';
 import {describe, expect, it} from 'vitest';
-import {ENGINE_KINDS} from '../../source/types/events.js';
+import {ENGINE_KINDS} from '../../source/engines/index.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const source = path.join(root, 'source');
@@ -28,7 +32,7 @@ interface Rule {
 
 const RULES: readonly Rule[] = [
 	{layer: 'types', forbidden: [], io: IO, only: ['types']},
-	{layer: 'engines', forbidden: ['sources', 'probe', 'ui', 'system', 'runtime', 'commands', 'demo', 'cli'], io: IO},
+	{layer: 'engines', forbidden: ['model', 'sources', 'probe', 'ui', 'system', 'runtime', 'commands', 'demo', 'cli'], io: IO},
 	{layer: 'model', forbidden: ['sources', 'probe', 'ui', 'system', 'runtime', 'commands', 'demo', 'cli'], io: IO},
 	{layer: 'ui', forbidden: ['sources', 'probe'], io: UI_IO},
 ];
@@ -64,6 +68,108 @@ export function violation(file: string, spec: string): string | undefined {
 	return undefined;
 }
 
+/** A file of source/: its path relative to source/ and its text. */
+interface SourceFile {
+	readonly rel: string;
+	readonly text: string;
+}
+
+function sourceFiles(): SourceFile[] {
+	return files(source).map((f) => ({rel: path.relative(source, f).split(path.sep).join('/'), text: readFileSync(f, 'utf8')}));
+}
+
+function parse(file: SourceFile): ts.SourceFile {
+	return ts.createSourceFile(file.rel, file.text, ts.ScriptTarget.Latest, false, file.rel.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+}
+
+/** The modules of engines/ that are no engine: the shared leaf, the descriptor and evidence types, detection, log times, the registry. */
+const ENGINE_INFRA: ReadonlySet<string> = new Set(['answers', 'descriptor', 'fingerprint', 'detect', 'log-time', 'index', 'registry']);
+
+/** A whole log parser of an engine: what another engine that writes its log may import from it. */
+const WHOLE_PARSER = /^create\w*Parser$/;
+
+/** Every `import … from` / `export … from` of a file: the module and the names it takes (`*` for a namespace, none for a side effect). */
+export function importNames(file: SourceFile): {readonly spec: string; readonly names: readonly string[]}[] {
+	const out: {spec: string; names: string[]}[] = [];
+	for (const st of parse(file).statements) {
+		if (ts.isImportDeclaration(st) && ts.isStringLiteral(st.moduleSpecifier)) {
+			const c = st.importClause;
+			const names: string[] = [];
+			if (c?.name) names.push('default');
+			if (c?.namedBindings) {
+				if (ts.isNamespaceImport(c.namedBindings)) names.push('*');
+				else for (const e of c.namedBindings.elements) names.push((e.propertyName ?? e.name).text);
+			}
+			out.push({spec: st.moduleSpecifier.text, names});
+		} else if (ts.isExportDeclaration(st) && st.moduleSpecifier && ts.isStringLiteral(st.moduleSpecifier)) {
+			const c = st.exportClause;
+			out.push({spec: st.moduleSpecifier.text, names: c && ts.isNamedExports(c) ? c.elements.map((e) => (e.propertyName ?? e.name).text) : ['*']});
+		}
+	}
+	return out;
+}
+
+/**
+ * What is wrong with `file` (relative to source/) of engines/ importing `names` from `spec`:
+ * answers.ts is the leaf (nothing of engines/); the shared modules import no engine (only the
+ * registry lists them); an engine imports another engine's file only for its whole parser.
+ */
+export function engineImportViolation(file: string, spec: string, names: readonly string[]): string | undefined {
+	if (!file.startsWith('engines/') || !spec.startsWith('./')) return undefined;
+	const from = path.posix.basename(file).replace(/\.tsx?$/, '');
+	const to = spec.slice(2).replace(/\.(js|ts)$/, '');
+	if (from === 'answers') return `${file}: engines/answers.ts is the shared leaf and may not import ./${to}`;
+	if (ENGINE_INFRA.has(to) || from === 'registry') return undefined;
+	if (ENGINE_INFRA.has(from)) return `${file}: ${from} is shared by every engine and may not import the engine ./${to} (only the registry lists them)`;
+	const helpers = names.filter((n) => !WHOLE_PARSER.test(n));
+	if (names.length > 0 && helpers.length === 0) return undefined;
+	return `${file}: an engine imports another engine's file only for its whole parser (create…Parser), not ${helpers.join(', ') || 'for a side effect'} from ./${to}: shared helpers live in engines/answers.ts`;
+}
+
+/** Every engine-to-engine import of `files` that engineImportViolation refuses. */
+export function engineImportViolations(files: readonly SourceFile[]): string[] {
+	return files.flatMap((f) => importNames(f).flatMap(({spec, names}) => engineImportViolation(f.rel, spec, names) ?? []));
+}
+
+/** Quoted strings (string literals and plain template literals, never comments) of `file` that are exactly an engine's kind. */
+export function engineNameLiterals(file: SourceFile, kinds: readonly string[]): {readonly line: number; readonly kind: string}[] {
+	const sf = parse(file);
+	const out: {line: number; kind: string}[] = [];
+	const visit = (n: ts.Node): void => {
+		if ((ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) && kinds.includes(n.text)) {
+			out.push({line: sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1, kind: n.text});
+		}
+		ts.forEachChild(n, visit);
+	};
+	visit(sf);
+	return out;
+}
+
+/**
+ * The engine names written outside engines/ on purpose, each with its reason and its exact number
+ * of places (one more, or one fewer, fails: the list stays true).
+ */
+const NAMED_OUTSIDE: readonly {readonly file: string; readonly kind: string; readonly count: number; readonly why: string}[] = [
+	{file: 'types/probe.ts', kind: 'ollama', count: 1, why: "OLLAMA_PROTOCOL: the wire protocol of Ollama's /api/generate (other servers speak it too), a JSON value"},
+	{file: 'sources/ollama-ps-cli.ts', kind: 'ollama', count: 1, why: 'the `ollama` executable that `--ollama-ps cli` runs'},
+	{file: 'runtime.ts', kind: 'ollama', count: 2, why: '`--ollama-ps cli` (Ollama\'s own command) and the demo engine, an Ollama by design'},
+];
+
+/** Engine names outside engines/ beyond NAMED_OUTSIDE: one line each. */
+export function engineNameViolations(files: readonly SourceFile[], kinds: readonly string[]): string[] {
+	const bad: string[] = [];
+	for (const f of files) {
+		if (f.rel.startsWith('engines/')) continue;
+		const found = engineNameLiterals(f, kinds);
+		for (const kind of new Set([...found.map((x) => x.kind), ...NAMED_OUTSIDE.filter((n) => n.file === f.rel).map((n) => n.kind)])) {
+			const lines = found.filter((x) => x.kind === kind).map((x) => x.line);
+			const allowed = NAMED_OUTSIDE.find((n) => n.file === f.rel && n.kind === kind)?.count ?? 0;
+			if (lines.length !== allowed) bad.push(`${f.rel}:${lines.join(',') || '-'}: '${kind}' written ${lines.length} times outside engines/ (allowed ${allowed}): read it from the registry`);
+		}
+	}
+	return bad;
+}
+
 describe('architecture', () => {
 	it('the checker itself catches an upward import, I/O in a pure layer, and a leaf that imports', () => {
 		expect(violation('model/derive.ts', '../probe/run.js')).toMatch(/upward/);
@@ -73,6 +179,8 @@ describe('architecture', () => {
 		expect(violation('ui/panes/log.tsx', '../../sources/log-tail.js')).toMatch(/upward/);
 		expect(violation('types/state.ts', '../model/figures.js')).toMatch(/leaf/);
 		expect(violation('model/derive.ts', '../engines/index.js')).toBeUndefined();
+		// engines/ imports nothing up into model/ (an engine's own formulas live in its file).
+		expect(violation('engines/ollama.ts', '../model/figures.js')).toMatch(/upward/);
 		expect(violation('sources/log-source.ts', 'node:fs')).toBeUndefined();
 		expect(importsOf("import a from './x.js';\nexport {b} from \"../y.js\";\nconst c = await import('node:fs');\nimport './z.js';")).toEqual(['./x.js', '../y.js', './z.js', 'node:fs']);
 	});
@@ -103,5 +211,44 @@ describe('architecture', () => {
 			});
 		}
 		expect(bad).toEqual([]);
+	});
+
+	it('the engine rules catch their planted violations', () => {
+		// An engine importing another engine's module for a helper; a whole parser is allowed.
+		expect(engineImportViolation('engines/sglang.ts', './lithos.js', ['dictNumber'])).toMatch(/whole parser/);
+		expect(engineImportViolation('engines/mlxlm.ts', './llamacpp.js', ['MAX_PARSE_CHARS'])).toMatch(/whole parser/);
+		expect(engineImportViolation('engines/koboldcpp.ts', './llamacpp.js', ['createLlamaCppParser'])).toBeUndefined();
+		expect(engineImportViolation('engines/vllm.ts', './answers.js', ['clean', 'withCheck'])).toBeUndefined();
+		expect(engineImportViolation('engines/fingerprint.ts', './descriptor.js', ['isRecord'])).toBeUndefined();
+		expect(engineImportViolation('engines/answers.ts', './descriptor.js', ['CHAT'])).toMatch(/leaf/);
+		expect(engineImportViolation('engines/fingerprint.ts', './llamacpp.js', ['createLlamaCppParser'])).toMatch(/shared by every engine/);
+		expect(engineImportViolation('engines/registry.ts', './vllm.js', ['vllm'])).toBeUndefined();
+		const planted: SourceFile = {rel: 'engines/acme.ts', text: "import {createLlamaCppParser} from './llamacpp.js';\nimport {notWorker} from './vllm.js';\n"};
+		expect(engineImportViolations([planted])).toEqual([expect.stringMatching(/^engines\/acme\.ts: .*notWorker from \.\/vllm/)]);
+		// An engine name outside engines/: in code (not in a comment), and in an allowed file beyond its count.
+		const inUi: SourceFile = {rel: 'ui/panes/acme.tsx', text: "// 'vllm' in a comment is fine\nexport const x = (s: {engine: string}) => s.engine === 'vllm' ? `sglang` : 'vllm-ish';\n"};
+		expect(engineNameViolations([inUi], ENGINE_KINDS)).toEqual([
+			"ui/panes/acme.tsx:2: 'vllm' written 1 times outside engines/ (allowed 0): read it from the registry",
+			"ui/panes/acme.tsx:2: 'sglang' written 1 times outside engines/ (allowed 0): read it from the registry",
+		]);
+		const oneMore: SourceFile = {rel: 'sources/ollama-ps-cli.ts', text: "const a = 'ollama';\nconst b = 'ollama';\n"};
+		expect(engineNameViolations([oneMore], ENGINE_KINDS)).toEqual(["sources/ollama-ps-cli.ts:1,2: 'ollama' written 2 times outside engines/ (allowed 1): read it from the registry"]);
+		expect(engineNameViolations([{rel: 'engines/acme.ts', text: "const k = 'vllm';"}], ENGINE_KINDS)).toEqual([]);
+		// The names it imports, by kind of import.
+		expect(importNames({rel: 'x.ts', text: "import a, {b as c} from './m.js';\nimport * as d from './n.js';\nimport './o.js';\nexport {e} from './p.js';\nimport type {F} from './q.js';"})).toEqual([
+			{spec: './m.js', names: ['default', 'b']},
+			{spec: './n.js', names: ['*']},
+			{spec: './o.js', names: []},
+			{spec: './p.js', names: ['e']},
+			{spec: './q.js', names: ['F']},
+		]);
+	});
+
+	it('an engine takes its helpers from engines/answers.ts, never from another engine', () => {
+		expect(engineImportViolations(sourceFiles())).toEqual([]);
+	});
+
+	it('no engine is named outside engines/ beyond the listed reasons', () => {
+		expect(engineNameViolations(sourceFiles(), ENGINE_KINDS)).toEqual([]);
 	});
 });

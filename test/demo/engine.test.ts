@@ -3,7 +3,7 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
 import {startDemoEngine, type DemoEngine} from '../../source/demo/engine.js';
-import {ollamaProcessor} from '../../source/model/figures.js';
+import {ollamaProcessor} from '../../source/engines/ollama.js';
 
 // Regexes from reference/engines.md (§1e, §2a), applied to the lines the demo writes.
 const GIN = /^\[GIN\] (?<ts>\d{4}\/\d{2}\/\d{2} - \d{2}:\d{2}:\d{2}) \|\s*(?<status>\d{3})\s*\|\s*(?<lat>[\d.]+(?:ns|µs|μs|us|ms|s)|(?:\d+h)?(?:\d+m)?[\d.]+s)\s*\|\s*(?<ip>\S+)\s*\|\s*(?<method>[A-Z]+)\s+"(?<path>[^"]*)"$/u;

@@ -1,6 +1,5 @@
 import {describe, expect, it} from 'vitest';
-import {createParser, detectEngine, ENGINE_LABELS} from '../../source/engines/index.js';
-import {ENGINE_KINDS} from '../../source/types/events.js';
+import {createParser, detectEngine, ENGINE_KINDS, ENGINE_LABELS} from '../../source/engines/index.js';
 import {fixture, readLines, requests, run} from '../helpers/engines.js';
 
 const OLLAMA_030 = [

@@ -1,6 +1,7 @@
 import {readFileSync} from 'node:fs';
 import {describe, expect, it} from 'vitest';
-import {bufferDevice, createLlamaCppParser, decodedFromEval, timestampLength} from '../../source/engines/llamacpp.js';
+import {bufferDevice} from '../../source/engines/answers.js';
+import {createLlamaCppParser, decodedFromEval, timestampLength} from '../../source/engines/llamacpp.js';
 import {requestFigures} from '../../source/model/figures.js';
 import type {RequestPatch} from '../../source/types/events.js';
 import {fixture, one, readLines, requests, run} from '../helpers/engines.js';

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest';
-import {createOllamaParser, goDurationMs, sizeToMiB, slogAttrs} from '../../source/engines/ollama.js';
+import {createOllamaParser, goDurationMs, ollamaHumanBytes, ollamaProcessor, sizeToMiB, slogAttrs} from '../../source/engines/ollama.js';
 import {acceptance, draftedPerPass, requestFigures} from '../../source/model/figures.js';
 import {one, requests, run} from '../helpers/engines.js';
 
@@ -196,5 +196,21 @@ describe('Ollama MLX requests with no speculative decode stats (x/mlxrunner @ fb
 		const reqs = requests(events);
 		expect(reqs.get('mlx#1')!.done).toBe(true);
 		expect(reqs.get('mlx#2')!.done).toBeUndefined();
+	});
+});
+
+describe('ollama ps PROCESSOR and SIZE, as the CLI prints them', () => {
+	it('every PROCESSOR form', () => {
+		expect(ollamaProcessor(100, 100)).toBe('100% GPU');
+		expect(ollamaProcessor(100, 0)).toBe('100% CPU');
+		expect(ollamaProcessor(100, 52)).toBe('48%/52% CPU/GPU');
+		expect(ollamaProcessor(100, 120)).toBe('Unknown');
+		expect(ollamaProcessor(undefined, 1)).toBeUndefined();
+	});
+	it('HumanBytes decimal units', () => {
+		expect(ollamaHumanBytes(42e9 + 5e8)).toBe('42 GB');
+		expect(ollamaHumanBytes(9.6e9)).toBe('9.6 GB');
+		expect(ollamaHumanBytes(5137025024)).toBe('5.1 GB');
+		expect(ollamaHumanBytes(999)).toBe('999 B');
 	});
 });

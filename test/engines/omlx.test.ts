@@ -5,9 +5,8 @@
 import {readFileSync} from 'node:fs';
 import {fileURLToPath} from 'node:url';
 import {describe, expect, it} from 'vitest';
-import {createParser, detectEngine, engineOf} from '../../source/engines/index.js';
+import {createParser, detectEngine, engineOf, engineProcessKind} from '../../source/engines/index.js';
 import {createOmlxParser, isOmlxHealth, isOmlxServer, omlxLogLocations, omlxStatus, omlxStatusModels} from '../../source/engines/omlx.js';
-import {engineProcessKind} from '../../source/system/contention.js';
 import {sanitize} from '../../source/util/sanitize.js';
 import {one, requests, run} from '../helpers/engines.js';
 import path from 'node:path';

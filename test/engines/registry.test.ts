@@ -1,7 +1,6 @@
 /** The engine registry: one descriptor per kind, and what discovery, pollers, the probe and derive read from it. */
 import {describe, expect, it} from 'vitest';
-import {DEFAULT_PORTS, ENGINE_LABELS, ENGINE_PROCESS_NAMES, ENGINES, engineName, engineOf, FINGERPRINT_PATHS, identifyEngine, parserEngine} from '../../source/engines/index.js';
-import {ENGINE_KINDS} from '../../source/types/events.js';
+import {DEFAULT_PORTS, ENGINE_KINDS, ENGINE_LABELS, ENGINE_PROCESS_NAMES, ENGINES, engineName, engineOf, FINGERPRINT_PATHS, identifyEngine, parserEngine} from '../../source/engines/index.js';
 import {protocolPlan} from '../../source/probe/protocols.js';
 
 describe('engine registry', () => {

@@ -17,7 +17,7 @@ import {createParser} from '../../source/engines/index.js';
 import type {EngineEvent, EngineKind} from '../../source/types/events.js';
 import {BOUNDS, checkNumber, numberCheck, validNumber} from '../../source/util/numbers.js';
 import {createPoller, pollServer} from '../../source/sources/discovery/pollers.js';
-import {openAiModels, readAnswer} from '../../source/engines/descriptor.js';
+import {openAiModels, readAnswer} from '../../source/engines/answers.js';
 import {llamaServerModels} from '../../source/engines/llamacpp.js';
 import {ollamaPsModels} from '../../source/engines/ollama.js';
 import {createStore} from '../../source/model/store.js';

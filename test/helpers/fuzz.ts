@@ -54,7 +54,7 @@ export function figureLines(engine: EngineKind): string[] {
 
 /** Stream bodies: the captured SSE streams and Ollama NDJSON lines. */
 export function streamCorpus(): {sse: string[]; ndjson: string[]} {
-	const sse = filesUnder(path.join(root, 'test', 'probe', 'fixtures'), '.sse').map(f => fs.readFileSync(f, 'utf8'));
+	const sse = filesUnder(path.join(root, 'test', 'fixtures', 'probe'), '.sse').map(f => fs.readFileSync(f, 'utf8'));
 	const ndjson = [
 		'{"model":"qwen3.8:27b-mlx","created_at":"2026-08-21T18:48:00Z","response":"def ","done":false}',
 		'{"model":"qwen3.8:27b-mlx","created_at":"2026-08-21T18:48:00Z","response":"","done":true,"done_reason":"length","total_duration":5000000000,"load_duration":1000000,"prompt_eval_count":30,"prompt_eval_duration":20000000,"eval_count":256,"eval_duration":4900000000}',

@@ -66,22 +66,6 @@ describe('unknown stays unknown', () => {
 	});
 });
 
-describe('ollama ps PROCESSOR and SIZE, as the CLI prints them', () => {
-	it('every PROCESSOR form', () => {
-		expect(f.ollamaProcessor(100, 100)).toBe('100% GPU');
-		expect(f.ollamaProcessor(100, 0)).toBe('100% CPU');
-		expect(f.ollamaProcessor(100, 52)).toBe('48%/52% CPU/GPU');
-		expect(f.ollamaProcessor(100, 120)).toBe('Unknown');
-		expect(f.ollamaProcessor(undefined, 1)).toBeUndefined();
-	});
-	it('HumanBytes decimal units', () => {
-		expect(f.ollamaHumanBytes(42e9 + 5e8)).toBe('42 GB');
-		expect(f.ollamaHumanBytes(9.6e9)).toBe('9.6 GB');
-		expect(f.ollamaHumanBytes(5137025024)).toBe('5.1 GB');
-		expect(f.ollamaHumanBytes(999)).toBe('999 B');
-	});
-});
-
 describe('requestFigures', () => {
 	it('counts win over the engine mean len, which is kept beside', () => {
 		const r = f.requestFigures({decodedTokens: 47, accepted: 38, drafted: 60, decodeMs: 900, engineMeanLen: 5.75});

@@ -1,5 +1,6 @@
 import {describe, expect, it} from 'vitest';
-import {createContentionTracker, descendantsOf, engineProcessKind, shortDuration, type ProcSample} from '../../source/system/contention.js';
+import {engineProcessKind} from '../../source/engines/index.js';
+import {createContentionTracker, descendantsOf, shortDuration, type ProcSample} from '../../source/system/contention.js';
 import {macPressureLevel, parseGovernor, parsePmset, parsePsiMemory} from '../../source/system/power.js';
 
 describe('engineProcessKind', () => {

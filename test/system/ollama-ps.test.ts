@@ -5,7 +5,7 @@ import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {parseHumanBytes, parseOllamaPsTable, parseUntil, residencyFromProcessor} from '../../source/system/ollama-ps.js';
 import {readOllamaPs} from '../../source/sources/ollama-ps-cli.js';
-import {gpuResidency, ollamaHumanBytes, ollamaProcessor} from '../../source/model/figures.js';
+import {gpuResidency, ollamaHumanBytes, ollamaProcessor} from '../../source/engines/ollama.js';
 
 const fixtures = fileURLToPath(new URL('../fixtures/system/ollama-ps/', import.meta.url));
 const fixture = (name: string): string => readFileSync(path.join(fixtures, name), 'utf8');

@@ -12,6 +12,7 @@ import {DEFAULT_PORTS, scanPorts} from './port-scan.js';
 import {createPoller, type ServerPoller} from './pollers.js';
 import {createProcessFinder, ENGINE_PROCESS_NAMES, type EngineProcess, type ProcessFinder} from './processes.js';
 import {normalizeServerUrl} from './server-id.js';
+import {UNKNOWN_ENGINE} from '../../engines/index.js';
 import {portOwnerPid} from '../port-owner.js';
 
 export interface NamedServer {
@@ -249,7 +250,7 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
 					const why = fp.error ?? 'not an inference server';
 					if (noticed.get(s.norm.id) !== `${s.norm.url}: ${why}`) {
 						news++;
-						dispatch({type: 'server-down', t: now(), server: {id: s.norm.id, engine: 'openai', url: s.norm.url, source: s.source}, error: why});
+						dispatch({type: 'server-down', t: now(), server: {id: s.norm.id, engine: UNKNOWN_ENGINE, url: s.norm.url, source: s.source}, error: why});
 					}
 					notice(s.norm.id, `${s.norm.url}: ${why}`);
 				}

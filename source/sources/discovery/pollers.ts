@@ -9,19 +9,15 @@ import type {Dispatch, ModelInfo, ServerInfo, ServerLoad} from '../../types/stat
 import type {EngineKind} from '../../types/events.js';
 import {engineOf} from '../../engines/index.js';
 import type {PollAnswers, PollPlan, RestartMarker} from '../../engines/descriptor.js';
-import {MAX_MODELS, readAnswer} from '../../engines/descriptor.js';
+import {clean, MAX_MODELS, readAnswer} from '../../engines/answers.js';
 import {answerJson, httpGet, isAnswer, type HttpResult, sharedAbortController} from './http.js';
 
-export {MAX_MODELS, openAiModels, type RestartMarker} from '../../engines/descriptor.js';
+export {MAX_MODELS, openAiModels} from '../../engines/answers.js';
+export type {RestartMarker} from '../../engines/descriptor.js';
 export {runnerOfFormat, ollamaPsModels} from '../../engines/ollama.js';
 export {maxSlotTask, llamaServerModels, llamaMetricsCounters} from '../../engines/llamacpp.js';
 export {lmStudioV1Models, lmStudioV0Models} from '../../engines/lmstudio.js';
 export {llamaSwapRunning} from '../../engines/llamaswap.js';
-
-/** Drop undefined keys so equal markers compare equal. */
-function clean<T extends object>(o: T): T {
-	return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
-}
 
 /** True when `next` is a different process than `prev` (a counter went down, start time/version/pid changed). */
 export function isRestart(prev: RestartMarker | undefined, next: RestartMarker): boolean {

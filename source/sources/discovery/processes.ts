@@ -4,9 +4,8 @@
  * systeminformation's process list is expensive: `createProcessFinder` asks at most every 10 s.
  */
 import type {EngineKind} from '../../types/events.js';
-import {engineProcessKind} from '../../system/contention.js';
-import {engineOf, ENGINE_PROCESS_NAMES} from '../../engines/index.js';
 import path from 'node:path';
+import {engineOf, ENGINE_PROCESS_NAMES, engineProcessKind} from '../../engines/index.js';
 import {readLinuxCwd, readLinuxListening} from '../linux-hw.js';
 import {createProcessSampler, hasLeanSampler, type ProcessSampler} from '../process-sampler.js';
 
@@ -46,7 +45,7 @@ export interface EngineProcess {
 
 /**
  * The engine SERVER a process runs, from its name and full command line; undefined when none.
- * Recognition is contention's `engineProcessKind` (one matcher for the whole app); discovery then
+ * Recognition is engines/index.ts `engineProcessKind` (one matcher for the whole app); discovery then
  * drops what is not a server of its own: Ollama's runners (`ollama runner`, `ollama_llama_server`,
  * the llama-server Ollama ≥ 0.30 spawns from its install folder — their figures come from Ollama's
  * log), llama.cpp tools other than llama-server, and vLLM/SGLang worker processes.

@@ -1,7 +1,7 @@
 import {Box} from 'ink';
 import {memo, useMemo} from 'react';
 import {residencyOf} from '../../model/derive.js';
-import {engineName, engineOf} from '../../engines/index.js';
+import {engineName, engineOf, UNKNOWN_ENGINE} from '../../engines/index.js';
 import type {ModelInfo, ServerLifecycle, ServerState} from '../../types/state.js';
 import {batchFigures} from '../../model/derive.js';
 import {batchSummary, DASH, fit, shortUrl, until} from '../format.js';
@@ -70,7 +70,7 @@ export function engineRows(servers: Readonly<Record<string, ServerState>>, order
 				first: i === 0,
 				state: s.state,
 				// A named server that never answered as an engine: which engine it is is unknown.
-				engine: s.state === 'down' && s.engine === 'openai' ? DASH : engineName(s),
+				engine: s.state === 'down' && s.engine === UNKNOWN_ENGINE ? DASH : engineName(s),
 				url: s.url ? shortUrl(s.url) : (s.logLabel ?? DASH),
 				model: m?.name ?? DASH,
 				processor: res.text,

@@ -7,7 +7,8 @@ import http from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {afterEach, describe, expect, it} from 'vitest';
 import {runPlan} from '../../../source/sources/discovery/pollers.js';
-import {isRecord, text, type PollPlan} from '../../../source/engines/descriptor.js';
+import {isRecord, text} from '../../../source/engines/answers.js';
+import type {PollPlan} from '../../../source/engines/descriptor.js';
 
 let server: http.Server | undefined;
 afterEach(async () => {
