@@ -8,5 +8,9 @@ export default defineConfig({
     pool: 'forks',
     // Two cores on CI: keep parallelism modest so wall-clocked tests stay honest.
     poolOptions: {forks: {maxForks: 2, minForks: 1}},
+    // The code the patched Ink imports (patches/render, linked as @infertop/render-patches) is loaded
+    // by node as Ink loads it, never transformed apart: a test that reads its state (the shared
+    // caches, the segmenter) sees the one instance the renderer uses.
+    server: {deps: {external: [/[\\/]patches[\\/]render[\\/]/]}},
   },
 });

@@ -1,7 +1,8 @@
 /**
- * CPU per frame of the renderer the CLI ships: the App (the rich fixture state at 120×40) bundled with
- * the build's Ink patches (scripts/ink-incremental-fix.mjs), driven through its store on a fake
- * terminal, against the same App on Ink 6.8 unpatched in the same run.
+ * CPU per frame of the renderer the CLI ships: the App (the rich fixture state at 120×40) bundled on
+ * the installed, patched Ink (patches/*.patch, applied at install), driven through its store on a
+ * fake terminal, against the same App on Ink 6.8 as published (test/helpers/stock-ink.ts) in the
+ * same run.
  *
  *   npm run bench -- frame
  *   INFERTOP_BENCH_FRAMES=400 npm run bench -- frame     publishes per case (default 200)
@@ -17,7 +18,7 @@ import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {pathToFileURL} from 'node:url';
-import {bundleIncrementalEntry} from '../test/helpers/incremental-bundle.js';
+import {INCREMENTAL_ENTRY, bundleEntry} from '../test/helpers/stock-ink.js';
 import {runWhenMain} from './lib.js';
 
 
@@ -48,7 +49,7 @@ export async function run(): Promise<string> {
 		const rows: string[] = [];
 		for (const [label, patched] of [['shipped (patched Ink)', true], ['Ink 6.8 unpatched', false]] as const) {
 			const outfile = path.join(dir, `${patched ? 'patched' : 'plain'}.mjs`);
-			await bundleIncrementalEntry(outfile, patched);
+			await bundleEntry(INCREMENTAL_ENTRY, outfile, !patched);
 			const driver = path.join(dir, `${patched ? 'patched' : 'plain'}-driver.mjs`);
 			writeFileSync(driver, DRIVER(pathToFileURL(outfile).href, n));
 			const r = spawnSync(process.execPath, [driver], {encoding: 'utf8', env: {...process.env, CI: 'false', NODE_ENV: 'production'}});

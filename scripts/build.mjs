@@ -21,35 +21,27 @@
  *   evaluated when its dynamic import() runs (esbuild wraps those modules lazily). The first line
  *   names the build (a hash of the rest): the cache is keyed on it, since V8 checks only the length.
  *   ESM-only dependencies need no top-level await for this: Ink's two (under isDev()) and yoga's
- *   (its wasm, instantiated synchronously) are patched out below.
+ *   (its wasm, instantiated synchronously) are patched out (patches/).
  * - NODE_ENV is defined as "production" so React's development build is dropped at build time;
  *   bin/infertop.js also sets it before anything loads, for code that reads it at run time.
  * - A banner makes the script strict (the ES modules it is made of were) and gives `import.meta.url`
  *   (where themes/ and samples/ are looked for) this file's URL.
- * - Ink imports `./devtools.js` (and through it `react-devtools-core`, not installed) when the
- *   environment has DEV=true. Its isDev() is replaced by `false` and that import is patched out
- *   (scripts/ink-incremental-fix.mjs, with its top-level awaits): DEV=true does nothing in the built
- *   CLI (it cannot hang Ink 6.8 waiting for a DevTools server, nor make it read a package.json
- *   beside the bundle), and the build fails if react-devtools-core is still imported.
- * - Ink 6.8 is patched as it is bundled (scripts/ink-incremental-fix.mjs): the incremental renderer
- *   fixed (ink#910) and turned on through `__INK_910_FIXED__` (a changed figure rewrites its line,
- *   not the screen); its per-frame output caches shared across frames (an unchanged line is not
- *   measured again); its two never-emptied text caches bounded (they grew for as long as it ran);
- *   a commit that changed no host node (same texts, same props) draws no frame (no layout, no output).
- * - Start-up work the first frame waited for is patched out of dependencies
- *   (scripts/startup-patches.mjs): yoga-layout's fetch of its own base64 wasm (which loads undici),
- *   four Intl.Segmenter constructions (one is shared),
- *   string-width's RGI_Emoji set (built on first use), ansi-tokenize's per-character diff of equal styles;
- *   ansi-tokenize's token copies written as literals (a spread gave each copy a hidden class of its own);
- *   and restore-cursor's "show the cursor" at exit written to the terminal only (restore-cursor 5's fix).
+ * - Ink 6.8 and five of its dependencies are patched in node_modules at install (patches/*.patch,
+ *   applied by scripts/patches.mjs; why each, its win and what retires it: docs/dependencies.md),
+ *   so `npm run dev`, the tests, the benches and this bundle run the same renderer.
+ *   The build only checks: every patch applied (it stops otherwise, before bundling), and each
+ *   patched module in the bundle with its patch's mark (PATCH_MARKS). Among them: Ink's isDev()
+ *   is false and its two top-level awaits (under isDev()) are gone, so DEV=true does nothing (it
+ *   cannot hang Ink 6.8 waiting for a DevTools server, nor make it read a package.json beside the
+ *   bundle) and the build fails if react-devtools-core is still imported; yoga-layout instantiates
+ *   its wasm synchronously (no top-level await, no fetch).
  */
 import {build} from 'esbuild';
 import {createHash} from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
-import {inkIncrementalFix} from './ink-incremental-fix.mjs';
-import {startupPatches} from './startup-patches.mjs';
+import {PATCH_MARKS, bundledModule, patchState, readPatches} from './patches.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
@@ -61,14 +53,12 @@ if (!fs.existsSync(entry)) {
 	process.exit(1);
 }
 
-/** @type {import('esbuild').Plugin} */
-const noInkDevtools = {
-	name: 'no-ink-devtools',
-	setup(b) {
-		// Ink's isDev() would also make it read ../package.json next to the bundle and inject into DevTools.
-		b.onLoad({filter: /[\\/]ink[\\/]build[\\/]utils\.js$/}, () => ({contents: 'export const isDev = () => false;\n', loader: 'js'}));
-	},
-};
+// The renderer that ships is the one in node_modules: bundling an unpatched one would ship another.
+const unapplied = readPatches().flatMap((p) => patchState(p).filter((s) => s.state !== 'applied').map((s) => `patches/${p.patch}: ${s.file} is ${s.state}`));
+if (unapplied.length > 0) {
+	console.error(`build: the patches are not all applied (run npm ci, or node scripts/patches.mjs):\n  ${unapplied.join('\n  ')}`);
+	process.exit(1);
+}
 
 const OPTIONAL_NATIVE = ['osx-temperature-sensor', 'bufferutil', 'utf-8-validate', 'fsevents'];
 
@@ -101,9 +91,6 @@ const banner = [
 	"const __infertopUrl = require('node:url').pathToFileURL(__filename).href;",
 ].join('\n');
 
-const inkFixState = {applied: false, outputShared: false, textCaches: 0, widths: false, reconciler: false, text: false};
-const inkFix = inkIncrementalFix(inkFixState);
-const startupState = {yoga: false, yogaSync: false, segmenters: 0, rgi: false, narrow: false, graphemes: false, ansiDiff: false, glyphCopy: false, undoCopy: false, codesToString: false, cursor: false};
 const started = performance.now();
 const outdir = path.dirname(outfile);
 // What builds before this one wrote (ES modules: dist/cli.js and its chunks) would ship stale.
@@ -119,7 +106,7 @@ const result = await build({
 	jsx: 'automatic',
 	define: {'process.env.NODE_ENV': '"production"', 'import.meta.url': '__infertopUrl'},
 	banner: {js: banner},
-	plugins: [noInkDevtools, apart, inkFix, startupPatches(startupState)],
+	plugins: [apart],
 	// Optional native or platform-specific modules some dependencies try at run time.
 	external: OPTIONAL_NATIVE,
 	// import() of the files apart becomes a require: see APART
@@ -197,29 +184,18 @@ if (/from\s*["']react-devtools-core["']|require\(["']react-devtools-core["']\)/.
 	console.error('build: react-devtools-core is still imported by the bundle');
 	process.exit(1);
 }
-if (out.includes('node_modules/ink/build/') && !out.includes('isDev = () => false')) {
-	console.error("build: Ink's isDev() was not replaced (did ink/build/utils.js move?)");
-	process.exit(1);
-}
-if (out.includes('node_modules/ink/build/') && (!inkFixState.applied || !inkFixState.outputShared || inkFixState.textCaches !== 2 || !inkFixState.widths || !inkFixState.reconciler || !inkFixState.text)) {
-	console.error('build: the Ink patches (ink#910, shared output caches, bounded text caches, no frame for an unchanged commit) are not all in the bundle');
-	process.exit(1);
-}
-if ((out.includes('node_modules/yoga-layout/') && (!startupState.yoga || !startupState.yogaSync)) || (out.includes('node_modules/ink/') && startupState.segmenters !== 4)) {
-	console.error('build: the start-up patches (yoga without fetch and synchronous, one shared Intl.Segmenter) are not in the bundle');
-	process.exit(1);
-}
-if ((out.includes('node_modules/string-width/index.js') && !(startupState.rgi && startupState.narrow)) || (out.includes('node_modules/@alcalzone/ansi-tokenize/') && !(startupState.ansiDiff && startupState.glyphCopy && startupState.undoCopy && startupState.codesToString && startupState.graphemes))) {
-	console.error("build: the dependency patches (string-width's RGI_Emoji set built on first use and its single-column fast path, ansi-tokenize's diff of equal styles, its copies as literals, its codes to text without a Set and its lines of one-unit graphemes without the segmenter) are not in the bundle");
-	process.exit(1);
-}
-if (out.includes('node_modules/restore-cursor/') && !startupState.cursor) {
-	console.error("build: restore-cursor's exit write is not patched to go to the terminal only (scripts/startup-patches.mjs)");
-	process.exit(1);
+// Each patched module in the bundle holds its patch's mark (a minified build keeps no module
+// comments: there the check before bundling stands alone).
+if (!args.has('--minify')) {
+	const unmarked = PATCH_MARKS.filter((m) => !(bundledModule(out, m.file)?.includes(m.bundled ?? m.mark) ?? true)).map((m) => `${m.file} (patches/${m.patch})`);
+	if (unmarked.length > 0) {
+		console.error(`build: a patched module is in the bundle without its patch: ${unmarked.join(', ')}`);
+		process.exit(1);
+	}
 }
 // the patched diffAnsiCodes answers equal styles with one frozen array: only styledCharsToString may call it (twice)
 if (out.includes('node_modules/@alcalzone/ansi-tokenize/') && (out.match(/\bdiffAnsiCodes\d*\(/g) ?? []).length !== 3) {
-	console.error("build: ansi-tokenize's diffAnsiCodes has a caller other than styledCharsToString: check that it never writes to the frozen empty answer (scripts/startup-patches.mjs)");
+	console.error("build: ansi-tokenize's diffAnsiCodes has a caller other than styledCharsToString: check that it never writes to the frozen empty answer (patches/render/ansi-tokenize.js)");
 	process.exit(1);
 }
 if (/process\.env\.NODE_ENV\s*[!=]==?\s*["']development["']/.test(out)) {

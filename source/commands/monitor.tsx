@@ -13,10 +13,12 @@ import {VERSION} from '../version.js';
 import {themeCycle} from '../config/themes.js';
 import {saveCodeCacheAfter} from './code-cache.js';
 
-/** Defined true by scripts/build.mjs in a bundle whose Ink has the ink#910 fix; undefined when run from source. */
-declare const __INK_910_FIXED__: boolean | undefined;
-/** Incremental rendering (a changed figure rewrites one line) only where Ink 6.8's renderer is fixed. */
-export const INCREMENTAL = typeof __INK_910_FIXED__ !== 'undefined' && __INK_910_FIXED__ === true;
+/**
+ * Incremental rendering: a changed figure rewrites its line, not the screen. Ink 6.8's left ghost
+ * lines (ink#910); patches/ink+6.8.0.patch fixes it in node_modules at install, so it is on from
+ * source and in the bundle alike (the install and the build fail when the patch is not applied).
+ */
+export const INCREMENTAL = true;
 
 export async function runMonitor(options: RuntimeOptions): Promise<number> {
 	const {config} = options;

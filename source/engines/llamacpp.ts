@@ -63,6 +63,12 @@ const STATS = /statistics +([\w-]+): #calls/;
 const LIBRARY_LINE = /^~?[A-Za-z_][\w.()]*: /;
 
 const BUFFER = /^[^:]*?([A-Za-z_][A-Za-z0-9_]*):\s+(\S+)\s+(model|KV|compute|output|RS)\s+buffer size\s*=\s*(-?[\d.]+)\s*MiB/;
+/**
+ * `GGML_LOG_INFO("%s: recommendedMaxWorkingSetSize  = %8.2f MB\n", __func__, dev->props.max_working_set_size / 1e6)`
+ * — ggml/src/ggml-metal/ggml-metal-device.m @ a8fab2c (ngxson/llama.cpp): Metal's limit on what the GPU
+ * may wire (MB = 10^6 bytes; it follows `iogpu.wired_limit_mb`). Ollama's runner logs the same line.
+ */
+const WORKING_SET = /^ggml_metal(?:_device)?_init: recommendedMaxWorkingSetSize\s+=\s+([\d.]+) MB$/;
 const N_CTX = /^(?:llama_context|llama_init_from_model|llama_new_context_with_model): (n_ctx(?:_seq|_per_seq)?|n_seq_max) += (-?\d+)/;
 const SPEC_TYPE = /(?:adding speculative implementation|auto-detected speculative type) '([^']+)'/;
 const DRAFT_MODEL = /loading draft model '([^']*)'/;
@@ -427,6 +433,13 @@ function library(rest: string): Ev[] | null {
 			const check = numberCheck();
 			const mib = check.num('buffer size', m[4], 'mib');
 			return withCheck(mib === undefined ? [] : [{type: 'buffer', device, kind: m[3] as 'model', mib, onGpu}], check);
+		}
+	} else if (last === 66 /* B: `… MB` */ && rest.includes('recommendedMaxWorkingSetSize')) {
+		const m = WORKING_SET.exec(rest);
+		if (m) {
+			const check = numberCheck();
+			const mb = check.num('recommendedMaxWorkingSetSize', m[1], 'mib');
+			return withCheck(mb === undefined || mb === 0 ? [] : [{type: 'gpu-limit', limitBytes: Math.round(mb * 1e6)}], check);
 		}
 	} else if (last === 85 /* U: `… to GPU` */) {
 		const m = OFFLOADED.exec(rest);

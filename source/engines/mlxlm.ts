@@ -42,6 +42,14 @@ const USAGE = /^(?:\t| {2})+"(prompt_tokens|completion_tokens|cached_tokens)": (
  */
 const GEN_PROMPT = /^Prompt: (\d+) tokens, ([\d.]+) tokens-per-sec$/;
 const GEN_GENERATION = /^Generation: (\d+) tokens, ([\d.]+) tokens-per-sec$/;
+/**
+ * `print(f"[WARNING] Generating with a model that requires {model_mb} MB which is close to the maximum
+ * recommended size of {max_rec_mb} MB. This can be slow. …")` — mlx_lm/generate.py:242-247 @ d78bf58
+ * (wired_limit, run by stream_generate: mlx_lm.generate, mlx_lm.chat and the server's stream path).
+ * Printed when the weights pass 0.9 × Metal's max_recommended_working_set_size; both sizes are
+ * `bytes // 2**20` (MiB). The engine's own statement of the GPU's wired-memory limit.
+ */
+const WIRED_WARNING = /^\[WARNING\] Generating with a model that requires (\d+) MB which is close to the maximum recommended size of (\d+) MB\./;
 const GENERATION_PATHS = new Set(['/v1/chat/completions', '/v1/completions', '/chat/completions', '/completions']);
 
 export function createMlxLmParser(): LineParser {
@@ -118,6 +126,15 @@ export function createMlxLmParser(): LineParser {
 				const ev: Record<string, unknown> = {type: 'request', key, done: true, generatedTokens: n, decodedTokens: Math.max(0, n - 1), engineTps: tps};
 				if (tps > 0 && n > 0) ev.decodeMs = (n / tps) * 1000;
 				return [ev as unknown as EngineEvent];
+			}
+		}
+		if (c === 91 /* [ */ && line.startsWith('[WARNING] Generating with a model')) {
+			const w = WIRED_WARNING.exec(line);
+			if (w) {
+				const check = numberCheck();
+				const required = check.num('model MB', w[1], 'mib', {integer: true});
+				const limit = check.num('maximum recommended MB', w[2], 'mib', {integer: true});
+				return withCheck(limit === undefined || limit === 0 ? [] : [{type: 'gpu-limit', limitBytes: limit * 2 ** 20, ...(required !== undefined ? {requiredBytes: required * 2 ** 20} : {})}], check);
 			}
 		}
 		if ((c === 80 && line.startsWith('Peak memory: ')) || line === '==========') return [];

@@ -17,6 +17,7 @@ import type {AddressInfo} from 'node:net';
 import {requestFigures} from '../model/figures.js';
 import {UNKNOWN_MODEL} from '../model/attribution.js';
 import {DEFAULT_SESSION_GAP_MS, sessionsOfServer} from '../model/sessions.js';
+import {macGpuSummary} from '../model/wired-limit.js';
 import type {ModelFigures} from '../types/figures.js';
 import type {MonitorState, RequestRecord} from '../types/state.js';
 import {DEFAULT_METRICS_ADDR, parseListenAddress} from './address.js';
@@ -394,6 +395,26 @@ export function renderMetrics(state: MonitorState, figures: readonly ModelFigure
 	if (known(sys.self.cpuPct)) selfCpu.samples.push({labels: {}, value: sys.self.cpuPct / 100});
 	const selfRss = family('infertop_self_rss_bytes', 'gauge', "infertop's own resident memory, bytes.");
 	if (known(sys.self.rssBytes)) selfRss.samples.push({labels: {}, value: sys.self.rssBytes});
+
+	// GPUs (all), and on macOS the GPU's wired-memory limit against what the engines hold (issue 33).
+	const gpuBusy = family('infertop_gpu_busy_ratio', 'gauge', 'Share of time the GPU was busy (0..1), as its tool reports it (nvidia-smi, sysfs, ioreg, mactop).');
+	const gpuInUse = family('infertop_gpu_memory_in_use_bytes', 'gauge', 'Apple silicon: unified memory the GPU driver has in use, bytes (ioreg In use system memory).');
+	for (const g of sys.gpus) {
+		const labels = {gpu: g.name, index: g.index === undefined ? undefined : String(g.index), source: g.source};
+		if (known(g.utilizationPct)) gpuBusy.samples.push({labels, value: g.utilizationPct / 100});
+		if (known(g.memoryInUseBytes)) gpuInUse.samples.push({labels, value: g.memoryInUseBytes});
+	}
+	const gpuUser = family('infertop_gpu_process_busy_ratio', 'gauge', 'Share of the GPU\'s time another process used over the last scan (0..1; macOS, from the driver\'s per-client GPU time).');
+	for (const u of sys.contention.gpuUsers) if (known(u.gpuPct)) gpuUser.samples.push({labels: {process: u.name, pid: String(u.pid)}, value: u.gpuPct / 100});
+	const mac = macGpuSummary(state);
+	const wiredLimit = family('infertop_gpu_wired_limit_bytes', 'gauge', 'Apple silicon: the GPU\'s wired-memory limit, bytes; source sysctl (iogpu.wired_limit_mb), engine (its log said Metal\'s limit) or default-rule (estimated from RAM).');
+	if (mac?.limit) wiredLimit.samples.push({labels: {source: mac.limit.source}, value: mac.limit.bytes});
+	const wiredHeld = family('infertop_gpu_wired_demand_bytes', 'gauge', 'Apple silicon: what the engines of this machine hold on the GPU (weights + KV cache, from their own numbers), bytes; a lower bound where partial="true".');
+	if (mac?.demand) wiredHeld.samples.push({labels: {partial: mac.demand.unknown.length > 0 || mac.demand.kvMissing ? 'true' : 'false'}, value: mac.demand.bytes});
+	const wiredRatio = family('infertop_gpu_wired_limit_ratio', 'gauge', 'Apple silicon: what the engines hold ÷ the GPU\'s wired-memory limit (near from 0.9, over above 1: slow decode or a failed load).');
+	if (mac?.verdict) wiredRatio.samples.push({labels: {verdict: mac.verdict.level}, value: mac.verdict.pct / 100});
+	const memFree = family('infertop_memory_free_ratio', 'gauge', 'macOS: system-wide memory free share (memory_pressure), 0..1.');
+	if (known(sys.mac?.memoryFreePct)) memFree.samples.push({labels: {}, value: sys.mac.memoryFreePct / 100});
 
 	const out: string[] = [];
 	for (const f of families) {

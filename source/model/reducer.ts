@@ -267,6 +267,8 @@ export function applyEvent(server: ServerState, t: number, event: EngineEvent, c
 		}
 		case 'spec-init':
 			return {...server, spec: {kind: event.kind, detail: event.detail}};
+		case 'gpu-limit':
+			return {...server, gpuLimit: {limitBytes: event.limitBytes, ...(event.requiredBytes !== undefined ? {requiredBytes: event.requiredBytes} : {}), t}};
 		case 'inconsistent':
 			return {
 				...server,

@@ -5,6 +5,7 @@
 import {deriveModels, modelLabel} from './derive.js';
 import {requestFigures} from './figures.js';
 import {deriveSessions, DEFAULT_SESSION_GAP_MS, type Session} from './sessions.js';
+import {macGpuSummary, type MacGpuSummary} from './wired-limit.js';
 import type {ModelFigures} from '../types/figures.js';
 import type {MonitorState, RequestRecord, ServerState} from '../types/state.js';
 
@@ -132,6 +133,32 @@ export function sessionJson(s: Session) {
 	};
 }
 
+/** Apple silicon (macOS): the GPU's wired-memory limit against what the engines hold; null elsewhere (readme "On a Mac"). */
+export function macJson(m: MacGpuSummary | undefined, mac: MonitorState['system']['mac']) {
+	if (!mac) return null;
+	const v = m?.verdict;
+	return {
+		memsizeBytes: nul(mac.memsizeBytes),
+		// as set: 0 = the macOS default; null = not readable on this Mac
+		wiredLimitMb: nul(mac.wiredLimitMb),
+		wiredLimitBytes: nul(m?.limit?.bytes),
+		wiredLimitSource: nul(m?.limit?.source),
+		wiredLimitEstimated: m?.limit ? m.limit.estimated : null,
+		enginesHoldBytes: nul(m?.demand?.bytes),
+		enginesHold: (m?.demand?.parts ?? []).map(p => ({server: p.serverId, model: nul(p.model), bytes: p.bytes, what: p.what, from: p.from})),
+		enginesHoldUnknown: [...(m?.demand?.unknown ?? [])],
+		verdict: nul(v?.level),
+		verdictText: nul(v?.text),
+		pctOfLimit: round(v?.pct, 1),
+		fix: v?.fix ? {command: v.fix.command, mb: v.fix.mb, why: v.fix.why} : null,
+		advice: nul(v?.advice),
+		memoryFreePct: nul(mac.memoryFreePct),
+		compressorBytes: nul(mac.compressorBytes),
+		swapoutsPerSec: round(mac.swapoutsPerSec, 2),
+		gpuUsersSource: nul(mac.gpuUsersSource),
+	};
+}
+
 export interface SnapshotOptions {
 	/** Longest pause between two turns of one agent session (config `sessionGap`). */
 	readonly sessionGapMs?: number;
@@ -142,6 +169,7 @@ export function toSnapshot(state: MonitorState, version: string, options: Snapsh
 	const agent = deriveSessions(state, options.sessionGapMs ?? DEFAULT_SESSION_GAP_MS);
 	const servers = state.order.map(id => state.servers[id]!).filter(Boolean);
 	const sys = state.system;
+	const mac = macGpuSummary(state);
 	return {
 		infertop: version,
 		schema: SNAPSHOT_SCHEMA_VERSION,
@@ -184,7 +212,15 @@ export function toSnapshot(state: MonitorState, version: string, options: Snapsh
 		// Finished requests of the log's backlog whose time is unknown: in no session.
 		sessionsWithoutTime: agent.withoutTime,
 		residency: figures.map(f => ({server: f.serverId, model: nul(f.model), gpuResidency: round(f.gpuResidency, 4), processor: nul(f.processor)})),
-		gpu: sys.gpus.map(g => ({...g})),
+		gpu: sys.gpus.map(g => ({
+			...g,
+			busyPct: round(g.utilizationPct, 1),
+			memoryInUseBytes: nul(g.memoryInUseBytes),
+			// Apple silicon: the wired-memory limit in force (mac.wiredLimitSource says how it is known)
+			wiredLimitBytes: g.unified === true ? nul(mac?.limit?.bytes) : null,
+			source: nul(g.source),
+		})),
+		mac: macJson(mac, sys.mac),
 		contention: {
 			verdict: nul(sys.contention.verdict),
 			active: sys.contention.active,

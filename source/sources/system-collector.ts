@@ -9,7 +9,9 @@
  *    (an engine got work) brings it back to the base at once. A slow scan (10 × its duration)
  *    also stretches it;
  *  - GPU (nvidia-smi): at the machine loop's pace; not asked again once it is known to be missing;
- *  - memory pressure every 5 s, power (battery: /sys/class/power_supply on Linux; pmset; governor)
+ *    on macOS (sources/mac-system.ts, loaded there only): ioreg, and mactop where ioreg says nothing,
+ *    at the refresh interval while anything is busy, slowed with the machine loop when quiet;
+ *  - memory pressure every 5 s (macOS: sysctl, memory_pressure -Q, the GPU's wired limit), power (battery: /sys/class/power_supply on Linux; pmset; governor)
  *    every 10 s (both slowed with the machine loop when quiet), static facts once.
  * Dispatches `{type: 'system'}` only when what it shows changed (figures compared at the resolution
  * they are shown). Missing tools and permission errors become `reasons`, never a crash.
@@ -21,10 +23,11 @@ import {loadExeca} from './lazy-execa.js';
 import type {Collector, Dispatch} from '../types/state.js';
 import type {ContentionState, GpuInfo, GpuProcess, SystemState} from '../types/system.js';
 import {createContentionTracker, type ContentionOptions, type MemoryPressureLevel, type ProcSample} from '../system/contention.js';
-import {macPressureLevel, parseGovernor, parseLinuxPowerSupplies, parsePmset, parsePsiMemory, type PowerSupplyEntry} from '../system/power.js';
+import {parseGovernor, parseLinuxPowerSupplies, parsePmset, parsePsiMemory, type PowerSupplyEntry} from '../system/power.js';
 import {parseMeminfo, parseProcStatCpu} from '../system/proc.js';
 import {readLinuxGpus} from './linux-hw.js';
 import {readNvidiaSmi, type NvidiaSmiOptions} from './nvidia-smi.js';
+import type {MacReaders, MacToolsOptions} from './mac-system.js';
 import {firstLine} from './ollama-ps-cli.js';
 import {createProcessSampler, type ProcessSampler} from './process-sampler.js';
 
@@ -32,6 +35,9 @@ import {createProcessSampler, type ProcessSampler} from './process-sampler.js';
 type SI = typeof import('systeminformation');
 let siModule: Promise<SI> | undefined;
 const loadSi = (): Promise<SI> => (siModule ??= import('systeminformation').then((m) => ((m as {default?: SI}).default ?? m) as SI));
+/** The macOS readers, imported on macOS only: a Linux start loads none of them. */
+let macModule: Promise<typeof import('./mac-system.js')> | undefined;
+const loadMac = (): Promise<typeof import('./mac-system.js')> => (macModule ??= import('./mac-system.js'));
 
 export interface SystemCollectorOptions {
 	readonly dispatch: Dispatch;
@@ -52,6 +58,8 @@ export interface SystemCollectorOptions {
 	readonly contention?: ContentionOptions;
 	/** For tests: the platform whose tools to use. */
 	readonly platform?: NodeJS.Platform;
+	/** macOS tools (ioreg, sysctl, mactop, memory_pressure, vm_stat): environment and timeout, for tests. */
+	readonly macTools?: MacToolsOptions;
 }
 
 /** The collector, plus a read of the last state it computed (for benches and one-shot modes). */
@@ -103,7 +111,8 @@ export function systemKey(state: SystemState): string {
 export function createSystemCollector(opts: SystemCollectorOptions): SystemCollector {
 	const now = opts.now ?? Date.now;
 	const platform = opts.platform ?? process.platform;
-	const baseEvery = Math.max(opts.processEveryMs ?? 2000, opts.intervalMs ?? 1000);
+	const intervalMs = opts.intervalMs ?? 1000;
+	const baseEvery = Math.max(opts.processEveryMs ?? 2000, intervalMs);
 	const quietEvery = Math.max(baseEvery, opts.quietEveryMs ?? 10_000);
 	const darwin = platform === 'darwin';
 	const linux = platform === 'linux';
@@ -151,6 +160,10 @@ export function createSystemCollector(opts: SystemCollectorOptions): SystemColle
 	let nvidiaMissing = darwin; // no NVIDIA GPUs on macOS: don't spawn nvidia-smi there
 	let graphicsTried = false;
 	let pressure: {words?: string; level?: MemoryPressureLevel} = {};
+	let macReaders: MacReaders | undefined;
+	let macState: SystemState['mac'];
+	let macUsersSource: NonNullable<SystemState['mac']>['gpuUsersSource'];
+	let macSwap: {total?: number; used?: number} = {};
 	let power: Mutable<NonNullable<ContentionState['power']>> | undefined;
 	const reasons = new Map<string, string>();
 	let contention: ContentionState = {hot: [], engines: [], gpuUsers: [], active: false};
@@ -280,12 +293,31 @@ export function createSystemCollector(opts: SystemCollectorOptions): SystemColle
 		self.processEveryMs = every;
 	}
 
+	async function mac(): Promise<MacReaders> {
+		macReaders ??= (await loadMac()).createMacReaders(opts.macTools);
+		return macReaders;
+	}
+
 	async function scanGpu(): Promise<void> {
+		if (darwin) {
+			// Apple silicon, without sudo: ioreg (mactop where ioreg says nothing), and who uses the GPU.
+			const r = await (await mac()).readGpu(cpuModel);
+			for (const [k, v] of Object.entries(r.reasons)) setReason(`mac-${k}`, v);
+			gpuApps = r.apps;
+			macUsersSource = r.usersSource;
+			if (r.gpus.length > 0) {
+				graphicsTried = true;
+				gpus = r.gpus;
+			} else if (gpus.some((g) => g.source === 'ioreg' || g.source === 'mactop')) {
+				// this read failed: the last figures are not figures of now
+				gpus = gpus.map(({utilizationPct: _u, memoryInUseBytes: _m, memoryAllocBytes: _a, ...rest}) => rest);
+			}
+		}
 		if (!nvidiaMissing) {
 			const r = await readNvidiaSmi(opts.nvidiaSmi);
 			if (r.missing) nvidiaMissing = true;
 			else {
-				gpus = r.gpus;
+				gpus = r.gpus.map((g) => ({...g, source: 'nvidia-smi'}));
 				gpuApps = r.apps;
 				setReason('gpu', r.reason);
 				return;
@@ -295,14 +327,15 @@ export function createSystemCollector(opts: SystemCollectorOptions): SystemColle
 		// No nvidia-smi. On Linux: sysfs and pci.ids, every scan (amdgpu's VRAM and load are live);
 		// elsewhere what systeminformation knows (name, vendor, VRAM), asked once.
 		if (nativeProc) {
-			gpus = await (opts.linuxGpus ?? readLinuxGpus)();
+			gpus = (await (opts.linuxGpus ?? readLinuxGpus)()).map((g) => ({...g, source: 'sysfs'}));
 		} else if (!graphicsTried) {
+			// (on macOS only where ioreg and mactop gave no GPU)
 			graphicsTried = true;
 			try {
 				const g = await (await loadSi()).graphics();
 				gpus = (g.controllers ?? []).filter((c) => c.model).map((c, index) => {
 					const apple = darwin || /apple/i.test(c.vendor ?? '');
-					const info: Mutable<GpuInfo> = {index, name: c.model, ...(c.vendor ? {vendor: c.vendor} : {})};
+					const info: Mutable<GpuInfo> = {index, name: c.model, ...(c.vendor ? {vendor: c.vendor} : {}), source: 'systeminformation'};
 					if (apple) info.unified = true;
 					else {
 						if (c.memoryTotal) info.memoryTotalMiB = c.memoryTotal;
@@ -330,9 +363,12 @@ export function createSystemCollector(opts: SystemCollectorOptions): SystemColle
 				const p = parsePsiMemory(await readFile('/proc/pressure/memory', 'utf8'));
 				pressure = p ? {words: p.words, level: p.level} : {};
 			} else if (darwin) {
-				const r = await (await loadExeca())('sysctl', ['-n', 'kern.memorystatus_vm_pressure_level'], {timeout: 2000, reject: false, stdin: 'ignore'});
-				const level = r.failed ? undefined : macPressureLevel(String(r.stdout));
-				pressure = level ? {words: level, level} : {};
+				// sysctl (pressure level, swap, hw.memsize, iogpu.wired_limit_mb) and memory_pressure -Q.
+				const r = await (await mac()).readMemory();
+				for (const [k, v] of Object.entries(r.reasons)) setReason(`mac-${k}`, v);
+				pressure = r.pressure ? {words: r.pressure.words, ...(r.pressure.level !== undefined ? {level: r.pressure.level} : {})} : {};
+				macState = r.mac;
+				macSwap = {...(r.swapTotalBytes !== undefined ? {total: r.swapTotalBytes} : {}), ...(r.swapUsedBytes !== undefined ? {used: r.swapUsedBytes} : {})};
 			}
 			setReason('pressure', undefined);
 		} catch (error) {
@@ -401,8 +437,8 @@ export function createSystemCollector(opts: SystemCollectorOptions): SystemColle
 			selfPid: process.pid,
 			enginePids,
 			gpuApps,
-			...(swapUsed !== undefined ? {swapUsedBytes: swapUsed} : {}),
-			...(swapTotal !== undefined ? {swapTotalBytes: swapTotal} : {}),
+			...((macSwap.used ?? swapUsed) !== undefined ? {swapUsedBytes: macSwap.used ?? swapUsed} : {}),
+			...((macSwap.total ?? swapTotal) !== undefined ? {swapTotalBytes: macSwap.total ?? swapTotal} : {}),
 			...(pressure.words !== undefined ? {memoryPressure: pressure.words} : {}),
 			...(pressure.level !== undefined ? {memoryPressureLevel: pressure.level} : {}),
 			...(power !== undefined ? {power} : {}),
@@ -422,6 +458,7 @@ export function createSystemCollector(opts: SystemCollectorOptions): SystemColle
 			contention,
 			self: {...self},
 			reasons: [...reasons.values()],
+			...(darwin && (macState !== undefined || macUsersSource !== undefined) ? {mac: {...macState, ...(macUsersSource !== undefined ? {gpuUsersSource: macUsersSource} : {})}} : {}),
 		};
 		const key = systemKey(next);
 		state = {...next, updatedAt: t};
@@ -490,7 +527,8 @@ export function createSystemCollector(opts: SystemCollectorOptions): SystemColle
 			const m = loop(machine, () => (scanMsAvg === undefined ? 600 : every));
 			machineWake = () => m.poke();
 			// GPU at the machine loop's pace (nvidia-smi is the costliest thing here), slowed with it when quiet
-			loop(scanGpu, () => Math.max(opts.gpuEveryMs ?? baseEvery, every));
+			// (macOS: at the refresh interval while anything is busy: ioreg costs a few ms, no driver context)
+			loop(scanGpu, () => (darwin && every <= baseEvery ? (opts.gpuEveryMs ?? intervalMs) : Math.max(opts.gpuEveryMs ?? baseEvery, every)));
 			loop(scanPressure, () => Math.max(PRESSURE_EVERY_MS, every));
 			loop(scanPower, () => Math.max(POWER_EVERY_MS, every));
 		},

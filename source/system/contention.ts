@@ -276,7 +276,7 @@ export function createContentionTracker(options: ContentionOptions = {}) {
 			const busy = servers.filter((e) => (e.cpuPct ?? 0) >= engineBusy).length;
 			parts.push(`${servers.length} engine servers: ${names.join(', ')}${servers.length > 3 ? ', …' : ''}${busy >= 2 ? ` (${busy} busy)` : ''}`);
 		}
-		for (const g of gpuUsers.slice(0, 2)) parts.push(g.usedMiB !== undefined ? `${g.name} on GPU ${Math.round(g.usedMiB)} MiB` : `${g.name} on GPU`);
+		for (const g of gpuUsers.slice(0, 2)) parts.push(g.usedMiB !== undefined ? `${g.name} on GPU ${Math.round(g.usedMiB)} MiB` : g.gpuPct !== undefined ? `${g.name} ${pct(g.gpuPct)} GPU` : `${g.name} on GPU`);
 		if (swapUsed !== undefined && (swapUsed >= swapNote || swapGrew)) parts.push(`swap ${shortBytes(swapUsed)}${swapGrew ? ' (growing)' : ''}`);
 		if (pressureHigh) parts.push(`memory pressure ${input.memoryPressureLevel}`);
 		const pw = input.power;

@@ -133,6 +133,12 @@ export type EngineEvent =
 	/** Speculative decoding configured (MTP / DFlash / DSpark / draft model). */
 	| {readonly type: 'spec-init'; readonly kind: string; readonly detail?: string}
 	/**
+	 * The engine said the GPU's memory limit (Metal's recommendedMaxWorkingSetSize, which follows
+	 * `iogpu.wired_limit_mb` on macOS), with the bytes its model needs where it says (mlx-lm's
+	 * "requires X MB which is close to the maximum recommended size of Y MB").
+	 */
+	| {readonly type: 'gpu-limit'; readonly limitBytes: number; readonly requiredBytes?: number}
+	/**
 	 * The line carried a number that cannot be true (negative, not finite, beyond a sane bound —
 	 * util/numbers.ts): that field was left unknown; the line is counted as inconsistent, with why.
 	 */

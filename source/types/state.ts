@@ -181,6 +181,8 @@ export interface ServerState extends ServerInfo {
 	readonly refusals?: readonly Refusal[];
 	/** The last load the server's status API reported, with when. */
 	readonly load?: ServerLoad & {readonly t: number};
+	/** The GPU memory limit the engine's log stated last (EngineEvent `gpu-limit`), with when. */
+	readonly gpuLimit?: {readonly limitBytes: number; readonly requiredBytes?: number; readonly t: number};
 	readonly httpCount: number;
 	/** Log lines parsed / not understood (counted, never errors). */
 	readonly linesParsed: number;

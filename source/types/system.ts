@@ -18,6 +18,14 @@ export interface GpuInfo {
 	readonly uuid?: string;
 	/** Unified memory (Apple silicon): memory figures are the system's. */
 	readonly unified?: boolean;
+	/** Where the figures come from: `nvidia-smi`, `sysfs`, `ioreg`, `mactop`, `systeminformation`. */
+	readonly source?: string;
+	/** Apple silicon: bytes of unified memory the GPU driver has in use (ioreg `In use system memory`). */
+	readonly memoryInUseBytes?: number;
+	/** Apple silicon: bytes the GPU driver has allocated (ioreg `Alloc system memory`). */
+	readonly memoryAllocBytes?: number;
+	/** GPU cores (Apple: ioreg `gpu-core-count`). */
+	readonly cores?: number;
 }
 
 export interface GpuProcess {
@@ -27,6 +35,8 @@ export interface GpuProcess {
 	readonly gpuIndex?: number;
 	/** True when the process is one of the inference engines infertop watches. */
 	readonly isEngine?: boolean;
+	/** Share of the GPU's time it used over the last scan, % (macOS: per-client GPU time, see system/mac/ioreg.ts). */
+	readonly gpuPct?: number;
 }
 
 export interface HotProcess {
@@ -91,6 +101,28 @@ export interface MemoryInfo {
 	readonly usedBytes?: number;
 }
 
+/**
+ * macOS (Apple silicon): what sudoless tools say about the GPU's memory limit and the memory around
+ * it (sources/mac-system.ts). Unknown = undefined.
+ */
+export interface MacState {
+	/** `sysctl hw.memsize`, bytes. */
+	readonly memsizeBytes?: number;
+	/** `sysctl iogpu.wired_limit_mb` as set: 0 = the macOS default; undefined = not readable here. */
+	readonly wiredLimitMb?: number;
+	/** `memory_pressure -Q`: System-wide memory free percentage (0..100). */
+	readonly memoryFreePct?: number;
+	/** `vm_stat` (read where memory_pressure is not): bytes held by the compressor. */
+	readonly compressorBytes?: number;
+	/** `vm_stat`: compressed pages written to swap per second since the previous read. */
+	readonly swapoutsPerSec?: number;
+	/**
+	 * Where the GPU users come from: `ioreg` (per-client GPU time of the driver), `mactop`
+	 * (its experimental per-process GPU); undefined = no sudoless source answered.
+	 */
+	readonly gpuUsersSource?: 'ioreg' | 'mactop';
+}
+
 export interface SystemState {
 	readonly cpuModel?: string;
 	readonly cores?: number;
@@ -103,6 +135,8 @@ export interface SystemState {
 	/** Why a figure is missing, e.g. `nvidia-smi: not installed`. */
 	readonly reasons: readonly string[];
 	readonly updatedAt?: number;
+	/** macOS only: the GPU memory limit and memory figures (absent elsewhere). */
+	readonly mac?: MacState;
 }
 
 export const emptySystem = (): SystemState => ({

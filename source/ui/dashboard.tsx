@@ -6,6 +6,7 @@ import {Box, renderToString} from 'ink';
 import {useMemo, useRef} from 'react';
 import stripAnsi from 'strip-ansi';
 import {deriveServer} from '../model/derive.js';
+import {macGpuLines, macGpuSummary} from '../model/wired-limit.js';
 import type {MonitorState, PassSample} from '../types/state.js';
 import {sanitize} from '../util/sanitize.js';
 import {KEYMAP, type KeyBinding} from './keymap.js';
@@ -65,7 +66,9 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 	const theme = useTheme();
 	// Rows are rebuilt each render (cheap) and kept by reference while equal: the pane re-renders only when a row changed.
 	const engineList: EngineRow[] = useStable(engineRows(state.servers, state.order, state.now));
-	const plan = planLayout({columns, rows, showLog: view.showLog, engineRows: engineList.length});
+	// macOS: the GPU busy share and the wired-limit verdict under the engine rows (none elsewhere).
+	const gpuLines = useStable(useMemo(() => macGpuLines(macGpuSummary(state)), [state.servers, state.order, state.system]));
+	const plan = planLayout({columns, rows, showLog: view.showLog, engineRows: engineList.length + gpuLines.length});
 	const selectedId = selectedServer(state, view);
 	const server = selectedId !== undefined ? state.servers[selectedId] : undefined;
 	// deriveServer reads servers, bandwidth, probe results and, through the figure window, the clock:
@@ -142,7 +145,7 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 	} else {
 		main = (
 			<>
-				<EnginesPane rows={engineList} selectedId={selectedId} width={plan.mainWidth} height={plan.engines} />
+				<EnginesPane rows={engineList} selectedId={selectedId} width={plan.mainWidth} height={plan.engines} gpuLines={gpuLines} />
 				<PassesPane
 					figures={figures}
 					history={server?.history ?? NO_HISTORY}

@@ -10,6 +10,7 @@ import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {promisify} from 'node:util';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {PATCH_MARKS, bundledModule} from '../../scripts/patches.mjs';
 
 const run = promisify(execFile);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -43,6 +44,16 @@ describe('scripts/build.mjs', () => {
 		expect(text).not.toContain('react-reconciler.development');
 		expect(text).not.toMatch(/from\s*["']react-devtools-core["']/);
 		expect(text).toMatch(/^\/\/ infertop build [0-9a-f]{16}:/);
+	});
+
+	it("holds the patched renderer: each patched module of Ink and its dependencies with its patch's mark", () => {
+		const text = fs.readFileSync(out, 'utf8');
+		for (const m of PATCH_MARKS) {
+			const part = bundledModule(text, m.file);
+			expect(part, `${m.file} bundled`).toBeDefined();
+			expect(part, `${m.file} (patches/${m.patch})`).toContain(m.bundled ?? m.mark);
+		}
+		for (const f of ['ink', 'segmenter', 'string-width', 'ansi-tokenize']) expect(text).toContain(`\n// patches/render/${f}.js\n`);
 	});
 
 	it('is one CommonJS script, strict, with no top-level await and no ES module syntax', () => {

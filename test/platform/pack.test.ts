@@ -15,6 +15,7 @@ import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {promisify} from 'node:util';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {PATCH_MARKS, bundledModule} from '../../scripts/patches.mjs';
 
 const run = promisify(execFile);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -60,6 +61,24 @@ describe.skipIf(!npmAvailable)('npm pack → install → run', () => {
 		expect(packedFiles).toContain('package.json');
 		expect(packedFiles.filter((f) => f.startsWith('source/') || f.startsWith('test/') || f.startsWith('node_modules/'))).toEqual([]);
 	});
+
+	it('needs no patch step: the bundle already holds every patched module with its mark, and the package has no install script', async () => {
+		expect(packedFiles.filter((f) => f.startsWith('patches/') || f.startsWith('scripts/'))).toEqual([]);
+		const installed = path.join(project, 'node_modules', pkg.name);
+		const text = fs.readFileSync(path.join(installed, 'dist', 'cli.cjs'), 'utf8');
+		for (const m of PATCH_MARKS) expect(bundledModule(text, m.file)?.includes(m.bundled ?? m.mark), `${m.file} (patches/${m.patch})`).toBe(true);
+		expect(text).toContain('\n// patches/render/ink.js\n');
+		// the patch step runs only where the package is developed ("dependencies", after an install into
+		// its own node_modules); a tarball with an install script would be refused under --strict-allow-scripts
+		const scripts = (JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8')) as {scripts: Record<string, string>}).scripts;
+		for (const s of ['preinstall', 'install', 'postinstall', 'prepare']) expect(scripts[s], s).toBeUndefined();
+		const prefix = path.join(work, 'global');
+		fs.mkdirSync(path.join(prefix, 'lib'), {recursive: true});
+		await run('npm', ['install', '-g', tarball, '--prefix', prefix, '--strict-allow-scripts', '--offline', '--no-audit', '--no-fund', '--loglevel=error'], {cwd: work, timeout: 120_000});
+		const bin = path.join(prefix, 'bin', 'infertop');
+		const {stdout} = await run(bin, ['--version'], {cwd: work, env: cleanEnv(), timeout: 30_000});
+		expect(stdout.trim()).toBe(pkg.version);
+	}, 150_000);
 
 	it('systeminformation and execa are files of their own beside the bundle, required where they are used', async () => {
 		const dist = path.join(project, 'node_modules', pkg.name, 'dist');

@@ -150,7 +150,7 @@ describe('system collector (real processes)', () => {
 		});
 		collector.start();
 		const s = await waitFor(() => states.findLast((x) => x.gpuProcesses.length === 2 && x.contention.engines.some((e) => e.pid === engine)), 5000, 'GPU processes');
-		expect(s.gpus).toEqual([{index: 0, name: 'NVIDIA GeForce RTX 4090', vendor: 'NVIDIA', memoryUsedMiB: 18423, memoryTotalMiB: 24564, utilizationPct: 97, temperatureC: 71, powerW: 402.51, uuid: 'GPU-aaaa'}]);
+		expect(s.gpus).toEqual([{index: 0, name: 'NVIDIA GeForce RTX 4090', vendor: 'NVIDIA', memoryUsedMiB: 18423, memoryTotalMiB: 24564, utilizationPct: 97, temperatureC: 71, powerW: 402.51, uuid: 'GPU-aaaa', source: 'nvidia-smi'}]);
 		expect(s.gpuProcesses.map((g) => [g.pid, g.isEngine, g.gpuIndex])).toEqual([[engine, true, 0], [other, false, 0]]);
 		expect(s.contention.gpuUsers.map((g) => g.pid)).toEqual([other]);
 		expect(s.contention.verdict).toMatch(/node on GPU 1200 MiB/);

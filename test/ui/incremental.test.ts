@@ -1,6 +1,7 @@
 /**
- * Render only what changed, checked on the renderer the CLI ships: the App bundled with the same
- * esbuild plugin as scripts/build.mjs (Ink 6.8 with the ink#910 fix), on a fake 120×40 terminal.
+ * Render only what changed, checked on the renderer the CLI ships: the App in this process, on the
+ * installed Ink (patched at install by patches/ink+6.8.0.patch: the ink#910 fix among them, the
+ * same code the bundle holds), on a fake 120×40 terminal.
  *  - with nothing changing, N ticks make no publish, no React render and no byte on the terminal;
  *  - a publish whose texts come out the same makes no frame (no layout, no output);
  *  - one changed figure rewrites exactly one line;
@@ -15,11 +16,11 @@ import {mkdtempSync, readFileSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {pathToFileURL} from 'node:url';
-import {INK_910_BUGGY, patchInkLogUpdate} from '../../scripts/ink-incremental-fix.mjs';
+import {PATCH_MARKS, stockSource} from '../../scripts/patches.mjs';
 import type {Mounted} from '../fixtures/render/incremental-entry.js';
 import type {SystemState} from '../../source/types/system.js';
 import {T0} from '../helpers/ui-state.js';
-import {bundleIncrementalEntry} from '../helpers/incremental-bundle.js';
+import {INCREMENTAL_ENTRY, bundleEntry} from '../helpers/stock-ink.js';
 
 type Entry = {mount(columns: number, rows: number, incremental: boolean): Mounted; busySystem: SystemState};
 
@@ -31,15 +32,14 @@ let fixed: Entry;
 let unpatched: Entry;
 
 
-async function bundle(name: string, patched: boolean): Promise<Entry> {
-	const outfile = path.join(dir, `${name}.mjs`);
-	await bundleIncrementalEntry(outfile, patched);
-	return (await import(pathToFileURL(outfile).href)) as Entry;
-}
-
 beforeAll(async () => {
+	// imported here, after CI=false above (Ink reads it as it loads)
+	fixed = (await import('../fixtures/render/incremental-entry.js')) as Entry;
+	// the control: the same entry bundled on Ink 6.8 as published (every patched file loaded as it was)
 	dir = mkdtempSync(path.join(tmpdir(), 'infertop-incremental-'));
-	[fixed, unpatched] = await Promise.all([bundle('fixed', true), bundle('unpatched', false)]);
+	const outfile = path.join(dir, 'stock.mjs');
+	await bundleEntry(INCREMENTAL_ENTRY, outfile, true);
+	unpatched = (await import(pathToFileURL(outfile).href)) as Entry;
 }, 120_000);
 
 afterAll(() => {
@@ -145,13 +145,15 @@ async function session(entry: Entry, incremental: boolean) {
 	}
 }
 
-describe('render only what changed (bundled renderer, 120×40)', () => {
-	it('the ink#910 patch finds its line in the installed Ink, exactly once', () => {
-		const source = readFileSync(path.join(root, 'node_modules/ink/build/log-update.js'), 'utf8');
-		expect(source.split(INK_910_BUGGY)).toHaveLength(2);
-		const patched = patchInkLogUpdate(source);
-		expect(patched).not.toContain(INK_910_BUGGY);
-		expect(() => patchInkLogUpdate(patched)).toThrow(/not found exactly once/);
+describe('render only what changed (the shipped renderer, in this process, 120×40)', () => {
+	it('the installed Ink has the ink#910 fix; the stock one it was made from has the bug', () => {
+		const file = 'node_modules/ink/build/log-update.js';
+		const mark = PATCH_MARKS.find((m) => m.file === file)!.mark;
+		const installed = readFileSync(path.join(root, file), 'utf8');
+		expect(installed.split(mark)).toHaveLength(2);
+		const stock = stockSource(file);
+		expect(stock).not.toContain(mark);
+		expect(stock.split('buffer.push(ansiEscapes.cursorUp(previousVisible - 1));')).toHaveLength(2);
 	});
 
 	it('N quiet ticks make no publish, no render, no byte; one changed figure rewrites one line; no ghost lines', async () => {

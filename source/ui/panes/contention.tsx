@@ -15,6 +15,12 @@ export function contentionLines(system: SystemState): string[] {
 	const c = system.contention;
 	const lines: string[] = [];
 	for (const g of system.gpus) {
+		if (g.unified && g.source !== undefined && g.source !== 'systeminformation') {
+			// Apple silicon read by ioreg or mactop: busy share and the unified memory the GPU driver has in use.
+			const inUse = g.memoryInUseBytes === undefined ? '' : `  GPU memory in use ${(g.memoryInUseBytes / 2 ** 30).toFixed(1)} GiB`;
+			lines.push(`GPU ${g.index ?? ''}${g.index === undefined ? '' : ' '}${g.name}${g.cores !== undefined ? ` (${g.cores}-core)` : ''}  busy ${pct100(g.utilizationPct)}${inUse}  (${g.source})`);
+			continue;
+		}
 		const mem = g.unified ? 'unified memory' : `mem ${mib(g.memoryUsedMiB)}/${mib(g.memoryTotalMiB)}`;
 		lines.push(`GPU ${g.index ?? ''}${g.index === undefined ? '' : ' '}${g.name}  ${mem}  util ${pct100(g.utilizationPct)}${g.powerW !== undefined ? `  ${g.powerW.toFixed(0)} W` : ''}${g.temperatureC !== undefined ? `  ${g.temperatureC.toFixed(0)}°C` : ''}`);
 	}
@@ -26,8 +32,13 @@ export function contentionLines(system: SystemState): string[] {
 	if (others.length > 0) {
 		lines.push(`other engines: ${others.map(e => `${e.engine} (${e.name} pid ${e.pid}${e.cpuPct !== undefined ? `, ${pct100(e.cpuPct)} CPU` : ''})`).join(', ')}`);
 	}
+	const macUsers = system.mac?.gpuUsersSource;
 	if (c.gpuUsers.length > 0) {
-		lines.push(`GPU users: ${c.gpuUsers.map(u => `${u.name} (pid ${u.pid}${u.usedMiB !== undefined ? `, ${mib(u.usedMiB)}` : ''})`).join(', ')}`);
+		const label = macUsers === 'mactop' ? 'GPU users (mactop, experimental)' : 'GPU users';
+		lines.push(`${label}: ${c.gpuUsers.map(u => `${u.name} (pid ${u.pid}${u.usedMiB !== undefined ? `, ${mib(u.usedMiB)}` : ''}${u.gpuPct !== undefined ? `, ${pct100(u.gpuPct)} GPU` : ''})`).join(', ')}`);
+	} else if (system.mac !== undefined && macUsers === undefined) {
+		// No sudoless source answered: say so rather than suggest nobody uses the GPU.
+		lines.push('GPU users: -- (macOS does not tell without sudo here)');
 	}
 	const extra: string[] = [];
 	extra.push(`swap ${c.swapUsedBytes === undefined ? '--' : bytes(c.swapUsedBytes)}${c.swapTotalBytes !== undefined ? ` of ${bytes(c.swapTotalBytes)}` : ''}`);

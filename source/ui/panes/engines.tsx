@@ -109,6 +109,8 @@ export interface EnginesPaneProps {
 	readonly selectedId?: string;
 	readonly width: number;
 	readonly height: number;
+	/** macOS: the GPU busy share and the wired-limit verdict, then its fix (model/wired-limit.ts macGpuLines), under the rows. */
+	readonly gpuLines?: readonly {readonly text: string; readonly level: 'good' | 'warn' | 'bad' | 'muted'}[];
 }
 
 /** `keep-alive 4 minutes` from `4 minutes from now`: the UNTIL column of `ollama ps` says what it is. */
@@ -179,17 +181,19 @@ export function engineColumns(all: readonly EngineRow[], width: number): EngineC
 	return c;
 }
 
-export const EnginesPane = memo(function EnginesPane({rows, selectedId, width, height}: EnginesPaneProps) {
+export const EnginesPane = memo(function EnginesPane({rows, selectedId, width, height, gpuLines = []}: EnginesPaneProps) {
 	const c = useMemo(() => engineColumns(rows, width), [rows, width]);
 	const wide = width >= 110;
+	// The Mac lines take the rows they need, keeping at least one engine row.
+	const gpu = gpuLines.slice(0, Math.max(0, height - 3));
 	const visible = useMemo(() => {
-		const room = Math.max(0, height - 2);
+		const room = Math.max(0, height - 2 - gpu.length);
 		if (rows.length <= room) return {rows, more: 0};
 		const sel = Math.max(0, rows.findIndex(r => r.serverId === selectedId && r.first));
 		const fit = Math.max(1, room - 1);
 		const start = Math.min(Math.max(0, sel - Math.floor(fit / 2)), rows.length - fit);
 		return {rows: rows.slice(start, start + fit), more: rows.length - fit};
-	}, [rows, selectedId, height]);
+	}, [rows, selectedId, height, gpu.length]);
 	const servers = new Set(rows.map(r => r.serverId)).size;
 	const header = `  ${fit(HEAD.state, c.state, true)} ${fit(HEAD.engine, c.engine, true)} ${fit(HEAD.url, c.url, true)} ${fit(HEAD.model, c.model, true)} ${fit(HEAD.proc, c.proc, true)} ${fit(HEAD.ctx, c.ctx, true)}${c.until > 0 ? ` ${HEAD.until}` : ''}`;
 	return (
@@ -234,6 +238,11 @@ export const EnginesPane = memo(function EnginesPane({rows, selectedId, width, h
 				);
 			})}
 			{visible.more > 0 ? <Line color="muted">{`  … ${visible.more} more`}</Line> : null}
+			{gpu.map((l, i) => (
+				<Line key={`gpu${i}`} color={l.level}>
+					{`  ${l.text}`}
+				</Line>
+			))}
 		</Box>
 	);
 });

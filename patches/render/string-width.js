@@ -1,0 +1,41 @@
+// @ts-check
+/**
+ * What patches/string-width+8.3.0.patch makes string-width 8 (Ink's text measurer) import.
+ */
+
+/**
+ * A single code point is RGI_Emoji exactly when it has Emoji_Presentation and is not a regional
+ * indicator (UTS #51: the single-code-point members are Basic_Emoji; a lone regional indicator is a
+ * flag's half). test/platform/render-patches.test.ts checks it on every code point of the running Node.
+ */
+export const ONE_CODE_POINT_EMOJI = '^(?![\\u{1F1E6}-\\u{1F1FF}])\\p{Emoji_Presentation}$';
+
+const oneCodePointEmoji = new RegExp(ONE_CODE_POINT_EMOJI, 'u');
+/** @type {RegExp | undefined} */
+let rgi;
+
+/**
+ * string-width's `/^\p{RGI_Emoji}$/v`, built on first use: V8 expands the property of strings
+ * (every emoji sequence ICU knows) into a set as the regex is made, ~20–30 ms on a 2-core machine
+ * before the first frame. A grapheme of one code point is answered from its properties without it.
+ * string-width calls nothing but test() on it.
+ */
+export const rgiEmoji = {
+	/** @param {string} segment */
+	test: (segment) => (segment.length === 1 || (segment.length === 2 && /** @type {number} */ (segment.codePointAt(0)) > 0xffff) ? oneCodePointEmoji.test(segment) : (rgi ??= new RegExp('^\\p{RGI_Emoji}$', 'v')).test(segment)),
+};
+
+/**
+ * Single-column code points a monitor draws, beside printable ASCII: Latin-1 but the soft hyphen,
+ * general punctuation, letterlike symbols, arrows, mathematical operators, box drawing, block
+ * elements, geometric shapes but ◽◾, braille. None of them joins a grapheme cluster and each is one
+ * column by string-width's own rules (checked on every one of them against the unpatched module).
+ */
+export const NARROW_CLASS = '\\u0020-\\u007E\\u00A0-\\u00AC\\u00AE-\\u00FF\\u2010-\\u2027\\u2030-\\u205E\\u2100-\\u214F\\u2190-\\u22FF\\u2500-\\u25FC\\u25FF\\u2800-\\u28FF';
+
+/**
+ * A string of NARROW_CLASS only: its width is its length. string-width answered only printable
+ * ASCII so; anything else (a border, a sparkline, a `·`: most of infertop's lines) went through the
+ * segmenter, one object per grapheme, on every miss of Ink's width caches.
+ */
+export const narrowText = new RegExp(`^[${NARROW_CLASS}]*$`);
