@@ -8,6 +8,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import {mkdtempSync, rmSync} from 'node:fs';
+import {stat} from 'node:fs/promises';
 import type {EffectiveConfig} from './config/config.js';
 import {parseLogSpec, resolveApiKey, effectiveHistoryPath} from './config/config.js';
 import {createStore, type MonitorStore} from './model/store.js';
@@ -15,9 +16,11 @@ import type {Action, Collector, Dispatch, ModelInfo, ServerInfo} from './types/s
 import type {EngineKind} from './types/events.js';
 import {createLogSource, labelOf, type LogInput} from './sources/log-source.js';
 import {processStartMs} from './sources/process-start.js';
+import {loopbackPort, portOwnerPid} from './sources/port-owner.js';
 import {splitArgs} from './sources/command-log.js';
 import {parseReplaySpec} from './sources/replay.js';
 import {createDiscovery} from './sources/discovery/discovery.js';
+import {createProcessFinder} from './sources/discovery/processes.js';
 import {normalizeServerUrl} from './sources/discovery/server-id.js';
 import {createSystemCollector, type SystemCollector} from './sources/system-collector.js';
 import {detectBandwidth} from './sources/bandwidth.js';
@@ -31,6 +34,7 @@ import type {DemoEngine} from './demo/engine.js';
 import {createPoller} from './sources/discovery/pollers.js';
 import {createOllamaPsCollector} from './sources/ollama-ps-cli.js';
 import {engineOf, UNKNOWN_ENGINE} from './engines/index.js';
+import {sanitize} from './util/sanitize.js';
 
 export interface RuntimeOptions {
 	readonly config: EffectiveConfig;
@@ -51,6 +55,10 @@ export interface RuntimeOptions {
 	readonly system?: boolean;
 	/** A store created earlier (the monitor draws its first frame before the collectors start). */
 	readonly store?: MonitorStore;
+	/** Tests: read processes, their sockets and start times from this Linux /proc tree, not this machine's. */
+	readonly procRoot?: string;
+	/** Tests: the ports discovery scans (default: every engine's default ports; processes' ports are added). */
+	readonly scanPorts?: readonly number[];
 }
 
 
@@ -81,6 +89,30 @@ function hostIdOf(engine: EngineKind): string | undefined {
 	return normalizeServerUrl(process.env[host.name] ?? host.fallback)?.id ?? host.fallback;
 }
 
+/**
+ * Who a log was attached for. A log is read once: when the same file comes twice, the first tie
+ * wins, except that a log named alone (`--log PATH`, entry `log:PATH`) gives way to the server
+ * discovery finds writing it (`--log-file PATH` on its command line).
+ */
+type LogTie = 'named alone' | 'named server' | 'found' | 'default';
+
+/** Whether two paths are one file: the same device and inode where both exist, else the same absolute path. */
+async function sameFile(a: string, b: string): Promise<boolean> {
+	const [sa, sb] = await Promise.all([stat(a).catch(() => undefined), stat(b).catch(() => undefined)]);
+	if (sa && sb) return sa.dev === sb.dev && sa.ino === sb.ino;
+	return path.resolve(a) === path.resolve(b);
+}
+
+/** When the process serving a loopback URL started: its listening port → pid → start time (undefined for a remote URL). */
+function serverProcessStart(url: string, procRoot: string | undefined): (() => Promise<number | undefined>) | undefined {
+	const port = loopbackPort(url);
+	if (port === undefined) return undefined;
+	return async () => {
+		const pid = await portOwnerPid(port, {procRoot});
+		return pid === undefined ? undefined : processStartMs(pid, {procRoot});
+	};
+}
+
 /** What every collector factory and reaction is given. */
 interface RuntimeContext {
 	readonly options: RuntimeOptions;
@@ -89,8 +121,8 @@ interface RuntimeContext {
 	readonly dispatch: Dispatch;
 	readonly apiKeyFor: (url: string | undefined) => string | undefined;
 	readonly namedServers: readonly {readonly url: string; readonly apiKey?: string; readonly source: 'flag'}[];
-	/** Attach a log to a server (once per server and log). */
-	readonly attachLog: (serverId: string, input: LogInput, engine: EngineKind | undefined, serverInfo?: Partial<ServerInfo>, processStart?: () => Promise<number | undefined>) => Promise<void>;
+	/** Attach a log to a server (a file once, whoever names it: see LogTie). */
+	readonly attachLog: (serverId: string, input: LogInput, engine: EngineKind | undefined, tie: LogTie, serverInfo?: Partial<ServerInfo>, processStart?: () => Promise<number | undefined>) => Promise<void>;
 }
 
 /** A reaction: something the runtime does when the store hears an action (after the reducer ran). */
@@ -145,13 +177,16 @@ async function namedLogs(ctx: RuntimeContext): Promise<void> {
 			ctx.dispatch({type: 'notice', t: Date.now(), level: 'error', text: `--log ${parsed.error}`});
 			continue;
 		}
-		// With exactly one server named, its logs are its own (`--server URL --log PATH`).
-		const only = config.servers.length === 1 ? normalizeServerUrl(config.servers[0]!.url)?.id : undefined;
-		await ctx.attachLog(only ?? `log:${labelOf(parsed.input)}`, parsed.input, parsed.engine, only ? {url: only, source: 'flag'} : {});
+		// With exactly one server named, its logs are its own (`--server URL --log PATH`). A local
+		// server is tied to its process as a discovered one is: the process listening on its port,
+		// whose start anchors llama.cpp's process-relative stamps (the backlog gets wall-clock times).
+		const only = config.servers.length === 1 ? normalizeServerUrl(config.servers[0]!.url) : undefined;
+		if (only) await ctx.attachLog(only.id, parsed.input, parsed.engine, 'named server', {url: only.id, source: 'flag'}, serverProcessStart(only.url, options.procRoot));
+		else await ctx.attachLog(`log:${labelOf(parsed.input)}`, parsed.input, parsed.engine, 'named alone');
 	}
 	if (options.replay) {
 		const r = parseReplaySpec(options.replay);
-		await ctx.attachLog(`replay:${r.file}`, {kind: 'replay', path: r.file, speed: r.speed}, undefined);
+		await ctx.attachLog(`replay:${r.file}`, {kind: 'replay', path: r.file, speed: r.speed}, undefined, 'named alone');
 	}
 }
 
@@ -186,12 +221,15 @@ function discovery(ctx: RuntimeContext) {
 		quietIntervalMs: ctx.options.pollMs === undefined ? 20_000 : undefined,
 		pollIntervalMs: ctx.options.pollMs,
 		pollQuietMaxMs: quietPollMs(ctx.options),
+		...(ctx.options.procRoot !== undefined ? {processFinder: createProcessFinder({procRoot: ctx.options.procRoot}), portOwner: (port: number) => portOwnerPid(port, {procRoot: ctx.options.procRoot})} : {}),
+		...(ctx.options.scanPorts !== undefined ? {ports: ctx.options.scanPorts} : {}),
 		lookedForLogs: defaultLogLocations(process.platform, process.env, os.homedir()).map(l => (l.kind === 'file' ? l.path! : l.argv!.join(' '))),
 		onLogFound: (serverId, logPath) => {
 			// The process that names its log (`--log-file`) is known: its start anchors llama.cpp's
 			// process-relative stamps, so the backlog carries wall-clock times.
 			const pid = ctx.store.getSnapshot().servers[serverId]?.pid;
-			void ctx.attachLog(serverId, {kind: 'file', path: logPath}, undefined, undefined, pid === undefined ? undefined : () => processStartMs(pid));
+			const procRoot = ctx.options.procRoot;
+			void ctx.attachLog(serverId, {kind: 'file', path: logPath}, undefined, 'found', undefined, pid === undefined ? undefined : () => processStartMs(pid, {procRoot}));
 		},
 	});
 }
@@ -202,7 +240,7 @@ async function defaultLogs(ctx: RuntimeContext): Promise<void> {
 	for (const loc of await findExistingLogs()) {
 		const input: LogInput = loc.kind === 'file' ? {kind: 'file', path: loc.path!} : {kind: 'cmd', argv: loc.argv!};
 		const hostId = hostIdOf(loc.engine);
-		await ctx.attachLog(hostId ?? `log:${labelOf(input)}`, input, loc.engine, hostId ? {url: hostId} : {});
+		await ctx.attachLog(hostId ?? `log:${labelOf(input)}`, input, loc.engine, 'default', hostId ? {url: hostId} : {});
 	}
 }
 
@@ -236,7 +274,7 @@ async function demoEngine(ctx: RuntimeContext, collectors: Collector[]): Promise
 	const info = {id, engine: 'ollama' as const, url: engine.url, source: 'demo' as const, demo: true, version: DEMO_OLLAMA_VERSION};
 	ctx.dispatch({type: 'server-seen', t: Date.now(), server: info});
 	if (config.bandwidth === undefined) ctx.dispatch({type: 'bandwidth', bandwidth: {gbs: engine.bandwidthGBs, source: 'demo engine (simulated)', chip: 'DEMO'}});
-	await ctx.attachLog(id, {kind: 'file', path: engine.logPath}, info.engine);
+	await ctx.attachLog(id, {kind: 'file', path: engine.logPath}, info.engine, 'named server');
 	const poller = createPoller({server: info, dispatch: ctx.dispatch, intervalMs: options.pollMs, quietMaxMs: quietPollMs(options)});
 	collectors.push({start: () => poller.start(), stop: () => poller.stop()});
 	poller.start();
@@ -251,6 +289,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 	const store = options.store ?? createStore({host: os.hostname(), demo: config.demo === true, refreshMs: config.refresh});
 	const collectors: Collector[] = [];
 	const logsAttached = new Set<string>();
+	/** The logs read, by file (see LogTie): a file counted twice counts every request twice. */
+	const fileLogs: {path: string; serverId: string; tie: LogTie; engine?: EngineKind; source: Collector}[] = [];
+	let attaching: Promise<void> = Promise.resolve();
+	/** Entries dropped as another's in disguise: what their log sources still had in flight is not theirs to count. */
+	const removed = new Set<string>();
 	let demo: RunningDemo | undefined;
 	let demoStarting: Promise<void> | undefined;
 	let stopped = false;
@@ -261,6 +304,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 	const reactions: Reaction[] = [resolveBytesPerToken(createModelBytesResolver({dispatch: a => store.dispatch(a)}))];
 	const dispatch: Dispatch = (action: Action) => {
 		if (stopped) return;
+		if (removed.size > 0 && removed.has('serverId' in action ? action.serverId : action.type === 'server-seen' ? action.server.id : '')) return;
 		store.dispatch(action);
 		for (const react of reactions) react(action, ctx);
 	};
@@ -272,18 +316,44 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 		dispatch,
 		apiKeyFor,
 		namedServers,
-		async attachLog(serverId, input, engine, serverInfo, processStart) {
-			const label = labelOf(input);
-			if (logsAttached.has(`${serverId}\u0000${label}`)) return;
-			logsAttached.add(`${serverId}\u0000${label}`);
-			const existing = store.getSnapshot().servers[serverId];
-			dispatch({type: 'server-seen', t: Date.now(), server: existing
-				? {id: serverId, engine: existing.engine, source: existing.source, logLabel: label}
-				: {id: serverId, engine: engine ?? UNKNOWN_ENGINE, source: 'log', logLabel: label, ...serverInfo}});
-			const source = createLogSource({serverId, engine, input, dispatch, ...(processStart ? {processStartMs: processStart} : {})});
-			collectors.push(source);
-			await source.start();
+		attachLog(serverId, input, engine, tie, serverInfo, processStart) {
+			// One at a time: whether a file is already read is decided in order.
+			const next = attaching.then(() => attachOnce(serverId, input, engine, tie, serverInfo, processStart));
+			attaching = next.catch(() => undefined);
+			return next;
 		},
+	};
+
+	const attachOnce = async (serverId: string, input: LogInput, engine: EngineKind | undefined, tie: LogTie, serverInfo?: Partial<ServerInfo>, processStart?: () => Promise<number | undefined>): Promise<void> => {
+		if (stopped) return;
+		const label = labelOf(input);
+		if (logsAttached.has(`${serverId}\u0000${label}`)) return;
+		if (input.kind === 'file') {
+			let same: (typeof fileLogs)[number] | undefined;
+			for (const f of fileLogs) if (await sameFile(f.path, input.path)) same = f;
+			if (same) {
+				// The same file under another name: read once. A log named alone is the found server's own
+				// log (`--log-file` on its command line): it becomes that server's, read again from its
+				// backlog with the process's start time, and the `log:` entry goes with all it counted.
+				if (same.serverId === serverId || same.tie !== 'named alone' || tie !== 'found') return;
+				fileLogs.splice(fileLogs.indexOf(same), 1);
+				collectors.splice(collectors.indexOf(same.source), 1);
+				await same.source.stop().catch(() => undefined);
+				removed.add(same.serverId);
+				store.dispatch({type: 'server-removed', serverId: same.serverId});
+				dispatch({type: 'notice', t: Date.now(), level: 'info', text: sanitize(`${same.path} is the log of ${serverId} (its --log-file): read once, as that server's`)});
+				engine ??= same.engine;
+			}
+		}
+		logsAttached.add(`${serverId}\u0000${label}`);
+		const existing = store.getSnapshot().servers[serverId];
+		dispatch({type: 'server-seen', t: Date.now(), server: existing
+			? {id: serverId, engine: existing.engine, source: existing.source, logLabel: label}
+			: {id: serverId, engine: engine ?? UNKNOWN_ENGINE, source: 'log', logLabel: label, ...serverInfo}});
+		const source = createLogSource({serverId, engine, input, dispatch, ...(processStart ? {processStartMs: processStart} : {})});
+		if (input.kind === 'file') fileLogs.push({path: input.path, serverId, tie, ...(engine !== undefined ? {engine} : {}), source});
+		collectors.push(source);
+		await source.start();
 	};
 	const start = async (c: Collector | undefined): Promise<void> => {
 		if (!c) return;

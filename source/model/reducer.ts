@@ -339,6 +339,11 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 			return state.servers[action.serverId]
 				? withServer(state, action.serverId, s => (s.state === 'stale' && s.lastError === action.error ? s : {...s, state: 'stale', lastError: action.error}))
 				: state;
+		case 'server-removed': {
+			if (!state.servers[action.serverId]) return state;
+			const {[action.serverId]: _gone, ...servers} = state.servers;
+			return {...state, servers, order: state.order.filter(id => id !== action.serverId)};
+		}
 		case 'server-restarted':
 			return withServer(state, action.serverId, s => ({...s, state: 'restarted', lastSeen: action.t, lastError: undefined}));
 		case 'server-load':

@@ -116,3 +116,37 @@ export async function readLinuxListening(pids: readonly number[], opts: {procRoo
 	}
 	return out;
 }
+
+/**
+ * The process that listens on this TCP port (a server the user named by its URL): the LISTEN
+ * sockets of /proc/net/tcp and tcp6 on that port, then the process whose /proc/PID/fd holds one.
+ * Undefined when nothing listens there, or the listener is another user's process (its fds cannot
+ * be read without privileges), or /proc cannot be read.
+ */
+export async function readLinuxListenerPid(port: number, opts: {procRoot?: string} = {}): Promise<number | undefined> {
+	const proc = opts.procRoot ?? '/proc';
+	if (!Number.isInteger(port) || port <= 0 || port > 65535) return undefined;
+	const inodes = new Set<string>();
+	for (const f of ['tcp', 'tcp6']) {
+		const text = await readFile(path.join(proc, 'net', f), 'latin1').catch(() => '');
+		for (const s of parseProcNetTcpListen(text)) if (s.port === port) inodes.add(s.inode);
+	}
+	if (inodes.size === 0) return undefined;
+	const pids = (await readdir(proc).catch(() => [] as string[])).filter((n) => /^\d+$/.test(n));
+	for (const pid of pids) {
+		const dir = path.join(proc, pid, 'fd');
+		const fds = (await readdir(dir).catch(() => [] as string[])).slice(0, MAX_FDS);
+		for (const fd of fds) {
+			const m = /^socket:\[(\d+)\]$/.exec(await readlink(path.join(dir, fd)).catch(() => ''));
+			if (m && inodes.has(m[1]!)) return Number(pid);
+		}
+	}
+	return undefined;
+}
+
+/** The working folder of a process (a relative `--log-file` is relative to it); undefined where it cannot be read. */
+export async function readLinuxCwd(pid: number, opts: {procRoot?: string} = {}): Promise<string | undefined> {
+	if (!Number.isInteger(pid) || pid <= 0) return undefined;
+	const link = await readlink(path.join(opts.procRoot ?? '/proc', String(pid), 'cwd')).catch(() => undefined);
+	return link !== undefined && path.isAbsolute(link) ? link : undefined;
+}

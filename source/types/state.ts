@@ -265,6 +265,8 @@ export type Action =
 	| {readonly type: 'server-seen'; readonly t: number; readonly server: ServerInfo}
 	| {readonly type: 'server-lost'; readonly t: number; readonly serverId: string; readonly error: string}
 	| {readonly type: 'server-restarted'; readonly t: number; readonly serverId: string}
+	/** This entry was another's in disguise (a named log that is a discovered server's own log): dropped, with all it counted. */
+	| {readonly type: 'server-removed'; readonly serverId: string}
 	| {readonly type: 'server-models'; readonly t: number; readonly serverId: string; readonly models: readonly ModelInfo[]; readonly listed?: ModelsListed}
 	| {readonly type: 'server-load'; readonly t: number; readonly serverId: string; readonly load: ServerLoad}
 	/** A poll's answer held numbers that cannot be true (util/numbers.ts): those fields were left unknown. */

@@ -113,6 +113,22 @@ describe('reducer', () => {
 		expect(s.servers[id]).toMatchObject({state: 'stale', lastError: 'connection reset'});
 		expect(toSnapshot(run([down]), '0.0.0').servers[0]).toMatchObject({state: 'down', lastError: 'connection refused'});
 	});
+
+	it('server-removed drops an entry with all it counted (a named log that was a found server\'s own), and nothing else', () => {
+		const log = 'log:server.log';
+		const srv = 'http://127.0.0.1:18280';
+		let s = run([
+			{type: 'server-seen', t: 1000, server: {id: log, engine: 'llamacpp', source: 'log', logLabel: 'server.log'}},
+			{type: 'engine-event', serverId: log, t: 1000, event: {type: 'request', key: 'task 0', generatedTokens: 32, done: true}},
+			seen(srv),
+		]);
+		expect(s.servers[log]!.requestsSeen).toBe(1);
+		s = reduce(s, {type: 'server-removed', serverId: log});
+		expect(s.order).toEqual([srv]);
+		expect(Object.keys(s.servers)).toEqual([srv]);
+		expect(toSnapshot(s, '0.0.0').requests).toEqual([]);
+		expect(reduce(s, {type: 'server-removed', serverId: log})).toBe(s);
+	});
 });
 
 describe('the demo is one engine name', () => {

@@ -5,14 +5,14 @@
  * are the database's own (pciutils' pci.ids, version 2023.04.10, as Debian ships it), its syntax
  * from its header; amdgpu's files as linux drivers/gpu/drm/amd/amdgpu names them.
  */
-import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises';
+import {mkdir, mkdtemp, rm, symlink, writeFile} from 'node:fs/promises';
 import http from 'node:http';
 import type {AddressInfo} from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {cpuBrandFromCpuinfo, gpusFromPci, isDisplayController, pciNames} from '../../source/system/pci.js';
-import {readLinuxCpuBrand, readLinuxGpus, readLinuxListening} from '../../source/sources/linux-hw.js';
+import {readLinuxCpuBrand, readLinuxCwd, readLinuxGpus, readLinuxListenerPid, readLinuxListening} from '../../source/sources/linux-hw.js';
 import {parseProcNetTcpListen} from '../../source/system/proc.js';
 
 const PCI_IDS = [
@@ -156,6 +156,42 @@ describe('the ports a process listens on, from /proc (no systeminformation)', ()
 			expect(rows).toContainEqual({protocol: 'tcp', localPort: port, state: 'LISTEN', pid: process.pid});
 			expect(rows.every((r) => r.pid === process.pid)).toBe(true);
 			expect(await readLinuxListening([])).toEqual([]);
+		} finally {
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		}
+	});
+
+	it('the process listening on a port, by socket inode in any /proc/PID/fd (a named server\'s process)', async () => {
+		const root = await mkdtemp(path.join(os.tmpdir(), 'infertop-proc-'));
+		try {
+			await mkdir(path.join(root, 'net'));
+			await writeFile(path.join(root, 'net', 'tcp'), [
+				'  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode',
+				'   0: 0100007F:4738 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 2064443 1 00000000706356ac 100 0 0 10 0',
+				'   1: 0100007F:4738 0100007F:D3A0 01 00000000:00000000 00:00000000 00000000  1000        0 2064999 1 00000000706356ad 20 4 30 10 -1',
+			].join('\n'));
+			for (const [pid, links] of [[300, {'0': '/dev/null', '7': 'socket:[2064999]'}], [301, {'0': '/dev/null', '3': 'pipe:[77]', '9': 'socket:[2064443]'}]] as const) {
+				await mkdir(path.join(root, String(pid), 'fd'), {recursive: true});
+				for (const [fd, target] of Object.entries(links)) await symlink(target, path.join(root, String(pid), 'fd', fd));
+			}
+			await symlink('/srv/llama', path.join(root, '301', 'cwd'));
+			// 0x4738 = 18232; the established connection on the same port (pid 300, a client) is not the listener
+			expect(await readLinuxListenerPid(18232, {procRoot: root})).toBe(301);
+			expect(await readLinuxListenerPid(18233, {procRoot: root})).toBeUndefined();
+			expect(await readLinuxCwd(301, {procRoot: root})).toBe('/srv/llama');
+			expect(await readLinuxCwd(300, {procRoot: root})).toBeUndefined();
+		} finally {
+			await rm(root, {recursive: true, force: true});
+		}
+	});
+
+	it.runIf(process.platform === 'linux')('finds this very process as the listener of its own port', async () => {
+		const server = http.createServer();
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		try {
+			const {port} = server.address() as AddressInfo;
+			expect(await readLinuxListenerPid(port)).toBe(process.pid);
+			expect(await readLinuxCwd(process.pid)).toBe(process.cwd());
 		} finally {
 			await new Promise<void>((resolve) => server.close(() => resolve()));
 		}

@@ -13,6 +13,7 @@ import {createPoller, type ServerPoller} from './pollers.js';
 import {createProcessFinder, ENGINE_PROCESS_NAMES, type EngineProcess, type ProcessFinder} from './processes.js';
 import {normalizeServerUrl} from './server-id.js';
 import {UNKNOWN_ENGINE} from '../../engines/index.js';
+import {portOwnerPid} from '../port-owner.js';
 
 export interface NamedServer {
 	readonly url: string;
@@ -53,6 +54,11 @@ export interface DiscoveryOptions {
 	readonly pollTimeoutMs?: number;
 	/** Process lister (default systeminformation, at most every 10 s). */
 	readonly processFinder?: ProcessFinder;
+	/**
+	 * The process listening on a local port (default: sources/port-owner.ts). A named local server
+	 * that no engine process by name explains is tied to its process this way, scan or not.
+	 */
+	readonly portOwner?: (port: number) => Promise<number | undefined>;
 	/** Log locations looked at by others (log-locations.ts), for the empty state. */
 	readonly lookedForLogs?: readonly string[];
 	/**
@@ -110,6 +116,7 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
 	const now = options.now ?? Date.now;
 	const basePorts = options.ports ?? DEFAULT_PORTS;
 	const finder = scan ? (options.processFinder ?? createProcessFinder()) : undefined;
+	const portOwner = options.portOwner ?? ((port: number) => portOwnerPid(port));
 	const excluded = new Set((options.excludeUrls ?? []).map((u) => normalizeServerUrl(u)?.id).filter((id): id is string => id !== undefined));
 	const named = (options.servers ?? [])
 		.map((s) => ({...s, norm: normalizeServerUrl(s.url)}))
@@ -167,6 +174,17 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
 		news++;
 		dispatch({type: 'server-seen', t: now(), server: info});
 		if (running) entry.poller.start();
+		// A named server identified after this round's process scan: its process now, not a round later.
+		if (proc) attachProcess(entry);
+		else if (entry.named && port !== undefined && isLoopback(url)) void tieToPortOwner(id, entry, port);
+	};
+
+	/** A named local server: the process listening on its port, when no engine process by name was. */
+	const tieToPortOwner = async (id: string, entry: Entry, port: number) => {
+		const pid = await portOwner(port).catch(() => undefined);
+		if (pid === undefined || controller.signal.aborted || entries.get(id) !== entry || entry.info.pid !== undefined) return;
+		entry.info = {...entry.info, pid};
+		dispatch({type: 'server-seen', t: now(), server: entry.info});
 	};
 
 	const recheck = async (id: string) => {
@@ -177,22 +195,24 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
 		if (fp.identity && fp.identity.engine !== entry.info.engine) addServer(id, entry.info.url, fp.identity, entry.info.source, entry.apiKey);
 	};
 
-	const attachProcesses = () => {
-		for (const entry of entries.values()) {
-			const proc = processForPort(entry.port, entry.info.url);
-			if (!proc) continue;
-			if (proc.pid !== entry.info.pid) {
-				entry.info = {...entry.info, pid: proc.pid};
-				dispatch({type: 'server-seen', t: now(), server: entry.info});
-			}
-			if (proc.logFile && options.onLogFound) {
-				const key = `${entry.info.id}\u0000${proc.logFile}`;
-				if (!logsSent.has(key)) {
-					logsSent.add(key);
-					options.onLogFound(entry.info.id, proc.logFile);
-				}
+	/** A server's process (its pid, the log it writes), where the process table has it. */
+	const attachProcess = (entry: Entry) => {
+		const proc = processForPort(entry.port, entry.info.url);
+		if (!proc) return;
+		if (proc.pid !== entry.info.pid) {
+			entry.info = {...entry.info, pid: proc.pid};
+			dispatch({type: 'server-seen', t: now(), server: entry.info});
+		}
+		if (proc.logFile && options.onLogFound) {
+			const key = `${entry.info.id}\u0000${proc.logFile}`;
+			if (!logsSent.has(key)) {
+				logsSent.add(key);
+				options.onLogFound(entry.info.id, proc.logFile);
 			}
 		}
+	};
+	const attachProcesses = () => {
+		for (const entry of entries.values()) attachProcess(entry);
 	};
 
 	const lookedFor = (ports: readonly number[]) => {

@@ -4,8 +4,9 @@
  * systeminformation's process list is expensive: `createProcessFinder` asks at most every 10 s.
  */
 import type {EngineKind} from '../../types/events.js';
+import path from 'node:path';
 import {engineOf, ENGINE_PROCESS_NAMES, engineProcessKind} from '../../engines/index.js';
-import {readLinuxListening} from '../linux-hw.js';
+import {readLinuxCwd, readLinuxListening} from '../linux-hw.js';
 import {createProcessSampler, hasLeanSampler, type ProcessSampler} from '../process-sampler.js';
 
 /** Names looked for (for the empty state): every engine descriptor's. */
@@ -124,6 +125,10 @@ export interface ProcessFinderOptions {
 	readonly listProcesses?: () => Promise<readonly ProcessRow[]>;
 	/** The engines' pids are given (Linux reads only their sockets). */
 	readonly listConnections?: (pids: readonly number[]) => Promise<readonly ConnectionRow[]>;
+	/** A process's working folder, against which a relative `--log-file` is resolved (default: Linux /proc/PID/cwd). */
+	readonly cwdOf?: (pid: number) => Promise<string | undefined>;
+	/** Read the process table, sockets and working folders from this Linux /proc tree (tests). */
+	readonly procRoot?: string;
 	readonly now?: () => number;
 }
 
@@ -136,11 +141,14 @@ export interface ProcessFinder {
 
 let lean: ProcessSampler | undefined;
 
+const rowsOf = async (sampler: ProcessSampler): Promise<ProcessRow[]> =>
+	(await sampler.sample(new Set())).processes.map((p) => ({pid: p.pid, ...(p.ppid !== undefined ? {parentPid: p.ppid} : {}), name: p.name, ...(p.command !== undefined ? {command: p.command} : {})}));
+
 /** Engine candidates from the lean sampler (/proc, or one `ps` on macOS); systeminformation elsewhere. */
 async function defaultProcesses(): Promise<readonly ProcessRow[]> {
 	if (hasLeanSampler()) {
 		lean ??= createProcessSampler({busyPct: Infinity});
-		if (lean) return (await lean.sample(new Set())).processes.map((p) => ({pid: p.pid, ...(p.ppid !== undefined ? {parentPid: p.ppid} : {}), name: p.name, ...(p.command !== undefined ? {command: p.command} : {})}));
+		if (lean) return rowsOf(lean);
 	}
 	const si = await import('systeminformation');
 	const data = await si.processes();
@@ -154,11 +162,26 @@ async function defaultConnections(pids: readonly number[]): Promise<readonly Con
 	return si.networkConnections();
 }
 
+/** A `--log-file` as the process sees it: a relative path is relative to the process's working folder, not to infertop's. */
+async function resolveLogFiles(found: EngineProcess[], cwdOf: (pid: number) => Promise<string | undefined>): Promise<EngineProcess[]> {
+	return Promise.all(
+		found.map(async (p) => {
+			if (p.logFile === undefined || path.isAbsolute(p.logFile)) return p;
+			const cwd = await cwdOf(p.pid).catch(() => undefined);
+			return cwd === undefined ? p : {...p, logFile: path.resolve(cwd, p.logFile)};
+		}),
+	);
+}
+
 export function createProcessFinder(options: ProcessFinderOptions = {}): ProcessFinder {
 	const minIntervalMs = options.minIntervalMs ?? 10_000;
 	const now = options.now ?? Date.now;
-	const listProcesses = options.listProcesses ?? defaultProcesses;
-	const listConnections = options.listConnections ?? defaultConnections;
+	const {procRoot} = options;
+	// A fake /proc tree (tests) is read the way Linux's is, on any platform.
+	const sampler = procRoot === undefined ? undefined : createProcessSampler({platform: 'linux', procRoot, busyPct: Infinity});
+	const listProcesses = options.listProcesses ?? (sampler ? () => rowsOf(sampler) : defaultProcesses);
+	const listConnections = options.listConnections ?? (procRoot !== undefined ? (pids: readonly number[]) => readLinuxListening(pids, {procRoot}) : defaultConnections);
+	const cwdOf = options.cwdOf ?? (procRoot !== undefined || process.platform === 'linux' ? (pid: number) => readLinuxCwd(pid, {procRoot}) : async () => undefined);
 	let cached: readonly EngineProcess[] = [];
 	let at = -Infinity;
 	let inflight: Promise<readonly EngineProcess[]> | undefined;
@@ -176,7 +199,7 @@ export function createProcessFinder(options: ProcessFinderOptions = {}): Process
 					conns = [];
 				}
 			}
-			cached = findEngineProcesses(procs, conns);
+			cached = await resolveLogFiles(findEngineProcesses(procs, conns), cwdOf);
 			error = undefined;
 		} catch (e) {
 			error = `process list unavailable: ${(e as Error)?.message ?? String(e)}`.slice(0, 160);

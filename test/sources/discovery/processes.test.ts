@@ -104,4 +104,20 @@ describe('engine processes by name and command line', () => {
 		expect(await finder.find()).toEqual([]);
 		expect(conns).toBe(0);
 	});
+
+	it('a relative --log-file is the process\'s: resolved against its working folder, not infertop\'s', async () => {
+		const relative: ProcessRow[] = [
+			{pid: 500, parentPid: 1, name: 'llama-server', command: 'llama.cpp/build/bin/llama-server', params: '-m models/m.gguf --port 18280 --log-file server.log'},
+			{pid: 501, parentPid: 1, name: 'llama-server', command: 'llama-server', params: '-m m.gguf --port 18281 --log-file ../logs/b.log'},
+			{pid: 502, parentPid: 1, name: 'llama-server', command: 'llama-server', params: '-m m.gguf --port 18282 --log-file c.log'},
+		];
+		const asked: number[] = [];
+		const finder = createProcessFinder({
+			listProcesses: async () => relative,
+			listConnections: async () => [],
+			cwdOf: async (pid) => (asked.push(pid), pid === 500 ? '/srv/llama' : pid === 501 ? '/srv/llama/run' : undefined),
+		});
+		expect((await finder.find()).map((p) => p.logFile)).toEqual(['/srv/llama/server.log', '/srv/llama/logs/b.log', 'c.log']);
+		expect(asked).toEqual([500, 501, 502]);
+	});
 });
