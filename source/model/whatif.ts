@@ -15,8 +15,9 @@
  *   shallowest point's below it);
  * - past the deepest point both extend the last segment up to EXTRAPOLATE_SHARE beyond it; deeper is unknown;
  * - load: where the agent's idle gap outlasted the candidate's keep-alive, its load time;
- * - queue: the turn's own where the candidate runs requests the way the session's server does; 0
- *   where it runs them side by side; one at a time: the wait behind the session's overlapping turns;
+ * - queue: the turn's own where the candidate runs requests the way the session's server does (where
+ *   the log gives it); else this agent alone: 0 where it runs them side by side, one at a time the
+ *   wait behind the session's own overlapping turns;
  * - idle: the agent's own, unchanged.
  * A turn whose prompt + answer exceed the candidate's window makes it unable.
  */
@@ -176,7 +177,7 @@ export function projectTurns(turns: readonly Turn[], sessionModel: string, c: Pr
 		if (reusedWhereRan) shared = t.cachedTokens ?? 0;
 		else {
 			const prev = turns[i - 1]?.promptTokens;
-			shared = prev !== undefined && prev <= t.promptTokens ? prev : 0;
+			shared = prev !== undefined && prev < t.promptTokens ? prev : 0;
 			if (shared > 0) assumedAppend = true;
 		}
 		const prompt = Math.round(t.promptTokens * ratio);
@@ -210,6 +211,7 @@ export function projectTurns(turns: readonly Turn[], sessionModel: string, c: Pr
 	const parts = {queue: [] as (number | null)[], load: [] as (number | null)[], prefill: [] as (number | null)[], decode: [] as (number | null)[], idle: [] as (number | null)[]};
 	let beyond = 0;
 	let reloads = 0;
+	let queueAssumed = 0;
 	for (const [i, t] of turns.entries()) {
 		const plan = plans[i];
 		const idle = i === 0 ? 0 : (t.idleBeforeMs ?? null);
@@ -243,10 +245,13 @@ export function projectTurns(turns: readonly Turn[], sessionModel: string, c: Pr
 		const prevTurn = turns[i - 1];
 		const overlapped = prevTurn !== undefined && t.start !== undefined && prevTurn.start !== undefined && t.start < prevTurn.time;
 		const arrival = i === 0 ? 0 : overlapped ? prevArrival + (t.start! - prevTurn.start!) : prevEnd + (idle ?? 0);
+		// This agent alone on the candidate: side by side it never waits; one at a time it waits behind its own earlier turn.
+		const alone = concurrency === undefined ? null : concurrency === 'parallel' ? 0 : Math.max(0, free - arrival);
 		let queue: number | null;
-		if (concurrency === undefined || sameQueue) queue = t.queueMs ?? null;
-		else if (concurrency === 'parallel') queue = 0;
-		else queue = Math.max(0, free - arrival);
+		if (concurrency === undefined || sameQueue) {
+			queue = t.queueMs ?? alone;
+			if (t.queueMs === undefined && alone !== null) queueAssumed++;
+		} else queue = alone;
 		parts.queue.push(queue);
 		const end = arrival + (queue ?? 0) + (load ?? 0) + (prefill ?? 0) + (decode ?? 0);
 		free = Math.max(free, end);
@@ -257,6 +262,7 @@ export function projectTurns(turns: readonly Turn[], sessionModel: string, c: Pr
 		const deepest = c.points.at(-1)?.promptTokens ?? 0;
 		notes.push(`${beyond} turn${beyond === 1 ? ' is' : 's are'} deeper than ${ktok(Math.round(deepest * (1 + EXTRAPOLATE_SHARE)))} tokens (the deepest measured, ${ktok(deepest)}, + ${EXTRAPOLATE_SHARE * 100} %): measure deeper (compare --depths)`);
 	}
+	if (queueAssumed > 0) notes.push(`queue: ${queueAssumed} turn${queueAssumed === 1 ? '\'s' : 's\''} own wait unknown: this agent alone on the server assumed (${concurrency === 'parallel' ? 'no wait' : 'the wait behind its own earlier turn'})`);
 	if (reloads > 0) notes.push(`${reloads} reload${reloads === 1 ? '' : 's'}: the agent's idle outlasted the ${Math.round(c.keepAliveMs! / 1000)} s keep-alive${c.loadMs === undefined ? ' (load time unknown)' : ''}`);
 	const total: WhatIfParts = {
 		queueMs: sumOrNull(parts.queue),
@@ -296,7 +302,8 @@ export function projectSession(s: Session, candidates: readonly Profile[], own: 
 	for (const c of candidates) {
 		if (isOwn(c) || c === own.profile) continue;
 		const p = projectTurns(s.turns, s.model, c, opts);
-		rows.push({...p, actual: false, actualMs, changePct: pctChange(p.projectedMs, actualMs), selfErrorPct, notes: selfErrorPct === null ? [...p.notes, 'the method\'s own error is unknown: the session\'s server has no measured profile'] : p.notes});
+		const why = !own.profile ? 'the method\'s own error is unknown: the session\'s server has no measured profile' : actualMs === null ? 'the method\'s own error and the change are unknown: a part of the recorded turns is not in the log' : undefined;
+		rows.push({...p, actual: false, actualMs, changePct: pctChange(p.projectedMs, actualMs), selfErrorPct, notes: why !== undefined && selfErrorPct === null ? [...p.notes, why] : p.notes});
 	}
 	return rows;
 }

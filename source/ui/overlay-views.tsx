@@ -8,6 +8,8 @@ import {deriveSessions} from '../model/sessions.js';
 import type {MonitorState, ServerState} from '../types/state.js';
 import type {KeyBinding} from './keymap.js';
 import {AgentPane} from './panes/agent.js';
+import {WhatIfPane} from './panes/whatif.js';
+import {whatIfOf} from '../model/whatif.js';
 import {ComparePane} from './panes/compare.js';
 import {HistoryOverlay} from './panes/history.js';
 import {HelpOverlay, PromptOverlay} from './panes/overlays.js';
@@ -40,6 +42,19 @@ function AgentOverlay({state, sessionGapMs, selectedId, demo, width, height}: Ov
 	return <AgentPane view={sessions} serverId={selectedId} demo={demo} width={width} height={height} />;
 }
 
+/** The agent view's session (the selected engine's newest) projected onto the profiles read. */
+function WhatIfOverlay({state, view, sessionGapMs, selectedId, width, height}: OverlayViewProps) {
+	const sessions = useMemo(() => deriveSessions(state, sessionGapMs), [state.servers, state.order, sessionGapMs]);
+	const w = view.whatif;
+	const profiles = w?.profiles;
+	const projected = useMemo(() => {
+		const mine = sessions.sessions.filter(s => s.serverId === selectedId);
+		const pick = (mine.at(-1) ?? sessions.sessions.at(-1))?.id ?? 'last';
+		return whatIfOf(sessions.sessions, state.servers, profiles ?? [], pick);
+	}, [sessions, state.servers, profiles, selectedId]);
+	return <WhatIfPane view={projected} loading={w?.loading ?? true} error={w?.error} measuring={w?.measuring} file={w?.file} now={state.now} width={width} height={height} />;
+}
+
 export type OverlayViews = {readonly [K in OverlayName]: (p: OverlayViewProps) => ReactNode};
 
 export const OVERLAY_VIEWS: OverlayViews = {
@@ -52,4 +67,5 @@ export const OVERLAY_VIEWS: OverlayViews = {
 	history: p => <HistoryOverlay history={p.view.history} width={p.width} height={p.height} />,
 	compare: p => <ComparePane compare={p.state.compare} now={p.state.now} width={p.width} height={p.height} />,
 	agent: p => <AgentOverlay {...p} />,
+	whatif: p => <WhatIfOverlay {...p} />,
 };
