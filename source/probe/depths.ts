@@ -7,7 +7,8 @@
  *   rate there, its wall decode rate the decode rate there;
  * - the cache: the deepest prompt sent again, the same text: did the server reuse it (its cached
  *   count, or where it says none, a second TTFT under half the first), and how fast;
- * - the load: the engine's own load time where it states one (Ollama `load_duration`) on the first request;
+ * - the load: a first short request, before the depths, loads the model where it is not loaded: the
+ *   engine's own load time where it states one (Ollama `load_duration`);
  * - concurrency: two short requests sent at once: side by side, one after the other, or refused (429).
  *
  * Requests run one at a time (never two servers racing one GPU), except the concurrency pair.
@@ -142,9 +143,21 @@ export async function measureProfile(o: MeasureOptions): Promise<Profile> {
 	};
 	const points: DepthPoint[] = [];
 	let loadMs: number | undefined;
+	// A first short request loads the model where it is not loaded (its load time, where the engine
+	// states one), so no depth's TTFT holds a load.
+	try {
+		const first = await probe(nonceLine(nonce()) + SHORT_DEPTH_TEXT, 'load');
+		if (first.loadMs !== undefined) {
+			if (t.loaded === true) notes.push(`load time: the model was loaded already (load_duration ${Math.round(first.loadMs)} ms is not a cold load); unload it to measure one`);
+			else loadMs = first.loadMs;
+		}
+	} catch (e) {
+		if (o.signal?.aborted) throw e;
+		notes.push(`first request: ${(e as Error).message}`);
+	}
 	let tokenizer: Profile['tokenizer'];
 	let deepest: {sent: string; first: ProbeResult} | undefined;
-	for (const [i, depth] of o.depths.entries()) {
+	for (const depth of o.depths) {
 		const {text, capped} = depthText(o.source, depth, t.contextWindow, maxTokens);
 		if (capped && depth > 0) notes.push(`depth ${depth} cut to the ${t.contextWindow}-token window`);
 		let r: ProbeResult;
@@ -155,11 +168,6 @@ export async function measureProfile(o: MeasureOptions): Promise<Profile> {
 			if (o.signal?.aborted) throw e;
 			notes.push(`depth ${depth}: ${(e as Error).message}`);
 			continue;
-		}
-		// The first request finds the model loaded or loads it: the engine's own load time, where it says.
-		if (i === 0 && r.loadMs !== undefined) {
-			if (t.loaded === true) notes.push(`load time: the model was loaded already (load_duration ${Math.round(r.loadMs)} ms is not a cold load); unload it to measure one`);
-			else loadMs = r.loadMs;
 		}
 		if (depth === 0 && r.promptTokens !== undefined) tokenizer = {textId: TOKENIZER_TEXT_ID, tokens: r.promptTokens};
 		const uncached = uncachedOf(r);
