@@ -80,7 +80,7 @@ export async function runWhatIfCli(o: WhatIfCliOptions): Promise<number> {
 		await new Promise((resolve) => setTimeout(resolve, Math.max(0, o.seconds) * 1000));
 		runtime.dispatch({type: 'tick', t: Date.now()});
 		const state = runtime.store.getSnapshot();
-		view = whatIfOf(deriveSessions(state, o.config.sessionGap * 1000).sessions, state.servers, profiles, o.session, o.urls.map((u) => (/^[a-z]+:\/\//i.test(u) ? u : `http://${u}`)));
+		view = whatIfOf(deriveSessions(state, o.config.sessionGap * 1000).sessions, state.servers, profiles, o.session, o.urls.map((u) => (/^[a-z]+:\/\//i.test(u) ? u : `http://${u}`)), Date.now());
 	} finally {
 		await runtime.stop();
 	}

@@ -23,7 +23,9 @@
  */
 import type {Session, Turn} from './sessions.js';
 import {engineOf} from '../engines/index.js';
-import type {MonitorState} from '../types/state.js';
+import type {MonitorState, ServerState} from '../types/state.js';
+import {modelLabel} from './derive.js';
+import {requestFigures} from './figures.js';
 import type {Concurrency, DepthPoint, Profile} from '../types/whatif.js';
 
 /** Past the deepest measured depth, the last segment is extended by at most this share of it. */
@@ -56,8 +58,10 @@ export interface WhatIfRow {
 	readonly changePct: number | null;
 	/** The session's server projected onto its own profile against what it recorded, %: the method's error. */
 	readonly selfErrorPct: number | null;
-	/** When the candidate's rates were measured (ISO), and by which infertop. */
+	/** When the candidate's rates were measured (ISO; for rates from the log, its newest request), and by which infertop. */
 	readonly ratesMeasuredAt: string;
+	/** Where the rates come from: `compare --depths`, or the finished requests of the server's log (passive). */
+	readonly ratesSource: 'measured' | 'log';
 	readonly ratesVersion: string;
 	/** `turn 7 needs 41K tokens, window 32K`; null when it can run the session. */
 	readonly unable: string | null;
@@ -146,7 +150,7 @@ export function actualMsOf(turns: readonly Turn[]): number | null {
 
 /** One candidate's projection of the turns (no self error: see projectSession). */
 export function projectTurns(turns: readonly Turn[], sessionModel: string, c: Profile, o: ProjectOptions = {}): Omit<WhatIfRow, 'actual' | 'actualMs' | 'changePct' | 'selfErrorPct'> {
-	const notes: string[] = [];
+	const notes: string[] = c.passive === undefined ? [] : [c.passive];
 	const {ratio, note} = tokenRatio(c, sessionModel, o.own);
 	if (note) notes.push(note);
 	const measuredDepths = c.points.map((p) => p.promptTokens);
@@ -157,6 +161,7 @@ export function projectTurns(turns: readonly Turn[], sessionModel: string, c: Pr
 		turns: turns.length,
 		ratesMeasuredAt: new Date(c.measuredAt).toISOString(),
 		ratesVersion: c.version,
+		ratesSource: c.passive === undefined ? ('measured' as const) : ('log' as const),
 		tokenRatio: ratio === null ? null : Number(ratio.toFixed(4)),
 	};
 	const nothing: WhatIfParts = {queueMs: null, loadMs: null, prefillMs: null, decodeMs: null, idleMs: null};
@@ -323,7 +328,7 @@ export function ageWords(iso: string, now: number): string {
 	return `${Math.round(ms / 86_400_000)} d`;
 }
 
-export const WHATIF_COLUMNS = ['', 'server', 'engine', 'model', 'projected', 'change', 'queue', 'load', 'prefill', 'decode', 'idle', 'prefill tok/s', 'decode tok/s', 'depths', 'age'] as const;
+export const WHATIF_COLUMNS = ['', 'server', 'engine', 'model', 'projected', 'change', 'queue', 'load', 'prefill', 'decode', 'idle', 'prefill tok/s', 'decode tok/s', 'depths', 'rates of'] as const;
 
 /** One table line's cells (the TUI and the text share them). */
 export function whatIfCells(r: WhatIfRow, now: number): string[] {
@@ -343,7 +348,7 @@ export function whatIfCells(r: WhatIfRow, now: number): string[] {
 		rate(r.rates.prefillTps),
 		rate(r.rates.decodeTps),
 		depths,
-		ageWords(r.ratesMeasuredAt, now),
+		`${r.ratesSource === 'log' ? 'log ' : ''}${ageWords(r.ratesMeasuredAt, now)}`,
 	];
 }
 
@@ -376,6 +381,76 @@ export function profileText(p: Profile): string {
 	return out.join('\n') + '\n';
 }
 
+// ---- passive curves: the log's finished requests ----------------------------------------------
+
+/** Fewest finished requests with prefill and decode known that make a curve from the log. */
+export const PASSIVE_MIN_POINTS = 3;
+/** Depth groups the log's requests are pooled into. */
+const PASSIVE_GROUPS = 8;
+
+/** One finished request as a point: its prompt and cached tokens, prefill ms of the uncached part, decode ms, generated, when. */
+export interface PassivePoint {
+	readonly prompt: number;
+	readonly cached: number;
+	readonly prefillMs: number;
+	readonly decodeMs: number;
+	readonly generated: number;
+	readonly t: number;
+}
+
+/** The points of one server × model: every finished request (not infertop's probes) whose counts and times are all known. */
+export function passivePoints(server: Pick<ServerState, 'requests' | 'models' | 'engine'>, model: string): PassivePoint[] {
+	const out: PassivePoint[] = [];
+	for (const r of server.requests) {
+		if (!r.done || r.outcome !== undefined || r.attribution?.by === 'probe' || modelLabel(r, server) !== model) continue;
+		const f = requestFigures(r);
+		const generated = r.generatedTokens ?? r.decodedTokens;
+		if (f.promptTokens === undefined || f.cachedTokens === undefined || f.promptEstimated === true || r.prefillMs === undefined || r.decodeMs === undefined || generated === undefined) continue;
+		if (f.promptTokens - f.cachedTokens <= 0 || r.prefillMs <= 0 || generated <= 1 || r.decodeMs <= 0) continue;
+		out.push({prompt: f.promptTokens, cached: f.cachedTokens, prefillMs: r.prefillMs, decodeMs: r.decodeMs, generated, t: r.lastSeen});
+	}
+	return out;
+}
+
+/**
+ * A curve from the log's points, as a profile the projection reads: the points sorted by depth are
+ * pooled into up to 8 groups of equal count; each group's prefill cost per token is Σ prefill ms ÷
+ * Σ uncached tokens over its requests, its decode Σ decode ms ÷ Σ generated; T(d), the time of a fresh
+ * prompt, adds each group's cost per token over the depths up to its deepest prompt. Undefined with
+ * fewer than PASSIVE_MIN_POINTS points. The engine's own times (the log's), not wall clock.
+ */
+export function passiveProfile(url: string, engine: string, model: string, points: readonly PassivePoint[], now: number): Profile | undefined {
+	if (points.length < PASSIVE_MIN_POINTS) return undefined;
+	const sorted = [...points].sort((a, b) => a.prompt - b.prompt);
+	const groups: PassivePoint[][] = [];
+	const per = Math.ceil(sorted.length / Math.min(PASSIVE_GROUPS, sorted.length));
+	for (let i = 0; i < sorted.length; i += per) groups.push(sorted.slice(i, i + per));
+	const depthPoints: DepthPoint[] = [];
+	let t = 0;
+	let from = 0;
+	for (const g of groups) {
+		const depth = Math.max(...g.map((p) => p.prompt));
+		if (depth <= from) continue;
+		const msPerToken = g.reduce((a, p) => a + p.prefillMs, 0) / g.reduce((a, p) => a + (p.prompt - p.cached), 0);
+		const decodeMsPerToken = g.reduce((a, p) => a + p.decodeMs, 0) / g.reduce((a, p) => a + p.generated, 0);
+		t += msPerToken * (depth - from);
+		from = depth;
+		depthPoints.push({nominal: depth, promptTokens: depth, ttftMs: r2(t), prefillTps: r2((depth * 1000) / t), decodeTps: r2(1000 / decodeMsPerToken), t: Math.max(...g.map((p) => p.t))});
+	}
+	const newest = Math.max(...points.map((p) => p.t));
+	const reused = points.some((p) => p.cached > 0);
+	return {
+		url,
+		engine,
+		model,
+		measuredAt: newest,
+		version: 'log',
+		points: depthPoints,
+		cache: reused ? {reused: true, by: 'count'} : {},
+		passive: `rates from ${points.length} finished requests in its log (the engine's own times; newest ${ageWords(new Date(newest).toISOString(), now)} ago)`,
+	};
+}
+
 // ---- from the monitor's state ---------------------------------------------------------------
 
 export interface WhatIfView {
@@ -389,16 +464,51 @@ export interface WhatIfView {
  * The projection of one session of the state (its id, or `last`) onto the profiles: the own
  * server's profile (same URL and model) gives the self error; `urls` (when given) limit the candidates.
  */
-export function whatIfOf(sessions: readonly Session[], servers: MonitorState['servers'], profiles: readonly Profile[], which: string, urls: readonly string[] = []): WhatIfView {
+export function whatIfOf(sessions: readonly Session[], servers: MonitorState['servers'], profiles: readonly Profile[], which: string, urls: readonly string[] = [], at?: number): WhatIfView {
 	const s = which === 'last' ? sessions.at(-1) : (sessions.find((x) => x.id === which) ?? sessions.find((x) => x.id.startsWith(which)));
 	if (!s) return {rows: [], problem: sessions.length === 0 ? 'no agent session recorded yet (the agent view, key a, shows them)' : `no session ${which} (there are ${sessions.length}; --session last)`};
 	const server = servers[s.serverId];
 	const url = server?.url;
-	const own = profiles.find((p) => url !== undefined && p.url === url && p.model === s.model);
+	const now = at ?? Math.max(0, ...Object.values(servers).map((x) => x?.lastSeen ?? 0), ...profiles.map((p) => p.measuredAt));
+	const newest = newerOfMeasuredAndLog(profiles, servers, now);
+	const found = newest.find((p) => url !== undefined && p.url === url && p.model === s.model);
+	// Its own curve from its log holds this session's turns: the self error then shows how well the curve fits them.
+	const own = found?.passive !== undefined ? {...found, passive: `${found.passive}; this session's turns among them`} : found;
 	const norm = (u: string): string => u.replace(/\/+$/, '');
-	const candidates = profiles.filter((p) => urls.length === 0 || urls.some((u) => norm(u) === norm(p.url)));
+	const candidates = newest.filter((p) => urls.length === 0 || urls.some((u) => norm(u) === norm(p.url)));
 	const concurrency: Concurrency | undefined = server && engineOf(server.engine).whenBusy === 'refuses' ? 'refuses' : undefined;
 	const rows = projectSession(s, candidates, {url, profile: own, concurrency});
 	if (rows.length === 0) return {session: s, rows, problem: 'no measured profile to project onto: infertop compare --depths 0,4k,16k,32k [URL…] (or whatif --measure URL)'};
 	return {session: s, rows};
+}
+
+/**
+ * Per server × model, the newer rates: the measured profile, or the log's curve where its newest
+ * request is later than the measurement (the measured cache, load, keep-alive, concurrency, window
+ * and tokenizer kept, the curve replaced). A server × model with a log curve and no measurement is
+ * a candidate too.
+ */
+export function newerOfMeasuredAndLog(profiles: readonly Profile[], servers: MonitorState['servers'], now: number): Profile[] {
+	const out: Profile[] = [];
+	const seen = new Set<string>();
+	const logCurve = (url: string, model: string): Profile | undefined => {
+		const server = Object.values(servers).find((x) => x?.url === url);
+		return server ? passiveProfile(url, server.engine, model, passivePoints(server, model), now) : undefined;
+	};
+	for (const p of profiles) {
+		seen.add(`${p.url}\u0000${p.model}`);
+		const log = logCurve(p.url, p.model);
+		if (log && log.measuredAt > p.measuredAt) out.push({...p, points: log.points, measuredAt: log.measuredAt, passive: `${log.passive}, newer than the measurement of ${ageWords(new Date(p.measuredAt).toISOString(), now)} ago`});
+		else out.push(log ? {...p, notes: [...(p.notes ?? []), "measured rates: newer than the log's requests"]} : p);
+	}
+	for (const server of Object.values(servers)) {
+		if (!server?.url) continue;
+		const models = new Set(server.requests.filter((r) => r.done).map((r) => modelLabel(r, server)));
+		for (const m of models) {
+			if (seen.has(`${server.url}\u0000${m}`)) continue;
+			const log = passiveProfile(server.url, server.engine, m, passivePoints(server, m), now);
+			if (log) out.push(log);
+		}
+	}
+	return out;
 }

@@ -71,6 +71,8 @@ export interface Profile {
 	readonly tokenizer?: {readonly textId: string; readonly tokens: number};
 	/** What could not be measured, one line each. */
 	readonly notes?: readonly string[];
+	/** Set where the curve comes from the log's finished requests, not a measurement: where, in words. Never stored. */
+	readonly passive?: string;
 }
 
 /** The profiles file (`profiles.json` in infertop's state folder). */

@@ -50,8 +50,8 @@ function WhatIfOverlay({state, view, sessionGapMs, selectedId, width, height}: O
 	const projected = useMemo(() => {
 		const mine = sessions.sessions.filter(s => s.serverId === selectedId);
 		const pick = (mine.at(-1) ?? sessions.sessions.at(-1))?.id ?? 'last';
-		return whatIfOf(sessions.sessions, state.servers, profiles ?? [], pick);
-	}, [sessions, state.servers, profiles, selectedId]);
+		return whatIfOf(sessions.sessions, state.servers, profiles ?? [], pick, [], state.now);
+	}, [sessions, state.servers, profiles, selectedId, state.now]);
 	return <WhatIfPane view={projected} loading={w?.loading ?? true} error={w?.error} measuring={w?.measuring} file={w?.file} now={state.now} width={width} height={height} />;
 }
 

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest';
-import {actualMsOf, decodeMsPerTokenAt, prefillTimeAt, projectSession, projectTurns, tokenRatio, whatIfText, type WhatIfRow} from '../../source/model/whatif.js';
+import {actualMsOf, decodeMsPerTokenAt, newerOfMeasuredAndLog, passiveProfile, prefillTimeAt, projectSession, projectTurns, tokenRatio, whatIfText, type WhatIfRow} from '../../source/model/whatif.js';
 import type {Session, Turn} from '../../source/model/sessions.js';
 import type {DepthPoint, Profile} from '../../source/types/whatif.js';
 
@@ -172,5 +172,73 @@ describe('what if: what the candidate cannot do, and what is unknown', () => {
 		expect(r.parts.decodeMs).toBeNull();
 		expect(r.parts.idleMs).toBe(95_000);
 		expect(r.notes).toContain('turn 4: generated tokens unknown');
+	});
+});
+
+describe('what if: passive curves from the log\'s finished requests', () => {
+	/** Requests at 1000 … 8000 tokens, 200 cached each: prefill 0.5 ms per uncached token to 4000, 1 ms beyond; decode 20 ms per token. */
+	const points = [1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000].map((prompt, i) => ({prompt, cached: 200, prefillMs: (prompt - 200) * (prompt <= 4000 ? 0.5 : 1), decodeMs: 100 * 20, generated: 100, t: T0 + i * 1000}));
+
+	it('every request a point, pooled by depth: T(d) adds each group\'s cost per token; decode per token; says where from', () => {
+		const p = passiveProfile('http://127.0.0.1:8081', 'llamacpp', 'agent-model', points, T0 + 10 * 60_000)!;
+		// 8 requests, 8 groups of one: cost per token 0.5 ms to 4000, then 1 ms.
+		expect(p.points.map((x) => [x.promptTokens, x.ttftMs])).toEqual([
+			[1000, 500],
+			[2000, 1000],
+			[3000, 1500],
+			[4000, 2000],
+			[5000, 3000],
+			[6000, 4000],
+			[7000, 5000],
+			[8000, 6000],
+		]);
+		expect(p.points.every((x) => x.decodeTps === 50)).toBe(true);
+		expect(p.cache.reused).toBe(true);
+		expect(p.measuredAt).toBe(T0 + 7000);
+		expect(p.passive).toBe('rates from 8 finished requests in its log (the engine\'s own times; newest 10 min ago)');
+		expect(passiveProfile('http://x', 'llamacpp', 'm', points.slice(0, 2), T0)).toBeUndefined();
+	});
+
+	it('a projection onto the log\'s curve says so, and its rates\' source', () => {
+		const p = passiveProfile(FAST.url, 'llamacpp', 'agent-model', points, T0)!;
+		const s = agentSession({prompts: [2000, 3000, 6000]});
+		const r = projectTurns(s.turns, 'agent-model', {...p, concurrency: 'parallel'});
+		expect(r.ratesSource).toBe('log');
+		// Uncached 2000 (0 → 2000: 1000 ms), 1000 (2000 → 3000: 500 ms), 3000 (3000 → 6000: 500 + 2000 ms).
+		expect(r.parts.prefillMs).toBe(4000);
+		expect(r.parts.decodeMs).toBe(3 * 200 * 20);
+		expect(r.notes[0]).toMatch(/^rates from 8 finished requests in its log/);
+	});
+});
+
+describe('what if: the newer of the measurement and the log', () => {
+	/** A server whose log holds finished requests of `agent-model` (0.25 ms per uncached token, 10 ms per generated), ending at `end`. */
+	const server = (end: number) => ({
+		id: 's2',
+		engine: 'llamacpp' as const,
+		url: FAST.url,
+		models: [],
+		requests: [2000, 4000, 8000, 16_000].map((prompt, i) => ({serverId: 's2', key: `q${i}`, model: 'agent-model', firstSeen: end - 5000, lastSeen: end - (3 - i) * 1000, done: true, promptTokens: prompt, cachedTokens: 0, prefillMs: prompt * 0.25, decodeMs: 500, generatedTokens: 50})),
+	});
+
+	it('the log\'s curve where its newest request is later than the measurement, the measured one where not; each says which', () => {
+		const later = newerOfMeasuredAndLog([FAST], {s2: server(FAST.measuredAt + 60_000)} as never, FAST.measuredAt + 120_000);
+		expect(later).toHaveLength(1);
+		expect(later[0]!.passive).toBe('rates from 4 finished requests in its log (the engine\'s own times; newest 1 min ago), newer than the measurement of 2 min ago');
+		expect(later[0]!.points.map((p) => [p.promptTokens, p.ttftMs, p.decodeTps])).toEqual([
+			[2000, 500, 100],
+			[4000, 1000, 100],
+			[8000, 2000, 100],
+			[16_000, 4000, 100],
+		]);
+		// The measured cache and concurrency are kept.
+		expect(later[0]!.concurrency).toBe('parallel');
+		const earlier = newerOfMeasuredAndLog([FAST], {s2: server(FAST.measuredAt - 60_000)} as never, FAST.measuredAt + 120_000);
+		expect(earlier[0]!.points).toEqual(FAST.points);
+		expect(earlier[0]!.passive).toBeUndefined();
+		expect(earlier[0]!.notes).toEqual(["measured rates: newer than the log's requests"]);
+		// A server × model with a log and no measurement is a candidate from its log alone.
+		const only = newerOfMeasuredAndLog([], {s2: server(T0)} as never, T0);
+		expect(only.map((p) => [p.url, p.model, p.version])).toEqual([[FAST.url, 'agent-model', 'log']]);
 	});
 });
