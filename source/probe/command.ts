@@ -3,7 +3,7 @@
  * table or JSON, appended to the probe history. Returns the exit code; never throws.
  */
 import {ProbeError} from './client.js';
-import {sanitize} from '../util/sanitize.js';
+import {sanitize, sanitizeDeep} from '../util/sanitize.js';
 import {VERSION} from '../version.js';
 import {appendHistory, checkHistoryWritable, defaultHistoryPath} from './history.js';
 import {loadPrompt, parsePromptArg} from './prompts.js';
@@ -198,7 +198,7 @@ export async function probeCommand(opts: ProbeCommandOptions): Promise<number> {
 	}
 	if (opts.json) {
 		const j = results.map(probeJson);
-		opts.stdout.write(JSON.stringify(j.length === 1 ? j[0] : j, null, 2) + '\n');
+		opts.stdout.write(JSON.stringify(sanitizeDeep(j.length === 1 ? j[0] : j), null, 2) + '\n');
 	} else {
 		opts.stdout.write(probeTable(results));
 	}

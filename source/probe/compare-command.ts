@@ -5,7 +5,7 @@
  * ceiling's inputs) is injected by commands/compare.ts.
  */
 import {compareJson, compareText} from '../model/compare.js';
-import {sanitize} from '../util/sanitize.js';
+import {sanitize, sanitizeDeep} from '../util/sanitize.js';
 import {VERSION} from '../version.js';
 import {checkHistoryWritable, defaultHistoryPath} from './history.js';
 import {newRunId, runCompare, type CompareTarget} from './compare.js';
@@ -102,7 +102,7 @@ export async function compareCommand(o: CompareCommandOptions): Promise<number> 
 		},
 	});
 	if (out.cancelled) say('cancelled');
-	o.stdout.write(o.json ? JSON.stringify(out.rows.map(compareJson), null, 2) + '\n' : compareText(out.rows, runId));
+	o.stdout.write(o.json ? JSON.stringify(sanitizeDeep(out.rows.map(compareJson)), null, 2) + '\n' : compareText(out.rows, runId));
 	if (out.cancelled) return 130;
 	return out.rows.some((r) => r.result !== undefined) ? 0 : 1;
 }
