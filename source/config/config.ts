@@ -56,7 +56,7 @@ import {ENGINE_KINDS} from '../engines/index.js';
 import {parseListenAddress, DEFAULT_METRICS_ADDR} from '../metrics/address.js';
 import {parseJsonc, type JsonNode, type Position} from './jsonc.js';
 import {configFile, expandHome, historyFile, type PathContext} from './paths.js';
-import {sanitizeDeep, sanitizeName} from '../util/sanitize.js';
+import {redactUserinfo, sanitizeDeep, sanitizeName} from '../util/sanitize.js';
 
 export interface ServerEntry {
 	/** Normalised: scheme added when missing (`http://`), no trailing slash. */
@@ -169,7 +169,8 @@ function normaliseUrl(raw: string): {url: string} | {error: string} {
 		return {error: `"${raw}" is not a URL`};
 	}
 	if (url.protocol !== 'http:' && url.protocol !== 'https:') return {error: `"${raw}": only http:// and https:// servers`};
-	if (url.username || url.password) return {error: `"${raw}": put credentials in apiKeyEnv, not in the URL`};
+	// The warning never repeats the password it warns about.
+	if (url.username || url.password) return {error: `"${redactUserinfo(raw)}": put credentials in apiKeyEnv, not in the URL`};
 	return {url: url.href.replace(/\/+$/, '')};
 }
 

@@ -64,13 +64,14 @@ export const needsSanitizing = (text: string): boolean => {
 };
 
 /**
- * A value about to become JSON, with every string (object keys too) passed through sanitizeName:
+ * A value about to become JSON, with every string (object keys too) passed through sanitizeName
+ * (and a URL's userinfo redacted: redactUserinfo):
  * whatever entered unchecked, no control, bidi or invisible character reaches the JSON, escaped or
  * not. Long strings are kept whole (the JSON is a result, not a screen line).
  */
 export function sanitizeDeep<T>(value: T): T {
 	const walk = (v: unknown, depth: number): unknown => {
-		if (typeof v === 'string') return needsSanitizing(v) ? sanitizeName(v, Math.max(v.length, 1)) : v;
+		if (typeof v === 'string') return redactUserinfo(needsSanitizing(v) ? sanitizeName(v, Math.max(v.length, 1)) : v);
 		if (v === null || typeof v !== 'object' || depth > 64) return v;
 		if (Array.isArray(v)) return v.map(x => walk(x, depth + 1));
 		const proto = Object.getPrototypeOf(v) as unknown;
@@ -80,4 +81,16 @@ export function sanitizeDeep<T>(value: T): T {
 		return out;
 	};
 	return walk(value, 0) as T;
+}
+
+/** `scheme://user:password@` in any text: the userinfo (everything before the host's `@`). */
+const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*(?:@[^\s/?#@]*)*@/gi;
+
+/**
+ * A URL, or any text holding URLs, with each URL's userinfo (`alice:password@`) replaced by `***@`.
+ * What infertop prints or stores (the probe's JSON and CSV, the screen, stderr, --print-config)
+ * never carries a password given in a URL; the request itself is still sent with it.
+ */
+export function redactUserinfo(text: string): string {
+	return text.includes('@') ? text.replace(USERINFO, '$1***@') : text;
 }
