@@ -54,7 +54,7 @@ const FORMULA_START = /^[\t\r]|^\s*[=+\-@]/;
 export function csvField(v: string | number | undefined | null): string {
 	if (v === undefined || v === null) return '';
 	if (typeof v === 'number') return Number.isFinite(v) ? String(v) : '';
-	let s = redactUserinfo(sanitize(v.replace(/[\r\n]+/g, ' '), 1000));
+	let s = redactUserinfo(sanitize(v.replace(/[\r\n]+/g, ' ')));
 	if (FORMULA_START.test(s)) s = `'${s}`;
 	return /[",]/.test(s) || /^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
