@@ -49,7 +49,15 @@ export function initialState(options: InitialOptions = {}): MonitorState {
  * seen them yet, so the rest of the batch writes into them in place instead of copying the ring
  * again for every line. Undefined outside a batch: every change copies, as always.
  */
-let owned: WeakSet<readonly unknown[]> | undefined;
+let owned: WeakSet<object> | undefined;
+
+/** `server` with `patch`: written into it where this batch made it (its draft), else a copy. */
+function withFields(server: ServerState, patch: Partial<ServerState>): ServerState {
+	if (owned?.has(server)) return Object.assign(server, patch);
+	const next = {...server, ...patch};
+	owned?.add(next);
+	return next;
+}
 
 /** A copy of `ring` that may be written (the ring itself where this batch made it). */
 function writable<T>(ring: readonly T[]): T[] {
@@ -161,7 +169,11 @@ function applyRequest(server: ServerState, serverId: string, t: number, ev: Extr
 	const existing = index >= 0 ? server.requests[index] : undefined;
 	// A reused key that opens anew (slot ids repeat across restarts) starts a fresh record.
 	const fresh = !existing || (started === true && existing.done);
-	const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as typeof patch;
+	const defined: Record<string, unknown> = {};
+	for (const k in patch) {
+		const v = patch[k as keyof typeof patch];
+		if (v !== undefined) defined[k] = v;
+	}
 	const readAt = t;
 	// A request whose time cannot be known sorts before every known time and is in no live window.
 	if (at === 'earlier') t = EARLIER_T;
@@ -204,7 +216,7 @@ function applyRequest(server: ServerState, serverId: string, t: number, ev: Extr
 		const sample = sampleOf(record, t, contention);
 		if (sample) history = push(history, sample, MAX_HISTORY);
 	}
-	return {...server, ...totals, requests, history};
+	return withFields(server, {...totals, requests, history});
 }
 
 /**
@@ -238,7 +250,7 @@ function updateLive(server: ServerState, key: string | undefined, patch: Partial
 		if (key ? r.key === key : !r.done) {
 			const copy = writable(server.requests);
 			copy[i] = {...r, ...patch, lastSeen: t};
-			return {...server, requests: copy};
+			return withFields(server, {requests: copy});
 		}
 	}
 	if (!key) return server;
@@ -324,6 +336,7 @@ export function applyBatch(server: ServerState, lines: readonly LogBatchLine[], 
 		// One copy of the server; applyEvent returns it or a new object (never one seen outside the
 		// batch), so the log and line counts are written into whichever is current.
 		let s = {...server} as Draft;
+		owned.add(s);
 		for (const line of lines) {
 			s.log = appendLog(s.log, {t: line.t, text: line.text, parsed: line.parsed}, MAX_LOG_LINES);
 			if (line.parsed) s.linesParsed++;
