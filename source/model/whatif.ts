@@ -295,7 +295,9 @@ const pctChange = (x: number | null, of: number | null): number | null => (x ===
  * The session projected onto each candidate, and onto its own server × model (`actual: true`, its
  * profile where measured): every row carries the same actual time and the own row's self error.
  */
-export function projectSession(s: Session, candidates: readonly Profile[], own: {url?: string; profile?: Profile; concurrency?: Concurrency}): WhatIfRow[] {
+export function projectSession(session: Session, candidates: readonly Profile[], own: {url?: string; profile?: Profile; concurrency?: Concurrency}): WhatIfRow[] {
+	// A failed or cancelled request is a turn of the agent view, not of its budget: not projected either.
+	const s = {...session, turns: session.turns.filter((t) => t.outcome === undefined)};
 	const actualMs = actualMsOf(s.turns);
 	const ownConcurrency = own.profile?.concurrency ?? own.concurrency;
 	const opts: ProjectOptions = {own: own.profile, ownConcurrency};

@@ -6,11 +6,9 @@ import {Box, renderToString} from 'ink';
 import {useMemo, useRef} from 'react';
 import stripAnsi from 'strip-ansi';
 import {deriveServer} from '../model/derive.js';
-import {macGpuLines, macGpuSummary} from '../model/wired-limit.js';
 import type {MonitorState, PassSample} from '../types/state.js';
 import {sanitize} from '../util/sanitize.js';
 import {KEYMAP, type KeyBinding} from './keymap.js';
-import {planLayout} from './layout.js';
 import {ContentionPane} from './panes/contention.js';
 import {EmptyState} from './panes/empty.js';
 import {EnginesPane} from './panes/engines.js';
@@ -25,8 +23,8 @@ import {OVERLAY_VIEWS, type OverlayViews} from './overlay-views.js';
 import {SCOPES, type ScopeTable} from './scopes.js';
 import {ProbePane} from './panes/probe.js';
 import {RequestsPane} from './panes/requests.js';
-import {requestEntries, tableEntries} from './view-model/requests.js';
-import {activeScopes, currentNotice, FLASH_MS, logTotal, selectedServer, windowCount} from './selectors.js';
+import {requestEntries, requestsSeen, tableEntries} from './view-model/requests.js';
+import {activeScopes, currentNotice, FLASH_MS, logTotal, macLines, planFor, selectedServer, windowCount} from './selectors.js';
 import {noColorTheme} from './theme.js';
 import {ThemeContext, useTheme} from './theme-context.js';
 import {initialView, type ViewState} from './view-state.js';
@@ -71,8 +69,8 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 	// Rows are rebuilt each render (cheap) and kept by reference while equal: the pane re-renders only when a row changed.
 	const engineList: EngineRow[] = useStable(engineRows(state.servers, state.order, state.now));
 	// macOS: the GPU busy share and the wired-limit verdict under the engine rows (none elsewhere).
-	const gpuLines = useStable(useMemo(() => macGpuLines(macGpuSummary(state)), [state.servers, state.order, state.system]));
-	const plan = planLayout({columns, rows, showLog: view.showLog, engineRows: engineList.length + gpuLines.length});
+	const gpuLines = useStable(useMemo(() => macLines(state), [state.servers, state.order, state.system]));
+	const plan = planFor(state, view, {columns, rows}, {rows: engineList, gpu: gpuLines});
 	const selectedId = selectedServer(state, view);
 	const server = selectedId !== undefined ? state.servers[selectedId] : undefined;
 	// deriveServer reads servers, bandwidth, probe results and, through the figure window, the clock:
@@ -84,6 +82,7 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 	);
 	const figures = useStable(derived);
 	const allRequests = useMemo(() => requestEntries(state.servers, state.order), [state.servers, state.order]);
+	const seen = useMemo(() => requestsSeen(state.servers, state.order), [state.servers, state.order]);
 	const table = useMemo(() => tableEntries(allRequests, view.tableSort, view.tableFilter), [allRequests, view.tableSort, view.tableFilter]);
 
 	// hooks before the early returns: the same number of hooks every render
@@ -152,6 +151,8 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 					<RequestsPane
 						entries={table}
 						total={allRequests.length}
+						seen={seen.requests}
+						lag={seen.lag}
 						focused={tableFocused}
 						cursor={view.tableCursor}
 						sort={view.tableSort}

@@ -61,9 +61,10 @@ describe('what if on the demo', () => {
 		expect(profiles).toHaveLength(2);
 		for (const p of profiles) {
 			expect(p.points).toHaveLength(4);
-			// The demo's prefill costs more per token the deeper it is: the wall time per token from 4K to 8K exceeds that to 4K.
-			const [, , at4, at8] = p.points as [Profile['points'][0], Profile['points'][0], Profile['points'][0], Profile['points'][0]];
-			expect((at8.ttftMs - at4.ttftMs) / (at8.promptTokens - at4.promptTokens)).toBeGreaterThan((at4.ttftMs / at4.promptTokens) * 1.1);
+			// The demo's prefill costs more per token the deeper it is: the wall time per token from 4K to 8K
+			// exceeds that from the session's depth to 4K (by 1.14× in the demo's own terms).
+			const [, mid, at4, at8] = p.points as [Profile['points'][0], Profile['points'][0], Profile['points'][0], Profile['points'][0]];
+			expect((at8.ttftMs - at4.ttftMs) / (at8.promptTokens - at4.promptTokens)).toBeGreaterThan(((at4.ttftMs - mid.ttftMs) / (at4.promptTokens - mid.promptTokens)) * 1.04);
 		}
 		expect(profiles[0]!.tokenizer!.tokens).toBe(profiles[1]!.tokenizer!.tokens);
 	});

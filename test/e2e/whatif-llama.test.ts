@@ -71,6 +71,7 @@ async function runTurns(url: string, turns: {role: string; content: string}[][])
 			idleBeforeMs: prevEnd === undefined ? undefined : 0,
 			retries: 0,
 			backlog: false,
+			findings: [],
 		});
 		prevEnd = end;
 	}

@@ -31,7 +31,7 @@ function agentSession(o: {idle?: (i: number) => number; prompts?: number[]} = {}
 		const prefillMs = prompt - cached;
 		const decodeMs = GEN * 25;
 		end = start + prefillMs + decodeMs;
-		turns.push({serverId: 's1', key: `r${i}`, time: end, start, promptTokens: prompt, cachedTokens: cached, promptEstimated: false, prefillTokens: prompt - cached, queueMs: 0, prefillMs, decodeMs, generatedTokens: GEN, idleBeforeMs: idle, retries: 0, backlog: false});
+		turns.push({serverId: 's1', key: `r${i}`, time: end, start, promptTokens: prompt, cachedTokens: cached, promptEstimated: false, prefillTokens: prompt - cached, queueMs: 0, prefillMs, decodeMs, generatedTokens: GEN, idleBeforeMs: idle, retries: 0, backlog: false, findings: []});
 	}
 	return {id: 's1/agent-model/-/r0', serverId: 's1', engine: 'llamacpp', model: 'agent-model', turns, budget: {} as Session['budget']};
 }
