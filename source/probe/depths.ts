@@ -149,7 +149,10 @@ export async function measureProfile(o: MeasureOptions): Promise<Profile> {
 		const first = await probe(nonceLine(nonce()) + SHORT_DEPTH_TEXT, 'load');
 		if (first.loadMs !== undefined) {
 			if (t.loaded === true) notes.push(`load time: the model was loaded already (load_duration ${Math.round(first.loadMs)} ms is not a cold load); unload it to measure one`);
-			else loadMs = first.loadMs;
+			else {
+				loadMs = first.loadMs;
+				if (t.loaded === undefined) notes.push('load time: the first request\'s load_duration; whether the model was loaded before is not known (then it is not a cold load)');
+			}
 		}
 	} catch (e) {
 		if (o.signal?.aborted) throw e;

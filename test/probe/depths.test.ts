@@ -109,7 +109,7 @@ async function ollamaServer(o: {refuses?: boolean} = {}): Promise<TestServer> {
 	return s;
 }
 
-const run = async (urls: {url: string; engine: string; model: string; contextLength?: number}[], depths: number[], profilesPath: string) => {
+const run = async (urls: {url: string; engine: string; model: string; contextLength?: number; loaded?: boolean}[], depths: number[], profilesPath: string) => {
 	const stdout = new PassThrough();
 	const stderr = new PassThrough();
 	let out = '';
@@ -173,7 +173,8 @@ describe('compare --depths', () => {
 		const {code, out, err} = await run(
 			[
 				{url: llama.url, engine: 'llamacpp', model: 'deep-model', contextLength: 32_768},
-				{url: ollama.url, engine: 'ollama', model: 'small:8b', contextLength: 2048},
+				// Not loaded before: its first request loads it.
+				{url: ollama.url, engine: 'ollama', model: 'small:8b', contextLength: 2048, loaded: false},
 			],
 			[0, 1024, 4096],
 			file,
