@@ -29,7 +29,8 @@ const tokensOf = (text: string): number => Math.ceil(text.length / 4);
 /** Prefill: 0.01 ms per token plus 1e-6 ms per token² (slower with depth); decode: 2 + depth/1000 ms per token. */
 const prefillMsOf = (uncached: number, depth: number): number => Number((uncached * 0.01 + 1e-6 * (depth * depth - (depth - uncached) ** 2)).toFixed(3));
 const decodeGapOf = (depth: number): number => 2 + depth / 1000;
-const GEN = 6;
+/** Tokens each answer streams (the scripted servers stop here whatever the request asks). */
+const GEN = 40;
 
 /**
  * A llama-server: OpenAI chat SSE with `timings`; runs requests side by side; an identical prompt
@@ -159,11 +160,12 @@ describe('compare --depths', () => {
 		expect(depthText(SOURCE, 0, 2048, 64).text).toBe(SHORT_DEPTH_TEXT);
 	});
 
-	it('two requests at once: refused, side by side, or one after the other', () => {
-		expect(concurrencyFrom({ttftMs: 10, totalMs: 50}, {busyRetries: 1, ttftMs: 70, totalMs: 120})).toBe('refuses');
-		expect(concurrencyFrom({ttftMs: 10, totalMs: 50}, {ttftMs: 12, totalMs: 52})).toBe('parallel');
-		expect(concurrencyFrom({ttftMs: 10, totalMs: 50}, {ttftMs: 55, totalMs: 95})).toBe('one-at-a-time');
-		expect(concurrencyFrom({ttftMs: 10}, {ttftMs: 55, totalMs: 95})).toBeUndefined();
+	it('a second request while the first streams: refused, side by side, or after it; unknown when sent too late', () => {
+		expect(concurrencyFrom({refused: true})).toBe('refuses');
+		expect(concurrencyFrom({refused: false, aLastToken: 100, bSent: 20, bFirstToken: 40})).toBe('parallel');
+		expect(concurrencyFrom({refused: false, aLastToken: 100, bSent: 20, bFirstToken: 130})).toBe('one-at-a-time');
+		expect(concurrencyFrom({refused: false, aLastToken: 100, bSent: 120, bFirstToken: 130})).toBeUndefined();
+		expect(concurrencyFrom({refused: false, aLastToken: 100, bSent: 20})).toBeUndefined();
 	});
 
 	it('measures each server × model at each depth, its cache, load, keep-alive and concurrency, and keeps the profiles', async () => {
