@@ -110,6 +110,8 @@ export interface MeasureOptions extends ProbePass {
 	readonly expiresAt?: () => Promise<string | undefined>;
 	/** One line per finished request, for the progress on stderr. */
 	readonly onStep?: (line: string) => void;
+	/** Every finished probe of the measurement (the probe history takes them). */
+	readonly onResult?: (r: ProbeResult) => void;
 	readonly now?: () => number;
 	/** Nonces (tests); default random. */
 	readonly nonce?: () => string;
@@ -142,6 +144,7 @@ export async function measureProfile(o: MeasureOptions): Promise<Profile> {
 			...(onTokens ? {onProgress: (p: {tokens: number}) => onTokens(p.tokens)} : {}),
 		});
 		plan = out.plan;
+		o.onResult?.(out.result);
 		return out.result;
 	};
 	const points: DepthPoint[] = [];

@@ -1,4 +1,4 @@
-import {mkdtemp, rm, writeFile} from 'node:fs/promises';
+import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import {PassThrough} from 'node:stream';
@@ -228,6 +228,12 @@ describe('compare --depths', () => {
 			[ollama.url, 'small:8b'],
 		]);
 		expect(back[0]!.points).toEqual(a.points);
+		// Every probe of it is in the probe history under one run id: per server the load request, 3 depths, the cache request, the pair.
+		const rows = (await readFile(path.join(dir, 'h.csv'), 'utf8')).trim().split('\n').slice(1);
+		expect(rows).toHaveLength(14);
+		const runIds = new Set(rows.map((r) => /\d{8}T\d{6}Z-[0-9a-f]{4}/.exec(r)?.[0]));
+		expect([...runIds]).toHaveLength(1);
+		expect([...runIds][0]).toBeDefined();
 	});
 
 	it('a one-at-a-time server that refuses the second request (429) is `refuses`', async () => {
