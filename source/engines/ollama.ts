@@ -254,6 +254,9 @@ function mlxLine(s: OllamaState, msg: string, attrs: string): Ev[] | undefined {
 		const total = check.count('total', a.total);
 		const cached = check.count('cached', a.cached);
 		const left = check.count('left', a.left);
+		// `matched`: the prefix this prompt shares with a cached one (x/mlxrunner/prefix_cache.go:125 @ fb30760).
+		const matched = check.count('matched', a.matched);
+		if (matched !== undefined) ev.sharedPrefixTokens = matched;
 		if (total !== undefined) ev.promptTokens = total;
 		if (cached !== undefined) ev.cachedTokens = cached;
 		else if (msg === 'cache miss' && a.cached === undefined) ev.cachedTokens = 0;
@@ -330,7 +333,7 @@ function mlxDecodeStats(s: OllamaState, attrs: string): Ev[] {
 }
 
 /** The server's and its runners' slog lines: start, model loads, offload, memory, speculative set-up. */
-function serverLine(s: OllamaState, msg: string, attrs: string): Ev[] {
+function serverLine(s: OllamaState, msg: string, attrs: string, line = ''): Ev[] {
 	let m = LISTENING.exec(msg);
 	if (m) {
 		s.mlxStarted.clear();
@@ -345,9 +348,11 @@ function serverLine(s: OllamaState, msg: string, attrs: string): Ev[] {
 	if (m) {
 		s.ggufNamed = false;
 		const check = numberCheck();
-		return withCheck([{type: 'model-loaded', runner: 'gguf', seconds: check.num('started in', m[1], 'seconds'), model: s.ggufModel}], check);
+		return withCheck([clean({type: 'model-loaded', runner: 'gguf', seconds: check.num('started in', m[1], 'seconds'), model: s.ggufModel, evidence: evidenceOf(line)}) as Ev], check);
 	}
-	if (msg === 'mlx runner is ready') return [{type: 'model-loaded', runner: 'mlx', model: s.mlxModel}];
+	if (msg === 'mlx runner is ready') return [clean({type: 'model-loaded', runner: 'mlx', model: s.mlxModel, evidence: evidenceOf(line)}) as Ev];
+	const signal = agentSignal(s, msg, attrs, line);
+	if (signal) return signal;
 	m = OFFLOADED.exec(msg);
 	if (m) return ofModel(s, offloaded(m));
 	if (msg === 'offload' || msg.startsWith('offload to ')) {
@@ -408,6 +413,52 @@ function serverLine(s: OllamaState, msg: string, attrs: string): Ev[] {
 	return [];
 }
 
+/** An evidence line: one line, capped (the parser's input is already sanitized). */
+const evidenceOf = (line: string): string => (line.length > 300 ? `${line.slice(0, 299)}…` : line);
+
+/**
+ * `slog.Warn("<parser> tool call parsing failed", "error", err)` — model/parsers/{qwen3coder,qwen3,
+ * qwen35,qwen3vl,gemma4,glm46,deepseek3,lfm2,cogito}.go and x/models/glm4_moe_lite/parser.go @ fb30760
+ * (v0.33.0-rc2); the parser's name is the model family (`qwen`, `qwen3.5`, `glm-4.6`…).
+ */
+const TOOL_PARSE_FAILED = /^[\w.-]+ tool call parsing failed$/;
+
+/**
+ * What the server's slog lines say went wrong for a request (issue 28); placed on a turn by time.
+ * - `slog.Warn("truncating input prompt", "limit", limit, "prompt", len(tokens), "keep", nKeep, "new", len(truncated))`
+ *   — llm/llama_server.go:317 @ fb30760 (v0.33.0-rc2). `limit` = `contextShiftPromptLimit(num_ctx, keep)`
+ *   = num_ctx − max((num_ctx − keep)/2, 1) since c191a14 (v0.30.11); num_ctx before it
+ *   (llm/llama_server.go:293 @ 2c71d8d, v0.30.0; runner/{llama,ollama}runner/runner.go @ c28ddc0, v0.24.0:
+ *   `"limit", s.cache.numCtx`). Same message and keys in every era.
+ * - `slog.Info("llama-server model predicted to exceed available memory, evicting", "predicted", …,
+ *   "predicted_num_ctx", …, "available", …)` — server/sched.go:551 @ fb30760.
+ * - `slog.Warn("llama-server load failed; reducing automatic context and retrying once", …
+ *   "old_num_ctx", …, "new_num_ctx", …)` — server/sched.go:652 @ fb30760.
+ */
+function agentSignal(s: OllamaState, msg: string, attrs: string, line: string): Ev[] | undefined {
+	const c = msg.charCodeAt(0);
+	if (c === 116 /* t */ && msg === 'truncating input prompt') {
+		const a = slogAttrs(attrs);
+		const check = numberCheck();
+		const signal = clean({kind: 'truncated', evidence: evidenceOf(line), model: s.ggufModel ?? s.mlxModel, limit: check.count('limit', a.limit), prompt: check.count('prompt', a.prompt), keep: check.count('keep', a.keep), kept: check.count('new', a.new)});
+		return withCheck([{type: 'agent-signal', signal} as unknown as Ev], check);
+	}
+	if (msg.endsWith('tool call parsing failed') && TOOL_PARSE_FAILED.test(msg)) {
+		return [{type: 'agent-signal', signal: clean({kind: 'tool-call-failed', evidence: evidenceOf(line), model: s.ggufModel ?? s.mlxModel})} as unknown as Ev];
+	}
+	if (c === 108 /* l */ && msg === 'llama-server model predicted to exceed available memory, evicting') {
+		const a = slogAttrs(attrs);
+		const check = numberCheck();
+		return withCheck([{type: 'agent-signal', signal: clean({kind: 'evicting', evidence: evidenceOf(line), window: check.count('predicted_num_ctx', a.predicted_num_ctx)})} as unknown as Ev], check);
+	}
+	if (c === 108 /* l */ && msg === 'llama-server load failed; reducing automatic context and retrying once') {
+		const a = slogAttrs(attrs);
+		const check = numberCheck();
+		return withCheck([{type: 'agent-signal', signal: clean({kind: 'context-shrunk', evidence: evidenceOf(line), window: check.count('new_num_ctx', a.new_num_ctx), limit: check.count('old_num_ctx', a.old_num_ctx)})} as unknown as Ev], check);
+	}
+	return undefined;
+}
+
 /** A `[GIN]` access line: the HTTP event, a busy answer, or the wall time and client of a generation. */
 function ginLine(s: OllamaState, m: RegExpExecArray): Ev[] {
 	const ev: Record<string, unknown> = {type: 'http', status: Number(m[2]), method: m[5], path: m[6], client: m[4]};
@@ -455,7 +506,7 @@ function pushLine(s: OllamaState, raw: string): EngineEvent[] | null {
 		const m = SLOG.exec(line);
 		if (m) {
 			const msg = unquote(m[4]!);
-			return noteDone(s, mlxLine(s, msg, m[5]!) ?? serverLine(s, msg, m[5]!));
+			return noteDone(s, mlxLine(s, msg, m[5]!) ?? serverLine(s, msg, m[5]!, line));
 		}
 	}
 	if (c === 91 /* [ */ && line.startsWith('[GIN]')) {
@@ -468,7 +519,7 @@ function pushLine(s: OllamaState, raw: string): EngineEvent[] | null {
 			const started = STARTED.exec(m[1]!);
 			if (started) {
 				const check = numberCheck();
-				return withCheck([{type: 'model-loaded', runner: 'gguf', seconds: check.num('started in', started[1], 'seconds'), model: s.ggufModel}], check);
+				return withCheck([clean({type: 'model-loaded', runner: 'gguf', seconds: check.num('started in', started[1], 'seconds'), model: s.ggufModel, evidence: evidenceOf(line)}) as Ev], check);
 			}
 			return [];
 		}
@@ -621,6 +672,15 @@ export const ollama: EngineDescriptor<'ollama'> = {
 	],
 	unifiedMemory: false,
 	keepAlive: true,
+	// docs/context-length.mdx @ fb30760 asks ≥ 64000 for agents; envconfig/config.go: OLLAMA_CONTEXT_LENGTH,
+	// OLLAMA_KEEP_ALIVE, OLLAMA_MAX_LOADED_MODELS, OLLAMA_NUM_PARALLEL; server/sched.go needsReload: any change of num_ctx reloads.
+	agentFixes: {
+		contextLength: (tokens) => `OLLAMA_CONTEXT_LENGTH=${tokens}`,
+		keepAlive: 'OLLAMA_KEEP_ALIVE=-1',
+		moreModels: 'OLLAMA_MAX_LOADED_MODELS=2',
+		sameOptions: 'send the same num_ctx every turn (or none, with OLLAMA_CONTEXT_LENGTH set)',
+		parallel: 'OLLAMA_NUM_PARALLEL=2',
+	},
 	quickMarks: {rootBody: /Ollama is running/},
 	hostEnv: {name: 'OLLAMA_HOST', fallback: 'http://127.0.0.1:11434'},
 	defaultPorts: [11434],

@@ -116,6 +116,9 @@ export function parseVllmMessage(msg: string, state?: VllmState): EngineEvent[] 
 		const n = check.count('total_num_cumulative_preemption', CUMULATIVE_PREEMPTION.exec(msg)?.[1]);
 		return withCheck(n === undefined ? [] : [{type: 'interval-stats', preemptedTotal: n}], check);
 	}
+	// `logger.exception("Error in extracting tool call from response.")` — vllm/tool_parsers/hermes_tool_parser.py
+	// @ becf329 (and the other tool parsers): the call reaches the client as plain text.
+	if (c === 69 /* E */ && msg.startsWith('Error in extracting tool call')) return [{type: 'agent-signal', signal: {kind: 'tool-call-failed', evidence: msg.length > 300 ? `${msg.slice(0, 299)}…` : msg}}];
 	let m = VERSION.exec(msg);
 	if (m) return [{type: 'server-start', version: m[1]}];
 	m = LISTEN.exec(msg);

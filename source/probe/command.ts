@@ -3,7 +3,7 @@
  * table or JSON, appended to the probe history. Returns the exit code; never throws.
  */
 import {ProbeError} from './client.js';
-import {sanitize} from '../util/sanitize.js';
+import {redactUserinfo, sanitize, sanitizeDeep, sanitizeName} from '../util/sanitize.js';
 import {VERSION} from '../version.js';
 import {appendHistory, checkHistoryWritable, defaultHistoryPath} from './history.js';
 import {loadPrompt, parsePromptArg} from './prompts.js';
@@ -120,7 +120,7 @@ export async function probeCommand(opts: ProbeCommandOptions): Promise<number> {
 	const err = opts.stderr ?? process.stderr;
 	// Errors go to stderr, always, --json or not: stdout carries only the result.
 	const fail = (message: string, code: number): number => {
-		err.write(`infertop probe: ${message}\n`);
+		err.write(`infertop probe: ${sanitizeName(redactUserinfo(message))}\n`);
 		return code;
 	};
 	const promptArg = parsePromptArg(opts.prompt);
@@ -202,7 +202,7 @@ export async function probeCommand(opts: ProbeCommandOptions): Promise<number> {
 	}
 	if (opts.json) {
 		const j = results.map(probeJson);
-		opts.stdout.write(JSON.stringify(j.length === 1 ? j[0] : j, null, 2) + '\n');
+		opts.stdout.write(JSON.stringify(sanitizeDeep(j.length === 1 ? j[0] : j), null, 2) + '\n');
 	} else {
 		opts.stdout.write(probeTable(results));
 	}
