@@ -26,7 +26,7 @@ import {SCOPES, type ScopeTable} from './scopes.js';
 import {ProbePane} from './panes/probe.js';
 import {RequestsPane} from './panes/requests.js';
 import {requestEntries, requestsSeen, tableEntries} from './view-model/requests.js';
-import {activeScopes, currentNotice, FLASH_MS, logTotal, selectedServer, windowCount} from './selectors.js';
+import {activeScopes, currentNotice, FLASH_MS, logSetting, logTotal, selectedServer, windowCount} from './selectors.js';
 import {noColorTheme} from './theme.js';
 import {ThemeContext, useTheme} from './theme-context.js';
 import {initialView, type ViewState} from './view-state.js';
@@ -72,7 +72,7 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 	const engineList: EngineRow[] = useStable(engineRows(state.servers, state.order, state.now));
 	// macOS: the GPU busy share and the wired-limit verdict under the engine rows (none elsewhere).
 	const gpuLines = useStable(useMemo(() => macGpuLines(macGpuSummary(state)), [state.servers, state.order, state.system]));
-	const plan = planLayout({columns, rows, showLog: view.showLog, engineRows: engineList.length + gpuLines.length});
+	const plan = planLayout({columns, rows, showLog: logSetting(view), engineRows: engineList.length + gpuLines.length});
 	const selectedId = selectedServer(state, view);
 	const server = selectedId !== undefined ? state.servers[selectedId] : undefined;
 	// deriveServer reads servers, bandwidth, probe results and, through the figure window, the clock:

@@ -58,14 +58,22 @@ export function selectedServer(state: MonitorState, view: ViewState): string | u
 	return view.selectedId !== undefined && state.servers[view.selectedId] ? view.selectedId : state.order[0];
 }
 
+/**
+ * The log pane's setting for the layout: as the user set it (`l`), else automatic; while an overlay
+ * is open it is hidden unless `l` asked for it, so that the overlay takes the width it needs.
+ */
+export function logSetting(view: ViewState): boolean | undefined {
+	return view.overlay !== 'none' && view.showLog !== true ? false : view.showLog;
+}
+
 export function planFor(state: MonitorState, view: ViewState, size: {readonly columns: number; readonly rows: number}) {
 	const engineCount = engineRows(state.servers, state.order, state.now).length;
-	return planLayout({columns: size.columns, rows: size.rows, showLog: view.showLog, engineRows: engineCount});
+	return planLayout({columns: size.columns, rows: size.rows, showLog: logSetting(view), engineRows: engineCount});
 }
 
 /** Whether the log pane is on screen for this size and view state. */
 export function logVisible(columns: number, rows: number, view: ViewState, engineRowCount = 3): boolean {
-	const plan = planLayout({columns, rows, showLog: view.showLog, engineRows: engineRowCount});
+	const plan = planLayout({columns, rows, showLog: logSetting(view), engineRows: engineRowCount});
 	return !plan.tooSmall && (plan.logBelow > 0 || plan.logBeside !== undefined);
 }
 
