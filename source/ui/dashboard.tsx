@@ -15,7 +15,7 @@ import {ContentionPane} from './panes/contention.js';
 import {EmptyState} from './panes/empty.js';
 import {EnginesPane} from './panes/engines.js';
 import {engineRows, type EngineRow} from './view-model/engines.js';
-import {Footer} from './panes/footer.js';
+import {Footer, noteRows, selfText} from './panes/footer.js';
 import {Header} from './panes/header.js';
 import {LogPane} from './panes/log.js';
 import {TooSmall} from './panes/overlays.js';
@@ -72,7 +72,20 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 	const engineList: EngineRow[] = useStable(engineRows(state.servers, state.order, state.now));
 	// macOS: the GPU busy share and the wired-limit verdict under the engine rows (none elsewhere).
 	const gpuLines = useStable(useMemo(() => macGpuLines(macGpuSummary(state)), [state.servers, state.order, state.system]));
-	const plan = planLayout({columns, rows, showLog: logSetting(view), engineRows: engineList.length + gpuLines.length});
+	const notice = currentNotice(state);
+	const flash = view.flash && state.now - view.flash.t < FLASH_MS ? view.flash : undefined;
+	const note = useStable(
+		footerNote !== undefined
+			? {text: footerNote, level: 'info' as const}
+			: flash
+				? {text: flash.text, level: 'info' as const}
+				: notice
+					? {text: sanitize(notice.text, 300), level: notice.level}
+					: undefined,
+	);
+	// A notice is read whole: the footer takes the rows it needs (up to 3) from the panes.
+	const footerRows = note && noteRows(note, Math.max(1, columns - selfText(state.system.self).length - 1)) > 1 ? noteRows(note, columns) : 1;
+	const plan = planLayout({columns, rows, showLog: logSetting(view), engineRows: engineList.length + gpuLines.length, footerRows});
 	const selectedId = selectedServer(state, view);
 	const server = selectedId !== undefined ? state.servers[selectedId] : undefined;
 	// deriveServer reads servers, bandwidth, probe results and, through the figure window, the clock:
@@ -88,17 +101,6 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 	const table = useMemo(() => tableEntries(allRequests, view.tableSort, view.tableFilter), [allRequests, view.tableSort, view.tableFilter]);
 
 	// hooks before the early returns: the same number of hooks every render
-	const notice = currentNotice(state);
-	const flash = view.flash && state.now - view.flash.t < FLASH_MS ? view.flash : undefined;
-	const note = useStable(
-		footerNote !== undefined
-			? {text: footerNote, level: 'info' as const}
-			: flash
-				? {text: flash.text, level: 'info' as const}
-				: notice
-					? {text: sanitize(notice.text, 300), level: notice.level}
-					: undefined,
-	);
 	const active = useStable(activeScopes(view, state.order.length === 0).filter(s => s !== 'always'));
 
 	if (view.suspended) return <Box height={1} />;

@@ -52,3 +52,21 @@ describe('160×50: overlays take the width they need', () => {
 		expect(tui.frame()).not.toMatch(/\bLOG\b/);
 	});
 });
+
+describe('80×24: a notice is read whole', () => {
+	it('a notice longer than the footer wraps onto the rows it needs (the panes give them up), nothing cut', async () => {
+		const s = store();
+		const text = 'server.log is the log of http://127.0.0.1:8080 (its --log-file): read once, as that server\'s; the backlog is read again with the process\'s start time';
+		s.dispatch({type: 'notice', t: T0 + 1000, level: 'info', text});
+		s.publish();
+		tui = renderTui(<App store={s} controller={controller()} version="0.1.0" />, {columns: 80, rows: 24});
+		await waitFor(() => tui!.frame().includes('infertop 0.1.0'), 'first frame');
+		await settle();
+		const f = tui.frame();
+		const lines = f.split('\n');
+		expect(lines.length).toBeLessThanOrEqual(23);
+		expect(lines.every(l => Array.from(l).length <= 80)).toBe(true);
+		// Every word of it on screen, in order, across its rows.
+		expect(f.replace(/\s+/g, ' ')).toContain(`ℹ ${text}`.replace(/\s+/g, ' '));
+	});
+});
