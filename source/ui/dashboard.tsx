@@ -11,7 +11,7 @@ import type {MonitorState, PassSample} from '../types/state.js';
 import {sanitize} from '../util/sanitize.js';
 import {KEYMAP, type KeyBinding} from './keymap.js';
 import {planLayout} from './layout.js';
-import {ContentionPane} from './panes/contention.js';
+import {ContentionPane, contentionLines} from './panes/contention.js';
 import {EmptyState} from './panes/empty.js';
 import {EnginesPane} from './panes/engines.js';
 import {engineRows, type EngineRow} from './view-model/engines.js';
@@ -130,6 +130,8 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 		/>
 	) : null;
 
+	// CONTENTION's rows beyond its lines go to PROBE (its lines wrap there instead of being cut).
+	const spareContention = Math.max(0, plan.contention - 1 - contentionLines(state.system).length);
 	let main;
 	if (view.overlay !== 'none') {
 		main = overlayViews[view.overlay]({state, view, keymap, scopes, width: plan.mainWidth, height: middle, selectedId, server, requests: allRequests, demo, sessionGapMs});
@@ -166,8 +168,8 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 						height={plan.requests}
 					/>
 				) : null}
-				<ContentionPane system={state.system} width={plan.mainWidth} height={plan.contention} />
-				<ProbePane probe={state.probe} now={state.probe.running ? state.now : 0} width={plan.mainWidth} height={plan.probe} readOnly={readOnly} />
+				<ContentionPane system={state.system} width={plan.mainWidth} height={plan.contention - spareContention} />
+				<ProbePane probe={state.probe} now={state.probe.running ? state.now : 0} width={plan.mainWidth} height={plan.probe + spareContention} readOnly={readOnly} />
 				{plan.logBelow > 0 ? log : null}
 			</>
 		);

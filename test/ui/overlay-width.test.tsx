@@ -70,3 +70,21 @@ describe('80×24: a notice is read whole', () => {
 		expect(f.replace(/\s+/g, ' ')).toContain(`ℹ ${text}`.replace(/\s+/g, ' '));
 	});
 });
+
+describe('80×24: the probe\'s lines wrap into the rows CONTENTION does not use', () => {
+	it('fitRows: a long line continues on the next row while rows are left for the lines after it', async () => {
+		const {fitRows} = await import('../../source/ui/format.js');
+		const lines = [{text: 'aaa bbb ccc ddd'}, {text: 'eee'}];
+		expect(fitRows(lines, 8, 3).map(l => l.text)).toEqual(['aaa bbb', 'ccc ddd', 'eee']);
+		// Two rows: the first line keeps one (the pane cuts it), the second its own.
+		expect(fitRows(lines, 8, 2).map(l => l.text)).toEqual(['aaa bbb ccc ddd', 'eee']);
+		expect(fitRows(lines, 8, 1).map(l => l.text)).toEqual(['aaa bbb ccc ddd']);
+	});
+
+	it('the empty PROBE pane\'s hint is read whole at 80×24', async () => {
+		tui = renderTui(<App store={store()} controller={controller()} version="0.1.0" />, {columns: 80, rows: 24});
+		await waitFor(() => tui!.frame().includes('PROBE'), 'first frame');
+		await settle();
+		expect(tui.frame().replace(/\s+/g, ' ')).toContain('no probe yet: p probes the selected server, P chooses the prompt, r runs it twice');
+	});
+});
