@@ -401,6 +401,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 		// A server the user named counts even when it is down: it is listed as down, not replaced by the demo.
 		const found = disc.servers().length > 0 || config.servers.length > 0 || config.logs.length > 0 || options.replay !== undefined;
 		if (config.demo === true || (config.demo === 'auto' && !found)) await startDemo();
+		if (config.demo === 'auto' && !found && demo) dispatch({type: 'notice', t: Date.now(), level: 'info', text: 'no engine found: started the demo (DEMO on screen; --no-demo never starts it)'});
 	})();
 
 	// What the probe and the comparison share: where results go, how long a run may wait and take, keys.

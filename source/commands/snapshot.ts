@@ -2,7 +2,7 @@
  * `infertop snapshot [--json]` and plain `infertop` on a non-TTY stdout: run the same collectors
  * for N seconds, print one snapshot, exit 0.
  */
-import {startRuntime, type RuntimeOptions} from '../runtime.js';
+import {startRuntime, type Runtime, type RuntimeOptions} from '../runtime.js';
 import {toSnapshot} from '../model/snapshot.js';
 import {renderSnapshotText} from '../ui/app.js';
 import {VERSION} from '../version.js';
@@ -12,6 +12,7 @@ export interface SnapshotOptions extends RuntimeOptions {
 	readonly json: boolean;
 	readonly seconds: number;
 	readonly stdout?: NodeJS.WritableStream;
+	readonly stderr?: NodeJS.WritableStream;
 }
 
 /** Rows the text snapshot is laid out for (the panes share them as on a 160×40 terminal). */
@@ -28,6 +29,26 @@ export function plainSnapshot(text: string): string {
 		.join('\n');
 }
 
+/** The longest a demo snapshot waits for the demo's first finished request (its figures come from it). */
+export const DEMO_WAIT_MS = 30_000;
+
+/**
+ * Whether the demo engine has finished a request that gives a decode rate (one of its models' logs
+ * has no decode time), waiting at most `ms` for one.
+ */
+async function demoFinishedOne(runtime: Runtime, ms: number): Promise<boolean> {
+	const deadline = Date.now() + ms;
+	const done = (): boolean => {
+		const state = runtime.store.getSnapshot();
+		return Object.values(state.servers).some(s => s.demo === true && s.requests.some(r => r.done && !r.backlog && !r.earlier && r.decodeMs !== undefined));
+	};
+	while (!done()) {
+		if (Date.now() >= deadline) return false;
+		await new Promise(resolve => setTimeout(resolve, 100));
+	}
+	return true;
+}
+
 export async function runSnapshot(options: SnapshotOptions): Promise<number> {
 	const out = options.stdout ?? process.stdout;
 	const seconds = Number.isFinite(options.seconds) && options.seconds >= 0 ? options.seconds : 3;
@@ -35,6 +56,9 @@ export async function runSnapshot(options: SnapshotOptions): Promise<number> {
 	try {
 		await runtime.ready;
 		await new Promise(resolve => setTimeout(resolve, seconds * 1000));
+		if (runtime.demo() !== undefined && !(await demoFinishedOne(runtime, DEMO_WAIT_MS))) {
+			(options.stderr ?? process.stderr).write(`infertop: the demo finished no request in ${DEMO_WAIT_MS / 1000} s: its figures are --\n`);
+		}
 		runtime.dispatch({type: 'tick', t: Date.now()});
 		const state = runtime.store.getSnapshot();
 		if (options.json) out.write(`${JSON.stringify(sanitizeDeep(toSnapshot(state, VERSION, {sessionGapMs: options.config.sessionGap * 1000})), null, 2)}\n`);
