@@ -190,7 +190,10 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 		const missing = config.origin.logs === 'flag' ? config.logs.map(missingLog).filter((m): m is string => m !== undefined) : [];
 		if (missing.length > 0) return usageError(missing);
 		const {runSnapshot} = await import('./commands/snapshot.js');
-		return runSnapshot({...common, json: flags.json === true, seconds: numbers.seconds ?? 3});
+		const code = await runSnapshot({...common, json: flags.json === true, seconds: numbers.seconds ?? 3});
+		// Stopped by a signal: what it started is stopped; leave now, whatever sockets are still closing.
+		if (code > 128) process.exit(code);
+		return code;
 	}
 	const {runMonitor} = await import('./commands/monitor.js');
 	return runMonitor(common);
