@@ -118,10 +118,6 @@ function readBundle() {
 const requireHere = createRequire(import.meta.url);
 for (const m of STARTUP_BUILTINS) requireHere(`node:${m}`);
 v8.setFlagsFromString(START_FLAGS);
-// Under heavy log traffic (thousands of lines a second) TurboFan pays for itself: the parsers and the
-// reducer run 1.5-2× faster optimised. The runtime asks for it while a log is that busy, and turns it
-// off again a minute after (source/runtime.ts optimiseWhenBusy); code already optimised stays so.
-globalThis[Symbol.for('infertop.optimise')] = (on) => v8.setFlagsFromString(on ? '--opt' : '--no-opt');
 
 let source;
 try {

@@ -156,42 +156,6 @@ function eventIsWork(event: EngineEvent): boolean {
 	return !(event.type === 'http' && (event.method === 'GET' || event.method === 'HEAD'));
 }
 
-/** Log lines a second (all logs together) from which V8's optimising compiler is asked for. */
-export const BUSY_LINES_PER_S = 2000;
-/** How long after the last busy second it is turned off again. */
-const BUSY_COOLDOWN_MS = 60_000;
-
-/**
- * bin/infertop.js runs V8 without its optimising compiler (TurboFan): at rest it spent as much CPU
- * re-optimising as it saved. Under a busy log it is the other way round: the parsers and the
- * reducer, optimised, cost a half to two thirds as much a line. So while the logs bring
- * BUSY_LINES_PER_S or more, the bin's switch (Symbol.for('infertop.optimise')) turns TurboFan on,
- * and off again a minute after the traffic ends. Not before the first 5 s (the code cache the bin
- * saves is made under its start flags). Run from source there is no switch, and nothing changes.
- */
-export function optimiseWhenBusy(switchOn = (globalThis as Record<symbol, unknown>)[Symbol.for('infertop.optimise')], now = () => Date.now()): (action: Action) => void {
-	if (typeof switchOn !== 'function') return () => undefined;
-	const set = switchOn as (on: boolean) => void;
-	const started = now();
-	let second = 0;
-	let lines = 0;
-	let on = false;
-	let lastBusy = 0;
-	return action => {
-		if (action.type !== 'log-batch') return;
-		const t = now();
-		if (t - second >= 1000) {
-			second = t;
-			lines = 0;
-		}
-		lines += action.lines.length;
-		if (lines >= BUSY_LINES_PER_S && t - started >= 5000) {
-			lastBusy = t;
-			if (!on) set((on = true));
-		} else if (on && t - lastBusy > BUSY_COOLDOWN_MS) set((on = false));
-	};
-}
-
 /**
  * A poller's longest wait while its server's answers repeat (the default 2 s pace doubles up to
  * 8 s): an idle engine is asked a quarter as often, and a request in its log (isWork) brings the
@@ -343,7 +307,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 	const namedServers = config.servers.map(s => ({url: s.url, apiKey: resolveApiKey(s) ?? (config.servers.length === 1 ? options.apiKey : undefined), source: 'flag' as const}));
 	const apiKeyFor = (url: string | undefined): string | undefined => (url ? namedServers.find(s => s.url === url)?.apiKey : undefined);
 
-	const reactions: Reaction[] = [resolveBytesPerToken(createModelBytesResolver({dispatch: a => store.dispatch(a)})), optimiseWhenBusy()];
+	const reactions: Reaction[] = [resolveBytesPerToken(createModelBytesResolver({dispatch: a => store.dispatch(a)}))];
 	const dispatch: Dispatch = (action: Action) => {
 		if (stopped) return;
 		if (removed.size > 0 && removed.has('serverId' in action ? action.serverId : action.type === 'server-seen' ? action.server.id : '')) return;

@@ -23,7 +23,6 @@ import {logLines} from '../../source/model/log-ring.js';
 import type {Action, LogBatchLine, MonitorState, ServerState} from '../../source/types/state.js';
 import {requestEntries, requestsSeen} from '../../source/ui/view-model/requests.js';
 import {seenText} from '../../source/ui/panes/requests.js';
-import {BUSY_LINES_PER_S, optimiseWhenBusy} from '../../source/runtime.js';
 import {waitUntil} from '../helpers/wait.js';
 
 const FIXTURES = new URL('../fixtures/engines/llama.cpp/', import.meta.url);
@@ -247,31 +246,4 @@ describe('a tail too far behind', () => {
 			await tail.stop();
 		}
 	}, 40_000);
-});
-
-describe('V8’s optimising compiler under a busy log', () => {
-	it('is asked for while the logs bring BUSY_LINES_PER_S a second (not in the first 5 s), and let go a minute after', () => {
-		const calls: boolean[] = [];
-		let now = 0;
-		const react = optimiseWhenBusy((on: boolean) => calls.push(on), () => now);
-		const batch = (n: number): Action => ({type: 'log-batch', serverId: 's', lines: Array.from({length: n}, () => ({t: now, text: 'x', parsed: true}))});
-		react(batch(BUSY_LINES_PER_S));
-		expect(calls).toEqual([]); // start-up: the code cache is made under the bin's flags
-		now = 6000;
-		react(batch(BUSY_LINES_PER_S / 2));
-		expect(calls).toEqual([]);
-		react(batch(BUSY_LINES_PER_S / 2));
-		expect(calls).toEqual([true]);
-		now = 7500;
-		react(batch(BUSY_LINES_PER_S * 3));
-		expect(calls).toEqual([true]);
-		// a quiet log: a line now and then, for a minute after the last busy second (7.5 s)
-		for (now = 9000; now <= 67_000; now += 2000) react(batch(3));
-		expect(calls).toEqual([true]);
-		now = 68_000;
-		react(batch(3));
-		expect(calls).toEqual([true, false]);
-		// without the bin's switch (run from source): nothing to do
-		expect(() => optimiseWhenBusy(undefined)(batch(BUSY_LINES_PER_S * 10))).not.toThrow();
-	});
 });
