@@ -219,6 +219,11 @@ export interface EngineDescriptor<K extends EngineKind = EngineKind> {
 	readonly slotContext?: boolean;
 	/** The engine unloads models after a keep-alive (Ollama `expires_at`): unknown shows `--`. */
 	readonly keepAlive?: boolean;
+	/**
+	 * The one change a user makes to this engine for an agent's finding (issue 28, model/findings.ts),
+	 * as they would type it; absent: the finding says what to change in words.
+	 */
+	readonly agentFixes?: AgentFixes;
 	readonly defaultPorts: readonly number[];
 	readonly process?: ProcessRule;
 	readonly logLocations?: (ctx: LogLocationContext) => LogLocation[];
@@ -229,6 +234,22 @@ export interface EngineDescriptor<K extends EngineKind = EngineKind> {
 	readonly hostEnv?: {readonly name: string; readonly fallback: string};
 	/** How its HTTP answers tell it from every other engine; none: never identified by answers alone. */
 	readonly fingerprint?: FingerprintRule;
+}
+
+/** What to type for each agent finding this engine can fix by a setting (model/findings.ts). */
+export interface AgentFixes {
+	/** A window of `tokens` (a power of two the prompt fits in). */
+	readonly contextLength?: (tokens: number) => string;
+	/** Keep the model loaded between turns. */
+	readonly keepAlive?: string;
+	/** Room for more than one model at once (another evicted it). */
+	readonly moreModels?: string;
+	/** Same options every turn (a change reloads the model). */
+	readonly sameOptions?: string;
+	/** More than one request at a time. */
+	readonly parallel?: string;
+	/** Let the engine shift the window instead of refusing. */
+	readonly contextShift?: string;
 }
 
 // ---- shared plans ------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import {requestFigures} from './figures.js';
 import {appendLog, emptyLog} from './log-ring.js';
 import {inconsistency} from './consistency.js';
 import {attribute, attributeByKeepAlive, keepAliveMoved, UNKNOWN_MODEL} from './attribution.js';
-import type {Action, LogBatchLine, MonitorState, RequestRecord, ServerState, ServerInfo, PassSample} from '../types/state.js';
+import type {Action, LogBatchLine, MonitorState, RequestRecord, ServerSignal, ServerState, ServerInfo, PassSample} from '../types/state.js';
 import type {EngineEvent} from '../types/events.js';
 import {UNKNOWN_ENGINE} from '../engines/index.js';
 
@@ -17,6 +17,7 @@ export const MAX_HISTORY = 240;
 export const MAX_LOG_LINES = 1000;
 export const MAX_NOTICES = 20;
 export const MAX_REFUSALS = 64;
+export const MAX_SIGNALS = 256;
 /** The time given to a request whose time cannot be known ("earlier"): before every real time. */
 export const EARLIER_T = 0;
 
@@ -225,6 +226,9 @@ function applyRequest(server: ServerState, serverId: string, t: number, ev: Extr
  * (the only model loaded, the only one of their runner). Counters move from `unknown` to the model.
  */
 function applyModels(server: ServerState, models: ServerState['models'], t: number): ServerState {
+	// A model the last list had loaded and this one does not: it left memory (the agent view's reload cause).
+	const gone = server.models.filter(m => m.loaded !== false && !models.some(n => n.name === m.name && n.loaded !== false));
+	if (gone.length > 0) server = gone.reduce((s, m) => withSignal(s, {kind: 'unloaded', model: m.name, reason: 'gone', evidence: `${m.name} absent from the loaded models list`, t}), server);
 	const since = server.modelsAt ?? -Infinity;
 	const byKeepAlive = attributeByKeepAlive(server.requests, keepAliveMoved(server.models, models), since, t);
 	let byModel = server.requestsByModel;
@@ -242,6 +246,10 @@ function applyModels(server: ServerState, models: ServerState['models'], t: numb
 		return next;
 	});
 	return {...server, models, modelsAt: t, ...(changed ? {requests, requestsByModel: byModel} : {})};
+}
+
+function withSignal(server: ServerState, signal: ServerSignal): ServerState {
+	return {...server, signals: push(server.signals ?? [], signal, MAX_SIGNALS)};
 }
 
 function updateLive(server: ServerState, key: string | undefined, patch: Partial<RequestRecord>, t: number): ServerState {
@@ -309,12 +317,16 @@ export function applyEvent(server: ServerState, t: number, event: EngineEvent, c
 				linesInconsistent: server.linesInconsistent + 1,
 				log: appendLog(server.log, {t, text: `inconsistent, not used: ${event.reason}`, parsed: true, note: true}, MAX_LOG_LINES),
 			};
+		case 'agent-signal':
+			return withSignal(server, {...event.signal, t: at === 'earlier' ? EARLIER_T : t, ...(at === 'earlier' ? {earlier: true} : {})});
 		case 'model-loaded':
-			return server;
+			// Kept as a signal only (the agent view's reloads): what is loaded comes from the server's API.
+			return withSignal(server, {kind: 'loaded', model: event.model, seconds: event.seconds, evidence: event.evidence ?? (event.seconds !== undefined ? `model loaded in ${event.seconds} s` : 'model loaded'), t: at === 'earlier' ? EARLIER_T : t, ...(at === 'earlier' ? {earlier: true} : {})});
 		case 'model-unloaded':
 			// What is loaded comes from the server's own status API (oMLX `/v1/models/status`): a log line
 			// may be old (the backlog) or already undone by a reload, and the poller only dispatches changes.
-			return server;
+			// It is kept as a signal (why a model was loaded again: evicted, its idle TTL ran out).
+			return withSignal(server, {kind: 'unloaded', model: event.model, reason: event.reason, evidence: `${event.model ?? 'model'} ${event.reason === 'ttl' ? 'unloaded: idle TTL ran out' : event.reason === 'evicted' ? `evicted${event.by ? ` by ${event.by}` : ''}` : 'unloaded'}`, t: at === 'earlier' ? EARLIER_T : t, ...(at === 'earlier' ? {earlier: true} : {})});
 	}
 }
 

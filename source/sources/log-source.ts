@@ -6,7 +6,7 @@
 import {createParser, engineOf} from '../engines/index.js';
 import {LOG_TIME_FORMATS, readLogTime} from '../engines/log-time.js';
 import type {LogTimeFormat} from '../engines/descriptor.js';
-import {sanitize} from '../util/sanitize.js';
+import {sanitize, sanitizeName} from '../util/sanitize.js';
 import type {Collector, Dispatch, LogBatchLine} from '../types/state.js';
 import type {EngineKind, LineParser} from '../types/events.js';
 import {createLogTail} from './log-tail.js';
@@ -35,11 +35,11 @@ export interface LogSourceOptions {
 export function labelOf(input: LogInput): string {
 	switch (input.kind) {
 		case 'file':
-			return input.path;
+			return sanitizeName(input.path);
 		case 'cmd':
-			return `cmd: ${input.argv.join(' ')}`;
+			return sanitizeName(`cmd: ${input.argv.join(' ')}`);
 		case 'replay':
-			return `replay: ${input.path}${input.speed === 1 ? '' : ` ×${input.speed}`}`;
+			return `replay: ${sanitizeName(input.path)}${input.speed === 1 ? '' : ` ×${input.speed}`}`;
 	}
 }
 

@@ -20,6 +20,7 @@ import path from 'node:path';
 import {StringDecoder} from 'node:string_decoder';
 import {watch, type FSWatcher} from 'chokidar';
 import type {Collector} from '../types/state.js';
+import {sanitizeName} from '../util/sanitize.js';
 
 /** How much of an existing file is read at start. */
 export const TAIL_START_BYTES = 64 * 1024;
@@ -158,6 +159,8 @@ export class LineSplitter {
 
 export function createLogTail(options: LogTailOptions): Collector & {readonly offset: () => number; readonly readNow: () => Promise<void>} {
 	const file = path.resolve(options.path);
+	/** The path as the screen, stderr and JSON may show it (a file name is untrusted text). */
+	const shown = sanitizeName(options.path);
 	let offset = 0;
 	/** The file being followed, kept open (it may have been renamed away meanwhile). */
 	let handle: FileHandle | undefined;
@@ -198,7 +201,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 		}
 	};
 	const following = () => {
-		if (!lastState.startsWith('following')) state(`following ${options.path}`);
+		if (!lastState.startsWith('following')) state(`following ${shown}`);
 	};
 
 	/** When the last read ended; a wake-up sooner than MIN_READ_GAP_MS after it waits for the rest. */
@@ -295,7 +298,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 			headLength = 0;
 			shrunk = false;
 			splitter.reset();
-			state(`following ${options.path} (truncated)`);
+			state(`following ${shown} (truncated)`);
 		}
 		if (size === offset) return;
 		lag(size - offset);
@@ -355,13 +358,13 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 			st = await stat(file);
 		} catch (error) {
 			const code = (error as NodeJS.ErrnoException).code;
-			why = code === 'ENOENT' ? `no such file: ${options.path} (waiting for it)` : `cannot read ${options.path}: ${code ?? String(error)}`;
+			why = code === 'ENOENT' ? `no such file: ${shown} (waiting for it)` : `cannot read ${shown}: ${code ?? String(error)}`;
 		}
 		existedAtStart ??= st !== undefined;
 		// Whatever the name points to now, first finish the file we have open (tail -F does too).
 		if (handle) await drain(false);
 		if (!st || !st.isFile()) {
-			state(why ?? `${options.path} is not a file`);
+			state(why ?? `${shown} is not a file`);
 			if (handle) {
 				// Rotated away (or deleted) and not yet recreated: the next file starts from 0.
 				await closeHandle();
@@ -379,7 +382,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 			try {
 				handle = await open(file, 'r');
 			} catch (error) {
-				state(`cannot open ${options.path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+				state(`cannot open ${shown}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
 				return;
 			}
 			const opened = await handle.stat();
@@ -395,7 +398,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 				skipPartial = true;
 			}
 			await noteHead(handle, Math.min(opened.size, HEAD_BYTES));
-			if (rotated) state(`following ${options.path} (rotated)`);
+			if (rotated) state(`following ${shown} (rotated)`);
 			arm(opened.ino);
 			await drain(skipPartial);
 		}
@@ -403,7 +406,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 	}
 
 	const kick = () => {
-		void readMore().catch(error => state(`error reading ${options.path}: ${String(error)}`));
+		void readMore().catch(error => state(`error reading ${shown}: ${String(error)}`));
 	};
 
 	/** Watch the file itself (not its folder); re-armed for each new file under the name. */

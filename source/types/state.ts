@@ -5,7 +5,7 @@
 import type {SystemState} from './system.js';
 import type {ProbeProgress, ProbePromptKind, ProbeResult, ProbeState} from './probe.js';
 import type {CompareProgress, CompareRow, CompareState} from './compare.js';
-import type {EngineEvent, EngineKind, OllamaRunner, RequestPatch} from './events.js';
+import type {AgentSignal, EngineEvent, EngineKind, OllamaRunner, RequestPatch} from './events.js';
 
 /** A line from a log, kept for the log pane (sanitized, capped). */
 export interface LogLine {
@@ -181,6 +181,11 @@ export interface ServerState extends ServerInfo {
 	readonly refusals?: readonly Refusal[];
 	/** The last load the server's status API reported, with when. */
 	readonly load?: ServerLoad & {readonly t: number};
+	/**
+	 * What the engine's lines said went wrong for requests, and when models loaded or left (the
+	 * agent view's findings, model/findings.ts), newest last, capped. Absent until the first.
+	 */
+	readonly signals?: readonly ServerSignal[];
 	/** The GPU memory limit the engine's log stated last (EngineEvent `gpu-limit`), with when. */
 	readonly gpuLimit?: {readonly limitBytes: number; readonly requiredBytes?: number; readonly t: number};
 	readonly httpCount: number;
@@ -240,6 +245,19 @@ export interface LogBatchLine {
 	/** `backlog` = read at start-up, `t` is the log's own time; `earlier` = its time cannot be known. */
 	readonly at?: 'backlog' | 'earlier';
 }
+
+/** A model loaded (with the seconds it took, where the log says) or left memory (`gone`: absent from the models list that had it). */
+export interface LoadSignal {
+	readonly kind: 'loaded' | 'unloaded';
+	readonly model?: string;
+	readonly seconds?: number;
+	readonly reason?: 'evicted' | 'ttl' | 'unloaded' | 'gone';
+	readonly evidence: string;
+	readonly key?: undefined;
+}
+
+/** A signal with when it was read (`backlog`: the log's own time; `earlier`: unknown, never placed on a turn). */
+export type ServerSignal = (AgentSignal | LoadSignal) & {readonly t: number; readonly earlier?: boolean};
 
 /** One refused attempt: when (the log's time), from which client where the access line says, with its status. */
 export interface Refusal {
