@@ -350,3 +350,23 @@ describe('the fix\'s window', () => {
 		expect([windowFor(61_204), windowFor(70_000), windowFor(1000, 65_536), windowFor(4096, 4096)]).toEqual([65_536, 131_072, 131_072, 65_536]);
 	});
 });
+
+describe('Prometheus: turns per finding kind, and the newest turn\'s context fill, per model', () => {
+	it('the 9-turn Ollama session: truncated 6, near-full 1; fill 0.9998 (counted once each settled turn)', async () => {
+		const {RequestCounters, renderMetrics} = await import('../../source/metrics/exporter.js');
+		const {FIGURES} = await import('../../source/model/figure-table.js');
+		const f = ollamaGrowing('full');
+		f.dispatch({type: 'tick', t: f.state.now + 60_000});
+		const counters = new RequestCounters();
+		counters.observe(f.state);
+		counters.observe(f.state);
+		const text = renderMetrics(f.state, [], counters, FIGURES);
+		expect(text).toContain('# TYPE infertop_agent_findings_total counter');
+		const series = text.split('\n').filter(l => l.startsWith('infertop_agent_findings_total{') || l.startsWith('infertop_agent_context_fill_ratio{'));
+		expect(series).toEqual([
+			'infertop_agent_findings_total{engine="ollama",server="http://ollama",model="qwen3-coder:30b",kind="context-near-full"} 1',
+			'infertop_agent_findings_total{engine="ollama",server="http://ollama",model="qwen3-coder:30b",kind="truncated"} 6',
+			'infertop_agent_context_fill_ratio{engine="ollama",server="http://ollama",model="qwen3-coder:30b"} 0.999755859375',
+		]);
+	});
+});
