@@ -345,7 +345,7 @@ export function costliest(turns: readonly {readonly findings: readonly Finding[]
 	return undefined;
 }
 
-const KIND_WORDS: Readonly<Record<FindingKind, string>> = {
+export const FINDING_WORDS: Readonly<Record<FindingKind, string>> = {
 	'truncated': 'prompt truncated',
 	'context-exceeded': 'context exceeded',
 	'context-shifted': 'context shifted',
@@ -367,7 +367,7 @@ export function summaryLine(turns: readonly {readonly findings: readonly Finding
 	const c = costliest(turns);
 	if (!c) return undefined;
 	const f = c.finding;
-	const parts: string[] = [`✖ ${KIND_WORDS[f.kind]} on ${c.turns.length} of ${turns.length} turn${turns.length === 1 ? '' : 's'}`];
+	const parts: string[] = [`✖ ${FINDING_WORDS[f.kind]} on ${c.turns.length} of ${turns.length} turn${turns.length === 1 ? '' : 's'}`];
 	const figures: string[] = [];
 	if ((f.kind === 'truncated' || f.kind === 'context-exceeded') && f.tokens !== undefined && f.window !== undefined) figures.push(`${n(f.tokens)} tokens into a ${n(f.window)} window`);
 	else if (f.kind === 'cache-miss' && f.position !== undefined) figures.push(f.nonce ? `prefix diverges at token ${n(f.position)} every turn (a nonce)` : `prefix diverges at token ${n(f.position)}`);
