@@ -56,3 +56,22 @@ describe('agent findings on the screen', () => {
 		expect(list).toContain('▲ context nearly full · qwen3-coder:30b on Ollama (http://ollama) · turn 3');
 	});
 });
+
+describe('--notify', () => {
+	it('once per new kind: a bell and an OSC 9 notification, its text stripped of anything that could end the sequence', async () => {
+		const {findingRows, notifications} = await import('../../source/ui/view-model/findings.js');
+		const f = ollamaGrowing('full');
+		const rows = findingRows(f.state, 60_000);
+		const notified = new Set<string>();
+		const first = notifications(rows, notified);
+		expect(first.kinds).toEqual(['truncated', 'context-near-full']);
+		expect(first.sequence).toBe('\u0007\u001b]9;infertop: prompt truncated (qwen3-coder:30b); context nearly full (qwen3-coder:30b) · a: agent view\u0007');
+		for (const k of first.kinds) notified.add(k);
+		expect(notifications(rows, notified)).toEqual({kinds: [], sequence: ''});
+		// A hostile model name cannot close the OSC early or move the cursor.
+		const hostile = rows.map(r => ({...r, entry: {...r.entry, model: 'evil\u0007\u001b]0;pwned\u001b\\'}}));
+		const seq = notifications(hostile, new Set()).sequence;
+		expect(seq.slice(1, -1)).not.toMatch(/[\u0007\u009c]/);
+		expect(seq.slice(2)).not.toContain('\u001b');
+	});
+});

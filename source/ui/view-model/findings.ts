@@ -6,6 +6,7 @@ import {engineOf} from '../../engines/index.js';
 import {FINDING_MARK, FINDING_WORDS} from '../../model/findings.js';
 import {deriveSessions, findingEntries, type FindingEntry} from '../../model/sessions.js';
 import type {MonitorState} from '../../types/state.js';
+import {sanitize} from '../../util/sanitize.js';
 
 /** Each server's engine label (the agent view's findings line quotes the engine). */
 export function engineLabels(state: MonitorState): Record<string, string> {
@@ -54,4 +55,17 @@ export function newestUnseen(rows: readonly FindingRow[], seenAt: number | undef
 /** The footer's line for it. */
 export function footerFinding(r: FindingRow): string {
 	return `${r.words}: ${r.where} · fix: ${r.entry.fix} · a: agent view, !: all findings`;
+}
+
+/**
+ * `--notify`: the kinds not notified yet, newest first, each once, and what the terminal is sent
+ * for them: a bell and an OSC 9 notification (iTerm2, WezTerm, kitty, Windows Terminal show it;
+ * others ignore it), the text sanitized (no control character can end the sequence early).
+ */
+export function notifications(rows: readonly FindingRow[], notified: ReadonlySet<string>): {kinds: string[]; sequence: string} {
+	const fresh: FindingRow[] = [];
+	for (const r of rows) if (!notified.has(r.entry.kind) && !fresh.some(x => x.entry.kind === r.entry.kind)) fresh.push(r);
+	if (fresh.length === 0) return {kinds: [], sequence: ''};
+	const text = sanitize(fresh.map(r => `${r.words} (${r.entry.model})`).join('; '), 200).replace(/[\u0007\u001b\u009c]/g, '');
+	return {kinds: fresh.map(r => r.entry.kind), sequence: `\u0007\u001b]9;infertop: ${text} · a: agent view\u0007`};
 }
