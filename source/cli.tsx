@@ -9,6 +9,7 @@ import {parseCommandLine} from './config/flags.js';
 import {loadTheme} from './config/themes.js';
 import {resolveReplayArg} from './sources/replay.js';
 import {VERSION} from './version.js';
+import {sanitizeName} from './util/sanitize.js';
 
 const HELP = `
   infertop — top for local LLM inference engines (${VERSION})
@@ -80,7 +81,7 @@ const NUMBER_FLAGS = {
 
 /** An error the user made on the command line: one line on stderr, exit 2. */
 function usageError(lines: readonly string[]): number {
-	for (const l of lines) process.stderr.write(`infertop: ${l}\n`);
+	for (const l of lines) process.stderr.write(`infertop: ${sanitizeName(l)}\n`);
 	return 2;
 }
 
@@ -152,7 +153,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 	if (flags.headless && command !== undefined) errors.push(`--headless: not with the ${command} command`);
 	if (errors.length > 0) return usageError(errors);
 	// The config file's problems are warnings: its defaults apply and infertop starts.
-	for (const p of fileProblems) process.stderr.write(`infertop: ${p}\n`);
+	for (const p of fileProblems) process.stderr.write(`infertop: ${sanitizeName(p)}\n`);
 	if (flags.printConfig) {
 		process.stdout.write(`${formatConfig(config)}\n`);
 		return 0;
@@ -202,7 +203,7 @@ main().then(
 		process.exitCode = code;
 	},
 	(error: unknown) => {
-		process.stderr.write(`infertop: ${error instanceof Error ? error.message : String(error)}\n`);
+		process.stderr.write(`infertop: ${sanitizeName(error instanceof Error ? error.message : String(error))}\n`);
 		process.exitCode = 1;
 	},
 );

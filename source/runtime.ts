@@ -13,7 +13,7 @@ import type {EffectiveConfig} from './config/config.js';
 import {parseLogSpec, resolveApiKey, effectiveHistoryPath} from './config/config.js';
 import {createStore, type MonitorStore} from './model/store.js';
 import type {Action, Collector, Dispatch, ModelInfo, ServerInfo} from './types/state.js';
-import type {EngineKind} from './types/events.js';
+import type {EngineEvent, EngineKind} from './types/events.js';
 import {createLogSource, labelOf, type LogInput} from './sources/log-source.js';
 import {processStartMs} from './sources/process-start.js';
 import {loopbackPort, portOwnerPid} from './sources/port-owner.js';
@@ -148,8 +148,14 @@ function resolveBytesPerToken(resolver: ReturnType<typeof createModelBytesResolv
  * fastest pace on an idle engine. A line no parser read may be anything: it counts.
  */
 export function isWork(action: Action): boolean {
-	if (action.type === 'engine-event') return !(action.event.type === 'http' && (action.event.method === 'GET' || action.event.method === 'HEAD'));
+	if (action.type === 'engine-event') return eventIsWork(action.event);
+	// A read's lines at once: work if any line (or any of its events) is.
+	if (action.type === 'log-batch') return action.lines.some(l => !l.parsed || (l.events?.some(eventIsWork) ?? false));
 	return action.type === 'log-line' && !action.parsed;
+}
+
+function eventIsWork(event: EngineEvent): boolean {
+	return !(event.type === 'http' && (event.method === 'GET' || event.method === 'HEAD'));
 }
 
 /**

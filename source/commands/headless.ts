@@ -6,6 +6,7 @@
 import {startRuntime, type RuntimeOptions} from '../runtime.js';
 import type {MetricsServer} from '../metrics/exporter.js';
 import {onStopSignals, serveMetrics} from './lifecycle.js';
+import {sanitizeName} from '../util/sanitize.js';
 
 export interface HeadlessOptions extends RuntimeOptions {
 	readonly stderr?: NodeJS.WritableStream;
@@ -27,7 +28,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<number> {
 	const printNotices = () => {
 		const notices = runtime.store.getSnapshot().notices;
 		if (notices.length === 0 || notices[notices.length - 1] === last) return;
-		for (const n of notices.slice(notices.indexOf(last as never) + 1)) err.write(`infertop: ${n.level}: ${n.text}\n`);
+		for (const n of notices.slice(notices.indexOf(last as never) + 1)) err.write(`infertop: ${n.level}: ${sanitizeName(n.text)}\n`);
 		last = notices[notices.length - 1];
 	};
 	printNotices();
@@ -38,7 +39,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<number> {
 	} catch (error) {
 		unsubscribe();
 		await runtime.stop();
-		err.write(`infertop: ${(error as Error).message}\n`);
+		err.write(`infertop: ${sanitizeName((error as Error).message)}\n`);
 		return 1;
 	}
 	err.write(`infertop: serving metrics at ${metrics.url} (headless; stop with SIGTERM)\n`);

@@ -6,6 +6,7 @@ import {startRuntime, type RuntimeOptions} from '../runtime.js';
 import {toSnapshot} from '../model/snapshot.js';
 import {renderSnapshotText} from '../ui/app.js';
 import {VERSION} from '../version.js';
+import {sanitizeDeep} from '../util/sanitize.js';
 
 export interface SnapshotOptions extends RuntimeOptions {
 	readonly json: boolean;
@@ -36,7 +37,7 @@ export async function runSnapshot(options: SnapshotOptions): Promise<number> {
 		await new Promise(resolve => setTimeout(resolve, seconds * 1000));
 		runtime.dispatch({type: 'tick', t: Date.now()});
 		const state = runtime.store.getSnapshot();
-		if (options.json) out.write(`${JSON.stringify(toSnapshot(state, VERSION, {sessionGapMs: options.config.sessionGap * 1000}), null, 2)}\n`);
+		if (options.json) out.write(`${JSON.stringify(sanitizeDeep(toSnapshot(state, VERSION, {sessionGapMs: options.config.sessionGap * 1000})), null, 2)}\n`);
 		else {
 			const columns = (out as NodeJS.WriteStream).columns || 120;
 			out.write(`${plainSnapshot(renderSnapshotText(state, {columns: Math.max(columns, 80), rows: SNAPSHOT_ROWS}, VERSION))}\n`);

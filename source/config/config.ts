@@ -56,6 +56,7 @@ import {ENGINE_KINDS} from '../engines/index.js';
 import {parseListenAddress, DEFAULT_METRICS_ADDR} from '../metrics/address.js';
 import {parseJsonc, type JsonNode, type Position} from './jsonc.js';
 import {configFile, expandHome, historyFile, type PathContext} from './paths.js';
+import {redactUserinfo, sanitizeDeep, sanitizeName} from '../util/sanitize.js';
 
 export interface ServerEntry {
 	/** Normalised: scheme added when missing (`http://`), no trailing slash. */
@@ -168,7 +169,8 @@ function normaliseUrl(raw: string): {url: string} | {error: string} {
 		return {error: `"${raw}" is not a URL`};
 	}
 	if (url.protocol !== 'http:' && url.protocol !== 'https:') return {error: `"${raw}": only http:// and https:// servers`};
-	if (url.username || url.password) return {error: `"${raw}": put credentials in apiKeyEnv, not in the URL`};
+	// The warning never repeats the password it warns about.
+	if (url.username || url.password) return {error: `"${redactUserinfo(raw)}": put credentials in apiKeyEnv, not in the URL`};
 	return {url: url.href.replace(/\/+$/, '')};
 }
 
@@ -582,7 +584,7 @@ function printable(key: ConfigKey, value: unknown): unknown {
  */
 export function formatConfig(config: EffectiveConfig, ctx: PathContext = {}): string {
 	const lines: string[] = [];
-	lines.push(config.configPath ? `// config file: ${config.configPath}` : `// config file: none (looked for ${configFile(ctx)})`);
+	lines.push(config.configPath ? `// config file: ${sanitizeName(config.configPath)}` : `// config file: none (looked for ${sanitizeName(configFile(ctx))})`);
 	lines.push('// precedence: default < file < flag');
 	lines.push('{');
 	CONFIG_KEYS.forEach((key, index) => {
@@ -591,7 +593,7 @@ export function formatConfig(config: EffectiveConfig, ctx: PathContext = {}): st
 		const note = value === undefined && DEFAULT_NOTES[key] ? `: ${DEFAULT_NOTES[key]!(ctx)}` : '';
 		const comma = index < CONFIG_KEYS.length - 1 ? ',' : '';
 		const flag = origin === 'flag' ? ` (${FLAG_OF[key]})` : '';
-		lines.push(`\t${JSON.stringify(key)}: ${JSON.stringify(printable(key, value))}${comma} // ${origin}${flag}${note}`);
+		lines.push(`\t${JSON.stringify(key)}: ${JSON.stringify(sanitizeDeep(printable(key, value)))}${comma} // ${origin}${flag}${sanitizeName(note)}`);
 	});
 	lines.push('}');
 	return lines.join('\n');

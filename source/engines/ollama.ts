@@ -111,6 +111,18 @@ interface OllamaState {
 	ggufNamed: boolean;
 	/** The MLX request whose `ServeHTTP` line (its wall time, its close) has not come yet. */
 	mlxOpen: string | undefined;
+	/**
+	 * A runner started for a model while another was up: the scheduler started it for one pending
+	 * request and hands that request to it first (server/sched.go processPending, "Block other
+	 * requests until we get this pending request running"). The next request opened is that model's.
+	 */
+	mlxNext: string | undefined;
+	/** The same for a GGUF runner: its first task, whose id restarts at or below the earlier runner's last. */
+	ggufNext: {model: string; maxTask: number} | undefined;
+	/** The highest llama-server task id seen since the last runner started. */
+	ggufMaxTask: number;
+	/** Requests tied to a model by a runner's start (above), by key. */
+	readonly modelOfKey: Map<string, string>;
 }
 
 function newOllamaState(): OllamaState {
@@ -119,6 +131,10 @@ function newOllamaState(): OllamaState {
 		mlxStarted: new Set(),
 		ggufStarted,
 		llama: createLlamaCppParser({runner: 'gguf', model: () => (ggufStarted.size <= 1 ? s.ggufModel : undefined)}),
+		mlxNext: undefined,
+		ggufNext: undefined,
+		ggufMaxTask: -1,
+		modelOfKey: new Map(),
 		awaitingAccess: [],
 		accessAhead: [],
 		paired: new Set(),
@@ -171,17 +187,55 @@ function ofModel(s: OllamaState, events: Ev[]): Ev[] {
 	return s.ggufModel === undefined ? events : events.map(e => (e.type === 'offload' ? {...e, model: s.ggufModel} : e));
 }
 
+function tieKey(s: OllamaState, key: string, model: string): void {
+	s.modelOfKey.set(key, model);
+	if (s.modelOfKey.size > 64) s.modelOfKey.delete(s.modelOfKey.keys().next().value!);
+}
+
 function openMlx(s: OllamaState): string {
 	s.mlxSeq += 1;
 	s.mlxKey = `mlx#${s.mlxSeq}`;
 	s.mlxOpen = s.mlxKey;
+	if (s.mlxNext !== undefined) {
+		tieKey(s, s.mlxKey, s.mlxNext);
+		s.mlxNext = undefined;
+	}
 	return s.mlxKey;
 }
 
+/** The model of an MLX request: the runner started for it, else the only MLX runner started. */
+const mlxModelOf = (s: OllamaState, key: string): string | undefined => s.modelOfKey.get(key) ?? s.mlxModel;
+
 function mlxReq(s: OllamaState, key: string, fields: Record<string, unknown>): Ev {
 	const ev: Record<string, unknown> = {type: 'request', key, runner: 'mlx', ...fields};
-	if (s.mlxModel !== undefined) ev.model = s.mlxModel;
+	const model = mlxModelOf(s, key);
+	if (model !== undefined) ev.model = model;
 	return ev as unknown as Ev;
+}
+
+/**
+ * The embedded llama-server's events, tied to Ollama's models: a request to the model whose runner
+ * was started for it (or to the only GGUF model started), never to the last one loaded; an
+ * offload line to the model being loaded.
+ */
+function ofGguf(s: OllamaState, events: Ev[] | null): Ev[] | null {
+	if (events === null || events.length === 0) return events;
+	const out: Ev[] = [];
+	for (const e of ofModel(s, events)) {
+		if (e.type !== 'request') {
+			out.push(e);
+			continue;
+		}
+		if (e.started === true && e.task !== undefined && s.ggufNext !== undefined && e.task <= s.ggufNext.maxTask) {
+			tieKey(s, e.key, s.ggufNext.model);
+			s.ggufNext = undefined;
+		}
+		if (e.task !== undefined && e.task > s.ggufMaxTask) s.ggufMaxTask = e.task;
+		const model = s.modelOfKey.get(e.key) ?? (s.ggufStarted.size <= 1 ? s.ggufModel : undefined);
+		const {model: _guess, ...rest} = e;
+		out.push((model === undefined ? rest : {...rest, model}) as Ev);
+	}
+	return out;
 }
 
 /** The MLX runner's per-request slog lines (the hot ones); undefined when `msg` is none of them. */
@@ -194,7 +248,8 @@ function mlxLine(s: OllamaState, msg: string, attrs: string): Ev[] | undefined {
 		const key = openMlx(s);
 		const out: Ev[] = prev !== undefined ? [mlxReq(s, prev, {done: true})] : [];
 		const ev: Record<string, unknown> = {type: 'request', key, runner: 'mlx', started: true};
-		if (s.mlxModel !== undefined) ev.model = s.mlxModel;
+		const model = mlxModelOf(s, key);
+		if (model !== undefined) ev.model = model;
 		const check = numberCheck();
 		const total = check.count('total', a.total);
 		const cached = check.count('cached', a.cached);
@@ -264,7 +319,8 @@ function mlxDecodeStats(s: OllamaState, attrs: string): Ev[] {
 	const avgAccepted = check.num('avg_accepted', a.avg_accepted, 'perPass');
 	const decoded = generated ?? (iterations !== undefined && accepted !== undefined ? iterations + accepted : undefined);
 	const ev: Record<string, unknown> = {type: 'request', key, runner: 'mlx', done: true};
-	if (s.mlxModel !== undefined) ev.model = s.mlxModel;
+	const model = mlxModelOf(s, key);
+	if (model !== undefined) ev.model = model;
 	if (iterations !== undefined) ev.passes = iterations;
 	if (drafted !== undefined) ev.drafted = drafted;
 	if (accepted !== undefined) ev.accepted = accepted;
@@ -283,6 +339,9 @@ function serverLine(s: OllamaState, msg: string, attrs: string, line = ''): Ev[]
 		s.mlxStarted.clear();
 		s.ggufStarted.clear();
 		s.mlxModel = undefined;
+		s.mlxNext = undefined;
+		s.ggufNext = undefined;
+		s.ggufMaxTask = -1;
 		return [{type: 'server-start', listen: m[1], version: m[2]}];
 	}
 	m = STARTED.exec(msg);
@@ -316,14 +375,20 @@ function serverLine(s: OllamaState, msg: string, attrs: string, line = ''): Ev[]
 		const kind = msg === 'model weights' ? 'model' : msg === 'kv cache' ? 'KV' : 'compute';
 		return withCheck([{type: 'buffer', device, kind, mib, onGpu}], check);
 	}
+	// x/mlxrunner/client.go:391 @ fb3076099: slog.Info("starting mlx runner subprocess", "model", c.modelName, "port", c.port).
 	if (msg === 'starting mlx runner subprocess') {
 		const a = slogAttrs(attrs);
 		if (a.model !== undefined) {
 			s.mlxStarted.add(a.model);
 			s.mlxModel = s.mlxStarted.size === 1 ? a.model : undefined;
+			// Only while no MLX request is open: one already running may have others queued behind it.
+			s.mlxNext = s.mlxStarted.size === 1 || s.mlxOpen !== undefined ? undefined : a.model;
 		}
 		return [];
 	}
+	// llm/llama_server.go @ fb3076099: :433 slog.Info("starting llama-server", "cmd", cmd) (the
+	// command line, `--model <blob path>`), then :1048 slog.Info("loading model via llama-server",
+	// "model", s.modelPath) (the same blob path). Older eras: `starting llama server` / `starting runner`.
 	if (msg === 'loading model via llama-server' || msg === 'starting llama-server' || msg === 'starting llama server' || msg === 'starting runner') {
 		const a = slogAttrs(attrs);
 		if (a.model !== undefined) {
@@ -333,7 +398,11 @@ function serverLine(s: OllamaState, msg: string, attrs: string, line = ''): Ev[]
 			const fromCmd = /--model (\S+)/.exec(a.cmd ?? '')?.[1];
 			if (fromCmd !== undefined) s.ggufModel = fromCmd;
 		}
-		if (s.ggufModel !== undefined && (msg === 'loading model via llama-server' || !s.ggufNamed)) s.ggufStarted.add(s.ggufModel);
+		if (s.ggufModel !== undefined && (msg === 'loading model via llama-server' || !s.ggufNamed) && !s.ggufStarted.has(s.ggufModel)) {
+			s.ggufStarted.add(s.ggufModel);
+			// A second model's runner: its first task is the request it was started for.
+			s.ggufNext = s.ggufStarted.size === 1 ? undefined : {model: s.ggufModel, maxTask: s.ggufMaxTask};
+		}
 		return [];
 	}
 	if (msg === 'Loaded draft model') {
@@ -456,7 +525,7 @@ function pushLine(s: OllamaState, raw: string): EngineEvent[] | null {
 		}
 	}
 	// Everything else in an Ollama ≥ 0.30 log is a raw llama-server line.
-	return noteDone(s, s.llama.push(line));
+	return noteDone(s, ofGguf(s, s.llama.push(line)));
 }
 
 export function createOllamaParser(): LineParser {

@@ -300,6 +300,32 @@ function buildSession(server: ServerState, model: string, client: string | undef
 	};
 }
 
+/** How many parts (queue, prefill, decode, idle before) of a session's turns are known. */
+function knownParts(s: Session): number {
+	let n = 0;
+	for (const t of s.turns) n += [t.queueMs, t.prefillMs, t.decodeMs, t.idleBeforeMs].filter(x => x !== undefined).length;
+	return n;
+}
+
+/**
+ * The session the agent view opens on: of the shown server's sessions (else all), the one with
+ * the most known parts; the newest of those that know as much.
+ */
+export function openingSession(sessions: readonly Session[], serverId: string | undefined): Session | undefined {
+	const own = sessions.filter(x => x.serverId === serverId);
+	const pool = own.length > 0 ? own : sessions;
+	let best: Session | undefined;
+	let most = -1;
+	for (const s of pool) {
+		const n = knownParts(s);
+		if (n >= most) {
+			best = s;
+			most = n;
+		}
+	}
+	return best;
+}
+
 /** The budget of a series of turns (exported for the exporter's counters and the tests). */
 export function budgetOf(turns: readonly Turn[], prefillTps: number | undefined): Budget {
 	const later = turns.slice(1);
@@ -335,6 +361,10 @@ export function budgetOf(turns: readonly Turn[], prefillTps: number | undefined)
 		for (const k of keys) if (parts[k] !== undefined) out[k] = parts[k]! / total;
 		return out;
 	};
+	// A share is of a whole: none where a part of the wait is unknown (never `idle 100 %` over idle
+	// alone), and none of wall time where the idle between the turns it is over is unknown.
+	const waitKnown = parts.queue !== undefined && parts.prefill !== undefined && parts.decode !== undefined;
+	const idleApplies = full.length > 0 ? fullIdle.length > 0 : later.length > 0;
 	return {
 		queueMs,
 		prefillMs,
@@ -343,8 +373,8 @@ export function budgetOf(turns: readonly Turn[], prefillTps: number | undefined)
 		savedByCacheMs,
 		cachedTokens,
 		unknown,
-		shares: share(BUDGET_PARTS),
-		waitShares: share(['queue', 'prefill', 'decode']) as Budget['waitShares'],
+		shares: waitKnown && (parts.idle !== undefined || !idleApplies) ? share(BUDGET_PARTS) : {},
+		waitShares: (waitKnown ? share(['queue', 'prefill', 'decode']) : {}) as Budget['waitShares'],
 		sharesOver: full.length > 0 ? full.length : turns.length,
 		cachedUnknown: turns.filter(t => t.cachedTokens === undefined).length,
 	};

@@ -3,7 +3,7 @@
  * table or JSON, appended to the probe history. Returns the exit code; never throws.
  */
 import {ProbeError} from './client.js';
-import {sanitize} from '../util/sanitize.js';
+import {redactUserinfo, sanitize, sanitizeDeep, sanitizeName} from '../util/sanitize.js';
 import {VERSION} from '../version.js';
 import {appendHistory, checkHistoryWritable, defaultHistoryPath} from './history.js';
 import {loadPrompt, parsePromptArg} from './prompts.js';
@@ -66,6 +66,8 @@ export function probeJson(r: ProbeResult): Record<string, string | number | bool
 		completionTokens: v(r.completionTokens),
 		tokensPerPass: v(r.tokensPerPass),
 		tokensPerPassSource: r.tokensPerPassSource ?? null,
+		// Why tokens per pass is unknown (the log's match: `2 candidates`, `no log line for this request`).
+		unknownBecause: r.tokensPerPass === undefined ? (r.logNote ?? null) : null,
 		acceptance: v(r.acceptance),
 		passes: v(r.passes),
 		ceilingTps: v(r.ceilingTps),
@@ -104,6 +106,8 @@ export function probeTable(results: readonly ProbeResult[]): string {
 	if (results.length > 1) out.push(line(['', ...cols]));
 	for (const c of cells) out.push(line(c));
 	if (results.some((r) => r.disagree)) out.push('! wall and reported tok/s differ by more than 5 %');
+	const whyNot = [...new Set(results.flatMap((r) => (r.tokensPerPass === undefined && r.logNote !== undefined ? [r.logNote] : [])))];
+	if (whyNot.length > 0) out.push(`tokens/pass --: ${whyNot.join('; ')}`);
 	const bad = [...new Set(results.flatMap((r) => r.inconsistent ?? []))];
 	if (bad.length > 0) out.push(`! the server's answer was inconsistent (${bad.join(', ')}): those figures are --`);
 	return out.join('\n') + '\n';
@@ -116,7 +120,7 @@ export async function probeCommand(opts: ProbeCommandOptions): Promise<number> {
 	const err = opts.stderr ?? process.stderr;
 	// Errors go to stderr, always, --json or not: stdout carries only the result.
 	const fail = (message: string, code: number): number => {
-		err.write(`infertop probe: ${message}\n`);
+		err.write(`infertop probe: ${sanitizeName(redactUserinfo(message))}\n`);
 		return code;
 	};
 	const promptArg = parsePromptArg(opts.prompt);
@@ -198,7 +202,7 @@ export async function probeCommand(opts: ProbeCommandOptions): Promise<number> {
 	}
 	if (opts.json) {
 		const j = results.map(probeJson);
-		opts.stdout.write(JSON.stringify(j.length === 1 ? j[0] : j, null, 2) + '\n');
+		opts.stdout.write(JSON.stringify(sanitizeDeep(j.length === 1 ? j[0] : j), null, 2) + '\n');
 	} else {
 		opts.stdout.write(probeTable(results));
 	}

@@ -5,7 +5,7 @@
  * ceiling's inputs) is injected by commands/compare.ts.
  */
 import {compareJson, compareText} from '../model/compare.js';
-import {sanitize} from '../util/sanitize.js';
+import {redactUserinfo, sanitize, sanitizeDeep, sanitizeName} from '../util/sanitize.js';
 import {VERSION} from '../version.js';
 import {checkHistoryWritable, defaultHistoryPath} from './history.js';
 import {newRunId, runCompare, type CompareTarget} from './compare.js';
@@ -34,7 +34,7 @@ export interface CompareCommandOptions {
 
 export async function compareCommand(o: CompareCommandOptions): Promise<number> {
 	const err = o.stderr ?? process.stderr;
-	const say = (m: string): void => void err.write(`infertop compare: ${m}\n`);
+	const say = (m: string): void => void err.write(`infertop compare: ${sanitizeName(redactUserinfo(m))}\n`);
 	if (!Number.isInteger(o.maxTokens) || o.maxTokens < 2) {
 		say(`--max-tokens must be an integer ≥ 2 (got ${o.maxTokens})`);
 		return 2;
@@ -102,7 +102,7 @@ export async function compareCommand(o: CompareCommandOptions): Promise<number> 
 		},
 	});
 	if (out.cancelled) say('cancelled');
-	o.stdout.write(o.json ? JSON.stringify(out.rows.map(compareJson), null, 2) + '\n' : compareText(out.rows, runId));
+	o.stdout.write(o.json ? JSON.stringify(sanitizeDeep(out.rows.map(compareJson)), null, 2) + '\n' : compareText(out.rows, runId));
 	if (out.cancelled) return 130;
 	return out.rows.some((r) => r.result !== undefined) ? 0 : 1;
 }

@@ -11,7 +11,7 @@ import {DEFAULT_MAX_TOKENS, fitToContext, loadPrompt, type ProbePrompt} from './
 import {runProbe, totalTimeoutFor, type LiveProgress, type RunProbeOptions} from './run.js';
 import type {ProtocolPlan} from './protocols.js';
 import {COMPARE_KINDS, COMPARE_RUNS, type CompareKind, type CompareProgress, type CompareRow} from '../types/compare.js';
-import {sanitize} from '../util/sanitize.js';
+import {redactUserinfo, sanitize} from '../util/sanitize.js';
 
 export interface CompareTarget {
 	readonly serverId?: string;
@@ -114,14 +114,14 @@ export async function runCompare(o: CompareOptions): Promise<CompareOutcome> {
 	const one = async (item: PlanItem): Promise<void> => {
 		const t = item.target;
 		const model = t.model ?? picked.get(t);
-		const base = {index: item.index, runId, serverId: t.serverId, url: t.url, engine: t.engine, model, prompt: item.prompt, run: item.run};
+		const base = {index: item.index, runId, serverId: t.serverId, url: redactUserinfo(t.url), engine: t.engine, model, prompt: item.prompt, run: item.run};
 		if (o.signal?.aborted) {
 			emit({...base, error: 'cancelled'});
 			return;
 		}
 		const started = Date.now();
 		const progress = (p: Partial<LiveProgress>): void =>
-			o.onProgress?.({index: item.index, total: plan.length, url: t.url, model, startedAt: started, prompt: item.prompt, run: item.run, tokens: p.tokens ?? 0, liveTps: p.liveTps, ttftMs: p.ttftMs, status: p.status, elapsedMs: Date.now() - started});
+			o.onProgress?.({index: item.index, total: plan.length, url: redactUserinfo(t.url), model, startedAt: started, prompt: item.prompt, run: item.run, tokens: p.tokens ?? 0, liveTps: p.liveTps, ttftMs: p.ttftMs, status: p.status, elapsedMs: Date.now() - started});
 		progress({status: 'waiting for the first token'});
 		try {
 			const prompt = fitToContext(await promptOf(item.prompt), t.contextLength, maxTokens);

@@ -8,7 +8,7 @@ import {access, link, mkdir, open, stat, unlink, writeFile} from 'node:fs/promis
 import path from 'node:path';
 import {historyFile} from '../config/paths.js';
 import type {ProbeHistoryEntry, ProbeResult} from '../types/probe.js';
-import {sanitize} from '../util/sanitize.js';
+import {redactUserinfo, sanitize} from '../util/sanitize.js';
 
 /** Stable header. Never reorder or rename; new columns go at the end. */
 export const HISTORY_COLUMNS = [
@@ -39,10 +39,23 @@ export function defaultHistoryPath(env: NodeJS.ProcessEnv = process.env): string
 	return historyFile({env});
 }
 
+/**
+ * A cell a spreadsheet would read as a formula (OWASP "CSV injection"): one that starts, after any
+ * white space, with `=`, `+`, `-` or `@`, or with a tab or CR. A model name from a server such as
+ * `=HYPERLINK(…)` or `=cmd|' /C calc'!A0` would run when the file is opened.
+ */
+const FORMULA_START = /^[\t\r]|^\s*[=+\-@]/;
+
+/**
+ * One CSV cell: numbers as they are (finite, else empty); text sanitized (no control, bidi or
+ * invisible character), on one line, quoted per RFC 4180 where needed, and a cell that would start
+ * a formula neutralised with a leading `'`, as OWASP advises (parseHistory takes it off again).
+ */
 export function csvField(v: string | number | undefined | null): string {
 	if (v === undefined || v === null) return '';
 	if (typeof v === 'number') return Number.isFinite(v) ? String(v) : '';
-	const s = v.replace(/[\r\n]+/g, ' ');
+	let s = redactUserinfo(sanitize(v.replace(/[\r\n]+/g, ' ')));
+	if (FORMULA_START.test(s)) s = `'${s}`;
 	return /[",]/.test(s) || /^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
@@ -149,7 +162,8 @@ export function parseHistory(text: string): {entries: ProbeHistoryEntry[]; skipp
 	const entries: ProbeHistoryEntry[] = [];
 	let skipped = 0;
 	for (const line of lines.slice(1)) {
-		const c = parseCsvLine(line);
+		// A cell csvField neutralised (`'=…`) reads back as it was written.
+		const c = parseCsvLine(line).map(cell => (cell.startsWith("'") && FORMULA_START.test(cell.slice(1)) ? cell.slice(1) : cell));
 		const get = (name: (typeof HISTORY_COLUMNS)[number]) => {
 			const i = at.get(name);
 			return i === undefined ? undefined : c[i];

@@ -4,7 +4,7 @@
  * interactive controller and the headless command.
  */
 import {performance} from 'node:perf_hooks';
-import {sanitize} from '../util/sanitize.js';
+import {redactUserinfo, sanitize} from '../util/sanitize.js';
 import {answerJson, httpGet, isAnswer} from '../sources/http-get.js';
 import {ENGINES, engineOf, UNKNOWN_ENGINE} from '../engines/index.js';
 import {ProbeError, formatDuration, joinUrl, streamOnce, type StreamOutcome, type StreamTimeouts, DEFAULT_TIMEOUTS} from './client.js';
@@ -278,7 +278,7 @@ async function runProbeWithin(o: RunProbeOptions): Promise<RunProbeOutcome> {
 		t: Date.now(),
 		serverId: o.target.serverId,
 		engine: o.target.engine ?? UNKNOWN_ENGINE,
-		url: o.target.url,
+		url: redactUserinfo(o.target.url),
 		model: model ?? answered,
 		protocol: out.protocol.protocol,
 		prompt: o.prompt.label,
@@ -292,6 +292,9 @@ async function runProbeWithin(o: RunProbeOptions): Promise<RunProbeOutcome> {
 		...figures,
 		...(bad !== undefined ? {inconsistent: [bad, ...(figures.inconsistent ?? [])]} : {}),
 		...(log?.reason !== undefined ? {logNote: log.reason} : {}),
+		...(log === undefined && o.logFigures === undefined && figures.tokensPerPass === undefined && bad === undefined && (figures.completionTokens ?? 0) > 0
+			? {logNote: `the answer has no draft counts: give the engine's log (--log ${o.target.engine ?? 'ENGINE'}=PATH)`}
+			: {}),
 	};
 	return {result, plan: out.protocol, ...(log?.reason === undefined && log?.key !== undefined ? {logRequest: {key: log.key, model: query.model}} : {})};
 }

@@ -20,13 +20,33 @@ import path from 'node:path';
 import {StringDecoder} from 'node:string_decoder';
 import {watch, type FSWatcher} from 'chokidar';
 import type {Collector} from '../types/state.js';
+import {sanitizeName} from '../util/sanitize.js';
 
 /** How much of an existing file is read at start. */
 export const TAIL_START_BYTES = 64 * 1024;
 /** A line longer than this is cut (kept: the first MAX_KEPT_LINE chars); never grow without bound. */
 export const MAX_PARTIAL_CHARS = 1024 * 1024;
 export const MAX_KEPT_LINE = 64 * 1024;
-const READ_CHUNK = 1024 * 1024;
+/**
+ * One step of a read: the lines of 256 KiB (~2,000 request lines) are parsed and go to the store
+ * before the next step is read, so a key is answered between steps while a backlog is caught up.
+ */
+export const READ_CHUNK = 256 * 1024;
+/**
+ * Reads are at least this far apart: a busy engine appends many times a second, and each file
+ * event read what was new at once (a stat, an fstat, the identity checks and a store update per
+ * append). Now the appends of 100 ms are read together; the screen shows them at most 4 times a second anyway.
+ */
+export const MIN_READ_GAP_MS = 100;
+/**
+ * The most a tail falls behind the file's end: past this (a burst of a million lines, an engine
+ * writing faster than infertop reads), it jumps ahead to the last SKIP_KEEP_BYTES and counts the
+ * lines it did not read (LogLag.linesSkipped, shown beside the requests). Readme: "Busy servers".
+ */
+export const SKIP_BEHIND_BYTES = 16 * 1024 * 1024;
+export const SKIP_KEEP_BYTES = 2 * 1024 * 1024;
+/** Bytes behind below this show as 0 (a read always finds what 100 ms of appends wrote). */
+export const LAG_SHOWN_BYTES = 1024 * 1024;
 const MARK_BYTES = 64;
 /** Bytes at the start of the file that are part of its identity (kept and compared whole). */
 export const HEAD_BYTES = 1024;
@@ -48,6 +68,31 @@ export interface LogTailOptions {
 	readonly pollMs?: number;
 	/** Watch the file for changes (default true); false: the stat poll alone (folders where events never come). */
 	readonly watch?: boolean;
+	/** How far behind the file's end the tail is, and what it skipped (called when that changes). */
+	readonly onLag?: (lag: TailLag) => void;
+	/** Least time between two reads (default MIN_READ_GAP_MS). */
+	readonly minReadGapMs?: number;
+	/** Bytes behind past which the tail skips ahead (default SKIP_BEHIND_BYTES). */
+	readonly skipBehindBytes?: number;
+}
+
+export interface TailLag {
+	/** Bytes not yet read when the last read began (0 below LAG_SHOWN_BYTES). */
+	readonly bytesBehind: number;
+	/** Lines skipped on purpose since start (never read: the tail jumped ahead). */
+	readonly linesSkipped: number;
+	readonly skips: number;
+}
+
+/** Newlines in `buf` (native search, no decoding). */
+function countNewlines(buf: Buffer): number {
+	let n = 0;
+	let i = buf.indexOf(0x0a);
+	while (i >= 0) {
+		n++;
+		i = buf.indexOf(0x0a, i + 1);
+	}
+	return n;
 }
 
 /**
@@ -88,6 +133,11 @@ export class LineSplitter {
 	}
 
 	private take(segment: string, complete: boolean): void {
+		// The common case: a whole line, nothing buffered before it.
+		if (complete && !this.overflow && this.partial.length === 0 && segment.length <= MAX_PARTIAL_CHARS) {
+			this.emit(segment.charCodeAt(segment.length - 1) === 13 ? segment.slice(0, -1) : segment);
+			return;
+		}
 		if (this.overflow) {
 			if (complete) this.overflow = false;
 			return;
@@ -109,6 +159,8 @@ export class LineSplitter {
 
 export function createLogTail(options: LogTailOptions): Collector & {readonly offset: () => number; readonly readNow: () => Promise<void>} {
 	const file = path.resolve(options.path);
+	/** The path as the screen, stderr and JSON may show it (a file name is untrusted text). */
+	const shown = sanitizeName(options.path);
 	let offset = 0;
 	/** The file being followed, kept open (it may have been renamed away meanwhile). */
 	let handle: FileHandle | undefined;
@@ -130,6 +182,17 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 	let reading = false;
 	let again = false;
 	let lastState = '';
+	let linesSkipped = 0;
+	let skips = 0;
+	let lastLag: TailLag = {bytesBehind: 0, linesSkipped: 0, skips: 0};
+	const lag = (behind: number) => {
+		const next = {bytesBehind: behind >= LAG_SHOWN_BYTES ? behind : 0, linesSkipped, skips};
+		// A change the screen would show: skips, or bytes behind moving by 1/8 (or to and from 0).
+		const moved = next.bytesBehind === 0 ? lastLag.bytesBehind !== 0 : Math.abs(next.bytesBehind - lastLag.bytesBehind) * 8 > lastLag.bytesBehind;
+		if (!moved && next.linesSkipped === lastLag.linesSkipped && next.skips === lastLag.skips) return;
+		lastLag = next;
+		options.onLag?.(next);
+	};
 	const splitter = new LineSplitter(line => options.onLine(line, Date.now()));
 	const state = (text: string) => {
 		if (text !== lastState) {
@@ -138,8 +201,13 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 		}
 	};
 	const following = () => {
-		if (!lastState.startsWith('following')) state(`following ${options.path}`);
+		if (!lastState.startsWith('following')) state(`following ${shown}`);
 	};
+
+	/** When the last read ended; a wake-up sooner than MIN_READ_GAP_MS after it waits for the rest. */
+	let lastReadEnd = -Infinity;
+	let gapTimer: NodeJS.Timeout | undefined;
+	const minGap = options.minReadGapMs ?? MIN_READ_GAP_MS;
 
 	async function readMore(): Promise<void> {
 		if (stopped) return;
@@ -155,7 +223,22 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 			} while (again && !stopped);
 		} finally {
 			reading = false;
+			lastReadEnd = performance.now();
 		}
+	}
+
+	/** A file event or the poll: read now, or once MIN_READ_GAP_MS has passed since the last read. */
+	function soon(): void {
+		if (stopped || gapTimer) return;
+		const wait = lastReadEnd + minGap - performance.now();
+		if (wait <= 0 && !reading) {
+			kick();
+			return;
+		}
+		gapTimer = setTimeout(() => {
+			gapTimer = undefined;
+			kick();
+		}, Math.max(0, wait));
 	}
 
 	const identityOf = (st: Stats) => ({dev: st.dev, ino: st.ino, birth: st.birthtimeMs > 0 ? st.birthtimeMs : 0});
@@ -215,31 +298,57 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 			headLength = 0;
 			shrunk = false;
 			splitter.reset();
-			state(`following ${options.path} (truncated)`);
+			state(`following ${shown} (truncated)`);
 		}
 		if (size === offset) return;
+		lag(size - offset);
+		let skip = skipPartial;
+		if (size - offset > (options.skipBehindBytes ?? SKIP_BEHIND_BYTES)) {
+			// Too far behind to catch up in time: jump to the file's last SKIP_KEEP_BYTES, counting the
+			// lines passed over (their newlines; the line cut at the landing point is counted when dropped).
+			const target = size - SKIP_KEEP_BYTES;
+			const counter = Buffer.allocUnsafe(READ_CHUNK);
+			let at = offset;
+			while (!stopped && at < target) {
+				const {bytesRead} = await h.read(counter, 0, Math.min(READ_CHUNK, target - at), at);
+				if (bytesRead <= 0) break;
+				linesSkipped += countNewlines(counter.subarray(0, bytesRead));
+				at += bytesRead;
+			}
+			offset = at;
+			splitter.reset();
+			skips++;
+			skip = true;
+			state(`following ${options.path} (skipped ahead: too far behind)`);
+		}
 		// Sized to what is new (a few hundred bytes per request, from Node's pool), not READ_CHUNK:
 		// a 1 MiB buffer per drain was three 1 MiB mallocs a second under traffic, and once one was
 		// freed glibc raised its mmap threshold to 1 MiB, so the next ones stayed in its heap (RSS).
 		const buffer = Buffer.allocUnsafe(Math.min(READ_CHUNK, size - offset));
-		let skip = skipPartial;
+		let first = true;
 		while (!stopped && offset < size) {
+			// Between steps, whatever else waits runs first (a key, a frame): a backlog is read in steps.
+			if (!first) await new Promise(r => setImmediate(r));
+			first = false;
 			const want = Math.min(READ_CHUNK, size - offset);
 			const {bytesRead} = await h.read(buffer, 0, want, offset);
 			if (bytesRead <= 0) break;
 			let chunk = buffer.subarray(0, bytesRead);
 			offset += bytesRead;
 			if (skip) {
-				// Started mid-file: drop the partial first line.
+				// Started mid-file (or skipped ahead): drop the partial first line.
 				const nl = chunk.indexOf(0x0a);
 				if (nl < 0) continue;
 				chunk = chunk.subarray(nl + 1);
+				if (!skipPartial) linesSkipped++;
 				skip = false;
 			}
 			splitter.write(Buffer.from(chunk));
 			tailMark = Buffer.from(buffer.subarray(Math.max(0, bytesRead - MARK_BYTES), bytesRead));
+			lag(size - offset);
 		}
 		await noteHead(h, offset);
+		lag(0);
 	}
 
 	async function readOnce(): Promise<void> {
@@ -249,13 +358,13 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 			st = await stat(file);
 		} catch (error) {
 			const code = (error as NodeJS.ErrnoException).code;
-			why = code === 'ENOENT' ? `no such file: ${options.path} (waiting for it)` : `cannot read ${options.path}: ${code ?? String(error)}`;
+			why = code === 'ENOENT' ? `no such file: ${shown} (waiting for it)` : `cannot read ${shown}: ${code ?? String(error)}`;
 		}
 		existedAtStart ??= st !== undefined;
 		// Whatever the name points to now, first finish the file we have open (tail -F does too).
 		if (handle) await drain(false);
 		if (!st || !st.isFile()) {
-			state(why ?? `${options.path} is not a file`);
+			state(why ?? `${shown} is not a file`);
 			if (handle) {
 				// Rotated away (or deleted) and not yet recreated: the next file starts from 0.
 				await closeHandle();
@@ -273,7 +382,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 			try {
 				handle = await open(file, 'r');
 			} catch (error) {
-				state(`cannot open ${options.path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+				state(`cannot open ${shown}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
 				return;
 			}
 			const opened = await handle.stat();
@@ -289,7 +398,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 				skipPartial = true;
 			}
 			await noteHead(handle, Math.min(opened.size, HEAD_BYTES));
-			if (rotated) state(`following ${options.path} (rotated)`);
+			if (rotated) state(`following ${shown} (rotated)`);
 			arm(opened.ino);
 			await drain(skipPartial);
 		}
@@ -297,7 +406,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 	}
 
 	const kick = () => {
-		void readMore().catch(error => state(`error reading ${options.path}: ${String(error)}`));
+		void readMore().catch(error => state(`error reading ${shown}: ${String(error)}`));
 	};
 
 	/** Watch the file itself (not its folder); re-armed for each new file under the name. */
@@ -314,7 +423,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 				// chokidar stats the file on each event: a size below our offset is a truncation,
 				// even when the file has grown back past it by the time we read.
 				if (stats && stats.ino === identity?.ino && stats.size < offset) shrunk = true;
-				kick();
+				soon();
 			});
 			w.on('error', () => undefined);
 			watcher = w;
@@ -333,7 +442,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 			const next = (): void => {
 				if (stopped) return;
 				poll = setTimeout(() => {
-					kick();
+					soon();
 					next();
 				}, options.pollMs ?? (watcher ? WATCHED_POLL_MS : POLL_MS));
 				poll.unref?.();
@@ -343,6 +452,8 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 		async stop() {
 			stopped = true;
 			if (poll) clearTimeout(poll);
+			if (gapTimer) clearTimeout(gapTimer);
+			gapTimer = undefined;
 			poll = undefined;
 			const w = watcher;
 			watcher = undefined;

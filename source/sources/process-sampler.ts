@@ -20,6 +20,7 @@
  */
 import {closeSync, openSync, readdirSync, readFileSync, readSync} from 'node:fs';
 import {loadExeca} from './lazy-execa.js';
+import {sanitizeName} from '../util/sanitize.js';
 import type {ProcSample} from '../system/contention.js';
 import {engineProcessKind, isEngineCandidate} from '../engines/index.js';
 
@@ -201,7 +202,7 @@ function select(rows: readonly Row[], keep: ReadonlySet<number>, busyPct: number
 		out.push({
 			pid,
 			...(r.ppid > 0 ? {ppid: r.ppid} : {}),
-			name: name || '?',
+			name: sanitizeName(name, 64) || '?',
 			...(cmd ? {command: cmd} : {}),
 			...(r.cpuPct !== undefined ? {cpuPct: r.cpuPct} : {}),
 			...(r.rssBytes !== undefined && r.rssBytes > 0 ? {memRssBytes: r.rssBytes} : {}),

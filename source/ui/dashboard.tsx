@@ -26,7 +26,7 @@ import {OVERLAY_VIEWS, type OverlayViews} from './overlay-views.js';
 import {SCOPES, type ScopeTable} from './scopes.js';
 import {ProbePane} from './panes/probe.js';
 import {RequestsPane} from './panes/requests.js';
-import {requestEntries, tableEntries} from './view-model/requests.js';
+import {requestEntries, requestsSeen, tableEntries} from './view-model/requests.js';
 import {activeScopes, currentNotice, FLASH_MS, logTotal, selectedServer, windowCount} from './selectors.js';
 import {noColorTheme} from './theme.js';
 import {ThemeContext, useTheme} from './theme-context.js';
@@ -85,6 +85,7 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 	);
 	const figures = useStable(derived);
 	const allRequests = useMemo(() => requestEntries(state.servers, state.order), [state.servers, state.order]);
+	const seen = useMemo(() => requestsSeen(state.servers, state.order), [state.servers, state.order]);
 	const table = useMemo(() => tableEntries(allRequests, view.tableSort, view.tableFilter), [allRequests, view.tableSort, view.tableFilter]);
 
 	// hooks before the early returns: the same number of hooks every render
@@ -158,6 +159,8 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 					<RequestsPane
 						entries={table}
 						total={allRequests.length}
+						seen={seen.requests}
+						lag={seen.lag}
 						focused={tableFocused}
 						cursor={view.tableCursor}
 						sort={view.tableSort}

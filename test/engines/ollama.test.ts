@@ -89,7 +89,7 @@ describe('Ollama slog and gin lines (engines.md §1e)', () => {
 		expect(unparsed).toEqual([]);
 		const r = requests(events).get('s0/t0')!;
 		expect(r).toMatchObject({runner: 'gguf', model: 'qwen3:8b', promptTokens: 14892, cachedTokens: 0, prefillTokens: 14892, generatedTokens: 351, decodedTokens: 350, accepted: 2906, drafted: 3352, engineMeanLen: 4.47, done: true});
-		expect(events).toContainEqual({type: 'offload', layersOnGpu: 48, layersTotal: 49});
+		expect(events).toContainEqual({type: 'offload', layersOnGpu: 48, layersTotal: 49, model: 'qwen3:8b'});
 		expect(events).toContainEqual({type: 'prefill-progress', key: 's0/t0', processed: 1536, progress: 0.1, tps: 448.61});
 	});
 });

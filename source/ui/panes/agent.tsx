@@ -5,7 +5,7 @@
  */
 import {Box} from 'ink';
 import {memo} from 'react';
-import {budgetWords, durationWords, type Session, type SessionsView, type Turn} from '../../model/sessions.js';
+import {budgetWords, durationWords, openingSession, type Session, type SessionsView, type Turn} from '../../model/sessions.js';
 import {FINDING_KINDS, FINDING_MARK, summaryLine} from '../../model/findings.js';
 import {DASH, est, fit, int, ms, right} from '../format.js';
 import type {ThemeToken} from '../theme.js';
@@ -97,7 +97,7 @@ export function totalsLine(s: Session): string {
 
 export const AgentPane = memo(function AgentPane({view, serverId, demo, width, height, engineLabels}: AgentPaneProps) {
 	const sessions = view.sessions;
-	const s = sessions.filter((x) => x.serverId === serverId).at(-1) ?? sessions.at(-1);
+	const s = openingSession(sessions, serverId);
 	const room = Math.max(0, height - 1);
 	const badge = demo ? ' · DEMO agent' : '';
 	if (!s) {
