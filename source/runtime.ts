@@ -51,6 +51,8 @@ export interface RuntimeOptions {
 	readonly demoAgent?: boolean | 'both' | 'session';
 	/** Discovery/poll interval (ms). */
 	readonly pollMs?: number;
+	/** The monitor rings the bell (and an OSC 9 notification) once per new kind of agent finding (`--notify`). */
+	readonly notify?: boolean;
 	/** Run the system scan (process table, GPU). */
 	readonly system?: boolean;
 	/** A store created earlier (the monitor draws its first frame before the collectors start). */

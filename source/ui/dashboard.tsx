@@ -14,6 +14,7 @@ import {EmptyState} from './panes/empty.js';
 import {EnginesPane} from './panes/engines.js';
 import {engineRows, type EngineRow} from './view-model/engines.js';
 import {Footer, noteRows, selfText} from './panes/footer.js';
+import {findingRows, footerFinding, newestUnseen} from './view-model/findings.js';
 import {Header} from './panes/header.js';
 import {LogPane} from './panes/log.js';
 import {TooSmall} from './panes/overlays.js';
@@ -72,14 +73,19 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 	const gpuLines = useStable(useMemo(() => macLines(state), [state.servers, state.order, state.system]));
 	const notice = currentNotice(state);
 	const flash = view.flash && state.now - view.flash.t < FLASH_MS ? view.flash : undefined;
+	// The newest agent finding (issue 28), until the agent view or the findings list is opened.
+	const findings = useMemo(() => findingRows(state, sessionGapMs), [state.servers, state.order, state.system, sessionGapMs]);
+	const unseen = view.overlay === 'none' ? newestUnseen(findings, view.findingsSeenAt) : undefined;
 	const note = useStable(
 		footerNote !== undefined
 			? {text: footerNote, level: 'info' as const}
 			: flash
 				? {text: flash.text, level: 'info' as const}
-				: notice
-					? {text: sanitize(notice.text, 300), level: notice.level}
-					: undefined,
+				: unseen
+					? {text: sanitize(footerFinding(unseen), 300), level: 'error' as const}
+					: notice
+						? {text: sanitize(notice.text, 300), level: notice.level}
+						: undefined,
 	);
 	// A notice is read whole: the footer takes the rows it needs (up to 3) from the panes.
 	const footerRows = note && noteRows(note, Math.max(1, columns - selfText(state.system.self).length - 1)) > 1 ? noteRows(note, columns) : 1;
