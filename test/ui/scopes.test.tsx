@@ -59,7 +59,7 @@ describe('an overlay is one row and its component', () => {
 	});
 
 	it('! opens it, its footer and the help list it, Esc closes it', async () => {
-		tui = renderTui(<App store={richStore()} controller={idle} version="0.1.0" scopes={SCOPES_PLUS} overlayViews={VIEWS_PLUS} />, {columns: 220, rows: 90});
+		tui = renderTui(<App store={richStore()} controller={idle} version="0.1.0" scopes={SCOPES_PLUS} overlayViews={VIEWS_PLUS} />, {columns: 220, rows: 110});
 		await waitFor(() => tui!.frame().includes('infertop 0.1.0'), 'first frame');
 		await settle();
 		expect(tui.frame()).toContain('~ bookmarks');
