@@ -89,7 +89,7 @@ describe('what if: a session of 20 growing turns projected onto two profiles', (
 		const text = whatIfText(s, rows, T0);
 		expect(text).toContain('recorded 228 s; the method\'s own error on its server: 0 %');
 		expect(text).toMatch(/^\*\s+http:\/\/127\.0\.0\.1:8080 /m);
-		expect(text).toMatch(/127\.0\.0\.1:8081\s+llamacpp\s+agent-model\s+191 s\s+-16 %\s+0\.0 s\s+0\.0 s\s+16 s\s+80 s\s+95 s\s+2000\s+50\s+4K–33K\s+3 h/);
+		expect(text).toMatch(/127\.0\.0\.1:8081\s+llamacpp\s+agent-model\s+191 s\s+-16 %\s+0\.0 s\s+0\.0 s\s+16 s\s+80 s\s+95 s\s+2000\s+50\s+4\.0K–33K\s+3 h/);
 		expect(text).toContain('the quality of the answers is not judged');
 	});
 });
