@@ -470,11 +470,19 @@ export interface WhatIfView {
 }
 
 /**
+ * `last`: the newest session of more than one turn (an agent's side request — a title, a summary — is
+ * a session of one), else the newest.
+ */
+export function lastSession(sessions: readonly Session[]): Session | undefined {
+	return sessions.filter((s) => s.turns.length > 1).at(-1) ?? sessions.at(-1);
+}
+
+/**
  * The projection of one session of the state (its id, or `last`) onto the profiles: the own
  * server's profile (same URL and model) gives the self error; `urls` (when given) limit the candidates.
  */
 export function whatIfOf(sessions: readonly Session[], servers: MonitorState['servers'], profiles: readonly Profile[], which: string, urls: readonly string[] = [], at?: number): WhatIfView {
-	const s = which === 'last' ? sessions.at(-1) : (sessions.find((x) => x.id === which) ?? sessions.find((x) => x.id.startsWith(which)));
+	const s = which === 'last' ? lastSession(sessions) : (sessions.find((x) => x.id === which) ?? sessions.find((x) => x.id.startsWith(which)));
 	if (!s) return {rows: [], problem: sessions.length === 0 ? 'no agent session recorded yet (the agent view, key a, shows them)' : `no session ${which} (there are ${sessions.length}; --session last)`};
 	const server = servers[s.serverId];
 	const url = server?.url;

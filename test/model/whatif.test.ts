@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest';
-import {actualMsOf, decodeMsPerTokenAt, newerOfMeasuredAndLog, passiveProfile, prefillTimeAt, projectSession, projectTurns, tokenRatio, whatIfText, type WhatIfRow} from '../../source/model/whatif.js';
+import {actualMsOf, decodeMsPerTokenAt, lastSession, newerOfMeasuredAndLog, passiveProfile, prefillTimeAt, projectSession, projectTurns, tokenRatio, whatIfText, type WhatIfRow} from '../../source/model/whatif.js';
 import type {Session, Turn} from '../../source/model/sessions.js';
 import type {DepthPoint, Profile} from '../../source/types/whatif.js';
 
@@ -240,5 +240,15 @@ describe('what if: the newer of the measurement and the log', () => {
 		// A server × model with a log and no measurement is a candidate from its log alone.
 		const only = newerOfMeasuredAndLog([], {s2: server(T0)} as never, T0);
 		expect(only.map((p) => [p.url, p.model, p.version])).toEqual([[FAST.url, 'agent-model', 'log']]);
+	});
+});
+
+describe('what if: which session `last` is', () => {
+	it('the newest of more than one turn (a side request is a session of one), else the newest', () => {
+		const long = agentSession({prompts: [1000, 2000]});
+		const side = {...agentSession({prompts: [300]}), id: 'side'};
+		expect(lastSession([long, side])?.id).toBe(long.id);
+		expect(lastSession([side])?.id).toBe('side');
+		expect(lastSession([])).toBeUndefined();
 	});
 });
