@@ -16,6 +16,8 @@
  * If source/cli.tsx cannot be bundled yet it falls back to scripts/smoke-entry.tsx and says so.
  * The baseline row is `node -e` printing one character under the same terminal: the floor.
  * Two rows for infertop: with its V8 code cache (every start but the first) and without (cold).
+ * INFERTOP_BENCH_BASELINE=DIR adds another checkout of infertop (its dependencies installed there),
+ * bundled from its own sources and run interleaved with this one: before/after a change, same load.
  */
 import {spawn, spawnSync} from 'node:child_process';
 import fs from 'node:fs';
@@ -94,10 +96,10 @@ function stats(label: string, xs: (number | undefined)[]): string {
 }
 
 /** Lay out a package as npm installs it, with the bundle built from `entry`. */
-function stage(entry: string | undefined): {dir: string; entry: string; note?: string} {
+function stage(entry: string | undefined, from = root): {dir: string; entry: string; note?: string} {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'infertop-startup-'));
 	const build = (e: string | undefined) =>
-		spawnSync(process.execPath, ['scripts/build.mjs'], {cwd: root, env: {...process.env, INFERTOP_OUTFILE: path.join(dir, 'dist', 'cli.cjs'), ...(e ? {INFERTOP_ENTRY: e} : {})}, encoding: 'utf8'});
+		spawnSync(process.execPath, ['scripts/build.mjs'], {cwd: from, env: {...process.env, INFERTOP_OUTFILE: path.join(dir, 'dist', 'cli.cjs'), ...(e ? {INFERTOP_ENTRY: e} : {})}, encoding: 'utf8'});
 	let used = entry ?? 'source/cli.tsx';
 	let note: string | undefined;
 	let r = build(entry);
@@ -107,9 +109,9 @@ function stage(entry: string | undefined): {dir: string; entry: string; note?: s
 		r = build(used);
 	}
 	if (r.status !== 0) throw new Error(`build failed:\n${r.stderr}`);
-	fs.cpSync(path.join(root, 'bin'), path.join(dir, 'bin'), {recursive: true});
-	fs.copyFileSync(path.join(root, 'package.json'), path.join(dir, 'package.json'));
-	for (const d of ['themes', 'samples']) if (fs.existsSync(path.join(root, d))) fs.cpSync(path.join(root, d), path.join(dir, d), {recursive: true});
+	fs.cpSync(path.join(from, 'bin'), path.join(dir, 'bin'), {recursive: true});
+	fs.copyFileSync(path.join(from, 'package.json'), path.join(dir, 'package.json'));
+	for (const d of ['themes', 'samples']) if (fs.existsSync(path.join(from, d))) fs.cpSync(path.join(from, d), path.join(dir, d), {recursive: true});
 	return {dir, entry: used, note};
 }
 
@@ -135,6 +137,8 @@ function dependencyCosts(dist: string): string[] {
 export async function run(): Promise<string> {
 	const runs = Math.max(5, Number(process.env.INFERTOP_BENCH_RUNS) || 7);
 	const {dir, entry, note} = stage(process.env.INFERTOP_BENCH_ENTRY || undefined);
+	const baselineFrom = process.env.INFERTOP_BENCH_BASELINE || undefined;
+	const baseline = baselineFrom === undefined ? undefined : stage(undefined, path.resolve(baselineFrom));
 	try {
 		const pty = ptyCommand('true').pty;
 		const base: Timing[] = [];
@@ -151,10 +155,21 @@ export async function run(): Promise<string> {
 		const cached = fs.existsSync(cacheDir) && fs.readdirSync(cacheDir).some((f) => f.endsWith('.v8cache'));
 		// Warm the file cache once; interleave the commands so load spikes hit all of them.
 		await once(`./bin/infertop.js --demo`, dir, withCache);
+		const bWarm: Timing[] = [];
+		const bCold: Timing[] = [];
+		const bCache: Record<string, string> = baseline ? {INFERTOP_CODE_CACHE: path.join(baseline.dir, 'code-cache')} : {};
+		if (baseline) {
+			await once(`./bin/infertop.js --demo`, baseline.dir, {...bCache, INFERTOP_EXIT_AFTER_FIRST_FRAME: ''});
+			await once(`./bin/infertop.js --demo`, baseline.dir, bCache);
+		}
 		for (let i = 0; i < runs; i++) {
 			base.push(await once(`node -e "process.stdout.write('x')"`, dir));
 			warm.push(await once(`./bin/infertop.js --demo`, dir, withCache));
 			cold.push(await once(`./bin/infertop.js --demo`, dir, noCache));
+			if (baseline) {
+				bWarm.push(await once(`./bin/infertop.js --demo`, baseline.dir, bCache));
+				bCold.push(await once(`./bin/infertop.js --demo`, baseline.dir, noCache));
+			}
 		}
 		const size = fs.statSync(path.join(dir, 'dist', 'cli.cjs')).size;
 		const lines = [
@@ -165,12 +180,19 @@ export async function run(): Promise<string> {
 			`  ${stats('infertop first byte', warm.map((t) => t.firstByteMs))}   (code cache warm)`,
 			`  ${stats('infertop first frame', warm.map((t) => t.firstFrameMs))}   (code cache warm: every start but the first)`,
 			`  ${stats('  cold: first frame', cold.map((t) => t.firstFrameMs))}   (no code cache: the first start after an install)`,
+			...(baseline
+				? [
+						`  ${stats('baseline first frame', bWarm.map((t) => t.firstFrameMs))}   (INFERTOP_BENCH_BASELINE, code cache warm; ${(fs.statSync(path.join(baseline.dir, 'dist', 'cli.cjs')).size / 1024).toFixed(0)} KiB)`,
+						`  ${stats('  cold: first frame', bCold.map((t) => t.firstFrameMs))}   (baseline, no code cache)`,
+					]
+				: []),
 			`  ${stats('infertop exit', warm.map((t) => (t.exitedByItself ? t.exitMs : undefined)))}${warm.some((t) => !t.exitedByItself) ? '  (runs that did not exit after the first frame were killed: INFERTOP_EXIT_AFTER_FIRST_FRAME not honoured)' : ''}`,
 			...dependencyCosts(path.join(dir, 'dist')),
 		];
 		return lines.join('\n');
 	} finally {
 		fs.rmSync(dir, {recursive: true, force: true});
+		if (baseline) fs.rmSync(baseline.dir, {recursive: true, force: true});
 	}
 }
 

@@ -204,7 +204,8 @@ if (/process\.env\.NODE_ENV\s*[!=]==?\s*["']development["']/.test(out)) {
 }
 
 const kb = (n) => `${(n / 1024).toFixed(0)} KiB`;
-console.log(`build: ${path.relative(root, entry)} → ${path.relative(root, outfile)} (${kb(entryBytes)}, ${out.slice(3, out.indexOf(':'))}, ${Math.round(performance.now() - started)} ms)`);
+// On stderr: stdout is the command's result (`npm start -- snapshot --json | jq`).
+console.error(`build: ${path.relative(root, entry)} → ${path.relative(root, outfile)} (${kb(entryBytes)}, ${out.slice(3, out.indexOf(':'))}, ${Math.round(performance.now() - started)} ms)`);
 if (args.has('--analyze')) {
 	// The biggest inputs of the bundle.
 	for (const info of Object.values(result.metafile.outputs).filter((o) => o.entryPoint)) {
@@ -212,6 +213,6 @@ if (args.has('--analyze')) {
 			.map(([f, i]) => [f.replace(/^node_modules\//, ''), i.bytesInOutput])
 			.sort((a, b) => b[1] - a[1])
 			.slice(0, 20);
-		for (const [f, bytes] of inputs) console.log(`  ${kb(bytes).padStart(9)}  ${f}`);
+		for (const [f, bytes] of inputs) console.error(`  ${kb(bytes).padStart(9)}  ${f}`);
 	}
 }

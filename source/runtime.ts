@@ -13,7 +13,7 @@ import type {EffectiveConfig} from './config/config.js';
 import {parseLogSpec, resolveApiKey, effectiveHistoryPath} from './config/config.js';
 import {createStore, type MonitorStore} from './model/store.js';
 import type {Action, Collector, Dispatch, ModelInfo, ServerInfo} from './types/state.js';
-import type {EngineKind} from './types/events.js';
+import type {EngineEvent, EngineKind} from './types/events.js';
 import {createLogSource, labelOf, type LogInput} from './sources/log-source.js';
 import {processStartMs} from './sources/process-start.js';
 import {loopbackPort, portOwnerPid} from './sources/port-owner.js';
@@ -51,6 +51,8 @@ export interface RuntimeOptions {
 	readonly demoAgent?: boolean | 'both' | 'session';
 	/** Discovery/poll interval (ms). */
 	readonly pollMs?: number;
+	/** The monitor rings the bell (and an OSC 9 notification) once per new kind of agent finding (`--notify`). */
+	readonly notify?: boolean;
 	/** Run the system scan (process table, GPU). */
 	readonly system?: boolean;
 	/** A store created earlier (the monitor draws its first frame before the collectors start). */
@@ -146,8 +148,14 @@ function resolveBytesPerToken(resolver: ReturnType<typeof createModelBytesResolv
  * fastest pace on an idle engine. A line no parser read may be anything: it counts.
  */
 export function isWork(action: Action): boolean {
-	if (action.type === 'engine-event') return !(action.event.type === 'http' && (action.event.method === 'GET' || action.event.method === 'HEAD'));
+	if (action.type === 'engine-event') return eventIsWork(action.event);
+	// A read's lines at once: work if any line (or any of its events) is.
+	if (action.type === 'log-batch') return action.lines.some(l => !l.parsed || (l.events?.some(eventIsWork) ?? false));
 	return action.type === 'log-line' && !action.parsed;
+}
+
+function eventIsWork(event: EngineEvent): boolean {
+	return !(event.type === 'http' && (event.method === 'GET' || event.method === 'HEAD'));
 }
 
 /**
@@ -395,6 +403,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 		// A server the user named counts even when it is down: it is listed as down, not replaced by the demo.
 		const found = disc.servers().length > 0 || config.servers.length > 0 || config.logs.length > 0 || options.replay !== undefined;
 		if (config.demo === true || (config.demo === 'auto' && !found)) await startDemo();
+		if (config.demo === 'auto' && !found && demo) dispatch({type: 'notice', t: Date.now(), level: 'info', text: 'no engine found: started the demo (DEMO on screen; --no-demo never starts it)'});
 	})();
 
 	// What the probe and the comparison share: where results go, how long a run may wait and take, keys.

@@ -2,6 +2,7 @@
 import type {EffectiveConfig} from '../config/config.js';
 import {effectiveHistoryPath, resolveApiKey} from '../config/config.js';
 import {probeCommand} from '../probe/command.js';
+import {followProbeLogs, type ProbeLogs} from './probe-log.js';
 import {discoverOnce} from '../sources/discovery/discovery.js';
 import {detectBandwidth} from '../sources/bandwidth.js';
 import {resolveModelBytes} from '../sources/model-bytes.js';
@@ -28,7 +29,22 @@ export interface ProbeCliOptions extends ProbeLikeCliOptions {
 export async function runProbeCli(o: ProbeCliOptions): Promise<number> {
 	const url = o.url ?? o.config.servers[0]?.url;
 	const named = o.config.servers.find(s => s.url === url);
+	// --log ENGINE=PATH: the probe finds its own request there, as the monitor does.
+	const logs = o.config.logs.length > 0 ? await followProbeLogs(o.config.logs) : undefined;
+	if (logs && 'error' in logs) {
+		process.stderr.write(`infertop probe: --log: ${logs.error}\n`);
+		return 2;
+	}
+	try {
+		return await probeWith(o, url, named, logs);
+	} finally {
+		await logs?.stop();
+	}
+}
+
+function probeWith(o: ProbeCliOptions, url: string | undefined, named: EffectiveConfig['servers'][number] | undefined, logs: ProbeLogs | undefined): Promise<number> {
 	return probeCommand({
+		...(logs ? {logFigures: logs.logFigures} : {}),
 		url,
 		prompt: o.prompt,
 		runs: o.runs,

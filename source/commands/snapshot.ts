@@ -2,7 +2,7 @@
  * `infertop snapshot [--json]` and plain `infertop` on a non-TTY stdout: run the same collectors
  * for N seconds, print one snapshot, exit 0.
  */
-import {startRuntime, type RuntimeOptions} from '../runtime.js';
+import {startRuntime, type Runtime, type RuntimeOptions} from '../runtime.js';
 import {toSnapshot} from '../model/snapshot.js';
 import {renderSnapshotText} from '../ui/app.js';
 import {VERSION} from '../version.js';
@@ -30,6 +30,26 @@ export function plainSnapshot(text: string): string {
 		.split('\n')
 		.filter((l) => l.trim() !== '')
 		.join('\n');
+}
+
+/** The longest a demo snapshot waits for the demo's first finished request (its figures come from it). */
+export const DEMO_WAIT_MS = 30_000;
+
+/**
+ * Whether the demo engine has finished a request that gives a decode rate (one of its models' logs
+ * has no decode time), waiting at most `ms` for one.
+ */
+async function demoFinishedOne(runtime: Runtime, ms: number, stopped: () => boolean = () => false): Promise<boolean> {
+	const deadline = Date.now() + ms;
+	const done = (): boolean => {
+		const state = runtime.store.getSnapshot();
+		return Object.values(state.servers).some(s => s.demo === true && s.requests.some(r => r.done && !r.backlog && !r.earlier && r.decodeMs !== undefined));
+	};
+	while (!done()) {
+		if (Date.now() >= deadline || stopped()) return false;
+		await new Promise(resolve => setTimeout(resolve, 100));
+	}
+	return true;
 }
 
 /** Longest wait for the first discovery round before the snapshot's seconds start (it counts against one deadline). */
@@ -73,6 +93,10 @@ export async function runSnapshot(options: SnapshotOptions): Promise<number> {
 			const wait = sleep(seconds * 1000);
 			await Promise.race([wait.done, interrupted]);
 			wait.cancel();
+		}
+		if (!stoppedBy && runtime.demo() !== undefined) {
+			const found = await Promise.race([demoFinishedOne(runtime, DEMO_WAIT_MS, () => stoppedBy !== undefined), interrupted.then(() => true)]);
+			if (!found && !stoppedBy) (options.stderr ?? process.stderr).write(`infertop: the demo finished no request in ${DEMO_WAIT_MS / 1000} s: its figures are --\n`);
 		}
 		if (stoppedBy) {
 			(options.stderr ?? process.stderr).write(`infertop: snapshot stopped by ${stoppedBy}\n`);

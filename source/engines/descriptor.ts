@@ -187,6 +187,24 @@ export interface AnswerBlock {
 	};
 }
 
+/**
+ * A top-level string an engine stamps on its per-request answers (llama.cpp's `system_fingerprint`,
+ * `b10587-3f545be`): the probe reads every engine's stamps from every streamed chunk, as it reads
+ * their blocks.
+ */
+export interface AnswerStamp {
+	readonly field: string;
+	readonly read: (value: string, counts: ServerCounts) => void;
+}
+
+/** A response header in which an engine counts a generation's target passes (lithos-metal's Decode-Steps). */
+export interface PassesHeader {
+	/** The passes the headers say, or undefined when they carry none. */
+	readonly read: (headers: {get(name: string): string | null}) => number | undefined;
+	/** `tokensPerPassSource` of a run whose passes came from it. */
+	readonly label: string;
+}
+
 /** One engine, as data and pure functions. `K` is its kind, declared in its own file (types/events.ts `EngineKinds`). */
 export interface EngineDescriptor<K extends EngineKind = EngineKind> {
 	readonly kind: K;
@@ -202,6 +220,10 @@ export interface EngineDescriptor<K extends EngineKind = EngineKind> {
 	readonly probe: readonly ProbeStep[];
 	/** The blocks it adds to per-request answers, for the probe. */
 	readonly answerBlocks?: readonly AnswerBlock[];
+	/** The strings it stamps on per-request answers, for the probe. */
+	readonly answerStamps?: readonly AnswerStamp[];
+	/** The response header in which it counts a generation's target passes, for the probe. */
+	readonly passesHeader?: PassesHeader;
 	/** Environment variables holding the engine's own API key (sent only to its server), first wins. */
 	readonly apiKeyEnv?: readonly string[];
 	readonly modelList: readonly ModelListStep[];
@@ -219,6 +241,11 @@ export interface EngineDescriptor<K extends EngineKind = EngineKind> {
 	readonly slotContext?: boolean;
 	/** The engine unloads models after a keep-alive (Ollama `expires_at`): unknown shows `--`. */
 	readonly keepAlive?: boolean;
+	/**
+	 * The one change a user makes to this engine for an agent's finding (issue 28, model/findings.ts),
+	 * as they would type it; absent: the finding says what to change in words.
+	 */
+	readonly agentFixes?: AgentFixes;
 	readonly defaultPorts: readonly number[];
 	readonly process?: ProcessRule;
 	readonly logLocations?: (ctx: LogLocationContext) => LogLocation[];
@@ -229,6 +256,22 @@ export interface EngineDescriptor<K extends EngineKind = EngineKind> {
 	readonly hostEnv?: {readonly name: string; readonly fallback: string};
 	/** How its HTTP answers tell it from every other engine; none: never identified by answers alone. */
 	readonly fingerprint?: FingerprintRule;
+}
+
+/** What to type for each agent finding this engine can fix by a setting (model/findings.ts). */
+export interface AgentFixes {
+	/** A window of `tokens` (a power of two the prompt fits in). */
+	readonly contextLength?: (tokens: number) => string;
+	/** Keep the model loaded between turns. */
+	readonly keepAlive?: string;
+	/** Room for more than one model at once (another evicted it). */
+	readonly moreModels?: string;
+	/** Same options every turn (a change reloads the model). */
+	readonly sameOptions?: string;
+	/** More than one request at a time. */
+	readonly parallel?: string;
+	/** Let the engine shift the window instead of refusing. */
+	readonly contextShift?: string;
 }
 
 // ---- shared plans ------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import {numberCheck} from '../util/numbers.js';
 import {bufferDevice, clean, finite, isRecord, MAX_PARSE_CHARS, OFFLOADED, offloaded, posInt, processBase, text, withCheck} from './answers.js';
 import {processRelativeMs} from './log-time.js';
 import type {FingerprintEvidence} from './fingerprint.js';
-import {OPENAI_MODEL_LIST, OPENAI_PROBE, type AnswerBlock, type EngineDescriptor, type RestartMarker} from './descriptor.js';
+import {OPENAI_MODEL_LIST, OPENAI_PROBE, type AnswerBlock, type AnswerStamp, type EngineDescriptor, type RestartMarker} from './descriptor.js';
 
 declare module '../types/events.js' {
 	interface EngineKinds {
@@ -56,6 +56,27 @@ const F_SIM = /^selected slot by LCP similarity, f_sim_best = ([\d.]+)/;
 const SEND_ERROR = /^task id = (\d+), error: (.*)$/;
 /** `SRV_WRN("cancel task, id_task = %d\n")` — tools/server/server-queue.cpp @ 3f545be. */
 const CANCEL = /^cancel task, id_task = (\d+)/;
+/**
+ * Context refusals, in `send_error`'s message (server-context.cpp @ 3f545be, ERROR_TYPE_EXCEED_CONTEXT_SIZE
+ * → `exceed_context_size_error`, server-common.cpp:52): `"request (%d tokens) exceeds the available
+ * context size (%d tokens), try increasing it"` (:3082, PR #15780), `"input (%d tokens) is larger than
+ * the max context size (%d tokens). skipping"` (:3073), and mid-generation `"context shift is disabled"` (:2790).
+ */
+const EXCEEDS = /^(?:request|input) \((\d+) tokens\) (?:exceeds the available context size|is larger than the max context size) \((\d+) tokens\)/;
+/** `SLT_WRN(slot, "slot context shift, n_keep = %d, n_left = %d, n_discard = %d\n", …)` — server-context.cpp:2822 @ 3f545be. */
+const CONTEXT_SHIFT = /^slot context shift, n_keep = (\d+), n_left = (\d+), n_discard = (\d+)/;
+/** The release line's flag: `stop processing: n_tokens = %d, truncated = %d` (:502): 1 after a shift, or when generation ran into the window with shift off (:1776). */
+const STOP_TRUNCATED = /, truncated = 1$/;
+/** `SLT_DBG(slot, "stopped by limit, n_gen = %d, n_predict = %d\n", …)` — server-context.cpp:1789 @ 3f545be (`-v`). */
+const STOPPED_BY_LIMIT = /^stopped by limit, n_gen = (\d+), n_predict = (-?\d+)/;
+/**
+ * A tool call (or any structured output) the chat parser could not read:
+ * `LOG_WRN("%s: unparsed %s output: %s\n", __func__, common_chat_format_name(params.format), …)`, then
+ * `"The model produced output that does not match the expected " + format + " format"` (HTTP 500) —
+ * common/chat.cpp:3871-3873 @ 3f545be.
+ */
+const UNPARSED = /^common_chat_\w+: unparsed (\S+) output: /;
+const DOES_NOT_MATCH = /The model produced output that does not match the expected (\S+) format/;
 const DEFER = /^(?:no slot is available, defer|decoding, decline) task, id_task = (\d+)/;
 const LISTEN = /listening on (\S+)/;
 const LOADING = /loading model '([^']*)'/;
@@ -147,7 +168,7 @@ interface LlamaState {
  * whether the prompt / cached count was stated (`new prompt`, `cached n_tokens`, full-reuse W lines),
  * the LCP similarity the slot was picked by (`f_sim_best`), and how it ended.
  */
-interface Tally {prefill?: number; generated?: number; promptStated?: boolean; cachedStated?: boolean; fSim?: number; outcome?: 'error' | 'cancelled'}
+interface Tally {prefill?: number; generated?: number; promptStated?: boolean; cachedStated?: boolean; fSim?: number; outcome?: 'error' | 'cancelled'; shifted?: boolean}
 
 function newLlamaState(options: LlamaCppParserOptions): LlamaState {
 	return {
@@ -195,6 +216,9 @@ function newRun(s: LlamaState): void {
 	s.pending = undefined;
 	s.lastKey = undefined;
 }
+
+/** An evidence line: one line, capped (the parser's input is already sanitized). */
+const evidenceOf = (line: string): string => (line.length > 300 ? `${line.slice(0, 299)}…` : line);
 
 /** A request patch of `key`, tagged with the runner and the embedding process's model name. */
 function req(s: LlamaState, key: string, slot: number | undefined, task: number | undefined, fields: Record<string, unknown>): Ev {
@@ -335,7 +359,13 @@ function taskStop(s: LlamaState, msg: string, key: string, slot: number | undefi
 		if (s.finished.size > 256) s.finished.delete(s.finished.keys().next().value!);
 	}
 	if (t?.outcome !== undefined) s.tally.set(key, {outcome: t.outcome});
-	return [req(s, key, slot, task, {done: true, ...estimatePrompt(t, msg)})];
+	const out: Ev[] = [req(s, key, slot, task, {done: true, ...estimatePrompt(t, msg)})];
+	// Ran into the window while generating with context shift off (server-context.cpp:1776): cut at the window.
+	if (t?.outcome === undefined && t?.shifted !== true && STOP_TRUNCATED.test(msg)) {
+		out.unshift(req(s, key, slot, task, {finishReason: 'length'}));
+		out.push({type: 'agent-signal', signal: {kind: 'context-exceeded', key, evidence: evidenceOf(msg)}} as Ev);
+	}
+	return out;
 }
 
 /** A slot line without a task: the slot's LCP pick, its context. */
@@ -362,9 +392,13 @@ function taskLine(s: LlamaState, msg: string, key: string, slot: number | undefi
 	if (msg.startsWith('new prompt')) {
 		m = NEW_PROMPT.exec(msg);
 		if (m) {
-			check.count('n_ctx_slot', m[1]);
-			tallyOf(s, key).promptStated = true;
-			return withCheck([req(s, key, slot, task, {promptTokens: check.count('task.n_tokens', m[2])})], check);
+			const window = check.count('n_ctx_slot', m[1]);
+			const tally = tallyOf(s, key);
+			tally.promptStated = true;
+			const prompt = check.count('task.n_tokens', m[2]);
+			// f_sim_best = LCP ÷ this prompt (`%.3f`): the prefix it shares with what the slot held.
+			const shared = tally.fSim !== undefined && prompt !== undefined ? Math.round(tally.fSim * prompt) : undefined;
+			return withCheck([req(s, key, slot, task, {promptTokens: prompt, contextWindow: window, sharedPrefixTokens: shared})], check);
 		}
 		return [];
 	}
@@ -375,6 +409,25 @@ function taskLine(s: LlamaState, msg: string, key: string, slot: number | undefi
 			if (m[2] !== undefined) check.count('memory_seq_rm', m[2]);
 			tallyOf(s, key).cachedStated = true;
 			return withCheck([req(s, key, slot, task, {cachedTokens: check.count('n_past', m[1] ?? m[3])})], check);
+		}
+		return [];
+	}
+	if (msg.startsWith('slot context shift')) {
+		m = CONTEXT_SHIFT.exec(msg);
+		if (m) {
+			tallyOf(s, key).shifted = true;
+			check.count('n_keep', m[1]);
+			check.count('n_left', m[2]);
+			const discarded = check.count('n_discard', m[3]);
+			return withCheck([{type: 'agent-signal', signal: clean({kind: 'context-shifted', key, evidence: evidenceOf(msg), discarded})} as Ev], check);
+		}
+		return [];
+	}
+	if (msg.startsWith('stopped by limit')) {
+		m = STOPPED_BY_LIMIT.exec(msg);
+		if (m) {
+			const limit = check.count('n_predict', m[2]);
+			return withCheck([req(s, key, slot, task, {finishReason: 'length', outputLimit: limit !== undefined && limit > 0 ? limit : undefined})], check);
 		}
 		return [];
 	}
@@ -489,7 +542,14 @@ function taskEnd(s: LlamaState, keyPrefix: string, task: string, outcome: 'error
 	t.outcome = outcome;
 	const fields: Record<string, unknown> = {outcome};
 	if (error !== undefined) fields.error = error.slice(0, 200);
-	return [req(s, key, undefined, undefined, fields)];
+	const out: Ev[] = [req(s, key, undefined, undefined, fields)];
+	if (error !== undefined) {
+		const m = EXCEEDS.exec(error);
+		if (m) out.push({type: 'agent-signal', signal: clean({kind: 'context-exceeded', key, evidence: evidenceOf(`error: ${error}`), prompt: finite(m[1]), window: finite(m[2])})} as Ev);
+		else if (error.startsWith('context shift is disabled')) out.push({type: 'agent-signal', signal: {kind: 'context-exceeded', key, evidence: evidenceOf(`error: ${error}`)}} as Ev);
+		else if (DOES_NOT_MATCH.test(error)) out.push({type: 'agent-signal', signal: {kind: 'tool-call-failed', key, evidence: evidenceOf(`error: ${error}`)}} as Ev);
+	}
+	return out;
 }
 
 /**
@@ -617,6 +677,10 @@ function pushLine(s: LlamaState, raw: string): EngineEvent[] | null {
 	}
 	if (c === 9 /* tab: sampler params continuation */) return [];
 	if (s.pending) s.pending = undefined;
+	if (c === 99 /* c */ && line.includes(': unparsed ')) {
+		const m = UNPARSED.exec(line);
+		if (m) return [{type: 'agent-signal', signal: {kind: 'tool-call-failed', evidence: evidenceOf(line)}}];
+	}
 	return library(line);
 }
 
@@ -774,6 +838,21 @@ export const LLAMA_TIMINGS: AnswerBlock = {
 	passes: {label: 'timings', firstTokenFromPrompt: true, noDraftIsOnePerPass: true},
 };
 
+/** `b10587-3f545be` → 10587. */
+export function llamaBuildNumber(fingerprint: string | undefined): number | undefined {
+	const m = fingerprint === undefined ? null : /^b(\d+)(?:-|$)/.exec(fingerprint);
+	return m ? Number(m[1]) : undefined;
+}
+
+/** llama-server's build in each answer's `system_fingerprint` (`b10587-3f545be`). */
+export const LLAMA_BUILD_STAMP: AnswerStamp = {
+	field: 'system_fingerprint',
+	read: (value, counts) => {
+		const build = llamaBuildNumber(value);
+		if (build !== undefined) counts.llamaBuild = build;
+	},
+};
+
 export const llamacpp: EngineDescriptor<'llamacpp'> = {
 	kind: 'llamacpp',
 	label: 'llama.cpp',
@@ -801,11 +880,18 @@ export const llamacpp: EngineDescriptor<'llamacpp'> = {
 	},
 	probe: OPENAI_PROBE,
 	answerBlocks: [LLAMA_TIMINGS],
+	answerStamps: [LLAMA_BUILD_STAMP],
 	apiKeyEnv: ['LLAMA_API_KEY'],
 	modelList: OPENAI_MODEL_LIST,
 	unifiedMemory: false,
 	oneModel: true,
 	slotContext: true,
+	// common/arg.cpp @ 3f545be: `-c, --ctx-size`, `-np, --parallel`, `--context-shift`.
+	agentFixes: {
+		contextLength: (tokens) => `-c ${tokens}`,
+		parallel: '-np 2 (with -c doubled: each slot gets -c ÷ -np)',
+		contextShift: '--context-shift',
+	},
 	quickMarks: {serverHeader: /llama\.cpp/i, modelOwner: 'llamacpp'},
 	defaultPorts: [8080],
 	process: {

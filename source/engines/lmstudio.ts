@@ -50,7 +50,32 @@ export function lmStudioStatsFields(stats: Record<string, unknown>): Record<stri
 		drafted: n('totalDraftTokensCount'),
 		accepted: n('acceptedDraftTokensCount'),
 		outcome: stop === 'failed' ? 'error' : stop === 'userStopped' || stop === 'modelUnloaded' ? 'cancelled' : undefined,
+		// @lmstudio/sdk LLMPredictionStopReason: the output budget (`maxTokens`) or the window ran out.
+		finishReason: stop === 'maxPredictedTokensReached' || stop === 'contextLengthReached' ? 'length' : stop === 'eosFound' || stop === 'stopStringFound' || stop === 'toolCalls' ? 'stop' : undefined,
 	});
+}
+
+/**
+ * LM Studio's own runtime errors (closed source: the lines as captured in lmstudio-ai/lmstudio-bug-tracker
+ * issues, not checked against a source): a tool call it could not parse (`Failed to generate a tool
+ * call (this tool call will be omitted from the response): Failed to parse tool call: …`, #942, #1528),
+ * and the context overflows (`Trying to keep the first N tokens when context the overflows. However,
+ * the model is loaded with context length of only M tokens…`, `Reached context length of N tokens with
+ * model (arch: X) that does not currently support mid-generation context overflow.`, #1024, #1251).
+ */
+const LMS_TOOL_FAILED = /Failed to parse tool call/;
+const LMS_KEEP_OVERFLOW = /Trying to keep the first (\d+) tokens when context the overflows\. However, the model is loaded with context length of only (\d+) tokens/;
+const LMS_REACHED = /Reached context length of (\d+) tokens with model/;
+
+/** An LM Studio runtime/server message that says a request failed for its tool call or its context. */
+export function lmStudioSignal(message: string): EngineEvent[] | undefined {
+	const evidence = message.length > 300 ? `${message.slice(0, 299)}…` : message;
+	if (LMS_TOOL_FAILED.test(message)) return [{type: 'agent-signal', signal: {kind: 'tool-call-failed', evidence}}];
+	let m = LMS_KEEP_OVERFLOW.exec(message);
+	if (m) return [{type: 'agent-signal', signal: clean({kind: 'context-exceeded', evidence, keep: num(Number(m[1])), window: num(Number(m[2]))})}];
+	m = LMS_REACHED.exec(message);
+	if (m) return [{type: 'agent-signal', signal: clean({kind: 'context-exceeded', evidence, window: num(Number(m[1]))})}];
+	return undefined;
 }
 
 export function createLmStudioLogParser(): LineParser {
@@ -92,6 +117,10 @@ export function createLmStudioLogParser(): LineParser {
 			const out = startOutput(model);
 			if (isRecord(d.stats)) out.push(request({key: outKey!, ...lmStudioStatsFields(d.stats)}));
 			return out;
+		}
+		if ((d.type === 'runtime.log' || d.type === 'server.log') && typeof d.message === 'string') {
+			const signal = lmStudioSignal(d.message);
+			if (signal) return signal;
 		}
 		if (d.type === 'runtime.log' && typeof d.message === 'string') return llama.push(d.message) ?? [];
 		return [];
@@ -142,7 +171,9 @@ export function createLmStudioLogParser(): LineParser {
 		}
 		if (block.inText) return [];
 		const r = RUNTIME.exec(line);
-		if (r) return llama.push(r[6]!) ?? [];
+		if (r) return lmStudioSignal(r[6]!) ?? llama.push(r[6]!) ?? [];
+		const signal = lmStudioSignal(line);
+		if (signal) return signal;
 		return null;
 	};
 	return {engine: 'lmstudio', push};

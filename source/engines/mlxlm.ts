@@ -35,6 +35,12 @@ const HTTPD = /^Starting httpd at (\S+) on port (\d+)/;
 /** `json.dumps(resp, indent="\t")` lines of `Outgoing Response:` — server.py:1513 @ d78bf58 (tabs, or the two spaces sanitize() makes of them). */
 const USAGE = /^(?:\t| {2})+"(prompt_tokens|completion_tokens|cached_tokens)": (\d+),?$/;
 /**
+ * The top-level `"model"` of `Incoming Request Body:` (server.py:1097-1098 @ d78bf58,
+ * `json.dumps(self.body, indent="\t")`, logged before the request's cache lookup): the model the
+ * server loads for it (mlx_lm.server serves the model a request names).
+ */
+const BODY_MODEL = /^(?:\t| {2})"model": "((?:[^"\\]|\\.){1,200})",?$/;
+/**
  * `mlx_lm.generate --verbose` summary (mlx_lm/generate.py:781-789 @ d78bf58): `Prompt: {n} tokens,
  * {prompt_tps:.3f} tokens-per-sec`, `Generation: {n} tokens, {generation_tps:.3f} tokens-per-sec`,
  * `Peak memory: {x:.3f} GB`. The generation clock restarts after the first token (generate_step:
@@ -58,6 +64,9 @@ export function createMlxLmParser(): LineParser {
 	const open: string[] = [];
 	/** The request whose DEBUG `Outgoing Response` block is being read. */
 	let debugKey: string | undefined;
+	/** Inside an `Incoming Request Body` block; the model it names, for the request it opens next. */
+	let inBody = false;
+	let bodyModel: string | undefined;
 	let lastClosed: string | undefined;
 	/** `mlx_lm.generate` summary in progress. */
 	let genSeq = 0;
@@ -66,7 +75,9 @@ export function createMlxLmParser(): LineParser {
 		const key = `mlxlm#${++seq}`;
 		open.push(key);
 		if (open.length > 64) open.shift();
-		return {type: 'request', key, started: true};
+		const model = bodyModel;
+		bodyModel = undefined;
+		return (model === undefined ? {type: 'request', key, started: true} : {type: 'request', key, started: true, model}) as EngineEvent;
 	};
 	const message = (msg: string): EngineEvent[] => {
 		const c = msg.charCodeAt(0);
@@ -88,6 +99,11 @@ export function createMlxLmParser(): LineParser {
 			}
 			return [];
 		}
+		if (c === 73 /* I */ && msg.startsWith('Incoming Request Body:')) {
+			inBody = true;
+			bodyModel = undefined;
+			return [];
+		}
 		if (c === 79 /* O */ && msg.startsWith('Outgoing Response:')) {
 			debugKey = lastClosed;
 			return [];
@@ -103,6 +119,7 @@ export function createMlxLmParser(): LineParser {
 			const m = LINE.exec(line);
 			if (m) {
 				debugKey = undefined;
+				inBody = false;
 				return message(m[3]!);
 			}
 		}
@@ -113,7 +130,9 @@ export function createMlxLmParser(): LineParser {
 				const n = Number(g[1]);
 				const tps = Number(g[2]);
 				genKey = `mlxgen#${++genSeq}`;
-				return [{type: 'request', key: genKey, started: true, prefillTokens: n, ...(tps > 0 ? {prefillMs: (n / tps) * 1000} : {})} as unknown as EngineEvent];
+				// `Prompt: N` is what mlx_lm calls the prompt (with --prompt-cache-file, the part after the cached
+				// prefix, which nothing here states: the cached count stays unknown).
+				return [{type: 'request', key: genKey, started: true, promptTokens: n, prefillTokens: n, ...(tps > 0 ? {prefillMs: (n / tps) * 1000} : {})} as unknown as EngineEvent];
 			}
 		}
 		if (c === 71 /* G */ && line.startsWith('Generation: ') && genKey !== undefined) {
@@ -141,6 +160,12 @@ export function createMlxLmParser(): LineParser {
 		if ((c === 9 || c === 32) /* indented DEBUG JSON body */ || (c === 125 /* } */ && line.length === 1)) {
 			if (line === '}') {
 				debugKey = undefined;
+				inBody = false;
+				return [];
+			}
+			if (inBody) {
+				const b = BODY_MODEL.exec(line);
+				if (b) bodyModel = b[1]!.replace(/\\(.)/g, '$1');
 				return [];
 			}
 			const u = USAGE.exec(line);

@@ -111,6 +111,18 @@ interface OllamaState {
 	ggufNamed: boolean;
 	/** The MLX request whose `ServeHTTP` line (its wall time, its close) has not come yet. */
 	mlxOpen: string | undefined;
+	/**
+	 * A runner started for a model while another was up: the scheduler started it for one pending
+	 * request and hands that request to it first (server/sched.go processPending, "Block other
+	 * requests until we get this pending request running"). The next request opened is that model's.
+	 */
+	mlxNext: string | undefined;
+	/** The same for a GGUF runner: its first task, whose id restarts at or below the earlier runner's last. */
+	ggufNext: {model: string; maxTask: number} | undefined;
+	/** The highest llama-server task id seen since the last runner started. */
+	ggufMaxTask: number;
+	/** Requests tied to a model by a runner's start (above), by key. */
+	readonly modelOfKey: Map<string, string>;
 }
 
 function newOllamaState(): OllamaState {
@@ -119,6 +131,10 @@ function newOllamaState(): OllamaState {
 		mlxStarted: new Set(),
 		ggufStarted,
 		llama: createLlamaCppParser({runner: 'gguf', model: () => (ggufStarted.size <= 1 ? s.ggufModel : undefined)}),
+		mlxNext: undefined,
+		ggufNext: undefined,
+		ggufMaxTask: -1,
+		modelOfKey: new Map(),
 		awaitingAccess: [],
 		accessAhead: [],
 		paired: new Set(),
@@ -171,17 +187,55 @@ function ofModel(s: OllamaState, events: Ev[]): Ev[] {
 	return s.ggufModel === undefined ? events : events.map(e => (e.type === 'offload' ? {...e, model: s.ggufModel} : e));
 }
 
+function tieKey(s: OllamaState, key: string, model: string): void {
+	s.modelOfKey.set(key, model);
+	if (s.modelOfKey.size > 64) s.modelOfKey.delete(s.modelOfKey.keys().next().value!);
+}
+
 function openMlx(s: OllamaState): string {
 	s.mlxSeq += 1;
 	s.mlxKey = `mlx#${s.mlxSeq}`;
 	s.mlxOpen = s.mlxKey;
+	if (s.mlxNext !== undefined) {
+		tieKey(s, s.mlxKey, s.mlxNext);
+		s.mlxNext = undefined;
+	}
 	return s.mlxKey;
 }
 
+/** The model of an MLX request: the runner started for it, else the only MLX runner started. */
+const mlxModelOf = (s: OllamaState, key: string): string | undefined => s.modelOfKey.get(key) ?? s.mlxModel;
+
 function mlxReq(s: OllamaState, key: string, fields: Record<string, unknown>): Ev {
 	const ev: Record<string, unknown> = {type: 'request', key, runner: 'mlx', ...fields};
-	if (s.mlxModel !== undefined) ev.model = s.mlxModel;
+	const model = mlxModelOf(s, key);
+	if (model !== undefined) ev.model = model;
 	return ev as unknown as Ev;
+}
+
+/**
+ * The embedded llama-server's events, tied to Ollama's models: a request to the model whose runner
+ * was started for it (or to the only GGUF model started), never to the last one loaded; an
+ * offload line to the model being loaded.
+ */
+function ofGguf(s: OllamaState, events: Ev[] | null): Ev[] | null {
+	if (events === null || events.length === 0) return events;
+	const out: Ev[] = [];
+	for (const e of ofModel(s, events)) {
+		if (e.type !== 'request') {
+			out.push(e);
+			continue;
+		}
+		if (e.started === true && e.task !== undefined && s.ggufNext !== undefined && e.task <= s.ggufNext.maxTask) {
+			tieKey(s, e.key, s.ggufNext.model);
+			s.ggufNext = undefined;
+		}
+		if (e.task !== undefined && e.task > s.ggufMaxTask) s.ggufMaxTask = e.task;
+		const model = s.modelOfKey.get(e.key) ?? (s.ggufStarted.size <= 1 ? s.ggufModel : undefined);
+		const {model: _guess, ...rest} = e;
+		out.push((model === undefined ? rest : {...rest, model}) as Ev);
+	}
+	return out;
 }
 
 /** The MLX runner's per-request slog lines (the hot ones); undefined when `msg` is none of them. */
@@ -194,11 +248,15 @@ function mlxLine(s: OllamaState, msg: string, attrs: string): Ev[] | undefined {
 		const key = openMlx(s);
 		const out: Ev[] = prev !== undefined ? [mlxReq(s, prev, {done: true})] : [];
 		const ev: Record<string, unknown> = {type: 'request', key, runner: 'mlx', started: true};
-		if (s.mlxModel !== undefined) ev.model = s.mlxModel;
+		const model = mlxModelOf(s, key);
+		if (model !== undefined) ev.model = model;
 		const check = numberCheck();
 		const total = check.count('total', a.total);
 		const cached = check.count('cached', a.cached);
 		const left = check.count('left', a.left);
+		// `matched`: the prefix this prompt shares with a cached one (x/mlxrunner/prefix_cache.go:125 @ fb30760).
+		const matched = check.count('matched', a.matched);
+		if (matched !== undefined) ev.sharedPrefixTokens = matched;
 		if (total !== undefined) ev.promptTokens = total;
 		if (cached !== undefined) ev.cachedTokens = cached;
 		else if (msg === 'cache miss' && a.cached === undefined) ev.cachedTokens = 0;
@@ -261,7 +319,8 @@ function mlxDecodeStats(s: OllamaState, attrs: string): Ev[] {
 	const avgAccepted = check.num('avg_accepted', a.avg_accepted, 'perPass');
 	const decoded = generated ?? (iterations !== undefined && accepted !== undefined ? iterations + accepted : undefined);
 	const ev: Record<string, unknown> = {type: 'request', key, runner: 'mlx', done: true};
-	if (s.mlxModel !== undefined) ev.model = s.mlxModel;
+	const model = mlxModelOf(s, key);
+	if (model !== undefined) ev.model = model;
 	if (iterations !== undefined) ev.passes = iterations;
 	if (drafted !== undefined) ev.drafted = drafted;
 	if (accepted !== undefined) ev.accepted = accepted;
@@ -274,21 +333,26 @@ function mlxDecodeStats(s: OllamaState, attrs: string): Ev[] {
 }
 
 /** The server's and its runners' slog lines: start, model loads, offload, memory, speculative set-up. */
-function serverLine(s: OllamaState, msg: string, attrs: string): Ev[] {
+function serverLine(s: OllamaState, msg: string, attrs: string, line = ''): Ev[] {
 	let m = LISTENING.exec(msg);
 	if (m) {
 		s.mlxStarted.clear();
 		s.ggufStarted.clear();
 		s.mlxModel = undefined;
+		s.mlxNext = undefined;
+		s.ggufNext = undefined;
+		s.ggufMaxTask = -1;
 		return [{type: 'server-start', listen: m[1], version: m[2]}];
 	}
 	m = STARTED.exec(msg);
 	if (m) {
 		s.ggufNamed = false;
 		const check = numberCheck();
-		return withCheck([{type: 'model-loaded', runner: 'gguf', seconds: check.num('started in', m[1], 'seconds'), model: s.ggufModel}], check);
+		return withCheck([clean({type: 'model-loaded', runner: 'gguf', seconds: check.num('started in', m[1], 'seconds'), model: s.ggufModel, evidence: evidenceOf(line)}) as Ev], check);
 	}
-	if (msg === 'mlx runner is ready') return [{type: 'model-loaded', runner: 'mlx', model: s.mlxModel}];
+	if (msg === 'mlx runner is ready') return [clean({type: 'model-loaded', runner: 'mlx', model: s.mlxModel, evidence: evidenceOf(line)}) as Ev];
+	const signal = agentSignal(s, msg, attrs, line);
+	if (signal) return signal;
 	m = OFFLOADED.exec(msg);
 	if (m) return ofModel(s, offloaded(m));
 	if (msg === 'offload' || msg.startsWith('offload to ')) {
@@ -311,14 +375,20 @@ function serverLine(s: OllamaState, msg: string, attrs: string): Ev[] {
 		const kind = msg === 'model weights' ? 'model' : msg === 'kv cache' ? 'KV' : 'compute';
 		return withCheck([{type: 'buffer', device, kind, mib, onGpu}], check);
 	}
+	// x/mlxrunner/client.go:391 @ fb3076099: slog.Info("starting mlx runner subprocess", "model", c.modelName, "port", c.port).
 	if (msg === 'starting mlx runner subprocess') {
 		const a = slogAttrs(attrs);
 		if (a.model !== undefined) {
 			s.mlxStarted.add(a.model);
 			s.mlxModel = s.mlxStarted.size === 1 ? a.model : undefined;
+			// Only while no MLX request is open: one already running may have others queued behind it.
+			s.mlxNext = s.mlxStarted.size === 1 || s.mlxOpen !== undefined ? undefined : a.model;
 		}
 		return [];
 	}
+	// llm/llama_server.go @ fb3076099: :433 slog.Info("starting llama-server", "cmd", cmd) (the
+	// command line, `--model <blob path>`), then :1048 slog.Info("loading model via llama-server",
+	// "model", s.modelPath) (the same blob path). Older eras: `starting llama server` / `starting runner`.
 	if (msg === 'loading model via llama-server' || msg === 'starting llama-server' || msg === 'starting llama server' || msg === 'starting runner') {
 		const a = slogAttrs(attrs);
 		if (a.model !== undefined) {
@@ -328,7 +398,11 @@ function serverLine(s: OllamaState, msg: string, attrs: string): Ev[] {
 			const fromCmd = /--model (\S+)/.exec(a.cmd ?? '')?.[1];
 			if (fromCmd !== undefined) s.ggufModel = fromCmd;
 		}
-		if (s.ggufModel !== undefined && (msg === 'loading model via llama-server' || !s.ggufNamed)) s.ggufStarted.add(s.ggufModel);
+		if (s.ggufModel !== undefined && (msg === 'loading model via llama-server' || !s.ggufNamed) && !s.ggufStarted.has(s.ggufModel)) {
+			s.ggufStarted.add(s.ggufModel);
+			// A second model's runner: its first task is the request it was started for.
+			s.ggufNext = s.ggufStarted.size === 1 ? undefined : {model: s.ggufModel, maxTask: s.ggufMaxTask};
+		}
 		return [];
 	}
 	if (msg === 'Loaded draft model') {
@@ -337,6 +411,52 @@ function serverLine(s: OllamaState, msg: string, attrs: string): Ev[] {
 	}
 	if (msg === 'MTP greedy decode enabled') return [{type: 'spec-init', kind: 'mtp', detail: attrs.trim() || undefined}];
 	return [];
+}
+
+/** An evidence line: one line, capped (the parser's input is already sanitized). */
+const evidenceOf = (line: string): string => (line.length > 300 ? `${line.slice(0, 299)}…` : line);
+
+/**
+ * `slog.Warn("<parser> tool call parsing failed", "error", err)` — model/parsers/{qwen3coder,qwen3,
+ * qwen35,qwen3vl,gemma4,glm46,deepseek3,lfm2,cogito}.go and x/models/glm4_moe_lite/parser.go @ fb30760
+ * (v0.33.0-rc2); the parser's name is the model family (`qwen`, `qwen3.5`, `glm-4.6`…).
+ */
+const TOOL_PARSE_FAILED = /^[\w.-]+ tool call parsing failed$/;
+
+/**
+ * What the server's slog lines say went wrong for a request (issue 28); placed on a turn by time.
+ * - `slog.Warn("truncating input prompt", "limit", limit, "prompt", len(tokens), "keep", nKeep, "new", len(truncated))`
+ *   — llm/llama_server.go:317 @ fb30760 (v0.33.0-rc2). `limit` = `contextShiftPromptLimit(num_ctx, keep)`
+ *   = num_ctx − max((num_ctx − keep)/2, 1) since c191a14 (v0.30.11); num_ctx before it
+ *   (llm/llama_server.go:293 @ 2c71d8d, v0.30.0; runner/{llama,ollama}runner/runner.go @ c28ddc0, v0.24.0:
+ *   `"limit", s.cache.numCtx`). Same message and keys in every era.
+ * - `slog.Info("llama-server model predicted to exceed available memory, evicting", "predicted", …,
+ *   "predicted_num_ctx", …, "available", …)` — server/sched.go:551 @ fb30760.
+ * - `slog.Warn("llama-server load failed; reducing automatic context and retrying once", …
+ *   "old_num_ctx", …, "new_num_ctx", …)` — server/sched.go:652 @ fb30760.
+ */
+function agentSignal(s: OllamaState, msg: string, attrs: string, line: string): Ev[] | undefined {
+	const c = msg.charCodeAt(0);
+	if (c === 116 /* t */ && msg === 'truncating input prompt') {
+		const a = slogAttrs(attrs);
+		const check = numberCheck();
+		const signal = clean({kind: 'truncated', evidence: evidenceOf(line), model: s.ggufModel ?? s.mlxModel, limit: check.count('limit', a.limit), prompt: check.count('prompt', a.prompt), keep: check.count('keep', a.keep), kept: check.count('new', a.new)});
+		return withCheck([{type: 'agent-signal', signal} as unknown as Ev], check);
+	}
+	if (msg.endsWith('tool call parsing failed') && TOOL_PARSE_FAILED.test(msg)) {
+		return [{type: 'agent-signal', signal: clean({kind: 'tool-call-failed', evidence: evidenceOf(line), model: s.ggufModel ?? s.mlxModel})} as unknown as Ev];
+	}
+	if (c === 108 /* l */ && msg === 'llama-server model predicted to exceed available memory, evicting') {
+		const a = slogAttrs(attrs);
+		const check = numberCheck();
+		return withCheck([{type: 'agent-signal', signal: clean({kind: 'evicting', evidence: evidenceOf(line), window: check.count('predicted_num_ctx', a.predicted_num_ctx)})} as unknown as Ev], check);
+	}
+	if (c === 108 /* l */ && msg === 'llama-server load failed; reducing automatic context and retrying once') {
+		const a = slogAttrs(attrs);
+		const check = numberCheck();
+		return withCheck([{type: 'agent-signal', signal: clean({kind: 'context-shrunk', evidence: evidenceOf(line), window: check.count('new_num_ctx', a.new_num_ctx), limit: check.count('old_num_ctx', a.old_num_ctx)})} as unknown as Ev], check);
+	}
+	return undefined;
 }
 
 /** A `[GIN]` access line: the HTTP event, a busy answer, or the wall time and client of a generation. */
@@ -386,7 +506,7 @@ function pushLine(s: OllamaState, raw: string): EngineEvent[] | null {
 		const m = SLOG.exec(line);
 		if (m) {
 			const msg = unquote(m[4]!);
-			return noteDone(s, mlxLine(s, msg, m[5]!) ?? serverLine(s, msg, m[5]!));
+			return noteDone(s, mlxLine(s, msg, m[5]!) ?? serverLine(s, msg, m[5]!, line));
 		}
 	}
 	if (c === 91 /* [ */ && line.startsWith('[GIN]')) {
@@ -399,13 +519,13 @@ function pushLine(s: OllamaState, raw: string): EngineEvent[] | null {
 			const started = STARTED.exec(m[1]!);
 			if (started) {
 				const check = numberCheck();
-				return withCheck([{type: 'model-loaded', runner: 'gguf', seconds: check.num('started in', started[1], 'seconds'), model: s.ggufModel}], check);
+				return withCheck([clean({type: 'model-loaded', runner: 'gguf', seconds: check.num('started in', started[1], 'seconds'), model: s.ggufModel, evidence: evidenceOf(line)}) as Ev], check);
 			}
 			return [];
 		}
 	}
 	// Everything else in an Ollama ≥ 0.30 log is a raw llama-server line.
-	return noteDone(s, s.llama.push(line));
+	return noteDone(s, ofGguf(s, s.llama.push(line)));
 }
 
 export function createOllamaParser(): LineParser {
@@ -552,6 +672,15 @@ export const ollama: EngineDescriptor<'ollama'> = {
 	],
 	unifiedMemory: false,
 	keepAlive: true,
+	// docs/context-length.mdx @ fb30760 asks ≥ 64000 for agents; envconfig/config.go: OLLAMA_CONTEXT_LENGTH,
+	// OLLAMA_KEEP_ALIVE, OLLAMA_MAX_LOADED_MODELS, OLLAMA_NUM_PARALLEL; server/sched.go needsReload: any change of num_ctx reloads.
+	agentFixes: {
+		contextLength: (tokens) => `OLLAMA_CONTEXT_LENGTH=${tokens}`,
+		keepAlive: 'OLLAMA_KEEP_ALIVE=-1',
+		moreModels: 'OLLAMA_MAX_LOADED_MODELS=2',
+		sameOptions: 'send the same num_ctx every turn (or none, with OLLAMA_CONTEXT_LENGTH set)',
+		parallel: 'OLLAMA_NUM_PARALLEL=2',
+	},
 	quickMarks: {rootBody: /Ollama is running/},
 	hostEnv: {name: 'OLLAMA_HOST', fallback: 'http://127.0.0.1:11434'},
 	defaultPorts: [11434],

@@ -32,10 +32,47 @@ const MEAN_LEN = /Mean acceptance length: (-?[\d.]+|nan)/;
 const ACCEPTED = /Accepted: (-?\d+) tokens/;
 const DRAFTED = /Drafted: (-?\d+) tokens/;
 const RATE = /(?:Avg )?Draft acceptance rate: (-?[\d.]+|nan)(%?)/;
+/**
+ * vLLM ≤ 0.6 (V0) `Speculative metrics:` line, vllm/engine/metrics.py `_format_spec_decode_metrics_str`
+ * (@ 00c33e81b: "Number of draft tokens tokens", "Number of emitted tokens tokens"; 0.5–0.6 without
+ * the doubled word): counts from vllm/spec_decode/metrics.py (@ 027b48554) AsyncMetricsCollector,
+ * running totals since the server started. A pass (one scored sequence step) is k drafted tokens
+ * (`get_max_num_emitted_tokens`: draft_tokens // k sequences): tokens per pass = emitted ÷ (draft ÷ k).
+ */
+const V0_K = /Number of speculative tokens: (-?\d+)/;
+const V0_ACCEPTED = /Number of accepted tokens: (-?\d+)/;
+const V0_DRAFT = /Number of draft tokens(?: tokens)?: (-?\d+)/;
+const V0_EMITTED = /Number of emitted tokens(?: tokens)?: (-?\d+)/;
 const LISTEN = /(?:Starting vLLM API server \d+ on|Uvicorn running on) (\S+)/;
 const VERSION = /vLLM API server version (\S+)/;
 
-export function parseVllmMessage(msg: string, state?: {preemptionsSeen?: boolean}): EngineEvent[] | null {
+interface VllmState {
+	preemptionsSeen?: boolean;
+	/** The last V0 `Speculative metrics` totals: the next line's window is the difference. */
+	v0Totals?: {accepted: number; draft: number; emitted: number};
+}
+
+/** V0 `Speculative metrics` with its counts: the window since the last such line (the totals since start for the first). */
+function v0Speculative(msg: string, state: VllmState | undefined): EngineEvent[] | undefined {
+	const check = numberCheck();
+	const k = check.num('Number of speculative tokens', V0_K.exec(msg)?.[1], 'count', {integer: true});
+	const accepted = check.count('Number of accepted tokens', V0_ACCEPTED.exec(msg)?.[1]);
+	const draft = check.count('Number of draft tokens', V0_DRAFT.exec(msg)?.[1]);
+	const emitted = check.count('Number of emitted tokens', V0_EMITTED.exec(msg)?.[1]);
+	if (k === undefined || accepted === undefined || draft === undefined || emitted === undefined) return undefined;
+	const prev = state?.v0Totals;
+	if (state) state.v0Totals = {accepted, draft, emitted};
+	// A restart (totals went down) starts over from the new totals.
+	const grown = prev !== undefined && accepted >= prev.accepted && draft >= prev.draft && emitted >= prev.emitted;
+	const w = grown ? {accepted: accepted - prev.accepted, draft: draft - prev.draft, emitted: emitted - prev.emitted} : {accepted, draft, emitted};
+	if (k <= 0 || w.draft <= 0) return withCheck([], check);
+	if (w.accepted > w.draft) check.fail(`accepted ${w.accepted} above drafted ${w.draft}`);
+	const passes = w.draft / k;
+	const perPass = check.num('emitted per pass', w.emitted / passes, 'perPass');
+	return withCheck(check.problems.length > 0 ? [] : [clean({type: 'interval-stats', meanAcceptLen: perPass, accepted: w.accepted, drafted: w.draft, acceptRate: w.accepted / w.draft}) as EngineEvent], check);
+}
+
+export function parseVllmMessage(msg: string, state?: VllmState): EngineEvent[] | null {
 	const c = msg.charCodeAt(0);
 	if ((c === 69 || c === 65 || (c >= 48 && c <= 57)) && msg.includes('Avg prompt throughput')) {
 		const m = STATS.exec(msg);
@@ -60,6 +97,8 @@ export function parseVllmMessage(msg: string, state?: {preemptionsSeen?: boolean
 		}
 	}
 	if (c === 83 && (msg.startsWith('SpecDecoding metrics') || msg.startsWith('Speculative metrics'))) {
+		const v0 = msg.startsWith('Speculative metrics') ? v0Speculative(msg, state) : undefined;
+		if (v0) return v0;
 		const rate = RATE.exec(msg);
 		const check = numberCheck();
 		let acceptRate = check.num('Draft acceptance rate', rate?.[1], rate?.[2] === '%' ? 'percent' : 'ratio', {nanIsUnknown: true});
@@ -77,6 +116,9 @@ export function parseVllmMessage(msg: string, state?: {preemptionsSeen?: boolean
 		const n = check.count('total_num_cumulative_preemption', CUMULATIVE_PREEMPTION.exec(msg)?.[1]);
 		return withCheck(n === undefined ? [] : [{type: 'interval-stats', preemptedTotal: n}], check);
 	}
+	// `logger.exception("Error in extracting tool call from response.")` — vllm/tool_parsers/hermes_tool_parser.py
+	// @ becf329 (and the other tool parsers): the call reaches the client as plain text.
+	if (c === 69 /* E */ && msg.startsWith('Error in extracting tool call')) return [{type: 'agent-signal', signal: {kind: 'tool-call-failed', evidence: msg.length > 300 ? `${msg.slice(0, 299)}…` : msg}}];
 	let m = VERSION.exec(msg);
 	if (m) return [{type: 'server-start', version: m[1]}];
 	m = LISTEN.exec(msg);
@@ -85,7 +127,7 @@ export function parseVllmMessage(msg: string, state?: {preemptionsSeen?: boolean
 }
 
 export function createVllmParser(): LineParser {
-	const state: {preemptionsSeen?: boolean} = {};
+	const state: VllmState = {};
 	const push = (line: string): EngineEvent[] | null => {
 		if (line.length === 0 || line.length > MAX_PARSE_CHARS) return null;
 		const c = line.charCodeAt(0);

@@ -97,7 +97,13 @@ function rowsOf(server: ServerState): {model?: ModelInfo; requests: RequestRecor
 	}
 	const names = [...new Set(done.map(r => modelLabel(r, server)))].filter(n => n !== UNKNOWN_MODEL && n !== '--');
 	if (names.length > 1 || (names.length === 1 && engineOf(server.engine).oneModel !== true)) {
-		return names.map(name => ({model: {name}, requests: done.filter(r => modelLabel(r, server) === name)}));
+		return names.map(name => {
+			const own = done.filter(r => modelLabel(r, server) === name);
+			// The runner its requests ran on (Ollama's MLX runner: unified memory, all on the GPU).
+			const runners = new Set(own.map(r => r.runner));
+			const runner = runners.size === 1 ? [...runners][0] : undefined;
+			return {model: runner === undefined ? {name} : {name, runner}, requests: own};
+		});
 	}
 	// One model per server (llama-server, vLLM…), named or not: every request is of it.
 	if (engineOf(server.engine).oneModel === true) return [{model: names[0] === undefined ? undefined : {name: names[0]}, requests: done}];

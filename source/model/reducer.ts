@@ -8,7 +8,7 @@ import {requestFigures} from './figures.js';
 import {appendLog, emptyLog} from './log-ring.js';
 import {inconsistency} from './consistency.js';
 import {attribute, attributeByKeepAlive, keepAliveMoved, UNKNOWN_MODEL} from './attribution.js';
-import type {Action, MonitorState, RequestRecord, ServerState, ServerInfo, PassSample} from '../types/state.js';
+import type {Action, LogBatchLine, MonitorState, RequestRecord, ServerSignal, ServerState, ServerInfo, PassSample} from '../types/state.js';
 import type {EngineEvent} from '../types/events.js';
 import {UNKNOWN_ENGINE} from '../engines/index.js';
 
@@ -17,6 +17,7 @@ export const MAX_HISTORY = 240;
 export const MAX_LOG_LINES = 1000;
 export const MAX_NOTICES = 20;
 export const MAX_REFUSALS = 64;
+export const MAX_SIGNALS = 256;
 /** The time given to a request whose time cannot be known ("earlier"): before every real time. */
 export const EARLIER_T = 0;
 
@@ -44,9 +45,39 @@ export function initialState(options: InitialOptions = {}): MonitorState {
 	};
 }
 
+/**
+ * Arrays made while one `log-batch` is applied (a ring copied once): nothing outside the batch has
+ * seen them yet, so the rest of the batch writes into them in place instead of copying the ring
+ * again for every line. Undefined outside a batch: every change copies, as always.
+ */
+let owned: WeakSet<object> | undefined;
+
+/** `server` with `patch`: written into it where this batch made it (its draft), else a copy. */
+function withFields(server: ServerState, patch: Partial<ServerState>): ServerState {
+	if (owned?.has(server)) return Object.assign(server, patch);
+	const next = {...server, ...patch};
+	owned?.add(next);
+	return next;
+}
+
+/** A copy of `ring` that may be written (the ring itself where this batch made it). */
+function writable<T>(ring: readonly T[]): T[] {
+	if (owned?.has(ring)) return ring as T[];
+	const copy = ring.slice();
+	owned?.add(copy);
+	return copy;
+}
+
 const push = <T>(ring: readonly T[], item: T, cap: number): readonly T[] => {
+	if (owned?.has(ring)) {
+		const mine = ring as T[];
+		if (mine.length >= cap) mine.splice(0, mine.length - cap + 1);
+		mine.push(item);
+		return mine;
+	}
 	const next = ring.length >= cap ? ring.slice(ring.length - cap + 1) : ring.slice();
 	next.push(item);
+	owned?.add(next);
 	return next;
 };
 
@@ -139,7 +170,11 @@ function applyRequest(server: ServerState, serverId: string, t: number, ev: Extr
 	const existing = index >= 0 ? server.requests[index] : undefined;
 	// A reused key that opens anew (slot ids repeat across restarts) starts a fresh record.
 	const fresh = !existing || (started === true && existing.done);
-	const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as typeof patch;
+	const defined: Record<string, unknown> = {};
+	for (const k in patch) {
+		const v = patch[k as keyof typeof patch];
+		if (v !== undefined) defined[k] = v;
+	}
 	const readAt = t;
 	// A request whose time cannot be known sorts before every known time and is in no live window.
 	if (at === 'earlier') t = EARLIER_T;
@@ -173,7 +208,7 @@ function applyRequest(server: ServerState, serverId: string, t: number, ev: Extr
 	let requests: readonly RequestRecord[];
 	if (fresh) requests = push(server.requests, record, MAX_REQUESTS);
 	else {
-		const copy = server.requests.slice();
+		const copy = writable(server.requests);
 		copy[index] = record;
 		requests = copy;
 	}
@@ -182,7 +217,7 @@ function applyRequest(server: ServerState, serverId: string, t: number, ev: Extr
 		const sample = sampleOf(record, t, contention);
 		if (sample) history = push(history, sample, MAX_HISTORY);
 	}
-	return {...server, ...totals, requests, history};
+	return withFields(server, {...totals, requests, history});
 }
 
 /**
@@ -191,6 +226,9 @@ function applyRequest(server: ServerState, serverId: string, t: number, ev: Extr
  * (the only model loaded, the only one of their runner). Counters move from `unknown` to the model.
  */
 function applyModels(server: ServerState, models: ServerState['models'], t: number): ServerState {
+	// A model the last list had loaded and this one does not: it left memory (the agent view's reload cause).
+	const gone = server.models.filter(m => m.loaded !== false && !models.some(n => n.name === m.name && n.loaded !== false));
+	if (gone.length > 0) server = gone.reduce((s, m) => withSignal(s, {kind: 'unloaded', model: m.name, reason: 'gone', evidence: `${m.name} absent from the loaded models list`, t}), server);
 	const since = server.modelsAt ?? -Infinity;
 	const byKeepAlive = attributeByKeepAlive(server.requests, keepAliveMoved(server.models, models), since, t);
 	let byModel = server.requestsByModel;
@@ -210,13 +248,17 @@ function applyModels(server: ServerState, models: ServerState['models'], t: numb
 	return {...server, models, modelsAt: t, ...(changed ? {requests, requestsByModel: byModel} : {})};
 }
 
+function withSignal(server: ServerState, signal: ServerSignal): ServerState {
+	return {...server, signals: push(server.signals ?? [], signal, MAX_SIGNALS)};
+}
+
 function updateLive(server: ServerState, key: string | undefined, patch: Partial<RequestRecord>, t: number): ServerState {
 	for (let i = server.requests.length - 1; i >= 0 && i >= server.requests.length - 32; i--) {
 		const r = server.requests[i]!;
 		if (key ? r.key === key : !r.done) {
-			const copy = server.requests.slice();
+			const copy = writable(server.requests);
 			copy[i] = {...r, ...patch, lastSeen: t};
-			return {...server, requests: copy};
+			return withFields(server, {requests: copy});
 		}
 	}
 	if (!key) return server;
@@ -275,17 +317,61 @@ export function applyEvent(server: ServerState, t: number, event: EngineEvent, c
 				linesInconsistent: server.linesInconsistent + 1,
 				log: appendLog(server.log, {t, text: `inconsistent, not used: ${event.reason}`, parsed: true, note: true}, MAX_LOG_LINES),
 			};
+		case 'agent-signal':
+			return withSignal(server, {...event.signal, t: at === 'earlier' ? EARLIER_T : t, ...(at === 'earlier' ? {earlier: true} : {})});
 		case 'model-loaded':
-			return server;
+			// Kept as a signal only (the agent view's reloads): what is loaded comes from the server's API.
+			return withSignal(server, {kind: 'loaded', model: event.model, seconds: event.seconds, evidence: event.evidence ?? (event.seconds !== undefined ? `model loaded in ${event.seconds} s` : 'model loaded'), t: at === 'earlier' ? EARLIER_T : t, ...(at === 'earlier' ? {earlier: true} : {})});
 		case 'model-unloaded':
 			// What is loaded comes from the server's own status API (oMLX `/v1/models/status`): a log line
 			// may be old (the backlog) or already undone by a reload, and the poller only dispatches changes.
-			return server;
+			// It is kept as a signal (why a model was loaded again: evicted, its idle TTL ran out).
+			return withSignal(server, {kind: 'unloaded', model: event.model, reason: event.reason, evidence: `${event.model ?? 'model'} ${event.reason === 'ttl' ? 'unloaded: idle TTL ran out' : event.reason === 'evicted' ? `evicted${event.by ? ` by ${event.by}` : ''}` : 'unloaded'}`, t: at === 'earlier' ? EARLIER_T : t, ...(at === 'earlier' ? {earlier: true} : {})});
+	}
+}
+
+type Draft = {-readonly [K in keyof ServerState]: ServerState[K]};
+
+/** How many log lines were applied in batches, and in how many (for the structure tests and benches). */
+export const batchCounts = {batches: 0, lines: 0};
+
+/**
+ * One read's lines, in order, as if each were a `log-line` followed by its `engine-event`s: the
+ * same state, made with one copy of the server (and of its rings) instead of one per line.
+ */
+export function applyBatch(server: ServerState, lines: readonly LogBatchLine[], contention: boolean): ServerState {
+	if (lines.length === 0) return server;
+	batchCounts.batches++;
+	batchCounts.lines += lines.length;
+	owned = new WeakSet();
+	try {
+		// One copy of the server; applyEvent returns it or a new object (never one seen outside the
+		// batch), so the log and line counts are written into whichever is current.
+		let s = {...server} as Draft;
+		owned.add(s);
+		for (const line of lines) {
+			s.log = appendLog(s.log, {t: line.t, text: line.text, parsed: line.parsed}, MAX_LOG_LINES);
+			if (line.parsed) s.linesParsed++;
+			else s.linesUnparsed++;
+			if (line.events) for (const event of line.events) s = applyEvent(s, line.t, event, contention, line.at) as Draft;
+		}
+		return s;
+	} finally {
+		owned = undefined;
 	}
 }
 
 export function reduce(state: MonitorState, action: Action): MonitorState {
 	switch (action.type) {
+		case 'log-batch':
+			return withServer(state, action.serverId, s => applyBatch(s, action.lines, state.system.contention.active));
+		case 'log-lag':
+			if (!state.servers[action.serverId]) return state;
+			return withServer(state, action.serverId, s => {
+				const a = s.logLag;
+				const b = action.lag;
+				return a && a.bytesBehind === b.bytesBehind && a.linesSkipped === b.linesSkipped && a.skips === b.skips ? s : {...s, logLag: b};
+			});
 		case 'engine-event':
 			return withServer(state, action.serverId, s => applyEvent(s, action.t, action.event, state.system.contention.active, action.at));
 		case 'request-attributed':

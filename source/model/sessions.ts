@@ -10,7 +10,9 @@
 import {engineOf} from '../engines/index.js';
 import {modelLabel} from './derive.js';
 import {requestFigures, totalsOf} from './figures.js';
-import type {MonitorState, Refusal, RequestRecord, ServerState} from '../types/state.js';
+import {diagnoseTurns, FINDING_KINDS, placeSignals, prefillRisk, type Finding, type FindingKind, type TurnDiagnosis} from './findings.js';
+import {macGpuSummary, type WiredVerdict} from './wired-limit.js';
+import type {MonitorState, Refusal, RequestRecord, ServerSignal, ServerState} from '../types/state.js';
 
 /** Default longest pause between two turns of one session (ms): config `sessionGap`, `--session-gap`. */
 export const DEFAULT_SESSION_GAP_MS = 60_000;
@@ -24,7 +26,7 @@ const SLACK_MS = 1;
 export type BudgetPart = 'queue' | 'prefill' | 'decode' | 'idle';
 export const BUDGET_PARTS: readonly BudgetPart[] = ['queue', 'prefill', 'decode', 'idle'];
 
-export interface Turn {
+export interface Turn extends TurnDiagnosis {
 	readonly serverId: string;
 	readonly key: string;
 	/** When the turn ended (ms epoch, the log's time for backlog lines). */
@@ -47,6 +49,8 @@ export interface Turn {
 	readonly retries: number;
 	/** Read from the log's backlog (its time is the log's own). */
 	readonly backlog: boolean;
+	/** The request failed or the client went away: in the turns (with its findings), not in the budget. */
+	readonly outcome?: 'error' | 'cancelled';
 }
 
 export interface Budget {
@@ -108,6 +112,7 @@ function measuredPrefillTps(requests: readonly RequestRecord[]): number | undefi
 	let tokens = 0;
 	let ms = 0;
 	for (const r of requests) {
+		if (r.outcome !== undefined) continue;
 		const {uncached} = totalsOf(r);
 		if (uncached === undefined || uncached <= 0 || r.prefillMs === undefined || r.prefillMs <= 0) continue;
 		tokens += uncached;
@@ -168,8 +173,9 @@ const refusedBy = (f: Refusal, client: string | undefined): boolean => !f.earlie
 /** Group one server's finished requests into sessions. */
 export function serverSessions(server: ServerState, gapMs = DEFAULT_SESSION_GAP_MS): SessionsView {
 	const refuses = engineOf(server.engine).whenBusy === 'refuses';
-	// infertop's own probes (matched to their log request) are not an agent's turns.
-	const done = server.requests.filter(r => r.done && r.outcome === undefined && r.attribution?.by !== 'probe');
+	// infertop's own probes (matched to their log request) are not an agent's turns. A failed or
+	// cancelled request is a turn that went wrong (its findings say why), outside the budget.
+	const done = server.requests.filter(r => r.done && r.attribution?.by !== 'probe');
 	const timed = done.filter(r => !r.earlier).map(r => timeline(r, refuses)).sort((a, b) => a.end - b.end);
 	const withoutTime = done.length - timed.length;
 	const rateOf = new Map<string, number | undefined>();
@@ -192,18 +198,20 @@ export function serverSessions(server: ServerState, gapMs = DEFAULT_SESSION_GAP_
 		open.set(group, list);
 	}
 	const sessions: Session[] = [];
+	const signals = server.signals ?? [];
+	const placed = placeSignals(signals, timed);
 	for (const list of open.values()) {
 		for (const s of list) {
 			if (!rateOf.has(s.model)) rateOf.set(s.model, measuredPrefillTps(done.filter(r => modelLabel(r, server) === s.model)));
-			sessions.push(buildSession(server, s.model, s.client, s.items.slice(-MAX_TURNS), rateOf.get(s.model), server.refusals ?? [], timed, gapMs));
+			sessions.push(buildSession(server, s.model, s.client, s.items.slice(-MAX_TURNS), rateOf.get(s.model), server.refusals ?? [], timed, gapMs, {placed, signals}));
 		}
 	}
 	sessions.sort((a, b) => (a.turns.at(-1)?.time ?? 0) - (b.turns.at(-1)?.time ?? 0));
 	return {sessions, withoutTime};
 }
 
-function buildSession(server: ServerState, model: string, client: string | undefined, items: readonly Timed[], prefillTps: number | undefined, refusals: readonly Refusal[], all: readonly Timed[], gapMs: number): Session {
-	const turns: Turn[] = [];
+function buildSession(server: ServerState, model: string, client: string | undefined, items: readonly Timed[], prefillTps: number | undefined, refusals: readonly Refusal[], all: readonly Timed[], gapMs: number, evidence: {placed: Map<Timed, ServerSignal[]>; signals: readonly ServerSignal[]}): Session {
+	const turns: Omit<Turn, keyof TurnDiagnosis>[] = [];
 	// A slot wait known to be 0 (nothing else held the server since the last turn ended).
 	const adjusted: Timed[] = [];
 	let last: number | undefined;
@@ -259,19 +267,63 @@ function buildSession(server: ServerState, model: string, client: string | undef
 			idleBeforeMs,
 			retries,
 			backlog: t.r.backlog === true,
+			...(t.r.outcome !== undefined ? {outcome: t.r.outcome} : {}),
 		});
 		prevEnd = prevEnd === undefined ? t.end : Math.max(prevEnd, t.end);
 	}
+	const descriptor = engineOf(server.engine);
+	const diagnosis = diagnoseTurns(
+		adjusted.map((t, i) => ({r: t.r, end: t.end, earliest: t.earliest, promptTokens: turns[i]!.promptTokens, cachedTokens: turns[i]!.cachedTokens, queueMs: turns[i]!.queueMs, prefillMs: turns[i]!.prefillMs, generatedTokens: turns[i]!.generatedTokens})),
+		{
+			model,
+			models: server.models,
+			slotContext: server.context?.nCtxPerSlot,
+			offload: server.offloads[model],
+			fixes: descriptor.agentFixes,
+			prefillTps,
+			placed: items.map(t => evidence.placed.get(t) ?? []),
+			signals: evidence.signals,
+			logsLoads: evidence.signals.some(x => x.kind === 'loaded'),
+		},
+	);
+	const full: Turn[] = turns.map((t, i) => ({...t, ...diagnosis[i]!}));
 	return {
 		id: `${server.id}/${model}/${client ?? '-'}/${items[0]?.r.key ?? ''}`,
 		serverId: server.id,
 		engine: server.engine,
 		model,
 		client,
-		turns,
-		budget: budgetOf(turns, prefillTps),
+		turns: full,
+		// Failed and cancelled turns hold no whole figures: the budget is over the turns that finished.
+		budget: budgetOf(full.filter(t => t.outcome === undefined), prefillTps),
 		prefillTps,
 	};
+}
+
+/** How many parts (queue, prefill, decode, idle before) of a session's turns are known. */
+function knownParts(s: Session): number {
+	let n = 0;
+	for (const t of s.turns) n += [t.queueMs, t.prefillMs, t.decodeMs, t.idleBeforeMs].filter(x => x !== undefined).length;
+	return n;
+}
+
+/**
+ * The session the agent view opens on: of the shown server's sessions (else all), the one with
+ * the most known parts; the newest of those that know as much.
+ */
+export function openingSession(sessions: readonly Session[], serverId: string | undefined): Session | undefined {
+	const own = sessions.filter(x => x.serverId === serverId);
+	const pool = own.length > 0 ? own : sessions;
+	let best: Session | undefined;
+	let most = -1;
+	for (const s of pool) {
+		const n = knownParts(s);
+		if (n >= most) {
+			best = s;
+			most = n;
+		}
+	}
+	return best;
 }
 
 /** The budget of a series of turns (exported for the exporter's counters and the tests). */
@@ -309,6 +361,10 @@ export function budgetOf(turns: readonly Turn[], prefillTps: number | undefined)
 		for (const k of keys) if (parts[k] !== undefined) out[k] = parts[k]! / total;
 		return out;
 	};
+	// A share is of a whole: none where a part of the wait is unknown (never `idle 100 %` over idle
+	// alone), and none of wall time where the idle between the turns it is over is unknown.
+	const waitKnown = parts.queue !== undefined && parts.prefill !== undefined && parts.decode !== undefined;
+	const idleApplies = full.length > 0 ? fullIdle.length > 0 : later.length > 0;
 	return {
 		queueMs,
 		prefillMs,
@@ -317,8 +373,8 @@ export function budgetOf(turns: readonly Turn[], prefillTps: number | undefined)
 		savedByCacheMs,
 		cachedTokens,
 		unknown,
-		shares: share(BUDGET_PARTS),
-		waitShares: share(['queue', 'prefill', 'decode']) as Budget['waitShares'],
+		shares: waitKnown && (parts.idle !== undefined || !idleApplies) ? share(BUDGET_PARTS) : {},
+		waitShares: (waitKnown ? share(['queue', 'prefill', 'decode']) : {}) as Budget['waitShares'],
 		sharesOver: full.length > 0 ? full.length : turns.length,
 		cachedUnknown: turns.filter(t => t.cachedTokens === undefined).length,
 	};
@@ -328,6 +384,7 @@ interface Memo {
 	readonly requests: ServerState['requests'];
 	readonly refusals: ServerState['refusals'];
 	readonly models: ServerState['models'];
+	readonly signals: ServerState['signals'];
 	readonly gapMs: number;
 	readonly view: SessionsView;
 }
@@ -336,15 +393,15 @@ const memo = new WeakMap<ServerState['requests'], Memo>();
 /** Sessions of one server, recomputed only when its requests, refusals or models changed. */
 export function sessionsOfServer(server: ServerState, gapMs = DEFAULT_SESSION_GAP_MS): SessionsView {
 	const m = memo.get(server.requests);
-	if (m && m.refusals === server.refusals && m.models === server.models && m.gapMs === gapMs) return m.view;
+	if (m && m.refusals === server.refusals && m.models === server.models && m.signals === server.signals && m.gapMs === gapMs) return m.view;
 	const view = serverSessions(server, gapMs);
-	memo.set(server.requests, {requests: server.requests, refusals: server.refusals, models: server.models, gapMs, view});
+	memo.set(server.requests, {requests: server.requests, refusals: server.refusals, models: server.models, signals: server.signals, gapMs, view});
 	return view;
 }
 
 /** Every server's sessions, oldest last turn first. */
 export function deriveSessions(state: MonitorState, gapMs = DEFAULT_SESSION_GAP_MS): SessionsView {
-	const sessions: Session[] = [];
+	let sessions: Session[] = [];
 	let withoutTime = 0;
 	for (const id of state.order) {
 		const s = state.servers[id];
@@ -354,7 +411,73 @@ export function deriveSessions(state: MonitorState, gapMs = DEFAULT_SESSION_GAP_
 		withoutTime += v.withoutTime;
 	}
 	sessions.sort((a, b) => (a.turns.at(-1)?.time ?? 0) - (b.turns.at(-1)?.time ?? 0));
+	// A Mac whose engines hold more than the GPU may wire (model/wired-limit.ts): part of the model
+	// runs from memory the GPU cannot keep wired, on every turn of the models it holds (issue 33).
+	const mac = state.system.mac ? macGpuSummary(state) : undefined;
+	const verdict = mac?.verdict;
+	if (verdict?.level === 'over') {
+		const holders = new Set((mac?.demand?.parts ?? []).map(p => p.serverId));
+		sessions = sessions.map(s => (holders.has(s.serverId) ? withWiredFinding(s, verdict) : s));
+	}
 	return {sessions, withoutTime};
+}
+
+function withWiredFinding(s: Session, v: WiredVerdict): Session {
+	const gib = (b: number) => `${(b / 2 ** 30).toFixed(1)} GiB`;
+	const finding: Finding = {
+		kind: 'spilled-to-cpu',
+		evidence: `engines hold ${gib(v.demandBytes)}, over the GPU's wired-memory limit of ${gib(v.limit.bytes)} (${Math.round(v.pct)} %): ${v.text}`,
+		fix: v.fix?.command ?? v.advice ?? 'use a smaller quantization, a shorter context or fewer models',
+		inferred: true,
+	};
+	return {...s, turns: s.turns.map(t => ({...t, findings: [...t.findings, finding]}))};
+}
+
+/** One finding of a session as `snapshot --json` lists it: the turns (1-based) it is on, the newest one's time. */
+export interface FindingEntry {
+	readonly time: number;
+	readonly serverId: string;
+	readonly model: string;
+	readonly sessionId: string;
+	readonly kind: FindingKind;
+	readonly evidence: string;
+	readonly fix: string;
+	/** Turns of the session it is on (1-based); a request still prefilling is the turn after the last. */
+	readonly turns: readonly number[];
+	/** Said while the turn is still in flight (timeout-risk while prefilling). */
+	readonly live?: boolean;
+	readonly finding: Finding;
+}
+
+/**
+ * Every session's findings, one entry per kind per session (the instance with the engine's own
+ * line first, else the first), newest first; plus the requests still prefilling whose first byte is
+ * predicted past the client's 300 s.
+ */
+export function findingEntries(state: MonitorState, view: SessionsView): FindingEntry[] {
+	const out: FindingEntry[] = [];
+	for (const s of view.sessions) {
+		for (const kind of FINDING_KINDS) {
+			const on = s.turns.flatMap((t, i) => (t.findings.some(f => f.kind === kind) ? [i] : []));
+			if (on.length === 0) continue;
+			const all = on.flatMap(i => s.turns[i]!.findings.filter(f => f.kind === kind));
+			const finding = all.find(f => !f.inferred) ?? all[0]!;
+			out.push({time: s.turns[on.at(-1)!]!.time, serverId: s.serverId, model: s.model, sessionId: s.id, kind, evidence: finding.evidence, fix: finding.fix, turns: on.map(i => i + 1), finding});
+		}
+	}
+	for (const id of state.order) {
+		const server = state.servers[id];
+		if (!server) continue;
+		for (const r of server.requests) {
+			if (r.done || r.outcome !== undefined) continue;
+			const model = modelLabel(r, server);
+			const session = view.sessions.findLast(x => x.serverId === id && x.model === model);
+			const risk = prefillRisk(r, session?.prefillTps, state.now);
+			if (!risk) continue;
+			out.push({time: state.now, serverId: id, model, sessionId: session?.id ?? `${id}/${model}`, kind: 'timeout-risk', evidence: risk.evidence, fix: risk.fix, turns: [(session?.turns.length ?? 0) + 1], live: true, finding: risk});
+		}
+	}
+	return out.sort((a, b) => b.time - a.time);
 }
 
 const pct = (x: number): string => `${Math.round(x * 100)} %`;

@@ -4,7 +4,8 @@
  */
 import {deriveModels, modelLabel} from './derive.js';
 import {requestFigures} from './figures.js';
-import {deriveSessions, DEFAULT_SESSION_GAP_MS, type Session} from './sessions.js';
+import {deriveSessions, DEFAULT_SESSION_GAP_MS, findingEntries, type Session} from './sessions.js';
+import {sanitize} from '../util/sanitize.js';
 import {FIGURES, type BatchJson, type FigureTable, type ModelFigures, type ModelJson} from './figure-table.js';
 import type {BatchFigures} from '../types/figures.js';
 import {macGpuSummary, type MacGpuSummary} from './wired-limit.js';
@@ -97,6 +98,16 @@ export function sessionJson(s: Session) {
 			generatedTokens: nul(t.generatedTokens),
 			idleBeforeMs: round(t.idleBeforeMs, 3),
 			retries: t.retries,
+			// Issue 28: the prompt the engine held, its window and fill (null when either is unknown).
+			contextTokens: nul(t.contextTokens),
+			contextWindow: nul(t.contextWindow),
+			contextFill: round(t.contextFill, 4),
+			// cached ÷ the previous turn's prompt where this one resent it (`previous-prompt`), else ÷ this prompt.
+			cacheReuse: round(t.cacheReuse, 4),
+			cacheReuseBasis: nul(t.cacheReuseBasis),
+			loadMs: round(t.loadMs, 3),
+			finishReason: nul(t.finishReason),
+			findings: t.findings.map(f => ({kind: f.kind, evidence: sanitize(f.evidence), fix: f.fix})),
 		})),
 		budget: {
 			queueMs: round(b.queueMs, 3),
@@ -191,6 +202,8 @@ export function toSnapshot(state: MonitorState, version: string, options: Snapsh
 		models: figures.map(f => modelJson(f, table)),
 		requests: servers.flatMap(s => s.requests.filter(r => r.done).map(r => requestJson(r, s))).sort((a, b) => (a.time ?? '').localeCompare(b.time ?? '')),
 		sessions: agent.sessions.map(sessionJson),
+		// Every session's findings (issue 28), newest first: turns are 1-based within the session.
+		findings: findingEntries(state, agent).map(e => ({time: new Date(e.time).toISOString(), server: e.serverId, model: e.model === '--' ? null : e.model, kind: e.kind, evidence: sanitize(e.evidence), fix: e.fix, turns: [...e.turns]})),
 		// Finished requests of the log's backlog whose time is unknown: in no session.
 		sessionsWithoutTime: agent.withoutTime,
 		residency: figures.map(f => ({server: f.serverId, model: nul(f.model), gpuResidency: round(f.gpuResidency, 4), processor: nul(f.processor)})),

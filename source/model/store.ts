@@ -49,7 +49,7 @@ const REPEATING = new Set<Action['type']>(['server-seen', 'server-models', 'serv
 const UNSHOWN: ReadonlySet<string> = new Set(['lastSeen', 'modelsAt']);
 
 /** Actions that may change only a server's log (a line, an event that only counts: `http`). */
-const LOG_ACTIONS = new Set<Action['type']>(['log-line', 'engine-event']);
+const LOG_ACTIONS = new Set<Action['type']>(['log-line', 'engine-event', 'log-batch']);
 
 /** Fields of a server only a log view reads (the lines, their counts, the HTTP lines counted). */
 const LOG_FIELDS: ReadonlySet<string> = new Set(['log', 'linesParsed', 'linesUnparsed', 'httpCount']);

@@ -5,7 +5,8 @@
 import {performance} from 'node:perf_hooks';
 import {sanitize} from '../util/sanitize.js';
 import {OLLAMA_PROTOCOL, type ServerCounts} from '../types/probe.js';
-import {createStreamParser, crossCheck, lithosDecodeSteps, requestBody, type ProbeRequestSpec, type ProtocolPlan} from './protocols.js';
+import {passesFromHeaders} from '../engines/index.js';
+import {createStreamParser, crossCheck, requestBody, type ProbeRequestSpec, type ProtocolPlan} from './protocols.js';
 import {markToken, newClock, type StreamClock} from './timing.js';
 import {defaultTransport, type OpenStream, type Transport} from './transport.js';
 
@@ -65,6 +66,8 @@ export interface StreamOutcome {
 	readonly clock: StreamClock;
 	readonly counts: ServerCounts;
 	readonly decodeSteps?: number;
+	/** The header `decodeSteps` came from (its engine's label for it). */
+	readonly decodeStepsSource?: string;
 	/** Wall-clock (Date.now) bounds of the request, for the log-figures window. */
 	readonly wallStart: number;
 	readonly wallEnd: number;
@@ -267,7 +270,9 @@ export async function streamOnce(o: StreamOptions): Promise<StreamOutcome> {
 			throw new ProbeError('failed', `HTTP ${res.status}${text ? `: ${oneLine(errorText(text), 120)}` : ''}`);
 		}
 		const ctype = res.headers.get('content-type') ?? '';
-		const decodeSteps = lithosDecodeSteps(res.headers);
+		// An engine that counts its target passes in a header (lithos-metal's Decode-Steps), read by its descriptor.
+		const passesHeader = passesFromHeaders(res.headers);
+		const decodeSteps = passesHeader?.passes;
 		const parser = createStreamParser(o.plan.protocol);
 		const want = o.plan.protocol === OLLAMA_PROTOCOL ? 'NDJSON' : 'SSE';
 		const reader = res;
@@ -338,7 +343,7 @@ export async function streamOnce(o: StreamOptions): Promise<StreamOutcome> {
 			throw new ProbeError('failed', `server closed the stream after ${clock.chunks} tokens without finishing (killed mid-stream?)`);
 		}
 		crossCheck(parser.counts);
-		return {clock, counts: parser.counts, decodeSteps, wallStart, wallEnd: Date.now(), protocol: o.plan};
+		return {clock, counts: parser.counts, decodeSteps, ...(passesHeader ? {decodeStepsSource: passesHeader.label} : {}), wallStart, wallEnd: Date.now(), protocol: o.plan};
 	} finally {
 		if (timer) clearTimeout(timer);
 		o.signal?.removeEventListener('abort', onOuterAbort);

@@ -66,6 +66,8 @@ export function probeJson(r: ProbeResult): Record<string, string | number | bool
 		completionTokens: v(r.completionTokens),
 		tokensPerPass: v(r.tokensPerPass),
 		tokensPerPassSource: r.tokensPerPassSource ?? null,
+		// Why tokens per pass is unknown (the log's match: `2 candidates`, `no log line for this request`).
+		unknownBecause: r.tokensPerPass === undefined ? (r.logNote ?? null) : null,
 		acceptance: v(r.acceptance),
 		passes: v(r.passes),
 		ceilingTps: v(r.ceilingTps),
@@ -104,6 +106,8 @@ export function probeTable(results: readonly ProbeResult[]): string {
 	if (results.length > 1) out.push(line(['', ...cols]));
 	for (const c of cells) out.push(line(c));
 	if (results.some((r) => r.disagree)) out.push('! wall and reported tok/s differ by more than 5 %');
+	const whyNot = [...new Set(results.flatMap((r) => (r.tokensPerPass === undefined && r.logNote !== undefined ? [r.logNote] : [])))];
+	if (whyNot.length > 0) out.push(`tokens/pass --: ${whyNot.join('; ')}`);
 	const bad = [...new Set(results.flatMap((r) => r.inconsistent ?? []))];
 	if (bad.length > 0) out.push(`! the server's answer was inconsistent (${bad.join(', ')}): those figures are --`);
 	return out.join('\n') + '\n';

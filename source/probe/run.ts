@@ -268,6 +268,7 @@ async function runProbeWithin(o: RunProbeOptions): Promise<RunProbeOutcome> {
 		clock: out.clock,
 		counts,
 		decodeSteps: bad === undefined ? out.decodeSteps : undefined,
+		decodeStepsSource: out.decodeStepsSource,
 		log,
 		bandwidthGBs: o.bandwidthGBs,
 		bytesPerToken: o.bytesPerToken,
@@ -292,6 +293,9 @@ async function runProbeWithin(o: RunProbeOptions): Promise<RunProbeOutcome> {
 		...figures,
 		...(bad !== undefined ? {inconsistent: [bad, ...(figures.inconsistent ?? [])]} : {}),
 		...(log?.reason !== undefined ? {logNote: log.reason} : {}),
+		...(log === undefined && o.logFigures === undefined && figures.tokensPerPass === undefined && bad === undefined && (figures.completionTokens ?? 0) > 0
+			? {logNote: `the answer has no draft counts: give the engine's log (--log ${o.target.engine ?? 'ENGINE'}=PATH)`}
+			: {}),
 	};
 	return {result, plan: out.protocol, ...(log?.reason === undefined && log?.key !== undefined ? {logRequest: {key: log.key, model: query.model}} : {})};
 }

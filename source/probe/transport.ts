@@ -156,7 +156,10 @@ function request(m, ac, report) {
 	const finish = (msg) => {
 		if (finished) return;
 		finished = true;
-		report(msg);
+		// File mode: the end is reported only once the diag line is written (below), so a CLI that
+		// exits on the end never loses it; otherwise at once.
+		const holdEnd = reads !== undefined && Boolean(diag.file);
+		if (!holdEnd) report(msg);
 		if (reads) {
 			const d = diag;
 			const tEnd = msg.t;
@@ -185,6 +188,7 @@ function request(m, ac, report) {
 						require('node:fs').appendFileSync(d.file, JSON.stringify(out) + '\n');
 					} catch {}
 				} else parentPort.postMessage(out);
+				if (holdEnd) report(msg);
 			});
 		}
 	};

@@ -7,7 +7,7 @@ import {createParser, engineOf} from '../engines/index.js';
 import {LOG_TIME_FORMATS, readLogTime} from '../engines/log-time.js';
 import type {LogTimeFormat} from '../engines/descriptor.js';
 import {sanitize, sanitizeName} from '../util/sanitize.js';
-import type {Collector, Dispatch} from '../types/state.js';
+import type {Collector, Dispatch, LogBatchLine} from '../types/state.js';
 import type {EngineKind, LineParser} from '../types/events.js';
 import {createLogTail} from './log-tail.js';
 import {createCommandLog} from './command-log.js';
@@ -85,15 +85,48 @@ export function lineWallTime(line: string, now = Date.now(), formats: readonly L
 	return t;
 }
 
+/** One raw line through sanitize → parser: what a `log-batch` carries for it. */
+export function readLine(parser: LineParser, raw: string, t: number, at?: 'backlog' | 'earlier'): LogBatchLine {
+	const text = sanitize(raw);
+	let events = null;
+	try {
+		events = parser.push(text);
+	} catch {
+		events = null; // as in feedLine: a parser bug is an unparsed line, never a crash
+	}
+	// one shape for every line (no spread of optional parts: no temporary objects, one hidden class)
+	return {t, text, parsed: events !== null, events: events !== null && events.length > 0 ? events : undefined, at};
+}
+
+/** Lines of one batch at most (a read of a busy log is cut into batches of this many). */
+export const MAX_BATCH_LINES = 2000;
+
 export function createLogSource(options: LogSourceOptions): Collector {
 	const parser = createParser(options.engine);
 	const {serverId, dispatch, input} = options;
 	// An engine detected from the content names the server (a log given without ENGINE=).
 	let named = options.engine;
+	// The lines of one read go to the store together, once the read's lines are all parsed (a
+	// microtask after the first): one state change per read, not one per line and event.
+	let batch: LogBatchLine[] = [];
+	let flushQueued = false;
+	const flush = () => {
+		flushQueued = false;
+		if (batch.length === 0) return;
+		const lines = batch;
+		batch = [];
+		dispatch({type: 'log-batch', serverId, lines});
+	};
 	const feed = (line: string, t: number, at?: 'backlog' | 'earlier') => {
-		feedLine(parser, serverId, line, t, dispatch, at);
+		batch.push(readLine(parser, line, t, at));
+		if (batch.length >= MAX_BATCH_LINES) flush();
+		else if (!flushQueued) {
+			flushQueued = true;
+			queueMicrotask(flush);
+		}
 		if (named === undefined && parser.detected !== undefined) {
 			named = parser.detected;
+			flush();
 			dispatch({type: 'server-seen', t, server: {id: serverId, engine: named, source: 'log'}});
 		}
 	};
@@ -124,7 +157,10 @@ export function createLogSource(options: LogSourceOptions): Collector {
 	let inner: Collector;
 	switch (input.kind) {
 		case 'file':
-			inner = createLogTail({path: input.path, onLine, onState, startBytes: input.startBytes});
+			inner = createLogTail({path: input.path, onLine, onState, startBytes: input.startBytes, onLag: lag => {
+				flush();
+				dispatch({type: 'log-lag', serverId, lag});
+			}});
 			break;
 		case 'cmd':
 			inner = createCommandLog({command: [...input.argv], onLine, onState});
@@ -145,6 +181,9 @@ export function createLogSource(options: LogSourceOptions): Collector {
 				backlog = false;
 			}
 		},
-		stop: () => inner.stop(),
+		async stop() {
+			await inner.stop();
+			flush();
+		},
 	};
 }

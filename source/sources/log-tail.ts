@@ -27,7 +27,26 @@ export const TAIL_START_BYTES = 64 * 1024;
 /** A line longer than this is cut (kept: the first MAX_KEPT_LINE chars); never grow without bound. */
 export const MAX_PARTIAL_CHARS = 1024 * 1024;
 export const MAX_KEPT_LINE = 64 * 1024;
-const READ_CHUNK = 1024 * 1024;
+/**
+ * One step of a read: the lines of 256 KiB (~2,000 request lines) are parsed and go to the store
+ * before the next step is read, so a key is answered between steps while a backlog is caught up.
+ */
+export const READ_CHUNK = 256 * 1024;
+/**
+ * Reads are at least this far apart: a busy engine appends many times a second, and each file
+ * event read what was new at once (a stat, an fstat, the identity checks and a store update per
+ * append). Now the appends of 100 ms are read together; the screen shows them at most 4 times a second anyway.
+ */
+export const MIN_READ_GAP_MS = 100;
+/**
+ * The most a tail falls behind the file's end: past this (a burst of a million lines, an engine
+ * writing faster than infertop reads), it jumps ahead to the last SKIP_KEEP_BYTES and counts the
+ * lines it did not read (LogLag.linesSkipped, shown beside the requests). Readme: "Busy servers".
+ */
+export const SKIP_BEHIND_BYTES = 16 * 1024 * 1024;
+export const SKIP_KEEP_BYTES = 2 * 1024 * 1024;
+/** Bytes behind below this show as 0 (a read always finds what 100 ms of appends wrote). */
+export const LAG_SHOWN_BYTES = 1024 * 1024;
 const MARK_BYTES = 64;
 /** Bytes at the start of the file that are part of its identity (kept and compared whole). */
 export const HEAD_BYTES = 1024;
@@ -49,6 +68,31 @@ export interface LogTailOptions {
 	readonly pollMs?: number;
 	/** Watch the file for changes (default true); false: the stat poll alone (folders where events never come). */
 	readonly watch?: boolean;
+	/** How far behind the file's end the tail is, and what it skipped (called when that changes). */
+	readonly onLag?: (lag: TailLag) => void;
+	/** Least time between two reads (default MIN_READ_GAP_MS). */
+	readonly minReadGapMs?: number;
+	/** Bytes behind past which the tail skips ahead (default SKIP_BEHIND_BYTES). */
+	readonly skipBehindBytes?: number;
+}
+
+export interface TailLag {
+	/** Bytes not yet read when the last read began (0 below LAG_SHOWN_BYTES). */
+	readonly bytesBehind: number;
+	/** Lines skipped on purpose since start (never read: the tail jumped ahead). */
+	readonly linesSkipped: number;
+	readonly skips: number;
+}
+
+/** Newlines in `buf` (native search, no decoding). */
+function countNewlines(buf: Buffer): number {
+	let n = 0;
+	let i = buf.indexOf(0x0a);
+	while (i >= 0) {
+		n++;
+		i = buf.indexOf(0x0a, i + 1);
+	}
+	return n;
 }
 
 /** Lines a ledger remembers (three numbers each); past it the oldest quarter is forgotten. */
@@ -220,6 +264,11 @@ export class LineSplitter {
 	}
 
 	private take(segment: string, complete: boolean): void {
+		// The common case: a whole line, nothing buffered before it.
+		if (complete && !this.overflow && this.partial.length === 0 && segment.length <= MAX_PARTIAL_CHARS) {
+			this.emit(segment.charCodeAt(segment.length - 1) === 13 ? segment.slice(0, -1) : segment);
+			return;
+		}
 		if (this.overflow) {
 			if (complete) this.overflow = false;
 			return;
@@ -264,6 +313,17 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 	let reading = false;
 	let again = false;
 	let lastState = '';
+	let linesSkipped = 0;
+	let skips = 0;
+	let lastLag: TailLag = {bytesBehind: 0, linesSkipped: 0, skips: 0};
+	const lag = (behind: number) => {
+		const next = {bytesBehind: behind >= LAG_SHOWN_BYTES ? behind : 0, linesSkipped, skips};
+		// A change the screen would show: skips, or bytes behind moving by 1/8 (or to and from 0).
+		const moved = next.bytesBehind === 0 ? lastLag.bytesBehind !== 0 : Math.abs(next.bytesBehind - lastLag.bytesBehind) * 8 > lastLag.bytesBehind;
+		if (!moved && next.linesSkipped === lastLag.linesSkipped && next.skips === lastLag.skips) return;
+		lastLag = next;
+		options.onLag?.(next);
+	};
 	const splitter = new LineSplitter(line => options.onLine(line, Date.now()));
 	const ledger = new LineLedger();
 	const state = (text: string) => {
@@ -275,6 +335,11 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 	const following = () => {
 		if (!lastState.startsWith('following')) state(`following ${shown}`);
 	};
+
+	/** When the last read ended; a wake-up sooner than MIN_READ_GAP_MS after it waits for the rest. */
+	let lastReadEnd = -Infinity;
+	let gapTimer: NodeJS.Timeout | undefined;
+	const minGap = options.minReadGapMs ?? MIN_READ_GAP_MS;
 
 	async function readMore(): Promise<void> {
 		if (stopped) return;
@@ -290,7 +355,22 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 			} while (again && !stopped);
 		} finally {
 			reading = false;
+			lastReadEnd = performance.now();
 		}
+	}
+
+	/** A file event or the poll: read now, or once MIN_READ_GAP_MS has passed since the last read. */
+	function soon(): void {
+		if (stopped || gapTimer) return;
+		const wait = lastReadEnd + minGap - performance.now();
+		if (wait <= 0 && !reading) {
+			kick();
+			return;
+		}
+		gapTimer = setTimeout(() => {
+			gapTimer = undefined;
+			kick();
+		}, Math.max(0, wait));
 	}
 
 	const identityOf = (st: Stats) => ({dev: st.dev, ino: st.ino, birth: st.birthtimeMs > 0 ? st.birthtimeMs : 0});
@@ -357,12 +437,35 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 			state(`following ${shown} (truncated${lost ? '; lines written between the cut and the last lines kept in memory were not read' : ''})`);
 		}
 		if (size === offset) return;
+		lag(size - offset);
+		let skip = skipPartial;
+		if (size - offset > (options.skipBehindBytes ?? SKIP_BEHIND_BYTES)) {
+			// Too far behind to catch up in time: jump to the file's last SKIP_KEEP_BYTES, counting the
+			// lines passed over (their newlines; the line cut at the landing point is counted when dropped).
+			const target = size - SKIP_KEEP_BYTES;
+			const counter = Buffer.allocUnsafe(READ_CHUNK);
+			let at = offset;
+			while (!stopped && at < target) {
+				const {bytesRead} = await h.read(counter, 0, Math.min(READ_CHUNK, target - at), at);
+				if (bytesRead <= 0) break;
+				linesSkipped += countNewlines(counter.subarray(0, bytesRead));
+				at += bytesRead;
+			}
+			offset = at;
+			splitter.reset();
+			skips++;
+			skip = true;
+			state(`following ${options.path} (skipped ahead: too far behind)`);
+		}
 		// Sized to what is new (a few hundred bytes per request, from Node's pool), not READ_CHUNK:
 		// a 1 MiB buffer per drain was three 1 MiB mallocs a second under traffic, and once one was
 		// freed glibc raised its mmap threshold to 1 MiB, so the next ones stayed in its heap (RSS).
 		const buffer = Buffer.allocUnsafe(Math.min(READ_CHUNK, size - offset));
-		let skip = skipPartial;
+		let first = true;
 		while (!stopped && offset < size) {
+			// Between steps, whatever else waits runs first (a key, a frame): a backlog is read in steps.
+			if (!first) await new Promise(r => setImmediate(r));
+			first = false;
 			const want = Math.min(READ_CHUNK, size - offset);
 			const {bytesRead} = await h.read(buffer, 0, want, offset);
 			if (bytesRead <= 0) break;
@@ -370,16 +473,19 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 			ledger.feed(chunk, offset);
 			offset += bytesRead;
 			if (skip) {
-				// Started mid-file: drop the partial first line.
+				// Started mid-file (or skipped ahead): drop the partial first line.
 				const nl = chunk.indexOf(0x0a);
 				if (nl < 0) continue;
 				chunk = chunk.subarray(nl + 1);
+				if (!skipPartial) linesSkipped++;
 				skip = false;
 			}
 			splitter.write(Buffer.from(chunk));
 			tailMark = Buffer.from(buffer.subarray(Math.max(0, bytesRead - MARK_BYTES), bytesRead));
+			lag(size - offset);
 		}
 		await noteHead(h, offset);
+		lag(0);
 	}
 
 	async function readOnce(): Promise<void> {
@@ -456,7 +562,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 				// chokidar stats the file on each event: a size below our offset is a truncation,
 				// even when the file has grown back past it by the time we read.
 				if (stats && stats.ino === identity?.ino && stats.size < offset) shrunk = true;
-				kick();
+				soon();
 			});
 			w.on('error', () => undefined);
 			watcher = w;
@@ -475,7 +581,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 			const next = (): void => {
 				if (stopped) return;
 				poll = setTimeout(() => {
-					kick();
+					soon();
 					next();
 				}, options.pollMs ?? (watcher ? WATCHED_POLL_MS : POLL_MS));
 				poll.unref?.();
@@ -485,6 +591,8 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 		async stop() {
 			stopped = true;
 			if (poll) clearTimeout(poll);
+			if (gapTimer) clearTimeout(gapTimer);
+			gapTimer = undefined;
 			poll = undefined;
 			const w = watcher;
 			watcher = undefined;

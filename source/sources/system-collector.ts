@@ -15,29 +15,26 @@
  *    every 10 s (both slowed with the machine loop when quiet), static facts once.
  * Dispatches `{type: 'system'}` only when what it shows changed (figures compared at the resolution
  * they are shown). Missing tools and permission errors become `reasons`, never a crash.
+ *
+ * This file is the schedule and the state; each subsystem is a module of sources/system/: cpu.ts
+ * (own cost, machine load), memory.ts, processes.ts (the process table), gpu.ts (nvidia-smi, sysfs,
+ * systeminformation; gpu-si.ts), mac.ts (ioreg, mactop, sysctl, memory_pressure; macOS only, its
+ * tools' module imported there only), pressure.ts (PSI, macOS), power.ts (battery, pmset, governor).
  */
 import os from 'node:os';
-import {readFileSync} from 'node:fs';
-import {readdir, readFile} from 'node:fs/promises';
-import {loadExeca} from './lazy-execa.js';
 import type {Collector, Dispatch} from '../types/state.js';
 import type {ContentionState, GpuInfo, GpuProcess, SystemState} from '../types/system.js';
-import {createContentionTracker, type ContentionOptions, type MemoryPressureLevel, type ProcSample} from '../system/contention.js';
-import {parseGovernor, parseLinuxPowerSupplies, parsePmset, parsePsiMemory, type PowerSupplyEntry} from '../system/power.js';
-import {parseMeminfo, parseProcStatCpu} from '../system/proc.js';
-import {readLinuxGpus} from './linux-hw.js';
-import {readNvidiaSmi, type NvidiaSmiOptions} from './nvidia-smi.js';
-import type {MacReaders, MacToolsOptions} from './mac-system.js';
-import {firstLine} from './ollama-ps-cli.js';
-import {createProcessSampler, type ProcessSampler} from './process-sampler.js';
-
-/** systeminformation is loaded only where it still earns its place (static facts, macOS memory, battery outside Linux, Windows). */
-type SI = typeof import('systeminformation');
-let siModule: Promise<SI> | undefined;
-const loadSi = (): Promise<SI> => (siModule ??= import('systeminformation').then((m) => ((m as {default?: SI}).default ?? m) as SI));
-/** The macOS readers, imported on macOS only: a Linux start loads none of them. */
-let macModule: Promise<typeof import('./mac-system.js')> | undefined;
-const loadMac = (): Promise<typeof import('./mac-system.js')> => (macModule ??= import('./mac-system.js'));
+import {createContentionTracker, type ContentionOptions} from '../system/contention.js';
+import type {NvidiaSmiOptions} from './nvidia-smi.js';
+import type {MacToolsOptions} from './mac-system.js';
+import {createCpuReader} from './system/cpu.js';
+import {createGpuReader} from './system/gpu.js';
+import {createMacSystem} from './system/mac.js';
+import {createMemoryReader} from './system/memory.js';
+import {createPowerReader} from './system/power.js';
+import {createPressureReader} from './system/pressure.js';
+import {createProcessTable} from './system/processes.js';
+import {platformFacts, type Mutable} from './system/shared.js';
 
 export interface SystemCollectorOptions {
 	readonly dispatch: Dispatch;
@@ -75,26 +72,6 @@ const MAX_SLOW_SCAN_EVERY_MS = 10_000;
 /** CPU % (100 = one core) from which an engine counts as busy for the back-off. */
 const ENGINE_BUSY_PCT = 5;
 
-type Mutable<T> = {-readonly [K in keyof T]: T[K]};
-
-function cpuTimesFromOs(): {idle: number; total: number} {
-	let idle = 0;
-	let total = 0;
-	for (const c of os.cpus()) {
-		const t = c.times;
-		idle += t.idle;
-		total += t.user + t.nice + t.sys + t.idle + t.irq;
-	}
-	return {idle, total};
-}
-
-function errWords(error: unknown): string {
-	const e = error as {code?: string; message?: string};
-	if (e?.code === 'EACCES' || e?.code === 'EPERM') return 'permission denied';
-	if (e?.code === 'ENOENT') return 'not available';
-	return firstLine(e?.message) ?? 'failed';
-}
-
 /**
  * The key a state is compared by: figures at the resolution they are shown (CPU % to 0.1, bytes
  * to three significant digits), so a figure that moves in its last byte does not make a frame.
@@ -110,125 +87,37 @@ export function systemKey(state: SystemState): string {
 
 export function createSystemCollector(opts: SystemCollectorOptions): SystemCollector {
 	const now = opts.now ?? Date.now;
-	const platform = opts.platform ?? process.platform;
+	const facts = platformFacts(opts.platform ?? process.platform);
+	const {platform, darwin, linux, nativeProc} = facts;
 	const intervalMs = opts.intervalMs ?? 1000;
 	const baseEvery = Math.max(opts.processEveryMs ?? 2000, intervalMs);
 	const quietEvery = Math.max(baseEvery, opts.quietEveryMs ?? 10_000);
-	const darwin = platform === 'darwin';
-	const linux = platform === 'linux';
-	const nativeProc = linux && platform === process.platform;
 	// systeminformation normalises process CPU to all cores on Linux and Windows; ps on macOS is per core.
 	const cpus = os.cpus();
 	const cores = cpus.length || 1;
 	const cpuModel = cpus[0]?.model?.trim() || undefined;
 	const siCpuScale = linux || platform === 'win32' ? cores : 1;
 	const tracker = createContentionTracker(opts.contention);
-	const sampler: ProcessSampler | undefined = platform === process.platform ? createProcessSampler({platform}) : undefined;
 
 	const timers = new Set<NodeJS.Timeout>();
 	let running = false;
 	const inflight = new Set<Promise<unknown>>();
-
-	const cpuTimes = (): {idle: number; total: number} => {
-		if (nativeProc) {
-			try {
-				const t = parseProcStatCpu(readFileSync('/proc/stat', 'latin1'));
-				if (t) return t;
-			} catch {}
-		}
-		return cpuTimesFromOs();
-	};
-
-	// Latest inputs.
-	let lastCpuUsage = process.cpuUsage();
-	let lastCpuWall = performance.now();
-	let lastTimes = cpuTimes();
-	const self: Mutable<SystemState['self']> = {};
-	let cpuLoadPct: number | undefined;
-	const memory: Mutable<SystemState['memory']> = {};
-	let swapUsed: number | undefined;
-	let swapTotal: number | undefined;
-	let table: ProcSample[] | undefined;
-	let tableFresh = false;
-	let primed = false;
-	let every = baseEvery;
-	let slowFloor = baseEvery;
-	let scanMsAvg: number | undefined;
-	let computeTimer: NodeJS.Timeout | undefined;
-	let gpus: GpuInfo[] = [];
-	let gpuApps: GpuProcess[] = [];
-	let nvidiaMissing = darwin; // no NVIDIA GPUs on macOS: don't spawn nvidia-smi there
-	let graphicsTried = false;
-	let pressure: {words?: string; level?: MemoryPressureLevel} = {};
-	let macReaders: MacReaders | undefined;
-	let macState: SystemState['mac'];
-	let macUsersSource: NonNullable<SystemState['mac']>['gpuUsersSource'];
-	let macSwap: {total?: number; used?: number} = {};
-	let power: Mutable<NonNullable<ContentionState['power']>> | undefined;
 	const reasons = new Map<string, string>();
-	let contention: ContentionState = {hot: [], engines: [], gpuUsers: [], active: false};
-	let gpuProcesses: readonly GpuProcess[] = [];
-	let lastKey = '';
-	let state: SystemState | undefined;
-	let woken = false;
-	let machineWake: (() => void) | undefined;
-
 	const setReason = (key: string, text: string | undefined): void => {
 		if (text === undefined) reasons.delete(key);
 		else reasons.set(key, text);
 	};
 
-	function track(p: Promise<unknown>): void {
-		inflight.add(p);
-		void p.finally(() => inflight.delete(p));
-	}
-
-	/** Own cost and machine CPU load over the window since the last machine scan. */
-	function cheap(): void {
-		const wall = performance.now();
-		const usage = process.cpuUsage(lastCpuUsage);
-		const dt = (wall - lastCpuWall) * 1000;
-		// a window under 200 ms says more about timer jitter than about cost
-		if (dt >= 200_000) {
-			self.cpuPct = ((usage.user + usage.system) / dt) * 100;
-			lastCpuUsage = process.cpuUsage();
-			lastCpuWall = wall;
-		}
-		self.rssBytes = process.memoryUsage.rss();
-		const times = cpuTimes();
-		const dTotal = times.total - lastTimes.total;
-		if (dTotal > 0) cpuLoadPct = Math.max(0, Math.min(100, (1 - (times.idle - lastTimes.idle) / dTotal) * 100));
-		lastTimes = times;
-	}
-
-	async function scanMemory(): Promise<void> {
-		try {
-			if (nativeProc) {
-				// /proc/meminfo directly (what systeminformation reads, without its extra work)
-				const m = parseMeminfo(readFileSync('/proc/meminfo', 'latin1'));
-				if (m.totalBytes !== undefined) memory.totalBytes = m.totalBytes;
-				if (m.usedBytes !== undefined) memory.usedBytes = m.usedBytes;
-				swapTotal = m.swapTotalBytes;
-				swapUsed = m.swapUsedBytes;
-			} else {
-				const m = await (await loadSi()).mem();
-				if (m.total > 0) {
-					memory.totalBytes = m.total;
-					const avail = m.available > 0 ? m.available : undefined;
-					memory.usedBytes = avail !== undefined ? m.total - avail : m.used;
-				}
-				// swaptotal 0 = no swap configured: used 0 of 0 is true, not unknown.
-				swapTotal = Number.isFinite(m.swaptotal) ? m.swaptotal : undefined;
-				swapUsed = Number.isFinite(m.swapused) ? m.swapused : undefined;
-			}
-			setReason('memory', undefined);
-		} catch (error) {
-			setReason('memory', `memory: ${errWords(error)}`);
-		}
-	}
+	// The machine loop's cadence.
+	const self: Mutable<SystemState['self']> = {};
+	let every = baseEvery;
+	let slowFloor = baseEvery;
+	let scanMsAvg: number | undefined;
+	let woken = false;
+	let machineWake: (() => void) | undefined;
 
 	function noteScan(ms: number): void {
-		if (primed) {
+		if (procs.primed) {
 			// smoothed; the priming scan (no CPU baseline) does not count
 			scanMsAvg = scanMsAvg === undefined ? ms : scanMsAvg * 0.7 + ms * 0.3;
 			self.processScanMs = Math.round(scanMsAvg);
@@ -236,43 +125,33 @@ export function createSystemCollector(opts: SystemCollectorOptions): SystemColle
 		}
 	}
 
-	async function scanProcesses(): Promise<void> {
-		const t0 = performance.now();
-		try {
-			if (sampler) {
-				const keep = new Set(opts.enginePids?.() ?? []);
-				keep.add(process.pid);
-				// GPU users are named from the table, busy or not
-				for (const a of gpuApps) keep.add(a.pid);
-				const r = await sampler.sample(keep);
-				noteScan(r.scanMs);
-				table = r.processes;
-				setReason('processes', r.total === 0 ? 'processes: none listed' : undefined);
-			} else {
-				const r = await (await loadSi()).processes();
-				noteScan(performance.now() - t0);
-				const list: ProcSample[] = [];
-				for (const p of r.list ?? []) {
-					if (!Number.isInteger(p.pid) || p.pid <= 0) continue;
-					const command = [p.command, p.params].filter((s) => s && s !== '').join(' ');
-					list.push({
-						pid: p.pid,
-						...(Number.isInteger(p.parentPid) ? {ppid: p.parentPid} : {}),
-						name: p.name || (p.command ?? '').split(/\s+/)[0] || '?',
-						...(command !== '' ? {command} : {}),
-						// the first scan has no baseline (lifetime averages on Linux): names only
-						...(primed && Number.isFinite(p.cpu) ? {cpuPct: p.cpu * siCpuScale} : {}),
-						...(Number.isFinite(p.memRss) && p.memRss > 0 ? {memRssBytes: p.memRss * 1024} : {}),
-					});
-				}
-				table = list;
-				setReason('processes', list.length === 0 ? 'processes: none listed' : undefined);
-			}
-			tableFresh = true;
-			primed = true;
-		} catch (error) {
-			setReason('processes', `processes: ${errWords(error)}`);
-		}
+	// The subsystems (sources/system/).
+	const cpu = createCpuReader(nativeProc);
+	const memory = createMemoryReader(nativeProc, setReason);
+	const procs = createProcessTable({platform, siCpuScale, setReason, noteScan});
+	const mac = darwin ? createMacSystem(opts.macTools, setReason) : undefined;
+	const gpu = createGpuReader({facts, cpuModel, setReason, memory, mac, ...(opts.nvidiaSmi ? {nvidiaSmi: opts.nvidiaSmi} : {}), ...(opts.linuxGpus ? {linuxGpus: opts.linuxGpus} : {})});
+	const pressure = createPressureReader(facts, mac, setReason);
+	const power = createPowerReader(facts, setReason);
+
+	let computeTimer: NodeJS.Timeout | undefined;
+	let contention: ContentionState = {hot: [], engines: [], gpuUsers: [], active: false};
+	let gpuProcesses: readonly GpuProcess[] = [];
+	let lastKey = '';
+	let state: SystemState | undefined;
+
+	function track(p: Promise<unknown>): void {
+		inflight.add(p);
+		void p.finally(() => inflight.delete(p));
+	}
+
+	/** The pids the process table keeps whether busy or not: the engines, infertop, the GPU's users. */
+	function keepPids(): Set<number> {
+		const keep = new Set(opts.enginePids?.() ?? []);
+		keep.add(process.pid);
+		// GPU users are named from the table, busy or not
+		for (const a of gpu.apps) keep.add(a.pid);
+		return keep;
 	}
 
 	/** Quiet: nothing competes, no engine works, no log said anything since the last scan. */
@@ -283,182 +162,54 @@ export function createSystemCollector(opts: SystemCollectorOptions): SystemColle
 	}
 
 	async function machine(): Promise<void> {
-		cheap();
-		await scanMemory();
-		await scanProcesses();
+		cpu.sample(self);
+		await memory.scan();
+		await procs.scan(keepPids);
 		// the next interval: doubled while quiet (up to quietEvery), the base the moment work shows
-		every = primed && quiet() ? Math.min(quietEvery, Math.max(every * 2, baseEvery)) : baseEvery;
+		every = procs.primed && quiet() ? Math.min(quietEvery, Math.max(every * 2, baseEvery)) : baseEvery;
 		every = Math.max(every, slowFloor);
 		woken = false;
 		self.processEveryMs = every;
 	}
 
-	async function mac(): Promise<MacReaders> {
-		macReaders ??= (await loadMac()).createMacReaders(opts.macTools);
-		return macReaders;
-	}
-
-	async function scanGpu(): Promise<void> {
-		if (darwin) {
-			// Apple silicon, without sudo: ioreg (mactop where ioreg says nothing), and who uses the GPU.
-			const r = await (await mac()).readGpu(cpuModel);
-			for (const [k, v] of Object.entries(r.reasons)) setReason(`mac-${k}`, v);
-			gpuApps = r.apps;
-			macUsersSource = r.usersSource;
-			if (r.gpus.length > 0) {
-				graphicsTried = true;
-				gpus = r.gpus;
-			} else if (gpus.some((g) => g.source === 'ioreg' || g.source === 'mactop')) {
-				// this read failed: the last figures are not figures of now
-				gpus = gpus.map(({utilizationPct: _u, memoryInUseBytes: _m, memoryAllocBytes: _a, ...rest}) => rest);
-			}
-		}
-		if (!nvidiaMissing) {
-			const r = await readNvidiaSmi(opts.nvidiaSmi);
-			if (r.missing) nvidiaMissing = true;
-			else {
-				gpus = r.gpus.map((g) => ({...g, source: 'nvidia-smi'}));
-				gpuApps = r.apps;
-				setReason('gpu', r.reason);
-				return;
-			}
-			setReason('gpu', linux || platform === 'win32' ? r.reason : undefined);
-		}
-		// No nvidia-smi. On Linux: sysfs and pci.ids, every scan (amdgpu's VRAM and load are live);
-		// elsewhere what systeminformation knows (name, vendor, VRAM), asked once.
-		if (nativeProc) {
-			gpus = (await (opts.linuxGpus ?? readLinuxGpus)()).map((g) => ({...g, source: 'sysfs'}));
-		} else if (!graphicsTried) {
-			// (on macOS only where ioreg and mactop gave no GPU)
-			graphicsTried = true;
-			try {
-				const g = await (await loadSi()).graphics();
-				gpus = (g.controllers ?? []).filter((c) => c.model).map((c, index) => {
-					const apple = darwin || /apple/i.test(c.vendor ?? '');
-					const info: Mutable<GpuInfo> = {index, name: c.model, ...(c.vendor ? {vendor: c.vendor} : {}), source: 'systeminformation'};
-					if (apple) info.unified = true;
-					else {
-						if (c.memoryTotal) info.memoryTotalMiB = c.memoryTotal;
-						else if (c.vram && !c.vramDynamic) info.memoryTotalMiB = c.vram;
-						if (c.memoryUsed !== null && c.memoryUsed !== undefined) info.memoryUsedMiB = c.memoryUsed;
-						if (c.utilizationGpu !== null && c.utilizationGpu !== undefined) info.utilizationPct = c.utilizationGpu;
-						if (c.temperatureGpu !== null && c.temperatureGpu !== undefined) info.temperatureC = c.temperatureGpu;
-						if (c.powerDraw !== null && c.powerDraw !== undefined) info.powerW = c.powerDraw;
-					}
-					return info;
-				});
-			} catch (error) {
-				setReason('graphics', `graphics: ${errWords(error)}`);
-			}
-		}
-		// Unified memory (Apple silicon): the GPU's memory is the system's.
-		gpus = gpus.map((g) => (g.unified
-			? {...g, ...(memory.usedBytes !== undefined ? {memoryUsedMiB: Math.round(memory.usedBytes / 1048576)} : {}), ...(memory.totalBytes !== undefined ? {memoryTotalMiB: Math.round(memory.totalBytes / 1048576)} : {})}
-			: g));
-	}
-
-	async function scanPressure(): Promise<void> {
-		try {
-			if (linux) {
-				const p = parsePsiMemory(await readFile('/proc/pressure/memory', 'utf8'));
-				pressure = p ? {words: p.words, level: p.level} : {};
-			} else if (darwin) {
-				// sysctl (pressure level, swap, hw.memsize, iogpu.wired_limit_mb) and memory_pressure -Q.
-				const r = await (await mac()).readMemory();
-				for (const [k, v] of Object.entries(r.reasons)) setReason(`mac-${k}`, v);
-				pressure = r.pressure ? {words: r.pressure.words, ...(r.pressure.level !== undefined ? {level: r.pressure.level} : {})} : {};
-				macState = r.mac;
-				macSwap = {...(r.swapTotalBytes !== undefined ? {total: r.swapTotalBytes} : {}), ...(r.swapUsedBytes !== undefined ? {used: r.swapUsedBytes} : {})};
-			}
-			setReason('pressure', undefined);
-		} catch (error) {
-			pressure = {};
-			// PSI is absent on older kernels and some containers: say so once, quietly.
-			setReason('pressure', `memory pressure: ${errWords(error)}`);
-		}
-	}
-
-	/** /sys/class/power_supply read directly (systeminformation's battery() read the same files, and said "AC" where none is listed). */
-	async function linuxPower(): Promise<{source?: 'ac' | 'battery'; percent?: number}> {
-		const root = '/sys/class/power_supply';
-		const read = (f: string): Promise<string | undefined> => readFile(f, 'utf8').catch(() => undefined);
-		const names = await readdir(root).catch(() => [] as string[]);
-		const entries: PowerSupplyEntry[] = await Promise.all(
-			names.map(async (n) => {
-				const [type, online, status, capacity] = await Promise.all(['type', 'online', 'status', 'capacity'].map((f) => read(`${root}/${n}/${f}`)));
-				return {...(type !== undefined ? {type} : {}), ...(online !== undefined ? {online} : {}), ...(status !== undefined ? {status} : {}), ...(capacity !== undefined ? {capacity} : {})};
-			}),
-		);
-		return parseLinuxPowerSupplies(entries);
-	}
-
-	async function scanPower(): Promise<void> {
-		const next: Mutable<NonNullable<ContentionState['power']>> = {};
-		if (nativeProc) {
-			const p = await linuxPower();
-			if (p.source) next.source = p.source;
-			if (p.percent !== undefined) next.percent = p.percent;
-		} else {
-			try {
-				const b = await (await loadSi()).battery();
-				if (b.hasBattery) {
-					next.source = b.acConnected ? 'ac' : 'battery';
-					if (Number.isFinite(b.percent)) next.percent = b.percent;
-				} else if (b.acConnected) next.source = 'ac';
-			} catch {}
-		}
-		if (darwin) {
-			try {
-				const r = await (await loadExeca())('pmset', ['-g'], {timeout: 2000, reject: false, stdin: 'ignore'});
-				const mode = r.failed ? undefined : parsePmset(String(r.stdout));
-				if (mode) next.mode = mode;
-				setReason('power', r.failed ? 'pmset: failed' : undefined);
-			} catch (error) {
-				setReason('power', `pmset: ${errWords(error)}`);
-			}
-		}
-		if (linux) {
-			try {
-				const g = parseGovernor(await readFile('/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor', 'utf8'));
-				if (g) next.governor = g;
-			} catch {
-				// Not exposed in VMs and containers: nothing to say, the field stays `--`.
-			}
-		}
-		power = Object.keys(next).length > 0 ? next : undefined;
-	}
-
 	function compute(): void {
 		const t = now();
 		const enginePids = opts.enginePids?.() ?? new Set<number>();
+		const table = procs.takeFresh();
+		const swapUsed = mac?.swap.used ?? memory.swapUsed;
+		const swapTotal = mac?.swap.total ?? memory.swapTotal;
+		const {words, level} = pressure.pressure;
+		const pw = power.power;
+		const cpuLoadPct = cpu.loadPct;
 		const r = tracker.update({
 			t,
-			...(tableFresh && table ? {processes: table} : {}),
+			...(table ? {processes: table} : {}),
 			selfPid: process.pid,
 			enginePids,
-			gpuApps,
-			...((macSwap.used ?? swapUsed) !== undefined ? {swapUsedBytes: macSwap.used ?? swapUsed} : {}),
-			...((macSwap.total ?? swapTotal) !== undefined ? {swapTotalBytes: macSwap.total ?? swapTotal} : {}),
-			...(pressure.words !== undefined ? {memoryPressure: pressure.words} : {}),
-			...(pressure.level !== undefined ? {memoryPressureLevel: pressure.level} : {}),
-			...(power !== undefined ? {power} : {}),
+			gpuApps: gpu.apps,
+			...(swapUsed !== undefined ? {swapUsedBytes: swapUsed} : {}),
+			...(swapTotal !== undefined ? {swapTotalBytes: swapTotal} : {}),
+			...(words !== undefined ? {memoryPressure: words} : {}),
+			...(level !== undefined ? {memoryPressureLevel: level} : {}),
+			...(pw !== undefined ? {power: pw} : {}),
 			cores,
 			...(cpuLoadPct !== undefined ? {machineCpuPct: cpuLoadPct} : {}),
 		});
-		tableFresh = false;
 		contention = r.state;
 		gpuProcesses = r.gpuProcesses;
+		const macSummary = mac?.summary();
+		const gpus: GpuInfo[] = gpu.gpus;
 		const next: SystemState = {
 			...(cpuModel ? {cpuModel} : {}),
 			cores,
 			...(cpuLoadPct !== undefined ? {cpuLoadPct} : {}),
-			memory: {...memory},
+			memory: {...memory.memory},
 			gpus,
 			gpuProcesses,
 			contention,
 			self: {...self},
 			reasons: [...reasons.values()],
-			...(darwin && (macState !== undefined || macUsersSource !== undefined) ? {mac: {...macState, ...(macUsersSource !== undefined ? {gpuUsersSource: macUsersSource} : {})}} : {}),
+			...(macSummary !== undefined ? {mac: macSummary} : {}),
 		};
 		const key = systemKey(next);
 		state = {...next, updatedAt: t};
@@ -520,17 +271,15 @@ export function createSystemCollector(opts: SystemCollectorOptions): SystemColle
 		start(): void {
 			if (running) return;
 			running = true;
-			lastCpuUsage = process.cpuUsage();
-			lastCpuWall = performance.now();
-			lastTimes = cpuTimes();
+			cpu.reset();
 			// the second machine scan comes soon after the priming one (CPU % needs a baseline ≥ 0.5 s old)
 			const m = loop(machine, () => (scanMsAvg === undefined ? 600 : every));
 			machineWake = () => m.poke();
 			// GPU at the machine loop's pace (nvidia-smi is the costliest thing here), slowed with it when quiet
 			// (macOS: at the refresh interval while anything is busy: ioreg costs a few ms, no driver context)
-			loop(scanGpu, () => (darwin && every <= baseEvery ? (opts.gpuEveryMs ?? intervalMs) : Math.max(opts.gpuEveryMs ?? baseEvery, every)));
-			loop(scanPressure, () => Math.max(PRESSURE_EVERY_MS, every));
-			loop(scanPower, () => Math.max(POWER_EVERY_MS, every));
+			loop(() => gpu.scan(), () => (darwin && every <= baseEvery ? (opts.gpuEveryMs ?? intervalMs) : Math.max(opts.gpuEveryMs ?? baseEvery, every)));
+			loop(() => pressure.scan(), () => Math.max(PRESSURE_EVERY_MS, every));
+			loop(() => power.scan(), () => Math.max(POWER_EVERY_MS, every));
 		},
 		wake(): void {
 			woken = true;

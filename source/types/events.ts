@@ -79,6 +79,17 @@ export interface RequestPatch {
 	readonly outcome?: 'error' | 'cancelled';
 	/** The engine's error message for an `error` outcome (sanitized, capped). */
 	readonly error?: string;
+	/** The context window the engine held this request's prompt in (llama-server `new prompt, n_ctx_slot = N`). */
+	readonly contextWindow?: number;
+	/**
+	 * Tokens of this prompt that the slot's previous prompt also began with, where the engine says
+	 * (Ollama MLX `cache hit … matched=`; llama-server `f_sim_best` × prompt): the cache reuse's basis.
+	 */
+	readonly sharedPrefixTokens?: number;
+	/** How generation ended where the engine says: `length` (its own limit or the window), `stop`. */
+	readonly finishReason?: 'stop' | 'length';
+	/** Tokens the request asked for at most (llama-server `n_predict`, `-v`), where the engine says. */
+	readonly outputLimit?: number;
 	/** Set on the line that closes the request (llama.cpp `release`, Ollama MLX stats, lithos Generation). */
 	readonly done?: boolean;
 	/** Set on the line that opens the request. */
@@ -97,8 +108,10 @@ export type EngineEvent =
 	| {readonly type: 'buffer'; readonly device: string; readonly kind: 'model' | 'KV' | 'compute' | 'output' | 'RS'; readonly mib: number; readonly onGpu: boolean}
 	/** Context sizes: total, per slot/sequence, number of slots. */
 	| {readonly type: 'context'; readonly nCtx?: number; readonly nCtxPerSlot?: number; readonly slots?: number}
-	/** A model finished loading / the runner is ready. */
-	| {readonly type: 'model-loaded'; readonly model?: string; readonly runner?: OllamaRunner; readonly seconds?: number}
+	/** A model finished loading / the runner is ready; `evidence`: the engine's line (sanitized). */
+	| {readonly type: 'model-loaded'; readonly model?: string; readonly runner?: OllamaRunner; readonly seconds?: number; readonly evidence?: string}
+	/** What went wrong for an agent's request, in the engine's own words (issue 28; model/findings.ts places it on a turn). */
+	| {readonly type: 'agent-signal'; readonly signal: AgentSignal}
 	/** A model left memory: LRU eviction to fit another, its idle TTL ran out, or an unload (oMLX engine pool). */
 	| {readonly type: 'model-unloaded'; readonly model?: string; readonly reason: 'evicted' | 'ttl' | 'unloaded'; readonly by?: string}
 	/** The server announced itself (Ollama `Listening on … (version …)`, llama-server `listening on`). */
@@ -143,6 +156,31 @@ export type EngineEvent =
 	 * util/numbers.ts): that field was left unknown; the line is counted as inconsistent, with why.
 	 */
 	| {readonly type: 'inconsistent'; readonly reason: string};
+
+/**
+ * What an engine's line says went wrong for a request (model/findings.ts turns these into findings
+ * on the turn they belong to): the prompt was cut, refused or shifted for context; another model was
+ * evicted; a tool call failed to parse; the runner shrank its context to fit. Figures as the line
+ * states them; the line itself (sanitized) is the evidence.
+ */
+export type AgentSignalKind = 'truncated' | 'context-exceeded' | 'context-shifted' | 'evicting' | 'tool-call-failed' | 'context-shrunk';
+
+export interface AgentSignal {
+	readonly kind: AgentSignalKind;
+	/** The request it belongs to where the line names it (llama-server task ids); else by time. */
+	readonly key?: string;
+	readonly model?: string;
+	/** The engine's line, sanitized, capped (one line). */
+	readonly evidence: string;
+	/** Ollama `truncating input prompt`: limit, prompt, keep, new. */
+	readonly limit?: number;
+	readonly prompt?: number;
+	readonly keep?: number;
+	readonly kept?: number;
+	/** Context figures: the window (`n_ctx`, `num_ctx`), the prompt it refused (`n_prompt_tokens`), tokens discarded by a shift. */
+	readonly window?: number;
+	readonly discarded?: number;
+}
 
 /**
  * A pure, stateful line parser for one engine's log (source/engines/<engine>.ts).

@@ -5,7 +5,7 @@
 import type {SystemState} from './system.js';
 import type {ProbeProgress, ProbePromptKind, ProbeResult, ProbeState} from './probe.js';
 import type {CompareProgress, CompareRow, CompareState} from './compare.js';
-import type {EngineEvent, EngineKind, OllamaRunner, RequestPatch} from './events.js';
+import type {AgentSignal, EngineEvent, EngineKind, OllamaRunner, RequestPatch} from './events.js';
 
 /** A line from a log, kept for the log pane (sanitized, capped). */
 export interface LogLine {
@@ -181,6 +181,11 @@ export interface ServerState extends ServerInfo {
 	readonly refusals?: readonly Refusal[];
 	/** The last load the server's status API reported, with when. */
 	readonly load?: ServerLoad & {readonly t: number};
+	/**
+	 * What the engine's lines said went wrong for requests, and when models loaded or left (the
+	 * agent view's findings, model/findings.ts), newest last, capped. Absent until the first.
+	 */
+	readonly signals?: readonly ServerSignal[];
 	/** The GPU memory limit the engine's log stated last (EngineEvent `gpu-limit`), with when. */
 	readonly gpuLimit?: {readonly limitBytes: number; readonly requiredBytes?: number; readonly t: number};
 	readonly httpCount: number;
@@ -211,9 +216,48 @@ export interface ServerState extends ServerInfo {
 	/** The newest MAX_LOG_LINES lines (model/log-ring.ts: appended in O(1), read with logLines/logTail). */
 	readonly log: LogRing;
 	readonly logState?: string;
+	/**
+	 * How far the reading of this server's log is behind its end, and the lines skipped on purpose
+	 * under overload (counted, never silent): see the readme, "Busy servers". Absent until the
+	 * log's tail reports it (file logs).
+	 */
+	readonly logLag?: LogLag;
 	/** Bytes per token resolved for each model by name (survives /api/ps refreshes). */
 	readonly modelBytes: Readonly<Record<string, {readonly bytesPerToken: number; readonly source: string}>>;
 }
+
+/** What a log tail reports of its own progress (sources/log-tail.ts). */
+export interface LogLag {
+	/** Bytes written to the file and not yet read, as of the last read. */
+	readonly bytesBehind: number;
+	/** Lines skipped without reading them, since start: the tail jumped ahead of a backlog it could not keep up with. */
+	readonly linesSkipped: number;
+	/** Times it jumped ahead. */
+	readonly skips: number;
+}
+
+/** One line of a log as the log source read it: its text, what its parser made of it, when. */
+export interface LogBatchLine {
+	readonly t: number;
+	readonly text: string;
+	readonly parsed: boolean;
+	readonly events?: readonly EngineEvent[];
+	/** `backlog` = read at start-up, `t` is the log's own time; `earlier` = its time cannot be known. */
+	readonly at?: 'backlog' | 'earlier';
+}
+
+/** A model loaded (with the seconds it took, where the log says) or left memory (`gone`: absent from the models list that had it). */
+export interface LoadSignal {
+	readonly kind: 'loaded' | 'unloaded';
+	readonly model?: string;
+	readonly seconds?: number;
+	readonly reason?: 'evicted' | 'ttl' | 'unloaded' | 'gone';
+	readonly evidence: string;
+	readonly key?: undefined;
+}
+
+/** A signal with when it was read (`backlog`: the log's own time; `earlier`: unknown, never placed on a turn). */
+export type ServerSignal = (AgentSignal | LoadSignal) & {readonly t: number; readonly earlier?: boolean};
 
 /** One refused attempt: when (the log's time), from which client where the access line says, with its status. */
 export interface Refusal {
@@ -257,6 +301,12 @@ export type Action =
 	/** `at`: `backlog` = read at start-up, `t` is the log's own time; `earlier` = its time cannot be known. */
 	| {readonly type: 'engine-event'; readonly serverId: string; readonly t: number; readonly event: EngineEvent; readonly at?: 'backlog' | 'earlier'}
 	| {readonly type: 'log-line'; readonly serverId: string; readonly t: number; readonly text: string; readonly parsed: boolean}
+	/**
+	 * The lines one read of a log gave, in order: the same as a `log-line` and its `engine-event`s
+	 * for each, applied in one step (one state change, one change check, one wake-up per read).
+	 */
+	| {readonly type: 'log-batch'; readonly serverId: string; readonly lines: readonly LogBatchLine[]}
+	| {readonly type: 'log-lag'; readonly serverId: string; readonly lag: LogLag}
 	/** A probe's counts matched this log request: it is of the probe's model. */
 	| {readonly type: 'request-attributed'; readonly serverId: string; readonly key: string; readonly model: string; readonly by: AttributionEvidence}
 	| {readonly type: 'log-state'; readonly serverId: string; readonly text: string}

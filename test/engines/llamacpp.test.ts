@@ -208,7 +208,7 @@ describe('llama.cpp engines.md example lines', () => {
 	it('Ollama-era request lines (ollama #18123) and cache forms', () => {
 		const p = createLlamaCppParser();
 		expect(one(p, 'slot launch_slot_: id  0 | task 0 | processing task, is_child = 0')).toEqual([{type: 'request', key: 's0/t0', slot: 0, task: 0, started: true}]);
-		expect(one(p, 'slot   operator(): id  0 | task 0 | new prompt, n_ctx_slot = 131072, n_keep = 4, task.n_tokens = 14892')).toEqual([{type: 'request', key: 's0/t0', slot: 0, task: 0, promptTokens: 14892}]);
+		expect(one(p, 'slot   operator(): id  0 | task 0 | new prompt, n_ctx_slot = 131072, n_keep = 4, task.n_tokens = 14892')).toEqual([{type: 'request', key: 's0/t0', slot: 0, task: 0, promptTokens: 14892, contextWindow: 131072}]);
 		expect(one(p, 'slot   operator(): id  0 | task 0 | cached n_tokens = 0, memory_seq_rm [0, end)')).toEqual([{type: 'request', key: 's0/t0', slot: 0, task: 0, cachedTokens: 0}]);
 		// Only the first cache line of a request counts.
 		expect(one(p, 'slot   operator(): id  0 | task 0 | cached n_tokens = 512, memory_seq_rm [512, end)')).toEqual([]);

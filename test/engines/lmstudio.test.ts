@@ -18,7 +18,7 @@ describe('lms log stream --stats (text)', () => {
 		const {events, unparsed} = run(createLmStudioLogParser(), sample);
 		expect(unparsed).toEqual([]);
 		const r = requests(events).get('lms#1')!;
-		expect(r).toEqual({key: 'lms#1', model: 'qwen2.5-7b-instruct', started: true, done: true, engineTps: 51.43709529007664, ttftMs: 111, wallMs: 3844, promptTokens: 38, generatedTokens: 192, drafted: 160, accepted: 118});
+		expect(r).toEqual({key: 'lms#1', model: 'qwen2.5-7b-instruct', started: true, done: true, engineTps: 51.43709529007664, ttftMs: 111, wallMs: 3844, promptTokens: 38, generatedTokens: 192, drafted: 160, accepted: 118, finishReason: 'stop'});
 		const f = requestFigures(r);
 		expect(f.acceptance!.toFixed(4)).toBe('0.7375');
 		// No cached count in LM Studio's stats: unknown, never 0.
@@ -36,7 +36,7 @@ describe('lms log stream --json', () => {
 	it('input + output events → one request; userStopped → cancelled', () => {
 		const {events} = run(createLmStudioLogParser(), sample);
 		const reqs = requests(events);
-		expect(reqs.get('lms#2')).toEqual({key: 'lms#2', model: 'qwen2.5-7b-instruct', started: true, done: true, engineTps: 55.2, ttftMs: 90, promptTokens: 12, generatedTokens: 8});
+		expect(reqs.get('lms#2')).toEqual({key: 'lms#2', model: 'qwen2.5-7b-instruct', started: true, done: true, engineTps: 55.2, ttftMs: 90, promptTokens: 12, generatedTokens: 8, finishReason: 'stop'});
 		expect(reqs.get('lms#3')).toMatchObject({outcome: 'cancelled', done: true});
 		expect(requestFigures(reqs.get('lms#3')!)).toEqual({});
 	});
@@ -45,7 +45,7 @@ describe('lms log stream --json', () => {
 		const p = createLmStudioLogParser();
 		expect(p.push('{"timestamp":1,"data":{"type":"llm.prediction.output","modelIdentifier":"m","output":"aaaa…[+9000 chars]')).toEqual([{type: 'request', key: 'lms#1', started: true, done: true}]);
 		const ev = p.push('{"timestamp":1,"data":{"type":"llm.prediction.output","modelIdentifier":"m","output":"x","stats":{"stopReason":"eosFound","tokensPerSecond":-3,"predictedTokensCount":"NaN"}}}');
-		expect(ev).toEqual([{type: 'request', key: 'lms#2', model: 'm', started: true, done: true}, {type: 'request', key: 'lms#2'}]);
+		expect(ev).toEqual([{type: 'request', key: 'lms#2', model: 'm', started: true, done: true}, {type: 'request', key: 'lms#2', finishReason: 'stop'}]);
 	});
 
 	it('runtime log messages of the llama.cpp engine go to the llama.cpp parser', () => {

@@ -35,15 +35,15 @@ describe('Ollama slog and gin lines (engines.md §1e)', () => {
 	it('runner start/ready lines of every era → model-loaded', () => {
 		const p = createOllamaParser();
 		expect(one(p, 'time=2024-12-01T10:00:00.000Z level=INFO source=server.go:600 msg="llama runner started in 2.01 seconds"'))
-			.toEqual([{type: 'model-loaded', runner: 'gguf', seconds: 2.01, model: undefined}]);
+			.toEqual([{type: 'model-loaded', runner: 'gguf', seconds: 2.01, model: undefined, evidence: 'time=2024-12-01T10:00:00.000Z level=INFO source=server.go:600 msg="llama runner started in 2.01 seconds"'}]);
 		expect(one(p, '2023/12/03 14:58:42 llama.go:492: llama runner started in 9.200880 seconds'))
-			.toEqual([{type: 'model-loaded', runner: 'gguf', seconds: 9.20088, model: undefined}]);
+			.toEqual([{type: 'model-loaded', runner: 'gguf', seconds: 9.20088, model: undefined, evidence: '2023/12/03 14:58:42 llama.go:492: llama runner started in 9.200880 seconds'}]);
 		expect(one(p, 'time=2026-06-10T10:00:00.000Z level=INFO source=llama_server.go:300 msg="loading model via llama-server" model=/models/blobs/sha256-abc')).toEqual([]);
 		expect(one(p, 'time=2026-06-10T10:00:03.000Z level=INFO source=llama_server.go:400 msg="llama-server started in 3.21 seconds"'))
-			.toEqual([{type: 'model-loaded', runner: 'gguf', seconds: 3.21, model: '/models/blobs/sha256-abc'}]);
+			.toEqual([{type: 'model-loaded', runner: 'gguf', seconds: 3.21, model: '/models/blobs/sha256-abc', evidence: 'time=2026-06-10T10:00:03.000Z level=INFO source=llama_server.go:400 msg="llama-server started in 3.21 seconds"'}]);
 		expect(one(p, 'time=2026-08-21T18:48:00.000-07:00 level=INFO source=server.go:100 msg="starting mlx runner subprocess" model=qwen3.6:27b-mlx port=51234')).toEqual([]);
 		expect(one(p, 'time=2026-08-21T18:48:05.000-07:00 level=INFO source=server.go:150 msg="mlx runner is ready" port=51234'))
-			.toEqual([{type: 'model-loaded', runner: 'mlx', model: 'qwen3.6:27b-mlx'}]);
+			.toEqual([{type: 'model-loaded', runner: 'mlx', model: 'qwen3.6:27b-mlx', evidence: 'time=2026-08-21T18:48:05.000-07:00 level=INFO source=server.go:150 msg="mlx runner is ready" port=51234'}]);
 	});
 
 	it('offload lines of each era', () => {
@@ -89,7 +89,7 @@ describe('Ollama slog and gin lines (engines.md §1e)', () => {
 		expect(unparsed).toEqual([]);
 		const r = requests(events).get('s0/t0')!;
 		expect(r).toMatchObject({runner: 'gguf', model: 'qwen3:8b', promptTokens: 14892, cachedTokens: 0, prefillTokens: 14892, generatedTokens: 351, decodedTokens: 350, accepted: 2906, drafted: 3352, engineMeanLen: 4.47, done: true});
-		expect(events).toContainEqual({type: 'offload', layersOnGpu: 48, layersTotal: 49});
+		expect(events).toContainEqual({type: 'offload', layersOnGpu: 48, layersTotal: 49, model: 'qwen3:8b'});
 		expect(events).toContainEqual({type: 'prefill-progress', key: 's0/t0', processed: 1536, progress: 0.1, tps: 448.61});
 	});
 });
@@ -106,7 +106,7 @@ describe('Ollama MLX engine lines', () => {
 		expect(unparsed).toEqual([]);
 		expect(events).toContainEqual({type: 'prefill-progress', key: 'mlx#1', processed: 201, total: 201, progress: 1});
 		const r = requests(events).get('mlx#1')!;
-		expect(r).toEqual({key: 'mlx#1', runner: 'mlx', started: true, done: true, promptTokens: 5321, cachedTokens: 5120, prefillTokens: 201, passes: 212, drafted: 1180, accepted: 833, decodedTokens: 1045, generatedTokens: 1045, engineMeanLen: 4.93});
+		expect(r).toEqual({key: 'mlx#1', runner: 'mlx', started: true, done: true, promptTokens: 5321, cachedTokens: 5120, sharedPrefixTokens: 5120, prefillTokens: 201, passes: 212, drafted: 1180, accepted: 833, decodedTokens: 1045, generatedTokens: 1045, engineMeanLen: 4.93});
 		expect(r.decodeMs).toBeUndefined();
 		const f = requestFigures(r);
 		expect(f.tokensPerPass!.toFixed(2)).toBe('4.93');
@@ -157,7 +157,7 @@ describe('Ollama MLX requests with no speculative decode stats (x/mlxrunner @ fb
 		expect(unparsed).toEqual([]);
 		const r = requests(events).get('mlx#1')!;
 		const {wallMs, ...rest} = r;
-		expect(rest).toEqual({key: 'mlx#1', runner: 'mlx', started: true, done: true, promptTokens: 1200, cachedTokens: 1024, prefillTokens: 176});
+		expect(rest).toEqual({key: 'mlx#1', runner: 'mlx', started: true, done: true, promptTokens: 1200, cachedTokens: 1024, sharedPrefixTokens: 1024, prefillTokens: 176});
 		expect(wallMs).toBeCloseTo(4101.234567, 6);
 		const f = requestFigures(r);
 		expect([f.promptTokens, f.cachedTokens, f.decodeTps, f.tokensPerPass, f.passes]).toEqual([1200, 1024, undefined, undefined, undefined]);

@@ -219,7 +219,10 @@ describe('oMLX through the rest of infertop', () => {
 	it('the reducer: a log line that a model left memory does not override what the status API says (it may be old)', async () => {
 		const {applyEvent, newServer} = await import('../../source/model/reducer.js');
 		const s0 = {...newServer({id: 'omlx@127.0.0.1:8000', engine: 'omlx', url: 'http://127.0.0.1:8000', source: 'port-scan'}, 1), models: [{name: 'a', loaded: true}]};
-		expect(applyEvent(s0, 2, {type: 'model-unloaded', model: 'a', reason: 'ttl'})).toBe(s0);
+		const s1 = applyEvent(s0, 2, {type: 'model-unloaded', model: 'a', reason: 'ttl'});
+		expect(s1.models).toBe(s0.models);
+		// Kept only as the agent view's reload cause (issue 28).
+		expect(s1.signals).toEqual([{kind: 'unloaded', model: 'a', reason: 'ttl', evidence: 'a unloaded: idle TTL ran out', t: 2}]);
 	});
 
 	it('the probe: oMLX usage (server.py v0.3.5) gives cached tokens and the reported rate', async () => {

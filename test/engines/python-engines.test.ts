@@ -135,3 +135,30 @@ describe('lithos-metal 0.1.2 warmups and DSpark=disabled (monolith/serve.py main
 		expect([f.tokensPerPass, f.decodeTps]).toEqual([1, 240]);
 	});
 });
+
+describe('vLLM ≤ 0.6 `Speculative metrics` with its counts (issue 30)', () => {
+	// vllm/engine/metrics.py `_format_spec_decode_metrics_str` (0.6.3, as vllm-project/vllm#9539 quotes
+	// it) and vllm/spec_decode/metrics.py: running totals since start; draft ÷ k = passes.
+	const line = (accepted: number, draft: number, emitted: number, k = 3) =>
+		`INFO 10-16 19:05:47 metrics.py:367] Speculative metrics: Draft acceptance rate: ${(accepted / draft).toFixed(3)}, System efficiency: ${(emitted / ((draft / k) * (k + 1))).toFixed(3)}, Number of speculative tokens: ${k}, Number of accepted tokens: ${accepted}, Number of draft tokens: ${draft}, Number of emitted tokens: ${emitted}.`;
+
+	it('first line: its totals (10616 emitted over 13311 / 3 = 4437 passes → 2.39 per pass); next: the window between the two', () => {
+		const p = createVllmParser();
+		expect(one(p, line(8547, 13311, 10616))).toEqual([{type: 'interval-stats', meanAcceptLen: 10616 / 4437, accepted: 8547, drafted: 13311, acceptRate: 8547 / 13311}]);
+		// +390 accepted, +600 drafted (200 passes), +500 emitted → 2.5 per pass, 0.65 accepted.
+		expect(one(p, line(8937, 13911, 11116))).toEqual([{type: 'interval-stats', meanAcceptLen: 2.5, accepted: 390, drafted: 600, acceptRate: 0.65}]);
+		// No new drafts in the window: nothing to say (not 0, not the old figure).
+		expect(one(p, line(8937, 13911, 11116))).toEqual([]);
+	});
+
+	it('the early form ("Number of draft tokens tokens", vllm/engine/metrics.py @ 00c33e81b) reads the same', () => {
+		const p = createVllmParser();
+		expect(one(p, 'INFO 05-20 10:00:00 metrics.py:300] Speculative metrics: Draft acceptance rate: 0.500, System efficiency: 0.500, Number of speculative tokens: 4, Number of accepted tokens: 200, Number of draft tokens tokens: 400, Number of emitted tokens tokens: 250.'))
+			.toEqual([{type: 'interval-stats', meanAcceptLen: 2.5, accepted: 200, drafted: 400, acceptRate: 0.5}]);
+	});
+
+	it('accepted above drafted is inconsistent, never a figure', () => {
+		const p = createVllmParser();
+		expect(one(p, line(500, 300, 400))).toEqual([{type: 'inconsistent', reason: 'accepted 500 above drafted 300'}]);
+	});
+});

@@ -97,7 +97,7 @@ describe('llama.cpp, default verbosity: prompt-cache reuse (v2 partial-reuse cap
 		expect(js.server).toBe('llama');
 		expect(js.client).toBeNull();
 		expect(js.clientKnown).toBe(false);
-		expect(js.turns[0]).toEqual({time: new Date(T0 + 6312.978).toISOString(), promptTokens: 1559, cachedTokens: 0, promptEstimated: true, queueMs: null, prefillMs: 4423.92, decodeMs: 758.56, generatedTokens: 32, idleBeforeMs: null, retries: 0});
+		expect(js.turns[0]).toEqual({time: new Date(T0 + 6312.978).toISOString(), promptTokens: 1559, cachedTokens: 0, promptEstimated: true, queueMs: null, prefillMs: 4423.92, decodeMs: 758.56, generatedTokens: 32, idleBeforeMs: null, retries: 0, contextTokens: 1559, contextWindow: null, contextFill: null, cacheReuse: 0, cacheReuseBasis: 'prompt', loadMs: null, finishReason: null, findings: []});
 		expect(js.budget).toMatchObject({queueMs: null, prefillMs: 5007.43, decodeMs: 3043.31, idleMs: 6066.508, savedByCacheMs: Math.round(((4620 * 5007.43) / 1626) * 1000) / 1000});
 	});
 });

@@ -62,7 +62,12 @@ const mlxRequest = (t: number, iterations: number, drafted: number, accepted: nu
 	[t + 500, slog(t + 500, 'server.go:225', 'ServeHTTP', 'method=POST path=/v1/completions took=500ms status="200 OK"')],
 ];
 
-/** Two MLX models loaded in one Ollama: 100 passes + 129 accepted = 2.29 tokens per pass, 50 + 150 = 4.0. */
+/**
+ * Two MLX models loaded in one Ollama: 100 passes + 129 accepted = 2.29 tokens per pass, 50 + 150 = 4.0.
+ * The requests are read on from a log that rotated after both runners started (a new parser): their
+ * lines name neither model. (Read on in one log, the request a runner was started for is its model's:
+ * test/model/second-runners.test.ts.)
+ */
 function twoModels(): {state: MonitorState; parser: LineParser} {
 	const parser = createParser('ollama');
 	let s = run(ollama(), [ps(T0, [model(A, T0 + 300_000), model(B, T0 + 300_000)])]);
@@ -73,7 +78,7 @@ function twoModels(): {state: MonitorState; parser: LineParser} {
 		mlxStart(T0 + 30, B),
 		[T0 + 40, slog(T0 + 40, 'server.go:260', 'mlx runner is ready', 'port=51235')],
 	]);
-	return {state: s, parser};
+	return {state: s, parser: createParser('ollama')};
 }
 
 describe('two models on one Ollama: each model\'s figures from its own requests only', () => {

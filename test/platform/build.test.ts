@@ -25,8 +25,14 @@ describe('scripts/build.mjs', () => {
 		dir = fs.mkdtempSync(path.join(os.tmpdir(), 'infertop-build-'));
 		out = path.join(dir, 'dist', 'cli.cjs');
 		fs.cpSync(path.join(root, 'bin'), path.join(dir, 'bin'), {recursive: true});
-		await run(process.execPath, ['scripts/build.mjs'], {cwd: root, env: {...process.env, INFERTOP_ENTRY: 'scripts/smoke-entry.tsx', INFERTOP_OUTFILE: out}, timeout: 120_000});
+		built = await run(process.execPath, ['scripts/build.mjs'], {cwd: root, env: {...process.env, INFERTOP_ENTRY: 'scripts/smoke-entry.tsx', INFERTOP_OUTFILE: out}, timeout: 120_000});
 	}, 150_000);
+	let built: {stdout: string; stderr: string};
+
+	it('says what it built on stderr, never stdout (`npm start -- snapshot --json | jq` reads stdout)', () => {
+		expect(built.stdout).toBe('');
+		expect(built.stderr).toMatch(/^build: scripts\/smoke-entry\.tsx → /m);
+	});
 
 	afterAll(() => {
 		if (dir) fs.rmSync(dir, {recursive: true, force: true});

@@ -135,7 +135,8 @@ describe('a log written in another zone', () => {
 		let state: MonitorState = initialState();
 		const lines: number[] = [];
 		const source = createLogSource({serverId: 'x', engine: 'ollama', input: {kind: 'file', path: file}, dispatch: a => {
-			if (a.type === 'log-line') lines.push(a.t);
+			// one action per read: its lines, in order
+			if (a.type === 'log-batch') lines.push(...a.lines.map(l => l.t));
 			state = reduce(state, a);
 		}});
 		await source.start();

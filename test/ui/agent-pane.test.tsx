@@ -10,6 +10,7 @@ const turn = (i: number, parts: Partial<Pick<Turn, 'queueMs' | 'prefillMs' | 'de
 	promptEstimated: false,
 	retries: 0,
 	backlog: false,
+	findings: [],
 	...parts,
 });
 

@@ -160,11 +160,21 @@ describe('PROBE: first against second, and the queue', () => {
 		expect(pairLines(first, {...second, ttftMs: 1300})[2]).toMatch(/^cache saved nothing \(second TTFT 100 ms longer\) · /);
 	});
 
+	it('issue 30: the saving compares prefill with prefill: a run\'s queue time is taken out, or the saving is unknown', () => {
+		// The demo's case: 1.0 s of the first run's 1.29 s TTFT was waiting behind another request.
+		const q1 = {...first, ttftMs: 1290, queuedBehind: 1, queuedMs: 1000};
+		const q2 = {...second, ttftMs: 50};
+		expect(pairLines(q1, q2)[2]).toMatch(/^cache saved 240 ms of TTFT, queue excluded \(83%\) · /);
+		// Another request ran beside it for a time not known: the TTFT is not the prefill, and nothing says how much.
+		expect(pairLines({...first, queuedBehind: 2}, second)[2]).toMatch(/^cache saved -- \(a run shared the server with other requests: its prefill is not known\) · /);
+		expect(pairLines(first, {...second, queuedBehind: 1})[2]).toMatch(/^cache saved -- \(a run shared the server with other requests: its prefill is not known\) · /);
+	});
+
 	it('says the probe queued behind other requests instead of a bare TTFT', () => {
 		expect(ttftText({...base, ttftMs: 3380, queuedBehind: 1, queuedMs: 3100})).toBe('TTFT 3.38 s (queued 3.1 s behind 1 request)');
 		expect(ttftText({...base, ttftMs: 900, queuedBehind: 2})).toBe('TTFT 900 ms (2 other requests running)');
 		expect(ttftText({...base, ttftMs: 900})).toBe('TTFT 900 ms');
-		expect(pairLines({...first, queuedBehind: 1, queuedMs: 800}, second)[2]).toContain('a run queued behind other requests');
+		expect(pairLines({...first, queuedBehind: 1, queuedMs: 800}, second)[2]).toContain('queue excluded');
 		expect(pairLines({...first, queuedBehind: 1}, second)[2]).not.toContain('queued');
 	});
 

@@ -5,7 +5,7 @@
  * connect per port; fingerprints only for ports not already answering). Never blocks: all network
  * work is async with deadlines and its results are dispatched.
  */
-import {sharedAbortController} from './http.js';
+import {sharedAbortController} from '../http-get.js';
 import type {Collector, Dispatch, ServerInfo, ServerSource} from '../../types/state.js';
 import {fingerprint, type Identity} from './fingerprint.js';
 import {DEFAULT_PORTS, scanPorts} from './port-scan.js';

@@ -10,14 +10,8 @@ import type {EngineKind} from '../../types/events.js';
 import {engineOf} from '../../engines/index.js';
 import type {PollAnswers, PollPlan, RestartMarker} from '../../engines/descriptor.js';
 import {clean, MAX_MODELS, readAnswer} from '../../engines/answers.js';
-import {answerJson, httpGet, isAnswer, type HttpResult, sharedAbortController} from './http.js';
+import {answerJson, httpGet, isAnswer, type HttpResult, sharedAbortController} from '../http-get.js';
 
-export {MAX_MODELS, openAiModels} from '../../engines/answers.js';
-export type {RestartMarker} from '../../engines/descriptor.js';
-export {runnerOfFormat, ollamaPsModels} from '../../engines/ollama.js';
-export {maxSlotTask, llamaServerModels, llamaMetricsCounters} from '../../engines/llamacpp.js';
-export {lmStudioV1Models, lmStudioV0Models} from '../../engines/lmstudio.js';
-export {llamaSwapRunning} from '../../engines/llamaswap.js';
 
 /** True when `next` is a different process than `prev` (a counter went down, start time/version/pid changed). */
 export function isRestart(prev: RestartMarker | undefined, next: RestartMarker): boolean {

@@ -1,7 +1,7 @@
 import {Box} from 'ink';
 import {memo} from 'react';
 import type {ProbeProgress, ProbeResult, ProbeState} from '../../types/probe.js';
-import {clock, duration, elapsed, int, ms, pct, tpp, tps} from '../format.js';
+import {clock, duration, elapsed, fitRows, int, ms, pct, tpp, tps} from '../format.js';
 import {Line, Span, Title} from './common.js';
 
 export interface ProbePaneProps {
@@ -67,14 +67,21 @@ export function lastPair(results: readonly ProbeResult[]): [ProbeResult, ProbeRe
 export function pairLines(first: ProbeResult, second: ProbeResult): [string, string, string] {
 	const cached = (r: ProbeResult) => `${int(r.cachedTokens)}/${int(r.promptTokens)}`;
 	const cell = (r: ProbeResult) => `TTFT ${ms(r.ttftMs).padStart(8)}   cached ${cached(r).padStart(11)}   decode ${tps(r.decodeTps).padStart(6)} tok/s${queueText(r)}`;
+	// Prefill with prefill: a run's wait behind other requests is not what the cache saves. Where
+	// another request held the server for a time not known, neither run's prefill is known.
+	const shared = (r: ProbeResult) => r.queuedBehind !== undefined && r.queuedMs === undefined;
+	const prefillOf = (r: ProbeResult) => (r.ttftMs === undefined ? undefined : r.ttftMs - (r.queuedMs ?? 0));
+	const excluded = [first, second].some(r => r.queuedMs !== undefined && r.queuedMs > 0) ? ', queue excluded' : '';
+	const p1 = prefillOf(first);
+	const p2 = prefillOf(second);
 	let saved: string;
-	if (first.ttftMs === undefined || second.ttftMs === undefined) saved = 'cache saved -- of TTFT';
+	if (shared(first) || shared(second)) saved = 'cache saved -- (a run shared the server with other requests: its prefill is not known)';
+	else if (p1 === undefined || p2 === undefined) saved = 'cache saved -- of TTFT';
 	else {
-		const d = first.ttftMs - second.ttftMs;
-		saved = d > 0 ? `cache saved ${ms(d)} of TTFT (${pct(first.ttftMs > 0 ? d / first.ttftMs : undefined)})` : `cache saved nothing (second TTFT ${ms(-d)} longer)`;
+		const d = p1 - p2;
+		saved = d > 0 ? `cache saved ${ms(d)} of TTFT${excluded} (${pct(p1 > 0 ? d / p1 : undefined)})` : `cache saved nothing (second ${excluded ? 'prefill' : 'TTFT'} ${ms(-d)} longer)`;
 	}
-	const queued = [first, second].some(r => r.queuedMs !== undefined) ? ' · a run queued behind other requests: its TTFT is not the prefill alone' : '';
-	return [`first   ${cell(first)}`, `second  ${cell(second)}`, `${saved} · ${second.prompt} · ${second.model ?? second.engine} · ${clock(second.t)}${queued}`];
+	return [`first   ${cell(first)}`, `second  ${cell(second)}`, `${saved} · ${second.prompt} · ${second.model ?? second.engine} · ${clock(second.t)}`];
 }
 
 /** Silence after which the live rate is no longer shown as live: the stream has stalled. */
@@ -125,7 +132,7 @@ export const ProbePane = memo(function ProbePane({probe, now, width, height, rea
 	return (
 		<Box flexDirection="column" height={height} width={width}>
 			<Title title="PROBE" detail={`prompt ${probe.prompt}${run ? ` · running on ${run.serverId}${run.model ? ` · ${run.model}` : ''}` : pairShown ? ' · first against second run' : ''}`} />
-			{lines.slice(0, room).map((l, i) => (
+			{fitRows(lines, width, room).map((l, i) => (
 				<Line key={i}>{l.color ? <Span color={l.color}>{l.text}</Span> : l.text}</Line>
 			))}
 		</Box>

@@ -3,7 +3,7 @@ import {memo} from 'react';
 import type {LogLine, LogRing} from '../../types/state.js';
 import {logLines} from '../../model/log-ring.js';
 import {sanitize} from '../../util/sanitize.js';
-import {clock, DASH, fit, int, ms, num, pct, right, tpp, tps} from '../format.js';
+import {bytes, clock, DASH, fit, int, ms, num, pct, right, tpp, tps} from '../format.js';
 import type {TableSort} from '../view-state.js';
 import type {RequestEntry} from '../view-model/requests.js';
 import {Line, Span, Title} from './common.js';
@@ -68,8 +68,12 @@ export function windowStart(count: number, cursor: number, room: number): number
 export interface RequestsPaneProps {
 	/** Sorted and filtered (tableEntries). */
 	readonly entries: readonly RequestEntry[];
-	/** Requests seen in all (before the filter). */
+	/** Requests kept in the servers' rings (before the filter). */
 	readonly total: number;
+	/** Requests seen since start (finished, counted, and live); more than `total` once the rings dropped old ones. */
+	readonly seen?: number;
+	/** How far the logs' reading is behind, and the lines skipped on purpose (summed over servers). */
+	readonly lag?: {readonly bytesBehind: number; readonly linesSkipped: number};
 	readonly focused: boolean;
 	readonly cursor: number;
 	readonly sort: TableSort;
@@ -80,7 +84,17 @@ export interface RequestsPaneProps {
 	readonly height: number;
 }
 
-export const RequestsPane = memo(function RequestsPane({entries, total, focused, cursor, sort, filter, draft, width, height}: RequestsPaneProps) {
+const count = (n: number): string => n.toLocaleString('en-US');
+
+/** `61,204 seen · last 200 kept` (what was seen, and what of it is kept), then how far behind the log is. Pure. */
+export function seenText(total: number, seen: number | undefined, lag?: RequestsPaneProps['lag']): string {
+	const base = seen !== undefined && seen > total ? `${count(seen)} seen · last ${count(total)} kept` : `${count(total)} seen`;
+	const behind = lag && lag.bytesBehind > 0 ? ` · log ${bytes(lag.bytesBehind)} behind` : '';
+	const skipped = lag && lag.linesSkipped > 0 ? ` · ${count(lag.linesSkipped)} lines skipped (too far behind)` : '';
+	return `${base}${behind}${skipped}`;
+}
+
+export const RequestsPane = memo(function RequestsPane({entries, total, seen, lag, focused, cursor, sort, filter, draft, width, height}: RequestsPaneProps) {
 	const room = Math.max(0, height - 2);
 	const start = focused ? windowStart(entries.length, cursor, room) : 0;
 	const shown = entries.slice(start, start + room);
@@ -88,7 +102,7 @@ export const RequestsPane = memo(function RequestsPane({entries, total, focused,
 	const where = entries.length > room ? ` · ${start + 1}–${start + shown.length} of ${entries.length}` : '';
 	const filterText = draft !== undefined ? ` · / ${draft}▏ Enter applies` : filter ? ` · filter "${filter}": ${entries.length} match` : '';
 	const hint = focused ? ' · ↑/↓ s / Enter · Esc leaves' : ' · f focuses';
-	const detail = `${total} seen · sort ${sort}${sort === 'time' ? ', newest first' : ', largest first'}${filterText}${where}${hint}`;
+	const detail = `${seenText(total, seen, lag)} · sort ${sort}${sort === 'time' ? ', newest first' : ', largest first'}${filterText}${where}${hint}`;
 	return (
 		<Box flexDirection="column" height={height} width={width}>
 			<Title title={focused ? 'REQUESTS ▸' : 'REQUESTS'} detail={detail} />

@@ -47,6 +47,31 @@ export function requestEntries(servers: Readonly<Record<string, ServerState>>, o
 	return all.sort((a, b) => b.record.lastSeen - a.record.lastSeen);
 }
 
+/**
+ * What the REQUESTS header counts: requests seen since start (each server's finished-request
+ * counter, JSON's `requestsSeen`, plus the ones in flight), and the logs' lag and skipped lines.
+ * O(servers + requests in flight): the rings are not walked for what the counters already say.
+ */
+export function requestsSeen(servers: Readonly<Record<string, ServerState>>, order: readonly string[]): {requests: number; lag: {bytesBehind: number; linesSkipped: number}} {
+	let requests = 0;
+	let bytesBehind = 0;
+	let linesSkipped = 0;
+	for (const id of order) {
+		const s = servers[id];
+		if (!s) continue;
+		requests += s.requestsSeen;
+		// in flight: records not done among the newest 32 (the reducer looks no further back for a
+		// request's next line); one the backlog left open is not running (as in tableEntries)
+		for (let i = s.requests.length - 1; i >= 0 && i >= s.requests.length - 32; i--) {
+			const r = s.requests[i]!;
+			if (!r.done && !r.backlog) requests++;
+		}
+		bytesBehind += s.logLag?.bytesBehind ?? 0;
+		linesSkipped += s.logLag?.linesSkipped ?? 0;
+	}
+	return {requests, lag: {bytesBehind, linesSkipped}};
+}
+
 const SORT_VALUE: Record<TableSort, (e: RequestEntry) => number | undefined> = {
 	// A request whose time the log does not give (`earlier`) sorts after every timed one.
 	time: e => (e.record.earlier ? undefined : e.record.lastSeen),
