@@ -105,6 +105,9 @@ export function formatDuration(ms: number): string {
 	return `${Math.round(ms / 1000)} s`;
 }
 
+/** Longest line of a streamed answer (characters without a newline): an NDJSON object or SSE field is far shorter. */
+export const MAX_STREAM_LINE = 1 << 20;
+
 const oneLine = (s: string, max = 160): string => sanitize(s.replace(/\s+/g, ' ').trim(), max);
 
 /** A network failure (undici `fetch failed` with a cause code) as one line. */
@@ -277,6 +280,9 @@ export async function streamOnce(o: StreamOptions): Promise<StreamOutcome> {
 		let done = false;
 		let sample = '';
 		let streamError: string | undefined;
+		// Characters since the last newline: a line (NDJSON object, SSE field) longer than the cap is refused.
+		let lineLength = 0;
+		let lineTooLong = false;
 		let endT = performance.now();
 		try {
 			for (;;) {
@@ -287,6 +293,12 @@ export async function streamOnce(o: StreamOptions): Promise<StreamOutcome> {
 				if (r.done) break;
 				const text = decoder.decode(r.value, {stream: true});
 				if (sample.length < 200) sample += text.slice(0, 200 - sample.length);
+				const nl = text.lastIndexOf('\n');
+				lineLength = nl < 0 ? lineLength + text.length : text.length - nl - 1;
+				if (lineLength > MAX_STREAM_LINE) {
+					lineTooLong = true;
+					break;
+				}
 				let tokens = 0;
 				for (const ev of parser.feed(text)) {
 					if (ev.type === 'token') {
@@ -302,7 +314,7 @@ export async function streamOnce(o: StreamOptions): Promise<StreamOutcome> {
 				o.onChunk?.(clock);
 				if (parser.understood === 0 && parser.garbage > 0) break;
 			}
-			if (streamError === undefined) {
+			if (streamError === undefined && !lineTooLong) {
 				const now = endT;
 				for (const ev of parser.end()) {
 					if (ev.type === 'token') markToken(clock, now);
@@ -318,6 +330,7 @@ export async function streamOnce(o: StreamOptions): Promise<StreamOutcome> {
 		} finally {
 			reader.cancel();
 		}
+		if (lineTooLong) throw new ProbeError('failed', `the answer has a line longer than ${MAX_STREAM_LINE / (1 << 20)} MiB without a newline (not read further)`);
 		if (streamError !== undefined) throw new ProbeError('failed', `server error in stream: ${oneLine(streamError, 120)}`);
 		if (parser.understood === 0) {
 			throw new ProbeError(

@@ -78,8 +78,12 @@ export const HANDLERS: Record<ActionId, Handler> = {
 		if (s.compare && !s.compare.finished) c.controller.cancelCompare?.();
 		else c.act({type: 'overlay', overlay: 'none'});
 	},
-	agent: c => c.act({type: 'overlay', overlay: c.view().overlay === 'agent' ? 'none' : 'agent'}),
+	agent: c => {
+		if (c.view().overlay !== 'agent') c.act({type: 'findings-seen', t: flashAt(c)});
+		c.act({type: 'overlay', overlay: c.view().overlay === 'agent' ? 'none' : 'agent'});
+	},
 	overlay: (c, b) => {
+		if (b.overlay === 'findings' && c.view().overlay !== 'findings') c.act({type: 'findings-seen', t: flashAt(c)});
 		if (b.overlay !== undefined) c.act({type: 'overlay', overlay: c.view().overlay === b.overlay ? 'none' : b.overlay});
 	},
 	help: c => c.act({type: 'overlay', overlay: c.view().overlay === 'help' ? 'none' : 'help'}),

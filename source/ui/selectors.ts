@@ -59,6 +59,14 @@ export function selectedServer(state: MonitorState, view: ViewState): string | u
 	return view.selectedId !== undefined && state.servers[view.selectedId] ? view.selectedId : state.order[0];
 }
 
+/**
+ * The log pane's setting for the layout: as the user set it (`l`), else automatic; while an overlay
+ * is open it is hidden unless `l` asked for it, so that the overlay takes the width it needs.
+ */
+export function logSetting(view: ViewState): boolean | undefined {
+	return view.overlay !== 'none' && view.showLog !== true ? false : view.showLog;
+}
+
 /** The lines of the ENGINES pane's body: a row per engine, then (macOS) the GPU busy share and wired-limit lines. */
 export interface EngineLines {
 	readonly rows: readonly EngineRow[];
@@ -80,8 +88,8 @@ export function engineLineCount(lines: EngineLines): number {
 }
 
 /** The layout for this state, view and size (`lines`: the ENGINES body, when the caller already has it). */
-export function planFor(state: MonitorState, view: ViewState, size: {readonly columns: number; readonly rows: number}, lines: EngineLines = engineLines(state)) {
-	return planLayout({columns: size.columns, rows: size.rows, showLog: view.showLog, engineRows: engineLineCount(lines)});
+export function planFor(state: MonitorState, view: ViewState, size: {readonly columns: number; readonly rows: number}, lines: EngineLines = engineLines(state), footerRows?: number) {
+	return planLayout({columns: size.columns, rows: size.rows, showLog: logSetting(view), engineRows: engineLineCount(lines), footerRows});
 }
 
 /** Whether the log pane is on screen for this state, view and size. */
@@ -91,7 +99,7 @@ export function logShownFor(state: MonitorState, view: ViewState, size: {readonl
 
 /** Whether the log pane is on screen for this size and view state. */
 export function logVisible(columns: number, rows: number, view: ViewState, engineRowCount = 3): boolean {
-	const plan = planLayout({columns, rows, showLog: view.showLog, engineRows: engineRowCount});
+	const plan = planLayout({columns, rows, showLog: logSetting(view), engineRows: engineRowCount});
 	return !plan.tooSmall && (plan.logBelow > 0 || plan.logBeside !== undefined);
 }
 
