@@ -35,6 +35,8 @@ const HELP = `
     --demo-split SHARE    demo: put this share (0..1) of the GGUF model on the CPU
     --demo-agent          demo: a simulated coding agent (growing prompts, tool pauses,
                           cache reuse, busy retries) for the agent view (key a)
+    --notify              ring the terminal bell (and an OSC 9 notification) once per
+                          new kind of agent finding (truncated, cache miss, reload…)
     --no-scan             don't scan the default ports or processes
     --ollama-ps api|cli   read residency from /api/ps (default) or by running \`ollama ps\`
 
@@ -190,10 +192,13 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 		const missing = config.origin.logs === 'flag' ? config.logs.map(missingLog).filter((m): m is string => m !== undefined) : [];
 		if (missing.length > 0) return usageError(missing);
 		const {runSnapshot} = await import('./commands/snapshot.js');
-		return runSnapshot({...common, json: flags.json === true, seconds: numbers.seconds ?? 3});
+		const code = await runSnapshot({...common, json: flags.json === true, seconds: numbers.seconds ?? 3});
+		// Stopped by a signal: what it started is stopped; leave now, whatever sockets are still closing.
+		if (code > 128) process.exit(code);
+		return code;
 	}
 	const {runMonitor} = await import('./commands/monitor.js');
-	return runMonitor(common);
+	return runMonitor({...common, ...(flags.notify ? {notify: true} : {})});
 }
 
 main().then(

@@ -51,6 +51,8 @@ export interface RuntimeOptions {
 	readonly demoAgent?: boolean | 'both' | 'session';
 	/** Discovery/poll interval (ms). */
 	readonly pollMs?: number;
+	/** The monitor rings the bell (and an OSC 9 notification) once per new kind of agent finding (`--notify`). */
+	readonly notify?: boolean;
 	/** Run the system scan (process table, GPU). */
 	readonly system?: boolean;
 	/** A store created earlier (the monitor draws its first frame before the collectors start). */
@@ -464,13 +466,17 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 		demo: () => demo?.engine,
 		async stop() {
 			if (stopped) return;
+			// What runs now stops first, discovery with the rest: a `cmd:` log's child is killed and a
+			// round under way (a long list of silent servers) aborted, never waited for.
+			const early = [...collectors];
+			await Promise.all(early.map(c => c.stop().catch(() => undefined)));
 			await ready.catch(() => undefined);
 			await demoStarting?.catch(() => undefined);
 			stopped = true;
 			stopTicker();
 			probe.cancel();
 			comparer.cancel();
-			await Promise.all(collectors.map(c => c.stop().catch(() => undefined)));
+			await Promise.all(collectors.filter(c => !early.includes(c)).map(c => c.stop().catch(() => undefined)));
 			await demo?.engine.stop().catch(() => undefined);
 			demo?.remove();
 		},

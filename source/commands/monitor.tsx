@@ -8,7 +8,9 @@ import {writeFileSync} from 'node:fs';
 import os from 'node:os';
 import type {Runtime, RuntimeOptions} from '../runtime.js';
 import type {RuntimeControls, ScreenControls} from '../types/controller.js';
-import {createStore} from '../model/store.js';
+import {createStore, type MonitorStore} from '../model/store.js';
+import type {MonitorState} from '../types/state.js';
+import {findingRows, notifications} from '../ui/view-model/findings.js';
 import {App} from '../ui/app.js';
 import {VERSION} from '../version.js';
 import {themeCycle} from '../config/themes.js';
@@ -21,6 +23,21 @@ import {onStopSignals, serveMetrics} from './lifecycle.js';
  * source and in the bundle alike (the install and the build fail when the patch is not applied).
  */
 export const INCREMENTAL = true;
+
+/** Ring once per new finding kind as the store publishes; returns the unsubscribe. */
+function notifyFindings(store: MonitorStore, sessionGapMs: number): () => void {
+	const notified = new Set<string>();
+	let servers: MonitorState['servers'] | undefined;
+	return store.subscribe(() => {
+		const state = store.getSnapshot();
+		if (state.servers === servers) return;
+		servers = state.servers;
+		const {kinds, sequence} = notifications(findingRows(state, sessionGapMs), notified);
+		if (kinds.length === 0) return;
+		for (const k of kinds) notified.add(k);
+		process.stdout.write(sequence);
+	});
+}
 
 export async function runMonitor(options: RuntimeOptions): Promise<number> {
 	const {config} = options;
@@ -97,6 +114,8 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 	process.on('warning', warning => store.dispatch({type: 'notice', t: Date.now(), level: 'warn', text: `${warning.name}: ${warning.message}`}));
 	// bin/infertop.js's V8 code cache, where it has none: saved once the first frame and the collectors have run.
 	saveCodeCacheAfter(2000);
+	// --notify: a bell (and an OSC 9 notification) once per new kind of agent finding (issue 28).
+	const stopNotify = options.notify === true && process.stdout.isTTY === true ? notifyFindings(store, config.sessionGap * 1000) : undefined;
 	// For start-up benchmarks: leave right after the first frame.
 	if (process.env.INFERTOP_EXIT_AFTER_FIRST_FRAME === '1') setImmediate(leave);
 	let metrics: {close(): Promise<void>} | undefined;
@@ -139,8 +158,12 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 		restore();
 		const statsFile = process.env.INFERTOP_RENDER_STATS;
 		if (statsFile) {
-			writeFileSync(statsFile, JSON.stringify({frames, publishes: store.publishes(), seconds: (performance.now() - startedAt) / 1000}));
+			// and, per server, the log lines read and skipped (the traffic benches' lag behind the writer)
+			const servers = store.getSnapshot().servers;
+			const logs = Object.fromEntries(Object.values(servers).map(s => [s.id, {lines: s.linesParsed + s.linesUnparsed, linesSkipped: s.logLag?.linesSkipped ?? 0, requestsSeen: s.requestsSeen}]));
+			writeFileSync(statsFile, JSON.stringify({frames, publishes: store.publishes(), seconds: (performance.now() - startedAt) / 1000, logs}));
 		}
+		stopNotify?.();
 		// Only now: until here a signal must find us listening (lifecycle.ts onStopSignals).
 		releaseSignals();
 		process.stdout.off('error', onOutputError);

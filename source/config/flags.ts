@@ -31,6 +31,7 @@ export const FLAG_SPECS = {
 	demo: {kind: 'boolean', negatable: true},
 	'demo-split': {kind: 'string'},
 	'demo-agent': {kind: 'boolean'},
+	notify: {kind: 'boolean'},
 	'session-gap': {kind: 'string'},
 	scan: {kind: 'boolean', negatable: true},
 	'ollama-ps': {kind: 'string'},

@@ -27,6 +27,10 @@ export interface DemoTry {
 	cachedTokens?: number;
 	processedTokens?: number;
 	generatedTokens?: number;
+	/** The engine cut the prompt to its window (and logged it). */
+	truncated?: boolean;
+	/** The model was loaded for this try. */
+	loaded?: boolean;
 }
 
 /** One turn of the agent: its tries in order (the last accepted one carries the figures). */
@@ -35,6 +39,24 @@ export interface DemoTurnTrace {
 	/** A side request (a title, a summary) sent beside a main turn. */
 	readonly side: boolean;
 	readonly tries: DemoTry[];
+}
+
+/**
+ * The faults the `session` agent causes on purpose (issue 28), by main turn: a changing nonce at the
+ * start of its system prompt (as Claude Code's `cch=`), a short `keep_alive` and then a pause longer
+ * than it (the model leaves memory and is loaded again), and a tool output that pushes the prompt
+ * past the model's window (the engine cuts it).
+ */
+export const AGENT_FAULTS = {nonce: [8, 9, 10], shortKeepAlive: 12, reloadAfterIdle: 13, pastWindow: 14} as const;
+/** The keep-alive the agent asks for before its long pause, and the pause (real ms, not scaled). */
+export const FAULT_KEEP_ALIVE_MS = 1000;
+export const FAULT_IDLE_MS = 3500;
+
+/** What the agent did on purpose per main turn id (`t<n>`). */
+export function faultsOf(id: string): {nonce: boolean; reload: boolean; pastWindow: boolean} {
+	const n = Number(id.slice(1));
+	const main = id.startsWith('t');
+	return {nonce: main && (AGENT_FAULTS.nonce as readonly number[]).includes(n), reload: main && n === AGENT_FAULTS.reloadAfterIdle, pastWindow: main && n === AGENT_FAULTS.pastWindow};
 }
 
 export interface AccountedTurn {
@@ -51,6 +73,11 @@ export interface AccountedTurn {
 	/** undefined for the first turn. */
 	readonly idleBeforeMs?: number;
 	readonly retries: number;
+	/** The engine cut its prompt to the window; the model was loaded for it (as the engine did it). */
+	readonly truncated: boolean;
+	readonly loaded: boolean;
+	/** Its system prompt began with a changing nonce (on purpose). */
+	readonly nonce: boolean;
 }
 
 export interface AgentAccounting {
@@ -100,6 +127,9 @@ export function agentAccounting(traces: readonly DemoTurnTrace[]): AgentAccounti
 			decodeMs: ok.decodeMs!,
 			idleBeforeMs: idle,
 			retries: t.tries.length - 1,
+			truncated: ok.truncated === true,
+			loaded: t.tries.some(x => x.loaded === true),
+			nonce: faultsOf(t.id).nonce,
 		});
 		prevEnd = prevEnd === undefined || ok.finishNs! > prevEnd ? ok.finishNs! : prevEnd;
 		processed += ok.processedTokens ?? 0;
@@ -131,6 +161,8 @@ export interface AgentLoopOptions {
 	readonly contextTokens: number;
 	/** Stop after this many main turns (tests); default: run until stopped. */
 	readonly maxTurns?: number;
+	/** Cause the faults of AGENT_FAULTS on purpose (`--demo-agent`). */
+	readonly faults?: boolean;
 }
 
 const SYSTEM =
@@ -144,9 +176,9 @@ const TASKS = [
 const TOOL_OUTPUT = 'export function figure(x: number | undefined): string { return x === undefined ? "--" : x.toFixed(1); }\n';
 
 /** POST one chat turn, retrying while the server answers busy (503/429); returns the answer text. */
-async function chatTurn(o: AgentLoopOptions, id: string, messages: readonly {role: string; content: string}[], numPredict: number): Promise<string> {
+async function chatTurn(o: AgentLoopOptions, id: string, messages: readonly {role: string; content: string}[], numPredict: number, keepAlive?: string): Promise<string> {
 	for (let attempt = 0; ; attempt++) {
-		const res = await postJson(`${o.url}/api/chat`, JSON.stringify({model: o.model, messages, stream: true, options: {num_predict: numPredict, temperature: 0}}), o.signal, {'x-demo-turn': id});
+		const res = await postJson(`${o.url}/api/chat`, JSON.stringify({model: o.model, messages, stream: true, options: {num_predict: numPredict, temperature: 0}, ...(keepAlive !== undefined ? {keep_alive: keepAlive} : {})}), o.signal, {'x-demo-turn': id});
 		if (res.statusCode === 503 || res.statusCode === 429) {
 			await drain(res);
 			// Back off like a client library does, then try again.
@@ -183,7 +215,11 @@ export async function runAgentLoop(o: AgentLoopOptions): Promise<void> {
 	while (!o.signal.aborted && (o.maxTurns === undefined || n < o.maxTurns)) {
 		const id = `t${n}`;
 		const numPredict = 24 + Math.floor(o.rng() * 72);
-		const main = chatTurn(o, id, messages, numPredict);
+		const fault = o.faults === true ? faultsOf(id) : {nonce: false, reload: false, pastWindow: false};
+		// A nonce first in the system prompt, new each request (as Claude Code's attribution header).
+		const sent = fault.nonce ? [{role: 'system', content: `x-anthropic-billing-header: cc_version=2.1.37; cch=${Math.floor(o.rng() * 0xfffff).toString(16).padStart(5, '0')};\n${messages[0]!.content}`}, ...messages.slice(1)] : messages;
+		const shortKeepAlive = o.faults === true && n === AGENT_FAULTS.shortKeepAlive;
+		const main = chatTurn(o, id, sent, numPredict, shortKeepAlive ? `${FAULT_KEEP_ALIVE_MS}ms` : undefined);
 		// Every fourth turn the agent also asks for a title and a summary at once (they queue).
 		const extras = n % 4 === 3
 			? [0, 1].map((k) => chatTurn(o, `s${side++}`, [{role: 'system', content: SYSTEM}, {role: 'user', content: k === 0 ? `Give a five-word title for: ${TASKS[task % TASKS.length]}` : 'Summarise the last change in one line.'}], 12 + k * 8))
@@ -191,13 +227,16 @@ export async function runAgentLoop(o: AgentLoopOptions): Promise<void> {
 		const [reply] = await Promise.all([main, ...extras]);
 		n++;
 		messages.push({role: 'assistant', content: reply ?? ''});
-		// The tool's output grows the next prompt; the pause is the tool running.
-		messages.push({role: 'tool', content: TOOL_OUTPUT.repeat(1 + Math.floor(o.rng() * 6))});
+		// The tool's output grows the next prompt; the pause is the tool running. Before the fault turn
+		// it is a whole file far larger than the model's window.
+		const pastWindow = o.faults === true && n === AGENT_FAULTS.pastWindow;
+		messages.push({role: 'tool', content: TOOL_OUTPUT.repeat(pastWindow ? Math.ceil((o.contextTokens * 4 * 1.02) / TOOL_OUTPUT.length) : 1 + Math.floor(o.rng() * 6))});
 		const chars = messages.reduce((a, m) => a + m.content.length + 24, 0);
-		if (chars / 4 > 0.7 * o.contextTokens) {
+		if (chars / 4 > 0.7 * o.contextTokens && !pastWindow) {
 			task++;
 			messages = [{role: 'system', content: SYSTEM}, {role: 'user', content: TASKS[task % TASKS.length]!}];
 		}
-		await o.sleep((300 + o.rng() * 1500) / o.speed);
+		// After the short keep-alive, a pause longer than it (real time: the engine's keep-alive is real time).
+		await o.sleep(shortKeepAlive ? FAULT_IDLE_MS : (300 + o.rng() * 1500) / o.speed);
 	}
 }

@@ -17,6 +17,8 @@ export interface DemoContext {
 	 * the log, the slot keeps what it generated, and each try is recorded in `traces`.
 	 */
 	readonly sessionMode: boolean;
+	/** The `session` agent causes the faults of demo/agent.ts AGENT_FAULTS on purpose. */
+	readonly agentFaults: boolean;
 	readonly log: DemoLog;
 	readonly sched: DemoScheduler;
 	readonly models: readonly ModelState[];

@@ -21,6 +21,38 @@ export interface GenRequest {
 	readonly userText: string;
 	readonly numPredict: number | undefined;
 	readonly seed: number | undefined;
+	/** The request's `keep_alive` (ms): how long the model stays loaded after it (default KEEP_ALIVE_MS). */
+	readonly keepAliveMs?: number;
+}
+
+/**
+ * The model's keep-alive ran out while it was idle: it leaves memory (Ollama unloads it and logs
+ * nothing at INFO; `/api/ps` no longer lists it) and its prompt cache with it.
+ */
+export function expireIfIdle(m: ModelState, queued = 0, now = Date.now()): void {
+	if (m.loaded && m.inQueue <= queued && m.expiresAt !== undefined && m.expiresAt.getTime() <= now) {
+		m.loaded = false;
+		m.lastTokens = [];
+	}
+}
+
+/**
+ * A prompt longer than the window is cut as Ollama ≥ 0.30.11 cuts it (llm/llama_server.go @ fb30760,
+ * `contextShiftPromptLimit`): the first `keep` tokens (num_keep 4, + 1 for BOS) and the newest ones,
+ * `limit = num_ctx − max((num_ctx − keep)/2, 1)` in all, with its WARN line.
+ */
+function truncateForWindow(log: DemoContext['log'], numCtx: number, tokens: readonly string[]): string[] | undefined {
+	if (tokens.length <= numCtx - 1) return undefined;
+	const keep = 5;
+	const limit = numCtx - Math.max(Math.floor((numCtx - keep) / 2), 1);
+	const cut = [...tokens.slice(0, keep), ...tokens.slice(tokens.length - (limit - keep))];
+	log.slog('WARN', 'llama_server.go:317', 'truncating input prompt', [
+		['limit', limit],
+		['prompt', tokens.length],
+		['keep', keep],
+		['new', cut.length],
+	]);
+	return cut;
 }
 
 export interface GenResult {
@@ -137,14 +169,21 @@ export function generate(ctx: DemoContext, g: GenRequest, emit: Emit, isClosed: 
 	return inModelQueue(m, async () => {
 		if (isClosed()) throw new StoppedError('client gone');
 		const tLoad = nowNs();
-		if (!m.loaded) await loadModel(ctx, m);
+		// (this request is the one in the model's queue)
+		expireIfIdle(m, 1);
+		const loading = !m.loaded;
+		if (loading) await loadModel(ctx, m);
 		const loadNs = Number(nowNs() - tLoad);
+		if (trace && loading) trace.loaded = true;
 		m.requests++;
 		const reqSeed = g.seed ?? ctx.seed * 1_000_003 + m.requests;
 		const rng = createRng(hashString(g.rendered, reqSeed >>> 0));
 		const textRng = createRng(hashString(g.userText, (reqSeed ^ 0x5bd1e995) >>> 0));
 		const kind: PromptKind = classifyPrompt(g.userText);
-		const tokens = tokenize(g.rendered);
+		const whole = tokenize(g.rendered);
+		const cut = m.spec.runner === 'gguf' ? truncateForWindow(log, m.spec.contextLength, whole) : undefined;
+		if (trace && cut) trace.truncated = true;
+		const tokens = cut ?? whole;
 		const promptTokens = Math.max(1, tokens.length);
 		const cached = Math.min(commonPrefix(m.lastTokens, tokens), promptTokens - 1);
 		const processed = promptTokens - cached;
@@ -219,10 +258,10 @@ export function generate(ctx: DemoContext, g: GenRequest, emit: Emit, isClosed: 
 			trace.generatedTokens = produced;
 		}
 		// The slot keeps what it generated: the next turn's prompt reuses prompt + answer.
-		if (ctx.sessionMode && !aborted) m.lastTokens = tokenize(g.rendered + texts.join(''));
+		if (ctx.sessionMode && !aborted) m.lastTokens = cut ? [...cut, ...tokenize(texts.join(''))] : tokenize(g.rendered + texts.join(''));
 		if (m.spec.runner === 'gguf') writeGgufEnd(ctx.log, m, task, sim, {processed, promptMs, evalMs, promptTokens, produced, aborted});
 		else if (!aborted) writeMlxStats(ctx.log, sim);
-		m.expiresAt = new Date(Date.now() + KEEP_ALIVE_MS);
+		m.expiresAt = new Date(Date.now() + (g.keepAliveMs ?? KEEP_ALIVE_MS));
 		return {
 			text: texts.join(''),
 			nGen: produced,

@@ -6,7 +6,7 @@
 import type http from 'node:http';
 import type {DemoContext} from './engine-context.js';
 import {MAX_IN_QUEUE} from './engine-context.js';
-import {generate, type GenRequest, type GenResult} from './engine-generate.js';
+import {expireIfIdle, generate, type GenRequest, type GenResult} from './engine-generate.js';
 import {asNumber, asObject, chatMessages, jsonBody, renderChat, textBody, type Json} from './engine-http.js';
 import {withModelLoad} from './engine-load.js';
 import {blobPath, findModel, KEEP_ALIVE_MS, type ModelState} from './engine-models.js';
@@ -88,6 +88,7 @@ export function ollamaGet(ctx: DemoContext, p: string, res: http.ServerResponse)
 		return true;
 	}
 	if (p === '/api/ps') {
+		for (const m of ctx.models) expireIfIdle(m);
 		const list = ctx.models
 			.filter((m) => m.loaded)
 			.map((m) => {
@@ -135,6 +136,17 @@ export function ollamaShow(ctx: DemoContext, res: http.ServerResponse, body: Jso
 	});
 }
 
+/** Ollama's `keep_alive`: seconds as a number, or a Go duration (`30s`, `5m`, `1500ms`); a negative one keeps it loaded. */
+function keepAliveOf(v: unknown): number | undefined {
+	if (typeof v === 'number' && Number.isFinite(v)) return v < 0 ? Number.MAX_SAFE_INTEGER : v * 1000;
+	if (typeof v !== 'string') return undefined;
+	const m = /^(-?\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(v.trim());
+	if (!m) return undefined;
+	const n = Number(m[1]);
+	if (n < 0) return Number.MAX_SAFE_INTEGER;
+	return n * {ms: 1, s: 1000, m: 60_000, h: 3_600_000}[m[2] as 'ms' | 's' | 'm' | 'h'];
+}
+
 /** `POST /api/generate` (`chat` false) or `POST /api/chat`. */
 export async function ollamaGenerate(ctx: DemoContext, req: http.IncomingMessage, res: http.ServerResponse, body: Json, chat: boolean, tReq: bigint): Promise<void> {
 	const m = findModel(ctx.models, body.model);
@@ -164,7 +176,8 @@ export async function ollamaGenerate(ctx: DemoContext, req: http.IncomingMessage
 		rendered = body.raw === true ? prompt : renderChat([...(system ? [{role: 'system', content: system}] : []), {role: 'user', content: prompt}]);
 		userText = prompt;
 	}
-	const g: GenRequest = {model: m, rendered, userText, numPredict: asNumber(options.num_predict), seed: asNumber(options.seed)};
+	const keepAliveMs = keepAliveOf(body.keep_alive);
+	const g: GenRequest = {model: m, rendered, userText, numPredict: asNumber(options.num_predict), seed: asNumber(options.seed), ...(keepAliveMs !== undefined ? {keepAliveMs} : {})};
 	const chunk = (text: string): Json =>
 		chat
 			? {model: m.spec.name, created_at: new Date().toISOString(), message: {role: 'assistant', content: text}, done: false}

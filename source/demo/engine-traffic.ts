@@ -48,6 +48,7 @@ function startSessionAgent(ctx: DemoContext, url: string, signal: AbortSignal, m
 			sleep: ctx.sched.sleep,
 			contextTokens: gguf.spec.contextLength,
 			maxTurns,
+			faults: ctx.agentFaults,
 		}).catch(() => undefined),
 	);
 }

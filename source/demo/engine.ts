@@ -41,6 +41,8 @@ export interface DemoOptions {
 	agent?: boolean | 'both' | 'session';
 	/** `session` agent: stop after this many main turns (tests). */
 	agentTurns?: number;
+	/** `session` agent: cause its faults on purpose (AGENT_FAULTS; default on). */
+	agentFaults?: boolean;
 	/** Agent period in ms; default 4000 / speed. */
 	agentIntervalMs?: number;
 	/** Time scale (tests use e.g. 20); default 1. Durations, rates and bandwidth all scale with it. */
@@ -84,6 +86,7 @@ export async function startDemoEngine(opts: DemoOptions): Promise<DemoEngine> {
 		speed,
 		seed,
 		sessionMode: opts.agent === 'session',
+		agentFaults: opts.agent === 'session' && opts.agentFaults !== false,
 		log,
 		sched,
 		models,

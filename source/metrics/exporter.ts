@@ -128,6 +128,11 @@ interface BudgetTotals {
 	/** Turns whose part was unknown (not in its seconds), and known (a part never known has no series: unknown, not 0 s). */
 	unknown: Record<'queue' | 'prefill' | 'decode' | 'idle' | 'saved', number>;
 	known: Record<'queue' | 'prefill' | 'decode' | 'idle' | 'saved', number>;
+	/** Settled turns with each finding kind (model/findings.ts), counted once per turn. */
+	findings: Partial<Record<string, number>>;
+	/** The newest settled turn's context fill (prompt held ÷ its window); undefined where unknown. */
+	contextFill?: number;
+	contextFillAt?: number;
 }
 
 export class RequestCounters {
@@ -154,11 +159,16 @@ export class RequestCounters {
 					const k = `${key.engine}\u0000${key.server}\u0000${key.model ?? ''}`;
 					let e = this.budgets.get(k);
 					if (!e) {
-						e = {key, totals: {turns: 0, queue: 0, prefill: 0, decode: 0, idle: 0, saved: 0, unknown: {queue: 0, prefill: 0, decode: 0, idle: 0, saved: 0}, known: {queue: 0, prefill: 0, decode: 0, idle: 0, saved: 0}}};
+						e = {key, totals: {turns: 0, queue: 0, prefill: 0, decode: 0, idle: 0, saved: 0, unknown: {queue: 0, prefill: 0, decode: 0, idle: 0, saved: 0}, known: {queue: 0, prefill: 0, decode: 0, idle: 0, saved: 0}, findings: {}}};
 						this.budgets.set(k, e);
 					}
 					const b = e.totals;
 					b.turns++;
+					for (const kind of new Set(t.findings.map(f => f.kind))) b.findings[kind] = (b.findings[kind] ?? 0) + 1;
+					if (b.contextFillAt === undefined || t.time >= b.contextFillAt) {
+						b.contextFill = t.contextFill;
+						b.contextFillAt = t.time;
+					}
 					const add = (part: 'queue' | 'prefill' | 'decode' | 'idle' | 'saved', ms: number | undefined) => {
 						if (known(ms) && ms >= 0) {
 							b[part] += ms / 1000;
@@ -357,6 +367,13 @@ export function renderMetrics(state: MonitorState, figures: readonly ModelFigure
 			if (v !== undefined) fam.samples.push({labels: {engine: key.engine, server: key.server, model: key.model}, value: v});
 		}
 	}
+	// Issue 28: turns with each finding, and how full the newest turn's context was, per model.
+	const findings = family('infertop_agent_findings_total', 'counter', 'Agent turns on which infertop found this kind of trouble (truncated, context-exceeded, cache-miss, reloaded, …: readme "Why the agent is slow or forgetting"), once each settled turn.');
+	for (const {key, totals} of budgets) {
+		for (const [kind, n] of Object.entries(totals.findings)) if (n !== undefined) findings.samples.push({labels: {engine: key.engine, server: key.server, model: key.model, kind}, value: n});
+	}
+	const fill = family('infertop_agent_context_fill_ratio', 'gauge', 'Agent turns: the newest settled turn\'s prompt as the engine held it ÷ the context window it was held in (0..1; absent where either is unknown).');
+	for (const {key, totals} of budgets) if (known(totals.contextFill)) fill.samples.push({labels: {engine: key.engine, server: key.server, model: key.model}, value: totals.contextFill});
 	const unknownTurns = family('infertop_agent_turns_part_unknown_total', 'counter', 'Agent turns whose part (queue, prefill, decode, idle, saved) was unknown, so not in that part\'s seconds.');
 	for (const {key, totals} of budgets) {
 		for (const [part, n] of Object.entries(totals.unknown)) unknownTurns.samples.push({labels: {engine: key.engine, server: key.server, model: key.model, part}, value: n});

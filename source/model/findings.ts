@@ -113,7 +113,7 @@ const NEAR_FULL = 0.9;
 const MISS_REUSE = 0.5;
 /** A divergence this early, at the same place on consecutive misses, is a nonce or a timestamp. */
 const NONCE_MAX_POSITION = 2048;
-const NONCE_SLACK = 16;
+const NONCE_SLACK = 2;
 
 const n = (x: number): string => Math.round(x).toLocaleString('en-US');
 
@@ -227,9 +227,11 @@ export function diagnoseTurns(turns: readonly TurnInput[], ctx: SessionContext):
 		const loads = signals.filter(s => s.kind === 'loaded');
 		let loadMs: number | undefined = ctx.logsLoads ? 0 : undefined;
 		if (loads.length > 0) {
-			const secs = loads.map(l => (l.kind === 'loaded' ? l.seconds : undefined));
-			loadMs = secs.every(x => x !== undefined) ? secs.reduce((a, b) => a + b! * 1000, 0) : undefined;
-			const load = loads.at(-1)!;
+			// One load can be said twice (Ollama's `llama-server started in N seconds` and the runner's own
+			// `model loaded`): the lines that say how long it took are the load's time.
+			const timed = loads.flatMap(l => (l.kind === 'loaded' && l.seconds !== undefined ? [l] : []));
+			loadMs = timed.length > 0 ? timed.reduce((a, l) => a + l.seconds! * 1000, 0) : undefined;
+			const load = timed.at(-1) ?? loads.at(-1)!;
 			const prevEnd = i > 0 ? turns[i - 1]!.end : undefined;
 			const reload = reloadCause(ctx, prevEnd, load.t, windows[i - 1], window);
 			findings.push({kind: 'reloaded', evidence: load.evidence, fix: reload.fix, cause: reload.cause, ...(reload.inferred ? {inferred: true} : {})});
@@ -272,7 +274,8 @@ function markNonces(out: TurnDiagnosis[], misses: readonly {i: number; position?
 	for (let k = 1; k < misses.length; k++) {
 		const a = misses[k - 1]!;
 		const b = misses[k]!;
-		if (a.position === undefined || b.position === undefined) continue;
+		// On turns one after the other (a miss now and then, at the same place, is slot thrash, not a nonce).
+		if (a.position === undefined || b.position === undefined || b.i !== a.i + 1) continue;
 		if (a.position <= NONCE_MAX_POSITION && Math.abs(a.position - b.position) <= NONCE_SLACK) {
 			nonce.add(a.i);
 			nonce.add(b.i);
@@ -345,7 +348,7 @@ export function costliest(turns: readonly {readonly findings: readonly Finding[]
 	return undefined;
 }
 
-const KIND_WORDS: Readonly<Record<FindingKind, string>> = {
+export const FINDING_WORDS: Readonly<Record<FindingKind, string>> = {
 	'truncated': 'prompt truncated',
 	'context-exceeded': 'context exceeded',
 	'context-shifted': 'context shifted',
@@ -367,7 +370,7 @@ export function summaryLine(turns: readonly {readonly findings: readonly Finding
 	const c = costliest(turns);
 	if (!c) return undefined;
 	const f = c.finding;
-	const parts: string[] = [`✖ ${KIND_WORDS[f.kind]} on ${c.turns.length} of ${turns.length} turn${turns.length === 1 ? '' : 's'}`];
+	const parts: string[] = [`✖ ${FINDING_WORDS[f.kind]} on ${c.turns.length} of ${turns.length} turn${turns.length === 1 ? '' : 's'}`];
 	const figures: string[] = [];
 	if ((f.kind === 'truncated' || f.kind === 'context-exceeded') && f.tokens !== undefined && f.window !== undefined) figures.push(`${n(f.tokens)} tokens into a ${n(f.window)} window`);
 	else if (f.kind === 'cache-miss' && f.position !== undefined) figures.push(f.nonce ? `prefix diverges at token ${n(f.position)} every turn (a nonce)` : `prefix diverges at token ${n(f.position)}`);

@@ -6,16 +6,15 @@ import {Box, renderToString} from 'ink';
 import {useMemo, useRef} from 'react';
 import stripAnsi from 'strip-ansi';
 import {deriveServer} from '../model/derive.js';
-import {macGpuLines, macGpuSummary} from '../model/wired-limit.js';
 import type {MonitorState, PassSample} from '../types/state.js';
 import {sanitize} from '../util/sanitize.js';
 import {KEYMAP, type KeyBinding} from './keymap.js';
-import {planLayout} from './layout.js';
 import {ContentionPane, contentionLines} from './panes/contention.js';
 import {EmptyState} from './panes/empty.js';
 import {EnginesPane} from './panes/engines.js';
 import {engineRows, type EngineRow} from './view-model/engines.js';
 import {Footer, noteRows, selfText} from './panes/footer.js';
+import {findingRows, footerFinding, newestUnseen} from './view-model/findings.js';
 import {Header} from './panes/header.js';
 import {LogPane} from './panes/log.js';
 import {TooSmall} from './panes/overlays.js';
@@ -26,7 +25,7 @@ import {SCOPES, type ScopeTable} from './scopes.js';
 import {ProbePane} from './panes/probe.js';
 import {RequestsPane} from './panes/requests.js';
 import {requestEntries, requestsSeen, tableEntries} from './view-model/requests.js';
-import {activeScopes, currentNotice, FLASH_MS, logSetting, logTotal, selectedServer, windowCount} from './selectors.js';
+import {activeScopes, currentNotice, FLASH_MS, logTotal, macLines, planFor, selectedServer, windowCount} from './selectors.js';
 import {noColorTheme} from './theme.js';
 import {ThemeContext, useTheme} from './theme-context.js';
 import {initialView, type ViewState} from './view-state.js';
@@ -71,21 +70,26 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 	// Rows are rebuilt each render (cheap) and kept by reference while equal: the pane re-renders only when a row changed.
 	const engineList: EngineRow[] = useStable(engineRows(state.servers, state.order, state.now));
 	// macOS: the GPU busy share and the wired-limit verdict under the engine rows (none elsewhere).
-	const gpuLines = useStable(useMemo(() => macGpuLines(macGpuSummary(state)), [state.servers, state.order, state.system]));
+	const gpuLines = useStable(useMemo(() => macLines(state), [state.servers, state.order, state.system]));
 	const notice = currentNotice(state);
 	const flash = view.flash && state.now - view.flash.t < FLASH_MS ? view.flash : undefined;
+	// The newest agent finding (issue 28), until the agent view or the findings list is opened.
+	const findings = useMemo(() => findingRows(state, sessionGapMs), [state.servers, state.order, state.system, sessionGapMs]);
+	const unseen = view.overlay === 'none' ? newestUnseen(findings, view.findingsSeenAt) : undefined;
 	const note = useStable(
 		footerNote !== undefined
 			? {text: footerNote, level: 'info' as const}
 			: flash
 				? {text: flash.text, level: 'info' as const}
-				: notice
-					? {text: sanitize(notice.text, 300), level: notice.level}
-					: undefined,
+				: unseen
+					? {text: sanitize(footerFinding(unseen), 300), level: 'error' as const}
+					: notice
+						? {text: sanitize(notice.text, 300), level: notice.level}
+						: undefined,
 	);
 	// A notice is read whole: the footer takes the rows it needs (up to 3) from the panes.
 	const footerRows = note && noteRows(note, Math.max(1, columns - selfText(state.system.self).length - 1)) > 1 ? noteRows(note, columns) : 1;
-	const plan = planLayout({columns, rows, showLog: logSetting(view), engineRows: engineList.length + gpuLines.length, footerRows});
+	const plan = planFor(state, view, {columns, rows}, {rows: engineList, gpu: gpuLines}, footerRows);
 	const selectedId = selectedServer(state, view);
 	const server = selectedId !== undefined ? state.servers[selectedId] : undefined;
 	// deriveServer reads servers, bandwidth, probe results and, through the figure window, the clock:

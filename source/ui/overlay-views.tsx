@@ -8,6 +8,8 @@ import {deriveSessions} from '../model/sessions.js';
 import type {MonitorState, ServerState} from '../types/state.js';
 import type {KeyBinding} from './keymap.js';
 import {AgentPane} from './panes/agent.js';
+import {FindingsPane} from './panes/findings.js';
+import {engineLabels, findingRows} from './view-model/findings.js';
 import {ComparePane} from './panes/compare.js';
 import {HistoryOverlay} from './panes/history.js';
 import {HelpOverlay, PromptOverlay} from './panes/overlays.js';
@@ -36,8 +38,15 @@ export interface OverlayViewProps {
 
 /** Sessions are memoised per server on its request ring (model/sessions.ts), computed only while the view is open. */
 function AgentOverlay({state, sessionGapMs, selectedId, demo, width, height}: OverlayViewProps) {
-	const sessions = useMemo(() => deriveSessions(state, sessionGapMs), [state.servers, state.order, sessionGapMs]);
-	return <AgentPane view={sessions} serverId={selectedId} demo={demo} width={width} height={height} />;
+	const sessions = useMemo(() => deriveSessions(state, sessionGapMs), [state.servers, state.order, state.system, sessionGapMs]);
+	const labels = useMemo(() => engineLabels(state), [state.servers, state.order]);
+	return <AgentPane view={sessions} serverId={selectedId} demo={demo} width={width} height={height} engineLabels={labels} />;
+}
+
+/** Every session's findings (issue 28), computed only while the list is open. */
+function FindingsOverlay({state, sessionGapMs, width, height}: OverlayViewProps) {
+	const rows = useMemo(() => findingRows(state, sessionGapMs), [state.servers, state.order, state.system, sessionGapMs]);
+	return <FindingsPane rows={rows} width={width} height={height} />;
 }
 
 export type OverlayViews = {readonly [K in OverlayName]: (p: OverlayViewProps) => ReactNode};
@@ -52,4 +61,5 @@ export const OVERLAY_VIEWS: OverlayViews = {
 	history: p => <HistoryOverlay history={p.view.history} width={p.width} height={p.height} />,
 	compare: p => <ComparePane compare={p.state.compare} now={p.state.now} width={p.width} height={p.height} />,
 	agent: p => <AgentOverlay {...p} />,
+	findings: p => <FindingsOverlay {...p} />,
 };

@@ -127,6 +127,16 @@ export const SCOPES = {
 			{id: 'quit', keys: ['q'], help: 'Quit', footer: 'quit'},
 		],
 	},
+	findings: {
+		title: 'In the findings list (!)',
+		overlay: {opens: {keys: ['!'], help: 'Findings of every agent session (truncated, cache miss, reload…), newest first, with the fix', footer: 'findings'}},
+		compactHelp: false,
+		keys: [
+			{id: 'escape', keys: ['escape', '!'], help: 'Close the findings', footer: 'close'},
+			{id: 'agent', keys: ['a'], help: 'The agent view'},
+			{id: 'quit', keys: ['q'], help: 'Quit', footer: 'quit'},
+		],
+	},
 } as const satisfies Readonly<Record<string, ScopeRow>>;
 
 export type KeyScope = keyof typeof SCOPES;

@@ -60,6 +60,8 @@ export interface ViewState {
 	readonly flash?: {readonly text: string; readonly t: number};
 	/** Ctrl+Z: the screen is blanked while the process is stopped. */
 	readonly suspended: boolean;
+	/** Agent findings up to this time were seen (the agent view or the findings list opened): the footer stops showing them. */
+	readonly findingsSeenAt?: number;
 }
 
 export const initialView: ViewState = {
@@ -102,7 +104,8 @@ export type ViewAction =
 	| {readonly type: 'history'; readonly history: NonNullable<ViewState['history']>}
 	| {readonly type: 'theme-next'; readonly count: number}
 	| {readonly type: 'flash'; readonly text: string; readonly t: number}
-	| {readonly type: 'suspended'; readonly suspended: boolean};
+	| {readonly type: 'suspended'; readonly suspended: boolean}
+	| {readonly type: 'findings-seen'; readonly t: number};
 
 export function viewReducer(state: ViewState, action: ViewAction): ViewState {
 	switch (action.type) {
@@ -164,6 +167,8 @@ export function viewReducer(state: ViewState, action: ViewAction): ViewState {
 			return {...state, flash: {text: action.text, t: action.t}};
 		case 'suspended':
 			return {...state, suspended: action.suspended};
+		case 'findings-seen':
+			return state.findingsSeenAt !== undefined && state.findingsSeenAt >= action.t ? state : {...state, findingsSeenAt: action.t};
 	}
 }
 

@@ -8,8 +8,9 @@ import {createLmStudioLogParser} from '../../source/engines/lmstudio.js';
 import {createOllamaParser} from '../../source/engines/ollama.js';
 import {createLlamaCppParser} from '../../source/engines/llamacpp.js';
 import {run} from '../helpers/engines.js';
+import type {EngineEvent} from '../../source/types/events.js';
 
-const signals = (events: readonly {type: string}[]) => events.filter(e => e.type === 'agent-signal').map(e => (e as unknown as {signal: unknown}).signal);
+const signals = (events: readonly EngineEvent[]) => events.flatMap(e => (e.type === 'agent-signal' ? [e.signal] : []));
 
 describe('vLLM', () => {
 	it('`logger.exception("Error in extracting tool call from response.")` (vllm/tool_parsers/hermes_tool_parser.py @ becf329), its traceback not understood', () => {
@@ -48,7 +49,7 @@ describe('Ollama slog lines (ollama/ollama @ fb30760, v0.33.0-rc2)', () => {
 			'time=2026-12-01T10:00:03.000Z level=WARN source=qwen3.go:117 msg="qwen3 tool call parsing failed" error="invalid character \'}\' looking for beginning of value"',
 		]);
 		expect(signals(events).map(s => {
-			const {evidence: _e, ...rest} = s as Record<string, unknown>;
+			const {evidence: _e, ...rest} = s;
 			return rest;
 		})).toEqual([
 			{kind: 'truncated', limit: 2051, prompt: 6000, keep: 5, kept: 2051},

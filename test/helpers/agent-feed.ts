@@ -14,8 +14,11 @@ export const T0 = Date.UTC(2026, 11, 1, 10, 0, 0);
 export class Feed {
 	state: MonitorState = initialState({now: T0});
 	private readonly parsers = new Map<string, ReturnType<typeof createParser>>();
+	/** `sink`: every action also goes there (a store the screen tests render). */
+	constructor(private readonly sink?: (a: Action) => void) {}
 	dispatch = (a: Action): void => {
 		this.state = reduce(this.state, a);
+		this.sink?.(a);
 	};
 	server(id: string, engine: EngineKind, url = `http://${id}`): this {
 		this.dispatch({type: 'server-seen', t: T0, server: {id, engine, source: 'flag', url}});
@@ -72,3 +75,31 @@ export function llamaTask(task: number, f: TaskFigures, middle: readonly string[
 		`slot      release: ${id} stop processing: n_tokens = ${Math.min(f.window, f.prompt + f.generated - 1)}, truncated = ${f.truncated ?? 0}`,
 	];
 }
+
+/** An agent session whose prompts grow past a 4,096 num_ctx: 9 turns, the last 6 past the window. */
+const SENT = [1200, 2500, 3900, 6000, 12_000, 20_000, 35_000, 48_000, 61_204];
+
+/**
+ * Ollama's truncation, two eras of `slog.Warn("truncating input prompt", "limit", …, "prompt", …, "keep", …, "new", …)`:
+ * - v0.30.0 … v0.30.10 (llm/llama_server.go:293 @ 2c71d8d): `limit` = num_ctx, the prompt cut to num_ctx − 1;
+ *   before v0.30 the runners logged the same keys (runner/ollamarunner/runner.go:187 @ c28ddc0, v0.24.0).
+ * - v0.30.11+ (c191a14, llm/llama_server.go:317 @ fb30760): `limit = num_ctx − max((num_ctx − keep)/2, 1)`,
+ *   about half the window survives (keep = num_keep 4, + 1 for the BOS token).
+ */
+export function ollamaGrowing(form: 'full' | 'half', warn = true, f = new Feed()): Feed {
+	f.server('ollama', 'ollama');
+	f.dispatch({type: 'server-models', t: T0, serverId: 'ollama', models: [{name: 'qwen3-coder:30b', format: 'gguf', runner: 'gguf', contextLength: 4096}]});
+	SENT.forEach((sent, i) => {
+		const t = T0 + 1000 + i * 30_000;
+		const keep = form === 'full' ? 4 : 5;
+		const limit = form === 'full' ? 4096 : 4096 - Math.max(Math.floor((4096 - keep) / 2), 1);
+		const held = sent > 4095 ? (form === 'full' ? 4095 : limit) : sent;
+		if (warn && sent > 4095) f.line('ollama', t, slog(t, 'WARN', 'llama_server.go:317', 'truncating input prompt', `limit=${limit} prompt=${sent} keep=${keep} new=${held}`));
+		// A cut prompt keeps only its first `keep` tokens of what the slot held.
+		const cached = i === 0 ? 0 : sent > 4095 ? keep : SENT[i - 1]!;
+		f.lines('ollama', t + 2000, llamaTask(i, {window: 4096, prompt: held, cached, prefillMs: (held - cached) * 0.5, decodeMs: 2000, generated: 100}));
+		f.line('ollama', t + 2000, gin(200, '2.5s', '127.0.0.1'));
+	});
+	return f;
+}
+

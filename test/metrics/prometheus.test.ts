@@ -238,3 +238,40 @@ describe.runIf(HAVE || IN_CI)('Prometheus scrapes infertop watching the demo', (
 		expect(isAnswer(r) && r.status).toBe(200);
 	}, 300_000);
 });
+
+describe.runIf(PROMTOOL !== undefined || IN_CI)('promtool test rules: AgentPromptTruncated (issue 28)', () => {
+	it('fires when an agent turn was truncated in the last 15 minutes, and not before or long after', () => {
+		expect(PROMTOOL, 'promtool is not installed (Debian package prometheus)').toBeDefined();
+		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'infertop-rules-'));
+		try {
+			const labels = '{machine="box", instance="127.0.0.1:9464", job="infertop", engine="ollama", server="http://127.0.0.1:11434", model="qwen3-coder:30b", kind="truncated"}';
+			fs.writeFileSync(path.join(dir, 'test.yml'), [
+				`rule_files: [${JSON.stringify(RULES)}]`,
+				'evaluation_interval: 1m',
+				'tests:',
+				'  - interval: 1m',
+				'    input_series:',
+				`      - series: 'infertop_agent_findings_total${labels}'`,
+				// No truncation for 10 minutes, then 3 turns cut at minute 11, then nothing more.
+				"        values: '0x10 3x40'",
+				'    alert_rule_test:',
+				'      - {eval_time: 5m, alertname: AgentPromptTruncated, exp_alerts: []}',
+				'      - eval_time: 15m',
+				'        alertname: AgentPromptTruncated',
+				'        exp_alerts:',
+				`          - exp_labels: {severity: warning, machine: box, instance: "127.0.0.1:9464", job: infertop, engine: ollama, server: "http://127.0.0.1:11434", model: "qwen3-coder:30b", kind: truncated}`,
+				'            exp_annotations:',
+				"              summary: \"an agent's prompt to qwen3-coder:30b on box was truncated to fit the context window\"",
+				"              description: '3 agent turns in 15 minutes had their prompt cut by ollama at http://127.0.0.1:11434. Load the model with a larger context (Ollama: OLLAMA_CONTEXT_LENGTH=65536; llama-server: -c 65536).'",
+				'      - {eval_time: 45m, alertname: AgentPromptTruncated, exp_alerts: []}',
+				'',
+			].join('\n'));
+			const r = execFileSync('sh', ['-c', `${PROMTOOL!} test rules ${JSON.stringify(path.join(dir, 'test.yml'))} 2>&1 || true`], {encoding: 'utf8'});
+			expect(r).toContain('SUCCESS');
+			const check = execFileSync('sh', ['-c', `${PROMTOOL!} check rules ${JSON.stringify(RULES)} 2>&1 || true`], {encoding: 'utf8'});
+			expect(check).toContain('SUCCESS');
+		} finally {
+			fs.rmSync(dir, {recursive: true, force: true});
+		}
+	});
+});

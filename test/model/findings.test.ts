@@ -11,38 +11,11 @@ import {summaryLine, windowFor} from '../../source/model/findings.js';
 import {toSnapshot} from '../../source/model/snapshot.js';
 import {emptySystem} from '../../source/types/system.js';
 import {GIB} from '../../source/model/wired-limit.js';
-import {Feed, gin, llamaTask, slog, T0} from '../helpers/agent-feed.js';
+import {Feed, gin, llamaTask, ollamaGrowing, slog, T0} from '../helpers/agent-feed.js';
 
 const kinds = (s: Session): string[][] => s.turns.map(t => t.findings.map(f => f.kind));
 const turnsWith = (s: Session, kind: string): number[] => s.turns.flatMap((t, i) => (t.findings.some(f => f.kind === kind) ? [i + 1] : []));
 const round4 = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 1e4) / 1e4);
-
-/** An agent session whose prompts grow past a 4,096 num_ctx: 9 turns, the last 6 past the window. */
-const SENT = [1200, 2500, 3900, 6000, 12_000, 20_000, 35_000, 48_000, 61_204];
-
-/**
- * Ollama's truncation, two eras of `slog.Warn("truncating input prompt", "limit", …, "prompt", …, "keep", …, "new", …)`:
- * - v0.30.0 … v0.30.10 (llm/llama_server.go:293 @ 2c71d8d): `limit` = num_ctx, the prompt cut to num_ctx − 1;
- *   before v0.30 the runners logged the same keys (runner/ollamarunner/runner.go:187 @ c28ddc0, v0.24.0).
- * - v0.30.11+ (c191a14, llm/llama_server.go:317 @ fb30760): `limit = num_ctx − max((num_ctx − keep)/2, 1)`,
- *   about half the window survives (keep = num_keep 4, + 1 for the BOS token).
- */
-function ollamaGrowing(form: 'full' | 'half', warn = true): Feed {
-	const f = new Feed().server('ollama', 'ollama');
-	f.dispatch({type: 'server-models', t: T0, serverId: 'ollama', models: [{name: 'qwen3-coder:30b', format: 'gguf', runner: 'gguf', contextLength: 4096}]});
-	SENT.forEach((sent, i) => {
-		const t = T0 + 1000 + i * 30_000;
-		const keep = form === 'full' ? 4 : 5;
-		const limit = form === 'full' ? 4096 : 4096 - Math.max(Math.floor((4096 - keep) / 2), 1);
-		const held = sent > 4095 ? (form === 'full' ? 4095 : limit) : sent;
-		if (warn && sent > 4095) f.line('ollama', t, slog(t, 'WARN', 'llama_server.go:317', 'truncating input prompt', `limit=${limit} prompt=${sent} keep=${keep} new=${held}`));
-		// A cut prompt keeps only its first `keep` tokens of what the slot held.
-		const cached = i === 0 ? 0 : sent > 4095 ? keep : SENT[i - 1]!;
-		f.lines('ollama', t + 2000, llamaTask(i, {window: 4096, prompt: held, cached, prefillMs: (held - cached) * 0.5, decodeMs: 2000, generated: 100}));
-		f.line('ollama', t + 2000, gin(200, '2.5s', '127.0.0.1'));
-	});
-	return f;
-}
 
 describe('Ollama v0.30.0–v0.30.10: the prompt cut to num_ctx (limit = num_ctx)', () => {
 	const f = ollamaGrowing('full');
@@ -348,5 +321,25 @@ describe('part of the model on the CPU', () => {
 describe('the fix\'s window', () => {
 	it('the smallest power of two the prompt fits, at least Ollama\'s 64k for agents, larger than the window it replaces', () => {
 		expect([windowFor(61_204), windowFor(70_000), windowFor(1000, 65_536), windowFor(4096, 4096)]).toEqual([65_536, 131_072, 131_072, 65_536]);
+	});
+});
+
+describe('Prometheus: turns per finding kind, and the newest turn\'s context fill, per model', () => {
+	it('the 9-turn Ollama session: truncated 6, near-full 1; fill 0.9998 (counted once each settled turn)', async () => {
+		const {RequestCounters, renderMetrics} = await import('../../source/metrics/exporter.js');
+		const {FIGURES} = await import('../../source/model/figure-table.js');
+		const f = ollamaGrowing('full');
+		f.dispatch({type: 'tick', t: f.state.now + 60_000});
+		const counters = new RequestCounters();
+		counters.observe(f.state);
+		counters.observe(f.state);
+		const text = renderMetrics(f.state, [], counters, FIGURES);
+		expect(text).toContain('# TYPE infertop_agent_findings_total counter');
+		const series = text.split('\n').filter(l => l.startsWith('infertop_agent_findings_total{') || l.startsWith('infertop_agent_context_fill_ratio{'));
+		expect(series).toEqual([
+			'infertop_agent_findings_total{engine="ollama",server="http://ollama",model="qwen3-coder:30b",kind="context-near-full"} 1',
+			'infertop_agent_findings_total{engine="ollama",server="http://ollama",model="qwen3-coder:30b",kind="truncated"} 6',
+			'infertop_agent_context_fill_ratio{engine="ollama",server="http://ollama",model="qwen3-coder:30b"} 0.999755859375',
+		]);
 	});
 });

@@ -1,5 +1,5 @@
 /**
- * An overlay is one row of ui/scopes.ts and its component (issue 31): a made-up `!` findings list,
+ * An overlay is one row of ui/scopes.ts and its component (issue 31): a made-up `~` bookmarks list (the real `!` is the findings list of issue 28),
  * added to a copy of the table and of the overlay views and handed to the real App, opens with its
  * key, lists that key and its own in the footer and the help, and closes like every overlay.
  */
@@ -16,27 +16,27 @@ import {initialView} from '../../source/ui/view-state.js';
 import {richStore} from '../helpers/ui-state.js';
 import {renderTui, settle, waitFor, type Tui} from '../helpers/render-tui.js';
 
-/** The made-up overlay's component: the servers it would list findings for. */
-function FindingsList({state, width, height}: OverlayViewProps) {
+/** The made-up overlay's component: the servers it would list bookmarks for. */
+function BookmarksList({state, width, height}: OverlayViewProps) {
 	return (
 		<Box flexDirection="column" width={width} height={height}>
-			<Title title="FINDINGS" detail="made up in a test" />
+			<Title title="BOOKMARKS" detail="made up in a test" />
 			{state.order.map(id => (
-				<Line key={id}>{`no findings on ${id}`}</Line>
+				<Line key={id}>{`no bookmarks on ${id}`}</Line>
 			))}
 		</Box>
 	);
 }
 
 /** Its row: title, the key that opens it, its own keys. */
-const FINDINGS: ScopeRow = {
-	title: 'In the findings list (!)',
-	overlay: {opens: {keys: ['!'], help: 'Findings of every session, newest first', footer: 'findings'}},
+const BOOKMARKS: ScopeRow = {
+	title: 'In the bookmarks list (~)',
+	overlay: {opens: {keys: ['~'], help: 'Bookmarks of every session, newest first', footer: 'bookmarks'}},
 	compactHelp: false,
-	keys: [{id: 'escape', keys: ['escape', '!', 'q'], help: 'Close the findings', footer: 'close'}],
+	keys: [{id: 'escape', keys: ['escape', '~', 'q'], help: 'Close the bookmarks', footer: 'close'}],
 };
-const SCOPES_PLUS: ScopeTable = {...SCOPES, findings: FINDINGS};
-const VIEWS_PLUS = {...OVERLAY_VIEWS, findings: (p: OverlayViewProps) => <FindingsList {...p} />} as OverlayViews;
+const SCOPES_PLUS: ScopeTable = {...SCOPES, bookmarks: BOOKMARKS};
+const VIEWS_PLUS = {...OVERLAY_VIEWS, bookmarks: (p: OverlayViewProps) => <BookmarksList {...p} />} as OverlayViews;
 
 const idle: Controller = {probe: () => undefined, cancelProbe: () => undefined, startDemo: () => undefined, quit: () => undefined, setRefresh: () => undefined};
 
@@ -50,30 +50,30 @@ describe('an overlay is one row and its component', () => {
 	it('the table gives its keys (the opening one after its scope\'s own) and its scope while open', () => {
 		const keymap = keymapOf(SCOPES_PLUS);
 		const globalKeys = keymap.filter(b => b.scope === 'global');
-		expect(globalKeys.at(-1)).toEqual({id: 'overlay', overlay: 'findings', scope: 'global', keys: ['!'], help: 'Findings of every session, newest first', footer: 'findings'});
-		expect(keymap.filter(b => (b.scope as string) === 'findings')).toEqual([{id: 'escape', keys: ['escape', '!', 'q'], help: 'Close the findings', footer: 'close', scope: 'findings'}]);
-		expect(activeScopes({...initialView, overlay: 'findings' as never}, false)).toEqual(['always', 'findings']);
-		expect(scopeList(SCOPES_PLUS).map(s => s.name).at(-1)).toBe('findings');
+		expect(globalKeys.at(-1)).toEqual({id: 'overlay', overlay: 'bookmarks', scope: 'global', keys: ['~'], help: 'Bookmarks of every session, newest first', footer: 'bookmarks'});
+		expect(keymap.filter(b => (b.scope as string) === 'bookmarks')).toEqual([{id: 'escape', keys: ['escape', '~', 'q'], help: 'Close the bookmarks', footer: 'close', scope: 'bookmarks'}]);
+		expect(activeScopes({...initialView, overlay: 'bookmarks' as never}, false)).toEqual(['always', 'bookmarks']);
+		expect(scopeList(SCOPES_PLUS).map(s => s.name).at(-1)).toBe('bookmarks');
 		// Without the row, nothing of it anywhere.
-		expect(keymapOf(SCOPES).some(b => b.keys.includes('!'))).toBe(false);
+		expect(keymapOf(SCOPES).some(b => b.keys.includes('~'))).toBe(false);
 	});
 
 	it('! opens it, its footer and the help list it, Esc closes it', async () => {
 		tui = renderTui(<App store={richStore()} controller={idle} version="0.1.0" scopes={SCOPES_PLUS} overlayViews={VIEWS_PLUS} />, {columns: 220, rows: 90});
 		await waitFor(() => tui!.frame().includes('infertop 0.1.0'), 'first frame');
 		await settle();
-		expect(tui.frame()).toContain('! findings');
-		tui.stdin.write('!');
-		await waitFor(() => tui!.frame().includes('FINDINGS  made up in a test'), 'the overlay');
-		expect(tui.frame()).toContain('no findings on ollama@127.0.0.1:11434');
+		expect(tui.frame()).toContain('~ bookmarks');
+		tui.stdin.write('~');
+		await waitFor(() => tui!.frame().includes('BOOKMARKS  made up in a test'), 'the overlay');
+		expect(tui.frame()).toContain('no bookmarks on ollama@127.0.0.1:11434');
 		expect(tui.frame()).toContain('Esc close');
 		expect(tui.frame()).not.toContain('PASSES');
 		tui.stdin.write('\u001b');
 		await waitFor(() => tui!.frame().includes('PASSES'), 'back to the panes');
 		tui.stdin.write('?');
-		await waitFor(() => tui!.frame().includes('In the findings list (!)'), 'its heading in the help');
+		await waitFor(() => tui!.frame().includes('In the bookmarks list (~)'), 'its heading in the help');
 		const help = tui.frame().split('\n');
-		expect(help.some(l => / {2}! {16}Findings of every session, newest first/.test(l))).toBe(true);
-		expect(help.some(l => l.includes('Esc, !, q') && l.includes('Close the findings'))).toBe(true);
+		expect(help.some(l => / {2}~ {16}Bookmarks of every session, newest first/.test(l))).toBe(true);
+		expect(help.some(l => l.includes('Esc, ~, q') && l.includes('Close the bookmarks'))).toBe(true);
 	});
 });

@@ -6,6 +6,7 @@
 import {Box} from 'ink';
 import {memo} from 'react';
 import {budgetWords, durationWords, openingSession, type Session, type SessionsView, type Turn} from '../../model/sessions.js';
+import {FINDING_KINDS, FINDING_MARK, summaryLine} from '../../model/findings.js';
 import {DASH, est, fit, int, ms, right} from '../format.js';
 import type {ThemeToken} from '../theme.js';
 import {Line, Span, Title} from './common.js';
@@ -17,6 +18,13 @@ export interface AgentPaneProps {
 	readonly demo: boolean;
 	readonly width: number;
 	readonly height: number;
+	/** The engines' labels by server id (the findings line quotes the engine: `Ollama WARN "…"`). */
+	readonly engineLabels?: Readonly<Record<string, string>>;
+}
+
+/** A turn's findings as marks after its bar (one per kind, costliest first; issue 28). Pure. */
+export function findingMarks(t: Turn): string {
+	return FINDING_KINDS.filter(k => t.findings.some(f => f.kind === k)).map(k => FINDING_MARK[k]).join('');
 }
 
 /** Bars of the newest turns shown (the issue's "last ~20"). */
@@ -87,7 +95,7 @@ export function totalsLine(s: Session): string {
 	return `queue ${short(b.queueMs)}  prefill ${short(b.prefillMs)}  decode ${short(b.decodeMs)}  idle ${short(b.idleMs)}  cache saved ${b.savedByCacheMs === undefined ? DASH : durationWords(b.savedByCacheMs)}`;
 }
 
-export const AgentPane = memo(function AgentPane({view, serverId, demo, width, height}: AgentPaneProps) {
+export const AgentPane = memo(function AgentPane({view, serverId, demo, width, height, engineLabels}: AgentPaneProps) {
 	const sessions = view.sessions;
 	const s = openingSession(sessions, serverId);
 	const room = Math.max(0, height - 1);
@@ -110,7 +118,12 @@ export const AgentPane = memo(function AgentPane({view, serverId, demo, width, h
 	}
 	const others = sessions.filter((x) => x !== s).reverse();
 	const words = wrapWords(budgetWords(s), width, room >= 16 ? 4 : 1);
-	const fixed = 3 + words.length; // words, totals, table header, legend
+	// The finding that costs this session most, with its fix (issue 28), above the turns.
+	const line = summaryLine(s.turns, engineLabels?.[s.serverId] ?? s.engine);
+	// Too long for the pane: the fix on a line of its own.
+	const cut = line?.lastIndexOf(' — fix: ') ?? -1;
+	const summary = line === undefined ? [] : Array.from(line).length <= width || cut < 0 ? [line] : [line.slice(0, cut), `  ${line.slice(cut + 1)}`];
+	const fixed = 3 + words.length + summary.length; // words, findings, totals, table header, legend
 	const avail = Math.max(0, room - fixed);
 	// Bars first (one line is kept for the other sessions), then a line per other session.
 	const barRows = Math.min(AGENT_BARS, s.turns.length, Math.max(0, avail - (others.length > 0 ? 1 : 0)));
@@ -122,7 +135,9 @@ export const AgentPane = memo(function AgentPane({view, serverId, demo, width, h
 	const cols = [4, 7, 7, 8, 8, 8, 8];
 	const head = ['turn', 'prompt', 'cached', 'queue', 'prefill', 'decode', 'idle'];
 	const tableWidth = cols.reduce((a, c) => a + c + 1, 0);
-	const barWidth = Math.max(4, width - tableWidth - 1);
+	const marks = shown.map(findingMarks);
+	const markWidth = Math.min(6, Math.max(0, ...marks.map(m => Array.from(m).length)));
+	const barWidth = Math.max(4, width - tableWidth - 1 - (markWidth > 0 ? markWidth + 1 : 0));
 	const {msPerCell, text: scale} = cellScale(shown, firstIndex === 0, barWidth);
 	const cells = (t: Turn, i: number): string[] => [
 		String(firstIndex + i + 1),
@@ -142,6 +157,13 @@ export const AgentPane = memo(function AgentPane({view, serverId, demo, width, h
 					{w}
 				</Line>
 			))}
+			{room > 1 + summary.length
+				? summary.map((l, i) => (
+					<Line key={`f${i}`} color="bad" bold>
+						{l}
+					</Line>
+				))
+				: null}
 			{room > 1 ? <Line color="muted">{totalsLine(s)}</Line> : null}
 			{room > 2 ? <Line color="muted">{`${row(head)} ${fit(`last ${shown.length} turns, ${scale}`, barWidth)}`}</Line> : null}
 			{shown.map((t, i) => (
@@ -152,10 +174,16 @@ export const AgentPane = memo(function AgentPane({view, serverId, demo, width, h
 							{p.glyph.repeat(Math.min(p.cells, barWidth))}
 						</Span>
 					))}
+					{marks[i] ? (
+						<Span color="bad" bold>
+							{` ${Array.from(marks[i]!).slice(0, markWidth).join('')}`}
+						</Span>
+					) : null}
 				</Line>
 			))}
 			{room > 3 ? (
 				<Line color="muted">
+					{marks.some(Boolean) ? `${FINDING_KINDS.filter(k => shown.some(t => t.findings.some(f => f.kind === k))).map(k => `${FINDING_MARK[k]} ${k}`).join('  ')} · ` : ''}
 					{PARTS.map((p) => `${p.glyph} ${p.label}`).join('  ')}
 					{'  ? unknown  ↻ busy retries · shares over the known parts · saved = cached tokens ÷ measured prefill rate'}
 				</Line>
