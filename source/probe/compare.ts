@@ -25,6 +25,8 @@ export interface CompareTarget {
 	readonly bandwidthGBs?: number;
 	readonly bytesPerToken?: number;
 	readonly bytesPerTokenSource?: string;
+	/** The server listed the model as loaded (`compare --depths`: its load time is then not a cold one). */
+	readonly loaded?: boolean;
 }
 
 /** Every row is a real probe: the probe's own limits, log lookup and transport, passed through as they are. */

@@ -46,6 +46,9 @@ export type ActionId =
 	| 'compare'
 	| 'compare-close'
 	| 'agent'
+	| 'whatif'
+	| 'whatif-close'
+	| 'whatif-measure'
 	/** Open the binding's `overlay` (or close it when open): an overlay's `opens` key (ui/scopes.ts). */
 	| 'overlay';
 
