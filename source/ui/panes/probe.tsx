@@ -86,12 +86,21 @@ export function pairLines(first: ProbeResult, second: ProbeResult): [string, str
 	return [`first   ${cell(first)}`, `second  ${cell(second)}`, `${saved} · ${second.prompt} · ${second.model ?? second.engine} · ${clock(second.t)}`];
 }
 
-/** The live line while a probe runs, with its overall limit (`--timeout`). Pure. */
+/** Silence after which the live rate is no longer shown as live: the stream has stalled. */
+export const STALL_MS = 2000;
+
+/**
+ * The live line while a probe runs, with its overall limit (`--timeout`). A stream silent for
+ * STALL_MS or more shows `stalled N s`, not the rate of its last token (which a silent stall would
+ * otherwise keep showing). Pure.
+ */
 export function runningLine(run: ProbeProgress, now: number): string {
 	const many = run.runs !== undefined && run.runs > 1;
 	const runs = many ? ` · run ${run.run ?? 1}/${run.runs}` : '';
 	const limit = run.timeoutMs !== undefined ? ` (limit ${duration(run.timeoutMs)}${many ? ' a run' : ''})` : '';
-	return `▶ ${int(run.tokens)} tokens · ${tps(run.liveTps)} tok/s live · TTFT ${ms(run.ttftMs)} · ${elapsed(now - run.startedAt)} elapsed${limit}${runs}${run.status ? ` · ${run.status}` : ''}   Esc cancels`;
+	const silent = run.tokens > 0 && run.elapsedMs !== undefined ? now - (run.startedAt + run.elapsedMs) : 0;
+	const rate = silent >= STALL_MS ? `-- tok/s live (stalled ${elapsed(silent)})` : `${tps(run.liveTps)} tok/s live`;
+	return `▶ ${int(run.tokens)} tokens · ${rate} · TTFT ${ms(run.ttftMs)} · ${elapsed(now - run.startedAt)} elapsed${limit}${runs}${run.status ? ` · ${run.status}` : ''}   Esc cancels`;
 }
 
 /** What the server's answer said that could not be true (its figures show --). Pure. */
