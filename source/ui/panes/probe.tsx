@@ -75,7 +75,9 @@ export function pairLines(first: ProbeResult, second: ProbeResult): [string, str
 	const p1 = prefillOf(first);
 	const p2 = prefillOf(second);
 	let saved: string;
-	if (shared(first) || shared(second)) saved = 'cache saved -- (a run shared the server with other requests: its prefill is not known)';
+	const noMoreCached = first.cachedTokens !== undefined && second.cachedTokens !== undefined && second.cachedTokens <= first.cachedTokens;
+	if (noMoreCached) saved = `cache saved nothing (the second prompt was no more cached: ${int(second.cachedTokens)} of ${int(second.promptTokens)})`;
+	else if (shared(first) || shared(second)) saved = 'cache saved -- (a run shared the server with other requests: its prefill is not known)';
 	else if (p1 === undefined || p2 === undefined) saved = 'cache saved -- of TTFT';
 	else {
 		const d = p1 - p2;
