@@ -116,9 +116,19 @@ function status() {
 }
 
 if (rateArg === '--burst') {
+	// Made first, then appended in one write: the reader finds it all there at once.
 	const n = Number(secondsArg);
-	const step = 10_000;
-	for (let done = 0; done < n; done += step) append(Math.min(step, n - done), 0);
+	const parts = [];
+	for (let k = 0; k < n; k++) {
+		const block = format === 'llama.cpp' ? llamaBlock(requests, 0) : vllmBlock(requests, 0);
+		for (const l of block) parts.push(l);
+		requests++;
+	}
+	const text = Buffer.from(parts.length > 0 ? `${parts.join('\n')}\n` : '');
+	parts.length = 0;
+	for (let at = 0; at < text.length; ) at += fs.writeSync(fd, text, at);
+	lines += n === 0 ? 0 : text.toString('latin1').split('\n').length - 1;
+	bytes += text.length;
 	status();
 	fs.closeSync(fd);
 } else {

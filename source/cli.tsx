@@ -5,7 +5,7 @@
 import {statSync} from 'node:fs';
 import os from 'node:os';
 import {resolveConfig, formatConfig, parseLogSpec, parseNumberFlag, type FlagValues, type NumberFlagRule} from './config/config.js';
-import {parseCommandLine} from './config/flags.js';
+import {flagsNotFor, parseCommandLine} from './config/flags.js';
 import {loadTheme} from './config/themes.js';
 import {resolveReplayArg} from './sources/replay.js';
 import {VERSION} from './version.js';
@@ -115,7 +115,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 	if (command !== undefined && command !== 'snapshot' && command !== 'probe' && command !== 'compare') {
 		return usageError([`unknown command "${command}" (try: snapshot, probe, compare, --help)`]);
 	}
-	const errors: string[] = [];
+	const errors: string[] = flagsNotFor(command ?? 'monitor', givenNames);
 	const numbers: Partial<Record<keyof typeof NUMBER_FLAGS, number>> = {};
 	for (const [key, {flag, rule}] of Object.entries(NUMBER_FLAGS) as [keyof typeof NUMBER_FLAGS, (typeof NUMBER_FLAGS)[keyof typeof NUMBER_FLAGS]][]) {
 		const r = parseNumberFlag(flag, flags[key], rule);
@@ -192,7 +192,10 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 		const missing = config.origin.logs === 'flag' ? config.logs.map(missingLog).filter((m): m is string => m !== undefined) : [];
 		if (missing.length > 0) return usageError(missing);
 		const {runSnapshot} = await import('./commands/snapshot.js');
-		return runSnapshot({...common, json: flags.json === true, seconds: numbers.seconds ?? 3});
+		const code = await runSnapshot({...common, json: flags.json === true, seconds: numbers.seconds ?? 3});
+		// Stopped by a signal: what it started is stopped; leave now, whatever sockets are still closing.
+		if (code > 128) process.exit(code);
+		return code;
 	}
 	const {runMonitor} = await import('./commands/monitor.js');
 	return runMonitor({...common, ...(flags.notify ? {notify: true} : {})});

@@ -403,6 +403,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 		// A server the user named counts even when it is down: it is listed as down, not replaced by the demo.
 		const found = disc.servers().length > 0 || config.servers.length > 0 || config.logs.length > 0 || options.replay !== undefined;
 		if (config.demo === true || (config.demo === 'auto' && !found)) await startDemo();
+		if (config.demo === 'auto' && !found && demo) dispatch({type: 'notice', t: Date.now(), level: 'info', text: 'no engine found: started the demo (DEMO on screen; --no-demo never starts it)'});
 	})();
 
 	// What the probe and the comparison share: where results go, how long a run may wait and take, keys.
@@ -464,13 +465,17 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 		demo: () => demo?.engine,
 		async stop() {
 			if (stopped) return;
+			// What runs now stops first, discovery with the rest: a `cmd:` log's child is killed and a
+			// round under way (a long list of silent servers) aborted, never waited for.
+			const early = [...collectors];
+			await Promise.all(early.map(c => c.stop().catch(() => undefined)));
 			await ready.catch(() => undefined);
 			await demoStarting?.catch(() => undefined);
 			stopped = true;
 			stopTicker();
 			probe.cancel();
 			comparer.cancel();
-			await Promise.all(collectors.map(c => c.stop().catch(() => undefined)));
+			await Promise.all(collectors.filter(c => !early.includes(c)).map(c => c.stop().catch(() => undefined)));
 			await demo?.engine.stop().catch(() => undefined);
 			demo?.remove();
 		},

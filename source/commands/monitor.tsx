@@ -158,7 +158,10 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 		restore();
 		const statsFile = process.env.INFERTOP_RENDER_STATS;
 		if (statsFile) {
-			writeFileSync(statsFile, JSON.stringify({frames, publishes: store.publishes(), seconds: (performance.now() - startedAt) / 1000}));
+			// and, per server, the log lines read and skipped (the traffic benches' lag behind the writer)
+			const servers = store.getSnapshot().servers;
+			const logs = Object.fromEntries(Object.values(servers).map(s => [s.id, {lines: s.linesParsed + s.linesUnparsed, linesSkipped: s.logLag?.linesSkipped ?? 0, requestsSeen: s.requestsSeen}]));
+			writeFileSync(statsFile, JSON.stringify({frames, publishes: store.publishes(), seconds: (performance.now() - startedAt) / 1000, logs}));
 		}
 		stopNotify?.();
 		// Only now: until here a signal must find us listening (lifecycle.ts onStopSignals).

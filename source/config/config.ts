@@ -253,8 +253,19 @@ const logEntry = (node: JsonNode, report: Report, ctx: PathContext): string | un
 	return s.engine ? `${s.engine}=${path}` : path;
 };
 
-function list<T>(node: JsonNode, report: Report, item: (n: JsonNode) => T | undefined): T[] | undefined {
-	const items = node.kind === 'array' ? node.items : [node];
+/**
+ * Most servers, and most logs, infertop watches (from flags and the file alike). Each server is
+ * identified, then polled every 2 s, and each log followed: a list past this is refused (flags: one
+ * line, exit 2; the file: a warning, the first ones kept), never left to run without bound.
+ */
+export const MAX_WATCHED = 64;
+
+function list<T>(node: JsonNode, report: Report, item: (n: JsonNode) => T | undefined, what?: string): T[] | undefined {
+	let items = node.kind === 'array' ? node.items : [node];
+	if (what !== undefined && items.length > MAX_WATCHED) {
+		report(`${items.length} ${what} named: at most ${MAX_WATCHED} are watched (each is read all the time)`, node);
+		items = items.slice(0, MAX_WATCHED);
+	}
 	const out: T[] = [];
 	for (const n of items) {
 		const v = item(n);
@@ -265,8 +276,8 @@ function list<T>(node: JsonNode, report: Report, item: (n: JsonNode) => T | unde
 }
 
 const VALIDATORS: {readonly [K in ConfigKey]: Validator<K>} = {
-	servers: (node, report) => list(node, report, (n) => serverEntry(n, report)),
-	logs: (node, report, ctx) => list(node, report, (n) => logEntry(n, report, ctx)),
+	servers: (node, report) => list(node, report, (n) => serverEntry(n, report), 'servers'),
+	logs: (node, report, ctx) => list(node, report, (n) => logEntry(n, report, ctx), 'logs'),
 	bandwidth: (node, report) => {
 		const v = node.kind === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(node.value) ? Number(node.value) : node.kind === 'number' ? node.value : undefined;
 		if (v === undefined || !(v > 0) || v > 100_000) return void report('expected memory bandwidth in GB/s, a number in 0..100000 (e.g. 546)', node);

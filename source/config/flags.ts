@@ -151,3 +151,34 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
 	}
 	return {flags: values as Flags, input, given, problems};
 }
+
+/** The commands: the monitor (no command word), `snapshot`, `probe`, `compare`. */
+export type CommandName = 'monitor' | 'snapshot' | 'probe' | 'compare';
+
+/**
+ * Flags that belong to some commands only (each other flag belongs to all). One given to a command
+ * it does not belong to is a mistake said in one line (exit 2), never silently ignored.
+ */
+const ONLY_WITH: Readonly<Partial<Record<Names, readonly CommandName[]>>> = {
+	// The monitor prints one snapshot when stdout is not a terminal: these are its then.
+	seconds: ['snapshot', 'monitor'],
+	prompt: ['probe'],
+	runs: ['probe'],
+	json: ['snapshot', 'monitor', 'probe', 'compare'],
+	'max-tokens': ['probe', 'compare'],
+	model: ['probe', 'compare'],
+	// The monitor's own probes (`p`, `r`, `c`) keep to these too.
+	'busy-timeout': ['monitor', 'probe', 'compare'],
+	timeout: ['monitor', 'probe', 'compare'],
+};
+
+const commandWords = (cs: readonly CommandName[]): string => cs.filter(c => c !== 'monitor').join(', ');
+
+/** One line per flag given that does not belong to `command`. Pure. */
+export function flagsNotFor(command: CommandName, given: ReadonlySet<string>): string[] {
+	const out: string[] = [];
+	for (const [name, commands] of Object.entries(ONLY_WITH) as [Names, readonly CommandName[]][]) {
+		if (given.has(name) && !commands.includes(command)) out.push(`--${name}: not for ${command === 'monitor' ? 'the monitor' : `the ${command} command`} (only ${commandWords(commands)})`);
+	}
+	return out;
+}

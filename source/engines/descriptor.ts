@@ -187,6 +187,24 @@ export interface AnswerBlock {
 	};
 }
 
+/**
+ * A top-level string an engine stamps on its per-request answers (llama.cpp's `system_fingerprint`,
+ * `b10587-3f545be`): the probe reads every engine's stamps from every streamed chunk, as it reads
+ * their blocks.
+ */
+export interface AnswerStamp {
+	readonly field: string;
+	readonly read: (value: string, counts: ServerCounts) => void;
+}
+
+/** A response header in which an engine counts a generation's target passes (lithos-metal's Decode-Steps). */
+export interface PassesHeader {
+	/** The passes the headers say, or undefined when they carry none. */
+	readonly read: (headers: {get(name: string): string | null}) => number | undefined;
+	/** `tokensPerPassSource` of a run whose passes came from it. */
+	readonly label: string;
+}
+
 /** One engine, as data and pure functions. `K` is its kind, declared in its own file (types/events.ts `EngineKinds`). */
 export interface EngineDescriptor<K extends EngineKind = EngineKind> {
 	readonly kind: K;
@@ -202,6 +220,10 @@ export interface EngineDescriptor<K extends EngineKind = EngineKind> {
 	readonly probe: readonly ProbeStep[];
 	/** The blocks it adds to per-request answers, for the probe. */
 	readonly answerBlocks?: readonly AnswerBlock[];
+	/** The strings it stamps on per-request answers, for the probe. */
+	readonly answerStamps?: readonly AnswerStamp[];
+	/** The response header in which it counts a generation's target passes, for the probe. */
+	readonly passesHeader?: PassesHeader;
 	/** Environment variables holding the engine's own API key (sent only to its server), first wins. */
 	readonly apiKeyEnv?: readonly string[];
 	readonly modelList: readonly ModelListStep[];

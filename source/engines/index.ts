@@ -7,7 +7,7 @@
  * it buffers the first lines, detects, then parses them all.
  */
 import type {EngineEvent, EngineKind, LineParser} from '../types/events.js';
-import type {AnswerBlock, EngineDescriptor, ProcessView} from './descriptor.js';
+import type {AnswerBlock, AnswerStamp, EngineDescriptor, PassesHeader, ProcessView} from './descriptor.js';
 import {detectWith} from './detect.js';
 import {fingerprintEvidence, type FingerprintAnswer, type Identity} from './fingerprint.js';
 import {REGISTRY} from './registry.js';
@@ -54,6 +54,21 @@ export const DEFAULT_PORTS: readonly number[] = [...new Set(LIST.flatMap(d => d.
 
 /** Every engine's blocks of per-request answers (llama.cpp `timings`, LM Studio `stats`, vLLM `metrics`), in registry order, for the probe. */
 export const ANSWER_BLOCKS: readonly AnswerBlock[] = LIST.flatMap(d => d.answerBlocks ?? []);
+
+/** Every engine's stamps on per-request answers (llama.cpp's build in `system_fingerprint`), in registry order, for the probe. */
+export const ANSWER_STAMPS: readonly AnswerStamp[] = LIST.flatMap(d => d.answerStamps ?? []);
+
+/** Every engine's header counting target passes (lithos-metal's Decode-Steps), in registry order. */
+export const PASSES_HEADERS: readonly PassesHeader[] = LIST.flatMap(d => (d.passesHeader ? [d.passesHeader] : []));
+
+/** The target passes the first engine's passes header of an answer says, with that header's label. */
+export function passesFromHeaders(headers: {get(name: string): string | null}): {readonly passes: number; readonly label: string} | undefined {
+	for (const h of PASSES_HEADERS) {
+		const passes = h.read(headers);
+		if (passes !== undefined) return {passes, label: h.label};
+	}
+	return undefined;
+}
 
 /** The answer block whose field a probe's counts came from (`counts.source`), if an engine's. */
 export function answerBlockOf(source: string | undefined): AnswerBlock | undefined {

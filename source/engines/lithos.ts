@@ -129,6 +129,17 @@ export function createLithosParser(): LineParser {
 	return {engine: 'lithos', push};
 }
 
+const BRANDS = ['Lithos-Metal', 'LMK', 'Monolith'];
+
+/** lithos-metal `X-Lithos-Metal-Decode-Steps` (or the LMK-/Monolith- brands): target passes. */
+export function lithosDecodeSteps(headers: {get(name: string): string | null}): number | undefined {
+	for (const b of BRANDS) {
+		const v = headers.get(`x-${b.toLowerCase()}-decode-steps`);
+		if (v !== null && /^\s*\d+\s*$/.test(v)) return Number(v);
+	}
+	return undefined;
+}
+
 export const lithos: EngineDescriptor<'lithos'> = {
 	kind: 'lithos',
 	label: 'lithos-metal',
@@ -141,6 +152,7 @@ export const lithos: EngineDescriptor<'lithos'> = {
 	logTimes: ['iso'],
 	poll: OPENAI_POLL,
 	probe: OPENAI_PROBE,
+	passesHeader: {read: lithosDecodeSteps, label: 'lithos header'},
 	apiKeyEnv: ['LITHOS_METAL_API_KEY', 'LMK_API_KEY', 'MONOLITH_API_KEY'],
 	modelList: OPENAI_MODEL_LIST,
 	quickMarks: {modelOwner: 'lithos-metal'},

@@ -9,7 +9,7 @@ import {numberCheck} from '../util/numbers.js';
 import {bufferDevice, clean, finite, isRecord, MAX_PARSE_CHARS, OFFLOADED, offloaded, posInt, processBase, text, withCheck} from './answers.js';
 import {processRelativeMs} from './log-time.js';
 import type {FingerprintEvidence} from './fingerprint.js';
-import {OPENAI_MODEL_LIST, OPENAI_PROBE, type AnswerBlock, type EngineDescriptor, type RestartMarker} from './descriptor.js';
+import {OPENAI_MODEL_LIST, OPENAI_PROBE, type AnswerBlock, type AnswerStamp, type EngineDescriptor, type RestartMarker} from './descriptor.js';
 
 declare module '../types/events.js' {
 	interface EngineKinds {
@@ -838,6 +838,21 @@ export const LLAMA_TIMINGS: AnswerBlock = {
 	passes: {label: 'timings', firstTokenFromPrompt: true, noDraftIsOnePerPass: true},
 };
 
+/** `b10587-3f545be` → 10587. */
+export function llamaBuildNumber(fingerprint: string | undefined): number | undefined {
+	const m = fingerprint === undefined ? null : /^b(\d+)(?:-|$)/.exec(fingerprint);
+	return m ? Number(m[1]) : undefined;
+}
+
+/** llama-server's build in each answer's `system_fingerprint` (`b10587-3f545be`). */
+export const LLAMA_BUILD_STAMP: AnswerStamp = {
+	field: 'system_fingerprint',
+	read: (value, counts) => {
+		const build = llamaBuildNumber(value);
+		if (build !== undefined) counts.llamaBuild = build;
+	},
+};
+
 export const llamacpp: EngineDescriptor<'llamacpp'> = {
 	kind: 'llamacpp',
 	label: 'llama.cpp',
@@ -865,6 +880,7 @@ export const llamacpp: EngineDescriptor<'llamacpp'> = {
 	},
 	probe: OPENAI_PROBE,
 	answerBlocks: [LLAMA_TIMINGS],
+	answerStamps: [LLAMA_BUILD_STAMP],
 	apiKeyEnv: ['LLAMA_API_KEY'],
 	modelList: OPENAI_MODEL_LIST,
 	unifiedMemory: false,

@@ -366,6 +366,7 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 		case 'log-batch':
 			return withServer(state, action.serverId, s => applyBatch(s, action.lines, state.system.contention.active));
 		case 'log-lag':
+			if (!state.servers[action.serverId]) return state;
 			return withServer(state, action.serverId, s => {
 				const a = s.logLag;
 				const b = action.lag;

@@ -262,7 +262,12 @@ export function gibText(bytes: number | undefined): string {
  * The Mac lines of the ENGINES pane: the GPU busy share and the limit verdict, then the fix where
  * there is one. Empty when there is nothing to say (no Mac, nothing loaded and no GPU reading).
  */
-export function macGpuLines(summary: MacGpuSummary | undefined): {text: string; level: 'good' | 'warn' | 'bad' | 'muted'}[] {
+export interface MacGpuLine {
+	readonly text: string;
+	readonly level: 'good' | 'warn' | 'bad' | 'muted';
+}
+
+export function macGpuLines(summary: MacGpuSummary | undefined): MacGpuLine[] {
 	if (!summary) return [];
 	const {gpu, limit, demand, verdict} = summary;
 	const head: string[] = [];
@@ -273,7 +278,7 @@ export function macGpuLines(summary: MacGpuSummary | undefined): {text: string; 
 	if (verdict) head.push(verdict.text);
 	if (head.length === 1 && !gpu && !demand) return [];
 	const level = verdict?.level === 'over' ? 'bad' : verdict?.level === 'near' ? 'warn' : verdict ? 'good' : 'muted';
-	const lines: {text: string; level: 'good' | 'warn' | 'bad' | 'muted'}[] = [{text: head.join(' · '), level}];
+	const lines: MacGpuLine[] = [{text: head.join(' · '), level}];
 	if (verdict?.fix) lines.push({text: `fix: ${verdict.fix.command} (${verdict.fix.why})`, level: 'muted'});
 	else if (verdict?.advice) lines.push({text: verdict.advice, level: 'muted'});
 	return lines;

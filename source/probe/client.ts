@@ -5,7 +5,8 @@
 import {performance} from 'node:perf_hooks';
 import {sanitize} from '../util/sanitize.js';
 import {OLLAMA_PROTOCOL, type ServerCounts} from '../types/probe.js';
-import {createStreamParser, crossCheck, lithosDecodeSteps, requestBody, type ProbeRequestSpec, type ProtocolPlan} from './protocols.js';
+import {passesFromHeaders} from '../engines/index.js';
+import {createStreamParser, crossCheck, requestBody, type ProbeRequestSpec, type ProtocolPlan} from './protocols.js';
 import {markToken, newClock, type StreamClock} from './timing.js';
 import {defaultTransport, type OpenStream, type Transport} from './transport.js';
 
@@ -65,6 +66,8 @@ export interface StreamOutcome {
 	readonly clock: StreamClock;
 	readonly counts: ServerCounts;
 	readonly decodeSteps?: number;
+	/** The header `decodeSteps` came from (its engine's label for it). */
+	readonly decodeStepsSource?: string;
 	/** Wall-clock (Date.now) bounds of the request, for the log-figures window. */
 	readonly wallStart: number;
 	readonly wallEnd: number;
@@ -101,6 +104,9 @@ export function formatDuration(ms: number): string {
 	if (ms >= 120_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
 	return `${Math.round(ms / 1000)} s`;
 }
+
+/** Longest line of a streamed answer (characters without a newline): an NDJSON object or SSE field is far shorter. */
+export const MAX_STREAM_LINE = 1 << 20;
 
 const oneLine = (s: string, max = 160): string => sanitize(s.replace(/\s+/g, ' ').trim(), max);
 
@@ -264,7 +270,9 @@ export async function streamOnce(o: StreamOptions): Promise<StreamOutcome> {
 			throw new ProbeError('failed', `HTTP ${res.status}${text ? `: ${oneLine(errorText(text), 120)}` : ''}`);
 		}
 		const ctype = res.headers.get('content-type') ?? '';
-		const decodeSteps = lithosDecodeSteps(res.headers);
+		// An engine that counts its target passes in a header (lithos-metal's Decode-Steps), read by its descriptor.
+		const passesHeader = passesFromHeaders(res.headers);
+		const decodeSteps = passesHeader?.passes;
 		const parser = createStreamParser(o.plan.protocol);
 		const want = o.plan.protocol === OLLAMA_PROTOCOL ? 'NDJSON' : 'SSE';
 		const reader = res;
@@ -272,6 +280,9 @@ export async function streamOnce(o: StreamOptions): Promise<StreamOutcome> {
 		let done = false;
 		let sample = '';
 		let streamError: string | undefined;
+		// Characters since the last newline: a line (NDJSON object, SSE field) longer than the cap is refused.
+		let lineLength = 0;
+		let lineTooLong = false;
 		let endT = performance.now();
 		try {
 			for (;;) {
@@ -282,6 +293,12 @@ export async function streamOnce(o: StreamOptions): Promise<StreamOutcome> {
 				if (r.done) break;
 				const text = decoder.decode(r.value, {stream: true});
 				if (sample.length < 200) sample += text.slice(0, 200 - sample.length);
+				const nl = text.lastIndexOf('\n');
+				lineLength = nl < 0 ? lineLength + text.length : text.length - nl - 1;
+				if (lineLength > MAX_STREAM_LINE) {
+					lineTooLong = true;
+					break;
+				}
 				let tokens = 0;
 				for (const ev of parser.feed(text)) {
 					if (ev.type === 'token') {
@@ -297,7 +314,7 @@ export async function streamOnce(o: StreamOptions): Promise<StreamOutcome> {
 				o.onChunk?.(clock);
 				if (parser.understood === 0 && parser.garbage > 0) break;
 			}
-			if (streamError === undefined) {
+			if (streamError === undefined && !lineTooLong) {
 				const now = endT;
 				for (const ev of parser.end()) {
 					if (ev.type === 'token') markToken(clock, now);
@@ -313,6 +330,7 @@ export async function streamOnce(o: StreamOptions): Promise<StreamOutcome> {
 		} finally {
 			reader.cancel();
 		}
+		if (lineTooLong) throw new ProbeError('failed', `the answer has a line longer than ${MAX_STREAM_LINE / (1 << 20)} MiB without a newline (not read further)`);
 		if (streamError !== undefined) throw new ProbeError('failed', `server error in stream: ${oneLine(streamError, 120)}`);
 		if (parser.understood === 0) {
 			throw new ProbeError(
@@ -325,7 +343,7 @@ export async function streamOnce(o: StreamOptions): Promise<StreamOutcome> {
 			throw new ProbeError('failed', `server closed the stream after ${clock.chunks} tokens without finishing (killed mid-stream?)`);
 		}
 		crossCheck(parser.counts);
-		return {clock, counts: parser.counts, decodeSteps, wallStart, wallEnd: Date.now(), protocol: o.plan};
+		return {clock, counts: parser.counts, decodeSteps, ...(passesHeader ? {decodeStepsSource: passesHeader.label} : {}), wallStart, wallEnd: Date.now(), protocol: o.plan};
 	} finally {
 		if (timer) clearTimeout(timer);
 		o.signal?.removeEventListener('abort', onOuterAbort);

@@ -7,7 +7,7 @@ import {createParser, type EventSourceMessage} from 'eventsource-parser';
 import {OLLAMA_PROTOCOL, type AnswerNumberKind, type ProbeProtocol, type ServerCounts} from '../types/probe.js';
 import type {AnswerReading} from '../engines/descriptor.js';
 import {isRecord} from '../engines/answers.js';
-import {ANSWER_BLOCKS, engineOf} from '../engines/index.js';
+import {ANSWER_BLOCKS, ANSWER_STAMPS, engineOf} from '../engines/index.js';
 
 export interface ProbeRequestSpec {
 	readonly model?: string;
@@ -111,12 +111,6 @@ export function defaultPath(protocol: ProbeProtocol): string {
 /** Attempts in order; a 404 moves to the next (wrong protocol). */
 export function protocolPlan(engine: string | undefined): ProtocolPlan[] {
 	return engineOf(engine).probe.map(({protocol, path, extraBody}) => (extraBody ? {protocol, path, extraBody} : {protocol, path}));
-}
-
-/** `b10587-3f545be` → 10587. */
-export function llamaBuildNumber(fingerprint: string | undefined): number | undefined {
-	const m = fingerprint === undefined ? null : /^b(\d+)(?:-|$)/.exec(fingerprint);
-	return m ? Number(m[1]) : undefined;
 }
 
 /** Ollama `/api/generate` and `/api/chat`: one JSON object per line, durations in ns, metrics omitempty. */
@@ -236,8 +230,11 @@ export function createSseParser(): StreamParser {
 			return;
 		}
 		if (counts.model === undefined) counts.model = str(d.model);
-		const build = llamaBuildNumber(str(d.system_fingerprint));
-		if (build !== undefined) counts.llamaBuild = build;
+		// Engines' stamps (llama.cpp's build in `system_fingerprint`), read by their descriptors.
+		for (const stamp of ANSWER_STAMPS) {
+			const v = str(d[stamp.field]);
+			if (v !== undefined) stamp.read(v, counts);
+		}
 		let text = '';
 		const choices = Array.isArray(d.choices) ? d.choices : [];
 		const c0 = obj(choices[0]);
@@ -315,15 +312,4 @@ export function createSseParser(): StreamParser {
 
 export function createStreamParser(protocol: ProbeProtocol): StreamParser {
 	return protocol === OLLAMA_PROTOCOL ? createOllamaParser() : createSseParser();
-}
-
-const BRANDS = ['Lithos-Metal', 'LMK', 'Monolith'];
-
-/** lithos-metal `X-Lithos-Metal-Decode-Steps` (or the LMK-/Monolith- brands): target passes. */
-export function lithosDecodeSteps(headers: {get(name: string): string | null}): number | undefined {
-	for (const b of BRANDS) {
-		const v = headers.get(`x-${b.toLowerCase()}-decode-steps`);
-		if (v !== null && /^\s*\d+\s*$/.test(v)) return Number(v);
-	}
-	return undefined;
 }

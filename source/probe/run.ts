@@ -268,6 +268,7 @@ async function runProbeWithin(o: RunProbeOptions): Promise<RunProbeOutcome> {
 		clock: out.clock,
 		counts,
 		decodeSteps: bad === undefined ? out.decodeSteps : undefined,
+		decodeStepsSource: out.decodeStepsSource,
 		log,
 		bandwidthGBs: o.bandwidthGBs,
 		bytesPerToken: o.bytesPerToken,

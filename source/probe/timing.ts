@@ -16,7 +16,7 @@ import {
 	tokensPerPassFromPasses,
 } from '../model/figures.js';
 import {OLLAMA_PROTOCOL, type ServerCounts} from '../types/probe.js';
-import {answerBlockOf} from '../engines/index.js';
+import {answerBlockOf, PASSES_HEADERS} from '../engines/index.js';
 
 /** What the engine's log said about the probe's generation (Ollama: the API has no draft counts). */
 export interface LogFigures {
@@ -96,8 +96,10 @@ export interface ProbeFigures {
 export interface FigureInputs {
 	readonly clock: StreamClock;
 	readonly counts: ServerCounts;
-	/** lithos-metal Decode-Steps header. */
+	/** Target passes from an engine's passes header (lithos-metal's Decode-Steps; engines' `passesHeader`). */
 	readonly decodeSteps?: number;
+	/** That header's label; default: the first registered passes header's. */
+	readonly decodeStepsSource?: string;
 	readonly log?: LogFigures;
 	readonly bandwidthGBs?: number;
 	readonly bytesPerToken?: number;
@@ -117,7 +119,7 @@ function passFigures(i: FigureInputs): Pick<ProbeFigures, 'tokensPerPass' | 'tok
 	const n = c.completionTokens;
 	if (i.decodeSteps !== undefined) {
 		const tpp = tokensPerPassFromPasses(n, i.decodeSteps);
-		return {tokensPerPass: tpp, tokensPerPassSource: tpp === undefined ? undefined : 'lithos header', passes: i.decodeSteps};
+		return {tokensPerPass: tpp, tokensPerPassSource: tpp === undefined ? undefined : (i.decodeStepsSource ?? PASSES_HEADERS[0]?.label), passes: i.decodeSteps};
 	}
 	// An engine's own answer block (engines' `answerBlocks`: llama.cpp `timings`, LM Studio `stats`,
 	// vLLM `metrics`): the counts rule over the tokens its decode passes made.

@@ -37,6 +37,8 @@ export interface HttpAnswer {
 	readonly listTotal?: number;
 	/** List reads: `listTotal` is only a lower bound (the answer was cut at the cap or ended early). */
 	readonly listTotalAtLeast?: boolean;
+	/** List reads: why the body could not be read as the list (nested too deep, not a JSON object). */
+	readonly listError?: string;
 }
 
 export interface HttpFailure {
@@ -74,6 +76,12 @@ export const DEFAULT_HTTP_TIMEOUT_MS = 800;
 export const DEFAULT_MAX_BYTES = 1 << 20;
 /** List reads parse at most this much: beyond it, what fits is kept and the count is a lower bound. */
 export const LIST_MAX_BYTES = 8 << 20;
+/**
+ * Deepest nesting a list read accepts. A model list is 4 levels deep; a body nested deeper (a
+ * "depth bomb" of a million `[`) is refused at this depth, after reading that many bytes, with the
+ * reason, instead of being parsed.
+ */
+export const MAX_JSON_DEPTH = 64;
 /** Raw text kept beside a list read (enough for any small answer; never the whole of a big one). */
 const LIST_TEXT_BYTES = 64 << 10;
 
@@ -118,8 +126,14 @@ class ListCollector {
 	private sawList = false;
 	private failed = false;
 	private firstByte = true;
+	// The byte-level depth scan (strings skipped), run before the tokenizer sees a chunk.
+	private depth = 0;
+	private inString = false;
+	private escaped = false;
 	count = 0;
 	done = false;
+	/** Why the body is not read as the list, where it is not. */
+	why: string | undefined;
 
 	constructor(private readonly list: ListRead) {
 		this.parser = new TokenParser({paths: [`$.${list.key}.*`, '$.*'], keepStack: false});
@@ -130,6 +144,7 @@ class ListCollector {
 		};
 		this.tokenizer.onError = () => {
 			this.failed = true;
+			this.why ??= 'answer is not valid JSON';
 		};
 		this.parser.onError = () => {
 			this.failed = true;
@@ -157,14 +172,40 @@ class ListCollector {
 			this.firstByte = false;
 			if (!text.startsWith('{')) {
 				this.failed = true;
+				this.why = 'answer is not a JSON object';
 				return;
 			}
+		}
+		if (!this.withinDepth(chunk)) {
+			this.failed = true;
+			this.why = `answer nested deeper than ${MAX_JSON_DEPTH} levels (not read)`;
+			return;
 		}
 		try {
 			this.tokenizer.write(chunk);
 		} catch {
 			this.failed = true;
 		}
+	}
+
+	/** Scan a chunk's brackets (outside strings): false once the nesting passes MAX_JSON_DEPTH. */
+	private withinDepth(chunk: Buffer): boolean {
+		for (let i = 0; i < chunk.length; i++) {
+			const c = chunk[i]!;
+			if (this.inString) {
+				if (this.escaped) this.escaped = false;
+				else if (c === 0x5c) this.escaped = true;
+				else if (c === 0x22) this.inString = false;
+			} else if (c === 0x22) this.inString = true;
+			else if (c === 0x5b || c === 0x7b) {
+				if (++this.depth > MAX_JSON_DEPTH) return false;
+			} else if (c === 0x5d || c === 0x7d) this.depth--;
+		}
+		return true;
+	}
+
+	get failedNow(): boolean {
+		return this.failed;
 	}
 
 	/** The document with its list cut, or undefined when the body was not a JSON object. */
@@ -225,7 +266,10 @@ function send(url: string, body: string | undefined, options: GetOptions): Promi
 			request?.destroy();
 			resolve(result);
 		};
-		const timer = setTimeout(() => finish({error: `no answer within ${timeoutMs} ms`}), timeoutMs);
+		// A list still arriving at the deadline (a huge or never-ending answer): what it kept, counted "at least".
+		let partial: (() => HttpAnswer | undefined) | undefined;
+		let responded = false;
+		const timer = setTimeout(() => finish(partial?.() ?? {error: responded ? `answer not complete within ${timeoutMs} ms` : `no answer within ${timeoutMs} ms`}), timeoutMs);
 		const onAbort = (): void => finish({error: 'aborted'});
 		options.signal?.addEventListener('abort', onAbort, {once: true});
 
@@ -244,6 +288,7 @@ function send(url: string, body: string | undefined, options: GetOptions): Promi
 		}
 		request.on('error', (error) => finish({error: networkReason(error)}));
 		request.on('response', (response) => {
+			responded = true;
 			const out: Record<string, string> = {};
 			for (const [key, value] of Object.entries(response.headers)) {
 				if (value !== undefined) out[key.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
@@ -266,8 +311,16 @@ function send(url: string, body: string | undefined, options: GetOptions): Promi
 					...(truncated ? {truncated} : {}),
 					json,
 					...(list.ok ? {listTotal: list.count, listTotalAtLeast: !complete} : {}),
+					...(list.why !== undefined ? {listError: list.why} : {}),
 				};
 			};
+			if (list) {
+				partial = () => {
+					if (!list.ok || list.count === 0) return undefined;
+					truncated = true;
+					return answer();
+				};
+			}
 			response.on('data', (chunk: Buffer) => {
 				if (settled) return;
 				let piece = chunk;
@@ -282,7 +335,8 @@ function send(url: string, body: string | undefined, options: GetOptions): Promi
 					kept += part.length;
 				}
 				list?.write(piece);
-				if (truncated) finish(answer());
+				// Refused (nested too deep, not JSON): the rest is not read.
+				if (truncated || list?.failedNow === true) finish(answer());
 			});
 			response.on('end', () => finish(answer()));
 			response.on('error', (error) => finish({error: networkReason(error)}));

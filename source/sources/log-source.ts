@@ -94,7 +94,8 @@ export function readLine(parser: LineParser, raw: string, t: number, at?: 'backl
 	} catch {
 		events = null; // as in feedLine: a parser bug is an unparsed line, never a crash
 	}
-	return {t, text, parsed: events !== null, ...(events && events.length > 0 ? {events} : {}), ...(at !== undefined ? {at} : {})};
+	// one shape for every line (no spread of optional parts: no temporary objects, one hidden class)
+	return {t, text, parsed: events !== null, events: events !== null && events.length > 0 ? events : undefined, at};
 }
 
 /** Lines of one batch at most (a read of a busy log is cut into batches of this many). */

@@ -95,6 +95,137 @@ function countNewlines(buf: Buffer): number {
 	return n;
 }
 
+/** Lines a ledger remembers (three numbers each); past it the oldest quarter is forgotten. */
+export const LEDGER_LINES = 200_000;
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/**
+ * Where each line read lies in the file and a hash of its bytes (FNV-1a), for the lines read since
+ * the file was opened (the last LEDGER_LINES of them). A file truncated in place and regrown (by
+ * `copytruncate`, or a writer that cut it) keeps its first bytes: the first line that no longer
+ * reads as it did is where the new text starts. Reading resumes there, so no line is read twice and
+ * none of the new ones is skipped, whether or not the shrink was seen between two reads (GNU `tail
+ * -F` reads a truncated file again from its start).
+ */
+export class LineLedger {
+	private starts: number[] = [];
+	private ends: number[] = [];
+	private hashes: number[] = [];
+	private lineStart = -1;
+	private hash = FNV_OFFSET;
+	/** Lines were forgotten: what came before the first remembered one cannot be checked. */
+	forgot = false;
+
+	/** Start over at a line start (a new file, or where reading resumes). */
+	reset(at: number): void {
+		this.starts = [];
+		this.ends = [];
+		this.hashes = [];
+		this.lineStart = at;
+		this.hash = FNV_OFFSET;
+		this.forgot = false;
+	}
+
+	/** The bytes read at `offset` (contiguous with the last ones). */
+	feed(chunk: Uint8Array, offset: number): void {
+		let h = this.hash;
+		for (let i = 0; i < chunk.length; i++) {
+			const b = chunk[i]!;
+			h = Math.imul(h ^ b, FNV_PRIME) >>> 0;
+			if (b === 0x0a) {
+				if (this.lineStart >= 0) {
+					this.starts.push(this.lineStart);
+					this.ends.push(offset + i + 1);
+					this.hashes.push(h);
+				}
+				this.lineStart = offset + i + 1;
+				h = FNV_OFFSET;
+			}
+		}
+		this.hash = h;
+		if (this.starts.length > LEDGER_LINES) {
+			const drop = LEDGER_LINES / 4;
+			this.starts.splice(0, drop);
+			this.ends.splice(0, drop);
+			this.hashes.splice(0, drop);
+			this.forgot = true;
+		}
+	}
+
+	/**
+	 * Some remembered lines (a quarter, half and three quarters of the way) still read as they did.
+	 * Between two reads a file may be cut and regrown past our offset with the few bytes before it
+	 * equal by chance (a repeated idle line): lines further back tell.
+	 */
+	async spotCheck(read: (length: number, position: number) => Promise<Buffer>, size: number): Promise<boolean> {
+		const n = this.starts.length;
+		for (const at of n >= 4 ? [n >> 2, n >> 1, (3 * n) >> 2] : []) {
+			const start = this.starts[at]!;
+			const end = this.ends[at]!;
+			if (end > size) return false;
+			if (end - start > 64 * 1024) continue;
+			const bytes = await read(end - start, start);
+			let h = FNV_OFFSET;
+			for (let i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i]!, FNV_PRIME) >>> 0;
+			if (bytes.length !== end - start || h !== this.hashes[at]) return false;
+		}
+		return true;
+	}
+
+	/**
+	 * Where to read from in the file as it is now: the start of the first remembered line that no
+	 * longer reads as it did (or is gone), else the end of the last one. `lost`: the first
+	 * remembered line changed although lines before it were read and forgotten, so the new text may
+	 * have begun earlier (what lies between is not read).
+	 */
+	async resumeAt(read: (length: number, position: number) => Promise<Buffer>, size: number): Promise<{offset: number; lost: boolean}> {
+		const n = this.starts.length;
+		let j = 0;
+		let h = FNV_OFFSET;
+		let pos = n > 0 ? this.starts[0]! : 0;
+		const last = n > 0 ? Math.min(size, this.ends[n - 1]!) : 0;
+		let mismatch = false;
+		while (!mismatch && pos < last && j < n) {
+			const chunk = await read(Math.min(READ_CHUNK, last - pos), pos);
+			if (chunk.length === 0) break;
+			for (let i = 0; i < chunk.length && j < n; i++) {
+				const b = chunk[i]!;
+				h = Math.imul(h ^ b, FNV_PRIME) >>> 0;
+				const end = pos + i + 1;
+				if (b === 0x0a || end === this.ends[j]) {
+					// A line ends here now, or the remembered one did: both, with the same bytes, or changed.
+					if (b !== 0x0a || end !== this.ends[j] || h !== this.hashes[j]) {
+						mismatch = true;
+						break;
+					}
+					j++;
+					h = FNV_OFFSET;
+				}
+			}
+			pos += chunk.length;
+		}
+		let offset: number;
+		let lost = false;
+		if (n === 0) offset = 0;
+		else if (j === n) offset = this.ends[n - 1]!;
+		else if (j > 0) offset = this.starts[j]!;
+		else if (this.forgot) {
+			// Even the first remembered line changed, and lines before it were read and forgotten: the
+			// new text began somewhere before it; what lies between is not read again.
+			offset = this.starts[0]!;
+			lost = true;
+		} else offset = 0; // nothing before the first remembered line was ever read: read from the start
+		// Keep what still holds; what is read from `offset` on is remembered after it.
+		this.starts.length = j;
+		this.ends.length = j;
+		this.hashes.length = j;
+		this.lineStart = offset;
+		this.hash = FNV_OFFSET;
+		return {offset, lost};
+	}
+}
+
 /**
  * Splits a byte stream into lines: UTF-8 safe across chunk boundaries (invalid bytes become
  * U+FFFD), CRLF tolerated, partial lines buffered, overlong lines cut.
@@ -194,6 +325,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 		options.onLag?.(next);
 	};
 	const splitter = new LineSplitter(line => options.onLine(line, Date.now()));
+	const ledger = new LineLedger();
 	const state = (text: string) => {
 		if (text !== lastState) {
 			lastState = text;
@@ -274,7 +406,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 			if (size < offset) return false;
 			if (!(await readAt(h, tailMark.length, offset - tailMark.length)).equals(tailMark)) return false;
 		}
-		return true;
+		return ledger.spotCheck((length, position) => readAt(h, length, position), size);
 	}
 
 	/** Remember (or extend, while the file is still shorter than HEAD_BYTES) its head. */
@@ -291,14 +423,18 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 		if (!h) return;
 		const size = (await h.stat()).size;
 		if (size < offset || shrunk || (size > offset && !(await contentHolds(h, size)))) {
-			// Truncated in place (copytruncate), maybe regrown past our offset since: start over.
-			offset = 0;
-			tailMark = undefined;
+			// Truncated in place (copytruncate), maybe regrown past our offset since: resume at the first
+			// line that no longer reads as it did (none read twice, none of the new skipped); a new file
+			// under the same inode changed from its first line, and is read from its start.
+			const r = await ledger.resumeAt((length, position) => readAt(h, length, position), size);
+			offset = r.offset;
+			const lost = r.lost;
 			head = undefined;
 			headLength = 0;
+			tailMark = undefined;
 			shrunk = false;
 			splitter.reset();
-			state(`following ${shown} (truncated)`);
+			state(`following ${shown} (truncated${lost ? '; lines written between the cut and the last lines kept in memory were not read' : ''})`);
 		}
 		if (size === offset) return;
 		lag(size - offset);
@@ -334,6 +470,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 			const {bytesRead} = await h.read(buffer, 0, want, offset);
 			if (bytesRead <= 0) break;
 			let chunk = buffer.subarray(0, bytesRead);
+			ledger.feed(chunk, offset);
 			offset += bytesRead;
 			if (skip) {
 				// Started mid-file (or skipped ahead): drop the partial first line.
@@ -397,6 +534,8 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 				offset = opened.size - startBytes;
 				skipPartial = true;
 			}
+			// Started mid-file: the first (partial) line is not a line of the ledger.
+			ledger.reset(skipPartial ? -1 : offset);
 			await noteHead(handle, Math.min(opened.size, HEAD_BYTES));
 			if (rotated) state(`following ${shown} (rotated)`);
 			arm(opened.ino);

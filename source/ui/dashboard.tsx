@@ -6,16 +6,14 @@ import {Box, renderToString} from 'ink';
 import {useMemo, useRef} from 'react';
 import stripAnsi from 'strip-ansi';
 import {deriveServer} from '../model/derive.js';
-import {macGpuLines, macGpuSummary} from '../model/wired-limit.js';
 import type {MonitorState, PassSample} from '../types/state.js';
 import {sanitize} from '../util/sanitize.js';
 import {KEYMAP, type KeyBinding} from './keymap.js';
-import {planLayout} from './layout.js';
-import {ContentionPane} from './panes/contention.js';
+import {ContentionPane, contentionLines} from './panes/contention.js';
 import {EmptyState} from './panes/empty.js';
 import {EnginesPane} from './panes/engines.js';
 import {engineRows, type EngineRow} from './view-model/engines.js';
-import {Footer} from './panes/footer.js';
+import {Footer, noteRows, selfText} from './panes/footer.js';
 import {findingRows, footerFinding, newestUnseen} from './view-model/findings.js';
 import {Header} from './panes/header.js';
 import {LogPane} from './panes/log.js';
@@ -27,7 +25,7 @@ import {SCOPES, type ScopeTable} from './scopes.js';
 import {ProbePane} from './panes/probe.js';
 import {RequestsPane} from './panes/requests.js';
 import {requestEntries, requestsSeen, tableEntries} from './view-model/requests.js';
-import {activeScopes, currentNotice, FLASH_MS, logTotal, selectedServer, windowCount} from './selectors.js';
+import {activeScopes, currentNotice, FLASH_MS, logTotal, macLines, planFor, selectedServer, windowCount} from './selectors.js';
 import {noColorTheme} from './theme.js';
 import {ThemeContext, useTheme} from './theme-context.js';
 import {initialView, type ViewState} from './view-state.js';
@@ -72,8 +70,26 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 	// Rows are rebuilt each render (cheap) and kept by reference while equal: the pane re-renders only when a row changed.
 	const engineList: EngineRow[] = useStable(engineRows(state.servers, state.order, state.now));
 	// macOS: the GPU busy share and the wired-limit verdict under the engine rows (none elsewhere).
-	const gpuLines = useStable(useMemo(() => macGpuLines(macGpuSummary(state)), [state.servers, state.order, state.system]));
-	const plan = planLayout({columns, rows, showLog: view.showLog, engineRows: engineList.length + gpuLines.length});
+	const gpuLines = useStable(useMemo(() => macLines(state), [state.servers, state.order, state.system]));
+	const notice = currentNotice(state);
+	const flash = view.flash && state.now - view.flash.t < FLASH_MS ? view.flash : undefined;
+	// The newest agent finding (issue 28), until the agent view or the findings list is opened.
+	const findings = useMemo(() => findingRows(state, sessionGapMs), [state.servers, state.order, state.system, sessionGapMs]);
+	const unseen = view.overlay === 'none' ? newestUnseen(findings, view.findingsSeenAt) : undefined;
+	const note = useStable(
+		footerNote !== undefined
+			? {text: footerNote, level: 'info' as const}
+			: flash
+				? {text: flash.text, level: 'info' as const}
+				: unseen
+					? {text: sanitize(footerFinding(unseen), 300), level: 'error' as const}
+					: notice
+						? {text: sanitize(notice.text, 300), level: notice.level}
+						: undefined,
+	);
+	// A notice is read whole: the footer takes the rows it needs (up to 3) from the panes.
+	const footerRows = note && noteRows(note, Math.max(1, columns - selfText(state.system.self).length - 1)) > 1 ? noteRows(note, columns) : 1;
+	const plan = planFor(state, view, {columns, rows}, {rows: engineList, gpu: gpuLines}, footerRows);
 	const selectedId = selectedServer(state, view);
 	const server = selectedId !== undefined ? state.servers[selectedId] : undefined;
 	// deriveServer reads servers, bandwidth, probe results and, through the figure window, the clock:
@@ -89,22 +105,6 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 	const table = useMemo(() => tableEntries(allRequests, view.tableSort, view.tableFilter), [allRequests, view.tableSort, view.tableFilter]);
 
 	// hooks before the early returns: the same number of hooks every render
-	const notice = currentNotice(state);
-	const flash = view.flash && state.now - view.flash.t < FLASH_MS ? view.flash : undefined;
-	// The newest agent finding (issue 28), until the agent view or the findings list is opened.
-	const findings = useMemo(() => findingRows(state, sessionGapMs), [state.servers, state.order, state.system, sessionGapMs]);
-	const unseen = view.overlay === 'none' ? newestUnseen(findings, view.findingsSeenAt) : undefined;
-	const note = useStable(
-		footerNote !== undefined
-			? {text: footerNote, level: 'info' as const}
-			: flash
-				? {text: flash.text, level: 'info' as const}
-				: unseen
-					? {text: sanitize(footerFinding(unseen), 300), level: 'error' as const}
-					: notice
-					? {text: sanitize(notice.text, 300), level: notice.level}
-					: undefined,
-	);
 	const active = useStable(activeScopes(view, state.order.length === 0).filter(s => s !== 'always'));
 
 	if (view.suspended) return <Box height={1} />;
@@ -134,6 +134,8 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 		/>
 	) : null;
 
+	// CONTENTION's rows beyond its lines go to PROBE (its lines wrap there instead of being cut).
+	const spareContention = Math.max(0, plan.contention - 1 - contentionLines(state.system).length);
 	let main;
 	if (view.overlay !== 'none') {
 		main = overlayViews[view.overlay]({state, view, keymap, scopes, width: plan.mainWidth, height: middle, selectedId, server, requests: allRequests, demo, sessionGapMs});
@@ -170,8 +172,8 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 						height={plan.requests}
 					/>
 				) : null}
-				<ContentionPane system={state.system} width={plan.mainWidth} height={plan.contention} />
-				<ProbePane probe={state.probe} now={state.probe.running ? state.now : 0} width={plan.mainWidth} height={plan.probe} readOnly={readOnly} />
+				<ContentionPane system={state.system} width={plan.mainWidth} height={plan.contention - spareContention} />
+				<ProbePane probe={state.probe} now={state.probe.running ? state.now : 0} width={plan.mainWidth} height={plan.probe + spareContention} readOnly={readOnly} />
 				{plan.logBelow > 0 ? log : null}
 			</>
 		);

@@ -125,3 +125,37 @@ export function shortUrl(url: string | undefined): string {
 	if (!url) return DASH;
 	return url.replace(/^[a-z]+:\/\//i, '').replace(/\/$/, '');
 }
+
+/** One line cut at spaces into pieces of at most `width` characters (a word longer than that stays whole, to be cut). */
+function wordPieces(text: string, width: number): string[] {
+	const out: string[] = [];
+	let cur = '';
+	for (const word of text.split(' ')) {
+		const next = cur === '' ? word : `${cur} ${word}`;
+		if (Array.from(next).length <= width || cur === '') cur = next;
+		else {
+			out.push(cur);
+			cur = word;
+		}
+	}
+	out.push(cur);
+	return out;
+}
+
+/**
+ * Lines fitted into `rows` rows of `width`: a line too long for the width continues on the next row
+ * while rows are left for the lines after it (the last row a line gets is cut, `…`, by the pane). Pure.
+ */
+export function fitRows<T extends {readonly text: string}>(lines: readonly T[], width: number, rows: number): T[] {
+	const out: T[] = [];
+	for (let i = 0; i < lines.length && out.length < rows; i++) {
+		const line = lines[i]!;
+		const left = rows - out.length - (lines.length - i - 1);
+		const pieces = width > 0 ? wordPieces(line.text, width) : [line.text];
+		const n = Math.max(1, Math.min(pieces.length, left));
+		const head = pieces.slice(0, n - 1);
+		const tail = pieces.slice(n - 1).join(' ');
+		for (const p of [...head, tail]) out.push({...line, text: p});
+	}
+	return out.slice(0, rows);
+}

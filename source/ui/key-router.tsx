@@ -13,11 +13,9 @@ import type {MonitorState} from '../types/state.js';
 import {stepRefresh} from './controller.js';
 import {functionKey, keyName, resolveKey, type ActionId, type KeyBinding} from './keymap.js';
 import {logStep} from './view-model/log.js';
-import {activeScopes, logRows, logTotal, logVisible, modelsOf, nextPin, planFor, selectedServer, shownModel, tableFor} from './selectors.js';
+import {activeScopes, logRows, logShownFor, logTotal, modelsOf, nextPin, planFor, selectedServer, shownModel, tableFor} from './selectors.js';
 import type {Theme} from './theme.js';
 import {LOG_SIDE_STEP, PROMPT_KINDS, type ViewAction, type ViewState} from './view-state.js';
-import {engineRows} from './view-model/engines.js';
-import {macGpuLines, macGpuSummary} from '../model/wired-limit.js';
 
 export interface RouterContext {
 	readonly store: MonitorStore;
@@ -122,13 +120,13 @@ export const HANDLERS: Record<ActionId, Handler> = {
 	'toggle-log': c => {
 		const s = shown(c);
 		const {columns, rows} = c.size();
-		c.act({type: 'toggle-log', visibleNow: logVisible(columns, rows, c.view(), engineRows(s.servers, s.order, s.now).length + macGpuLines(macGpuSummary(s)).length)});
+		c.act({type: 'toggle-log', visibleNow: logShownFor(s, c.view(), {columns, rows})});
 	},
 	filter: c => {
 		// The log pane comes into view for its filter (below the panes when the screen is narrower than 160).
 		const s = shown(c);
 		const {columns, rows} = c.size();
-		if (!logVisible(columns, rows, c.view(), engineRows(s.servers, s.order, s.now).length + macGpuLines(macGpuSummary(s)).length)) c.act({type: 'toggle-log', visibleNow: false});
+		if (!logShownFor(s, c.view(), {columns, rows})) c.act({type: 'toggle-log', visibleNow: false});
 		c.act({type: 'filter-start', target: 'log'});
 	},
 	'filter-apply': c => c.act({type: 'filter-apply'}),

@@ -214,15 +214,19 @@ export function helpLines(keymap: readonly KeyBinding[], options: {readonly comp
 		const group = keymap.filter(b => b.scope === scope);
 		if (group.length === 0) continue;
 		if (options.compact && scope === 'global') {
-			// Two columns: `keys label` cells, so the global keys take half the rows.
-			const cell = Math.max(20, Math.floor((options.width ?? 80) / 2) - 1);
-			const cells = group.map(b => {
-				const keys = b.keys.map(keyLabel).join('/');
-				return fitCell(`  ${keys.padEnd(11)} ${b.help}`, cell);
-			});
+			// Two columns: `keys label` cells, so the global keys take half the rows. Each column as wide
+			// as its longest cell where the width allows (nothing cut on a wide screen), else halves.
+			const width = options.width ?? 80;
+			const texts = group.map(b => `  ${b.keys.map(keyLabel).join('/').padEnd(11)} ${b.help}`);
+			const half = Math.ceil(texts.length / 2);
+			const longest = (xs: readonly string[]) => xs.reduce((m, x) => Math.max(m, x.length), 0);
+			const leftNeed = longest(texts.slice(0, half));
+			const rightNeed = longest(texts.slice(half));
+			const fits = leftNeed + 1 + rightNeed <= width;
+			const left = fits ? leftNeed : Math.max(20, Math.floor(width / 2) - 1);
+			const right = fits ? rightNeed : Math.max(20, width - left - 1);
 			lines.push(title);
-			const half = Math.ceil(cells.length / 2);
-			for (let i = 0; i < half; i++) lines.push(`${cells[i]!} ${cells[i + half] ?? ''}`.trimEnd());
+			for (let i = 0; i < half; i++) lines.push(`${fitCell(texts[i]!, left)} ${texts[i + half] === undefined ? '' : fitCell(texts[i + half]!, right)}`.trimEnd());
 			continue;
 		}
 		if (options.compact) {

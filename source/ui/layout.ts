@@ -22,6 +22,8 @@ export interface LayoutInput {
 	readonly engineRows?: number;
 	/** undefined: automatic (beside from 160 columns); true: shown (beside or below); false: hidden. */
 	readonly showLog?: boolean;
+	/** Rows of the footer: 1, or up to 3 while a notice needs them to be read whole. */
+	readonly footerRows?: number;
 }
 
 export interface LayoutPlan {
@@ -55,13 +57,13 @@ const PASSES_BASE = 5;
 const GRAPH_EXTRA = 2;
 
 /** The last plan and what it was made from: every render plans (the dashboard, the key router), almost always for the same size. */
-let last: {columns: number; rows: number; engineRows: number | undefined; showLog: boolean | undefined; plan: LayoutPlan} | undefined;
+let last: {columns: number; rows: number; engineRows: number | undefined; showLog: boolean | undefined; footerRows: number | undefined; plan: LayoutPlan} | undefined;
 
 /** The plan for a terminal size. Pure: equal input gives the same (frozen-by-convention) plan object. */
 export function planLayout(input: LayoutInput): LayoutPlan {
-	if (last !== undefined && last.columns === input.columns && last.rows === input.rows && last.engineRows === input.engineRows && last.showLog === input.showLog) return last.plan;
+	if (last !== undefined && last.columns === input.columns && last.rows === input.rows && last.engineRows === input.engineRows && last.showLog === input.showLog && last.footerRows === input.footerRows) return last.plan;
 	const plan = makePlan(input);
-	last = {columns: input.columns, rows: input.rows, engineRows: input.engineRows, showLog: input.showLog, plan};
+	last = {columns: input.columns, rows: input.rows, engineRows: input.engineRows, showLog: input.showLog, footerRows: input.footerRows, plan};
 	return plan;
 }
 
@@ -70,7 +72,8 @@ function makePlan(input: LayoutInput): LayoutPlan {
 	const rows = Math.max(0, Math.floor(input.rows));
 	const need = {columns: MIN_COLUMNS, rows: MIN_ROWS};
 	const height = Math.max(0, rows - 1);
-	const base = {columns, rows, need, height, header: 1, footer: 1};
+	const footer = Math.min(3, Math.max(1, Math.floor(input.footerRows ?? 1)));
+	const base = {columns, rows, need, height, header: 1, footer};
 	if (columns < MIN_COLUMNS || rows < MIN_ROWS) {
 		return {...base, tooSmall: true, mainWidth: columns, engines: 0, passes: 0, graphRows: 0, requests: 0, contention: 0, probe: 0, logBelow: 0};
 	}
@@ -81,7 +84,7 @@ function makePlan(input: LayoutInput): LayoutPlan {
 	const rich = mainWidth >= 96 && columns >= RICH_COLUMNS && rows >= RICH_ROWS;
 	const below = input.showLog === true && !beside;
 
-	let free = height - 2; // header, footer
+	let free = height - 1 - footer; // header, footer
 	const probe = rich ? 4 : 3;
 	let contention = rich ? 5 : 3;
 	let graphRows = rich ? Math.min(6, Math.max(3, Math.floor((rows - 30) / 2))) : 0;

@@ -99,9 +99,9 @@ export const SCOPES = {
 			{id: 'escape', keys: ['escape'], help: 'Stop editing the filter', footer: 'cancel'},
 		],
 	},
-	help: {title: 'In this help', overlay: {}, compactHelp: false, keys: [{id: 'escape', keys: ['escape', '?', 'q', 'f1'], help: 'Close help', footer: 'close'}]},
+	help: {title: 'In this help', overlay: {}, compactHelp: false, keys: [{id: 'escape', keys: ['escape', '?', 'q', 'f1'], help: 'Close help', footer: 'close'}, {id: 'toggle-log', keys: ['l'], help: 'Show / hide the log pane beside it', footer: 'log'}]},
 	detail: {title: 'In a request detail', overlay: {showsLog: true}, compactHelp: false, keys: [{id: 'escape', keys: ['escape', 'return', 'q'], help: 'Close the request detail', footer: 'close'}]},
-	history: {title: 'In the probe history', overlay: {}, compactHelp: false, keys: [{id: 'escape', keys: ['escape', 'h', 'q'], help: 'Close the probe history', footer: 'close'}]},
+	history: {title: 'In the probe history', overlay: {}, compactHelp: false, keys: [{id: 'escape', keys: ['escape', 'h', 'q'], help: 'Close the probe history', footer: 'close'}, {id: 'toggle-log', keys: ['l'], help: 'Show / hide the log pane beside it', footer: 'log'}]},
 	compare: {
 		title: 'In the comparison table',
 		overlay: {},
@@ -109,6 +109,7 @@ export const SCOPES = {
 		keys: [
 			{id: 'compare-close', keys: ['escape'], help: 'Cancel the comparison, or close the table', footer: 'cancel/close'},
 			{id: 'compare', keys: ['c'], help: 'Run the comparison again (once finished)', footer: 'again'},
+			{id: 'toggle-log', keys: ['l'], help: 'Show / hide the log pane beside it', footer: 'log'},
 			{id: 'help', keys: ['?'], help: 'Show all keys'},
 			{id: 'quit', keys: ['q'], help: 'Quit', footer: 'quit'},
 		],
@@ -121,6 +122,7 @@ export const SCOPES = {
 			{id: 'agent', keys: ['a', 'escape'], help: 'Close the agent view', footer: 'close'},
 			{id: 'select-next', keys: ['tab', 'down', 'j'], help: "The next engine's newest session", footer: 'engine'},
 			{id: 'select-prev', keys: ['shift+tab', 'up', 'k'], help: "The previous engine's newest session"},
+			{id: 'toggle-log', keys: ['l'], help: 'Show / hide the log pane beside it', footer: 'log'},
 			{id: 'help', keys: ['?'], help: 'Show all keys'},
 			{id: 'quit', keys: ['q'], help: 'Quit', footer: 'quit'},
 		],

@@ -7,7 +7,8 @@ import type {ModelFigures} from '../model/figure-table.js';
 import type {MonitorState, ServerState} from '../types/state.js';
 import type {KeyScope} from './scopes.js';
 import {planLayout} from './layout.js';
-import {engineRows} from './view-model/engines.js';
+import {macGpuLines, macGpuSummary, type MacGpuLine} from '../model/wired-limit.js';
+import {engineRows, type EngineRow} from './view-model/engines.js';
 import {shownFigures} from './view-model/passes.js';
 import {requestEntries, tableEntries, type RequestEntry} from './view-model/requests.js';
 import type {ViewState} from './view-state.js';
@@ -58,14 +59,47 @@ export function selectedServer(state: MonitorState, view: ViewState): string | u
 	return view.selectedId !== undefined && state.servers[view.selectedId] ? view.selectedId : state.order[0];
 }
 
-export function planFor(state: MonitorState, view: ViewState, size: {readonly columns: number; readonly rows: number}) {
-	const engineCount = engineRows(state.servers, state.order, state.now).length;
-	return planLayout({columns: size.columns, rows: size.rows, showLog: view.showLog, engineRows: engineCount});
+/**
+ * The log pane's setting for the layout: as the user set it (`l`), else automatic; while an overlay
+ * is open it is hidden unless `l` asked for it, so that the overlay takes the width it needs.
+ */
+export function logSetting(view: ViewState): boolean | undefined {
+	return view.overlay !== 'none' && view.showLog !== true ? false : view.showLog;
+}
+
+/** The lines of the ENGINES pane's body: a row per engine, then (macOS) the GPU busy share and wired-limit lines. */
+export interface EngineLines {
+	readonly rows: readonly EngineRow[];
+	readonly gpu: readonly MacGpuLine[];
+}
+
+/** macOS: the GPU busy share and the wired-limit verdict (and its fix) under the engine rows; none elsewhere. */
+export function macLines(state: MonitorState): MacGpuLine[] {
+	return macGpuLines(macGpuSummary(state));
+}
+
+export function engineLines(state: MonitorState): EngineLines {
+	return {rows: engineRows(state.servers, state.order, state.now), gpu: macLines(state)};
+}
+
+/** How many lines the ENGINES pane's body takes: what the layout, the log's visibility and its page size all count. */
+export function engineLineCount(lines: EngineLines): number {
+	return lines.rows.length + lines.gpu.length;
+}
+
+/** The layout for this state, view and size (`lines`: the ENGINES body, when the caller already has it). */
+export function planFor(state: MonitorState, view: ViewState, size: {readonly columns: number; readonly rows: number}, lines: EngineLines = engineLines(state), footerRows?: number) {
+	return planLayout({columns: size.columns, rows: size.rows, showLog: logSetting(view), engineRows: engineLineCount(lines), footerRows});
+}
+
+/** Whether the log pane is on screen for this state, view and size. */
+export function logShownFor(state: MonitorState, view: ViewState, size: {readonly columns: number; readonly rows: number}): boolean {
+	return logVisible(size.columns, size.rows, view, engineLineCount(engineLines(state)));
 }
 
 /** Whether the log pane is on screen for this size and view state. */
 export function logVisible(columns: number, rows: number, view: ViewState, engineRowCount = 3): boolean {
-	const plan = planLayout({columns, rows, showLog: view.showLog, engineRows: engineRowCount});
+	const plan = planLayout({columns, rows, showLog: logSetting(view), engineRows: engineRowCount});
 	return !plan.tooSmall && (plan.logBelow > 0 || plan.logBeside !== undefined);
 }
 

@@ -5,15 +5,16 @@
  * model/ either; ui/ does no file, process or network I/O and imports neither sources/ nor probe/.
  * And one engine is one file: an engine takes its helpers from engines/answers.ts, never from
  * another engine's file (only a whole parser, where it writes that engine's log); no engine is
- * named outside engines/ (the registry says what each engine needs). Every rule has a planted
- * violation below that it must catch.
+ * named outside engines/ (the registry says what each engine needs): neither as a string equal to
+ * its kind nor as a word of a name or a string (`lithosDecodeSteps`, `llamaBuildNumber`), beyond
+ * the places listed with their reasons. Every rule has a planted violation below that it must catch.
  */
 import {readdirSync, readFileSync} from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import ts from 'typescript';
 import {describe, expect, it} from 'vitest';
-import {ENGINE_KINDS} from '../../source/engines/index.js';
+import {ENGINE_KINDS, ENGINE_LABELS} from '../../source/engines/index.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const source = path.join(root, 'source');
@@ -170,6 +171,88 @@ export function engineNameViolations(files: readonly SourceFile[], kinds: readon
 	return bad;
 }
 
+/**
+ * An engine's name as a word: its kind and the first word of its label (llama.cpp → `llama`,
+ * lithos-metal → `lithos`), except `openai` (the protocol every server speaks) and label words
+ * shorter than four letters (`lm`, `mlx`: also names of formats).
+ */
+export function engineWords(): string[] {
+	const words = new Set<string>();
+	for (const k of ENGINE_KINDS) {
+		if (k === 'openai') continue;
+		words.add(k);
+		const first = ENGINE_LABELS[k].toLowerCase().split(/[^a-z0-9]+/)[0] ?? '';
+		if (first.length >= 4) words.add(first);
+	}
+	return [...words];
+}
+
+/** The words of a name or a string: camelCase, snake_case, kebab-case and dotted parts, and each two neighbours joined (`lmStudio` → lm, studio, lmstudio). */
+export function wordsOf(text: string): string[] {
+	const parts = text.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+	return [...parts, ...parts.slice(1).map((p, i) => parts[i]! + p)];
+}
+
+/** Identifiers and strings of `file` (never comments, never the module an import names) with an engine's name as a word. */
+export function engineWordUses(file: SourceFile, words: readonly string[]): {readonly line: number; readonly word: string; readonly text: string}[] {
+	const sf = parse(file);
+	const out: {line: number; word: string; text: string}[] = [];
+	const visit = (n: ts.Node): void => {
+		if ((ts.isImportDeclaration(n) || ts.isExportDeclaration(n)) && n.moduleSpecifier) {
+			// the module path is the import rules' business; the names taken are checked
+			if (ts.isImportDeclaration(n) && n.importClause) visit(n.importClause);
+			if (ts.isExportDeclaration(n) && n.exportClause) visit(n.exportClause);
+			return;
+		}
+		if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.ImportKeyword) return;
+		const text = ts.isIdentifier(n) || ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n) || ts.isTemplateHead(n) || ts.isTemplateMiddle(n) || ts.isTemplateTail(n) ? n.text : undefined;
+		if (text !== undefined) {
+			const ws = wordsOf(text);
+			for (const w of words) if (ws.includes(w)) out.push({line: sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1, word: w, text: text.slice(0, 40)});
+		}
+		ts.forEachChild(n, visit);
+	};
+	visit(sf);
+	return out;
+}
+
+/**
+ * Where an engine's name may be a word of code outside engines/ (a folder ends in `/`), each with
+ * its reason. Any other file that names an engine in an identifier or a string fails: engine
+ * knowledge belongs in its descriptor.
+ */
+const ENGINE_WORDS_OUTSIDE: readonly {readonly word: string; readonly files: readonly string[]; readonly why: string}[] = [
+	{word: 'ollama', files: ['demo/'], why: 'the demo engine is an Ollama by design'},
+	{word: 'llama', files: ['demo/'], why: "the demo's GGUF runner writes llama-server's lines, as Ollama's does"},
+	{word: 'ollama', files: ['types/probe.ts', 'probe/client.ts', 'probe/protocols.ts', 'probe/timing.ts'], why: "OLLAMA_PROTOCOL: Ollama's /api/generate wire protocol (other servers speak it too) and its NDJSON stream reader"},
+	{word: 'ollama', files: ['types/events.ts', 'types/state.ts', 'types/figures.ts'], why: "OllamaRunner: the two runners of an Ollama ≥ 0.30 (gguf, mlx), part of the shared vocabulary"},
+	{word: 'ollama', files: ['sources/ollama-ps-cli.ts', 'system/ollama-ps.ts', 'config/config.ts', 'config/flags.ts', 'runtime.ts', 'cli.tsx'], why: "`--ollama-ps cli`: Ollama's own `ollama ps` command, run and parsed (and the demo started by the runtime)"},
+	{word: 'vllm', files: ['cli.tsx', 'config/config.ts'], why: 'help and error text that gives an example (`VLLM_API_KEY`, a vLLM URL)'},
+	{word: 'ollama', files: ['sources/model-bytes.ts'], why: "Ollama's blob store and /api/show, read where the descriptor's modelBytes hints (ollamaBlobs, ollamaShow) say: file I/O, which engines/ may not do"},
+	{word: 'lmstudio', files: ['sources/model-bytes.ts'], why: "LM Studio's models folder among the local model folders: file I/O, which engines/ may not do"},
+	{word: 'llama', files: ['sources/replay.ts', 'types/probe.ts'], why: "replay paces any log by every stamp format engines write (llama.cpp's process-relative one); ServerCounts.llamaBuild, filled by llama.cpp's answer stamp"},
+	{word: 'vllm', files: ['sources/replay.ts'], why: "replay paces any log by every stamp format engines write (vLLM's mm-dd)"},
+	{word: 'ollama', files: ['model/derive.ts', 'model/figures.ts', 'model/bytes-per-token.ts', 'model/wired-limit.ts'], why: "not moved yet: Ollama's PROCESSOR text, reported tok/s, MLX quant table and `ollama ps size_vram` source name are read by model/ from outside the descriptor"},
+];
+
+function wordAllowed(file: string, word: string): boolean {
+	return ENGINE_WORDS_OUTSIDE.some((a) => a.word === word && a.files.some((f) => (f.endsWith('/') ? file.startsWith(f) : file === f)));
+}
+
+/** Engine names as words of code outside engines/ beyond ENGINE_WORDS_OUTSIDE: one line per file and word. */
+export function engineWordViolations(files: readonly SourceFile[], words: readonly string[]): string[] {
+	const bad: string[] = [];
+	for (const f of files) {
+		if (f.rel.startsWith('engines/')) continue;
+		const uses = engineWordUses(f, words).filter((u) => !wordAllowed(f.rel, u.word));
+		for (const word of new Set(uses.map((u) => u.word))) {
+			const mine = uses.filter((u) => u.word === word);
+			bad.push(`${f.rel}:${mine.map((u) => u.line).join(',')}: '${word}' in ${mine.map((u) => u.text).join(', ')}: engine knowledge belongs in its descriptor`);
+		}
+	}
+	return bad;
+}
+
 describe('architecture', () => {
 	it('the checker itself catches an upward import, I/O in a pure layer, and a leaf that imports', () => {
 		expect(violation('model/derive.ts', '../probe/run.js')).toMatch(/upward/);
@@ -250,5 +333,32 @@ describe('architecture', () => {
 
 	it('no engine is named outside engines/ beyond the listed reasons', () => {
 		expect(engineNameViolations(sourceFiles(), ENGINE_KINDS)).toEqual([]);
+	});
+
+	it('the engine-word rule catches its planted violations', () => {
+		const words = engineWords();
+		expect(words).toEqual(expect.arrayContaining(['lithos', 'llama', 'llamacpp', 'vllm', 'lmstudio', 'ollama']));
+		expect(words).not.toContain('openai');
+		// A reader of one engine's header and its label, in the probe: caught by name and by string.
+		const probe: SourceFile = {rel: 'probe/acme.ts', text: "// lithos in a comment is fine\nimport {x} from '../engines/lithos.js';\nexport function lithosDecodeSteps(): string { return 'lithos header'; }\n"};
+		expect(engineWordViolations([probe], words)).toEqual([
+			"probe/acme.ts:3,3: 'lithos' in lithosDecodeSteps, lithos header: engine knowledge belongs in its descriptor",
+		]);
+		// A build-number parser named for llama.cpp, and LM Studio and vLLM by their written names.
+		const more: SourceFile = {rel: 'sources/acme.ts', text: 'export const llamaBuildNumber = 1;\nconst a = lmStudioModels;\nconst b = "vLLM";\n'};
+		expect(engineWordViolations([more], words)).toEqual([
+			"sources/acme.ts:1: 'llama' in llamaBuildNumber: engine knowledge belongs in its descriptor",
+			"sources/acme.ts:2: 'lmstudio' in lmStudioModels: engine knowledge belongs in its descriptor",
+			"sources/acme.ts:3: 'vllm' in vLLM: engine knowledge belongs in its descriptor",
+		]);
+		// A file allowed one engine's name is not allowed another's.
+		expect(engineWordViolations([{rel: 'probe/protocols.ts', text: 'const OLLAMA_PROTOCOL = 1;\nconst lithosSteps = 2;\n'}], words)).toEqual([
+			"probe/protocols.ts:2: 'lithos' in lithosSteps: engine knowledge belongs in its descriptor",
+		]);
+		expect(engineWordViolations([{rel: 'engines/acme.ts', text: 'const lithosSteps = 2;'}], words)).toEqual([]);
+	});
+
+	it('no engine is a word of code outside engines/ beyond the listed reasons', () => {
+		expect(engineWordViolations(sourceFiles(), engineWords())).toEqual([]);
 	});
 });

@@ -1,6 +1,6 @@
 /** The command line read from its tokens (config/flags.ts): values, negations, and one line per mistake. */
 import {describe, expect, it} from 'vitest';
-import {DEFAULT_METRICS_ADDR, FLAG_SPECS, parseCommandLine} from '../../source/config/flags.js';
+import {DEFAULT_METRICS_ADDR, FLAG_SPECS, parseCommandLine, flagsNotFor} from '../../source/config/flags.js';
 
 const read = (...argv: string[]) => parseCommandLine(argv);
 
@@ -73,5 +73,22 @@ describe('parseCommandLine', () => {
 		const cli = readFileSync(new URL('../../source/cli.tsx', import.meta.url), 'utf8');
 		const help = cli.slice(cli.indexOf('const HELP = `'), cli.indexOf('`;', cli.indexOf('const HELP = `')));
 		for (const [name, spec] of Object.entries(FLAG_SPECS)) expect(help.includes(`--${name}`) || ('negatable' in spec && help.includes(`--no-${name}`)), name).toBe(true);
+	});
+});
+
+describe('issue 30: a flag that does not belong to the command is one line, not ignored', () => {
+	const given = (...names: string[]) => new Set(names);
+	it('compare --runs 3, the monitor with --prompt, probe --seconds', () => {
+		expect(flagsNotFor('compare', given('runs'))).toEqual(['--runs: not for the compare command (only probe)']);
+		expect(flagsNotFor('monitor', given('prompt', 'json', 'model'))).toEqual(['--prompt: not for the monitor (only probe)', '--model: not for the monitor (only probe, compare)']);
+		expect(flagsNotFor('probe', given('seconds'))).toEqual(['--seconds: not for the probe command (only snapshot)']);
+	});
+
+	it('flags that belong stay quiet', () => {
+		expect(flagsNotFor('probe', given('runs', 'prompt', 'json', 'max-tokens', 'model', 'timeout', 'busy-timeout', 'server', 'log'))).toEqual([]);
+		expect(flagsNotFor('compare', given('json', 'max-tokens', 'model', 'timeout'))).toEqual([]);
+		expect(flagsNotFor('snapshot', given('json', 'seconds', 'demo', 'log'))).toEqual([]);
+		// Where stdout is not a terminal the monitor prints one snapshot: --json and --seconds are its.
+		expect(flagsNotFor('monitor', given('timeout', 'busy-timeout', 'demo', 'theme', 'json', 'seconds'))).toEqual([]);
 	});
 });

@@ -40,6 +40,8 @@ describe('demo: auto', () => {
 		try {
 			await rt.ready;
 			expect(rt.demo()).toBeDefined();
+			// issue 30: said, not only labelled.
+			expect(rt.store.getSnapshot().notices.map(n => n.text)).toContain('no engine found: started the demo (DEMO on screen; --no-demo never starts it)');
 		} finally {
 			await rt.stop();
 		}

@@ -39,7 +39,10 @@ describe('infertop on the command line', () => {
 			[['--bandwidth', '-5'], 'infertop: --bandwidth: expected memory bandwidth in GB/s, a number in 0..100000 (e.g. 546), got "-5"'],
 			[['--seconds', 'abc'], 'infertop: --seconds: expected a number in 0..3600 seconds, got "abc"'],
 			[['--seconds', '-1'], 'infertop: --seconds: expected a number in 0..3600 seconds, got "-1"'],
-			[['--max-tokens', 'x'], 'infertop: --max-tokens: expected an integer in 2..100000, got "x"'],
+			[['probe', '--max-tokens', 'x'], 'infertop: --max-tokens: expected an integer in 2..100000, got "x"'],
+			// issue 30: a flag of another command is not ignored.
+			[['compare', '--runs', '3'], 'infertop: --runs: not for the compare command (only probe)'],
+			[['--prompt', 'code'], 'infertop: --prompt: not for the monitor (only probe)'],
 			[['--theme', 'nope'], 'infertop: --theme: theme nope: no such theme (built-in: dark, light, high-contrast, no-color; or a path to a .json file)'],
 			[['--serve-metrics', '127.0.0.1:99999'], 'infertop: --serve-metrics: "127.0.0.1:99999": bad port "99999" (0..65535)'],
 			[['--headless'], 'infertop: --headless: only with --serve-metrics ADDR (it serves metrics without a screen)'],

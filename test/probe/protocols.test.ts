@@ -3,14 +3,15 @@ import {
 	createOllamaParser,
 	createSseParser,
 	crossCheck,
-	lithosDecodeSteps,
-	llamaBuildNumber,
 	protocolPlan,
 	requestBody,
 	type StreamParser,
 	type StreamEvent,
 } from '../../source/probe/protocols.js';
 import {computeFigures, newClock, markToken} from '../../source/probe/timing.js';
+// The engines' own answer readers, which the probe takes from their descriptors.
+import {lithosDecodeSteps} from '../../source/engines/lithos.js';
+import {llamaBuildNumber} from '../../source/engines/llamacpp.js';
 import {fixture} from '../helpers/probe-server.js';
 
 function feedAll(p: StreamParser, text: string, step?: number): StreamEvent[] {

@@ -6,7 +6,8 @@ import http from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {afterEach, describe, expect, it} from 'vitest';
 import {httpGet, httpPost, isAnswer, LIST_MAX_BYTES, type HttpAnswer} from '../../source/sources/http-get.js';
-import {pollServer, MAX_MODELS} from '../../source/sources/discovery/pollers.js';
+import {pollServer} from '../../source/sources/discovery/pollers.js';
+import {MAX_MODELS} from '../../source/engines/answers.js';
 import {fingerprint} from '../../source/sources/discovery/fingerprint.js';
 import {reduce, initialState} from '../../source/model/reducer.js';
 import {engineRows} from '../../source/ui/view-model/engines.js';
@@ -156,7 +157,7 @@ describe('httpGet', () => {
 		const item = JSON.stringify({name: 'x:latest', model: 'x:latest', size: 1, digest: 'd'.repeat(64), details: {format: 'gguf'}});
 		const total = 100 * (1 << 20);
 		let sent = 0;
-		let closedEarly = false;
+		let closedEarly = false as boolean;
 		const url = await serve((_req, res) => {
 			res.writeHead(200, {'content-type': 'application/json'});
 			res.on('close', () => {
@@ -180,7 +181,8 @@ describe('httpGet', () => {
 		const perItem = item.length + 1;
 		expect(r.listTotal).toBe(Math.floor((LIST_MAX_BYTES - '{"models":['.length) / perItem));
 		expect((r.json as {models: unknown[]}).models.length).toBe(64);
-		await new Promise((resolve) => setTimeout(resolve, 50));
+		// The server sees the close once its socket does: wait for it (bounded), not a fixed 50 ms.
+		for (let i = 0; i < 100 && closedEarly !== true; i++) await new Promise((resolve) => setTimeout(resolve, 20));
 		expect(closedEarly).toBe(true);
 		expect(sent).toBeLessThan(total / 2);
 	});

@@ -77,13 +77,12 @@ describe('key a: the AGENT view', () => {
 		expect(rows.at(-1)).toMatch(/^\s+25\s/);
 		// Turn 7 logged no prefill time: `--` in its column, `?` in its bar.
 		const seventh = rows.find(r => /^\s+7\s/.test(r))!;
-		expect(seventh).toMatch(/0\.0ms\s+--\s+900ms\s+1\.00s \?█+·+ /);
-		// The words wrap between clauses to the pane's width (the log pane sits beside it at 160 columns).
+		expect(seventh).toMatch(/0\.0ms\s+--\s+900ms\s+1\.00s \?█+·+/);
+		// The words wrap between clauses to the pane's width (the overlay takes the screen's: the log pane steps aside).
 		// Shares over the 24 turns whose every part is known: prefill Σ(300 + 10 i) less turn 7's = 10140 ms,
 		// decode 24 × 900 ms, idle 23 × 1 s (the first turn has none): 68 % / 32 % of the wait, idle 42 % of wall time.
-		expect(f).toContain("decode is 68 % of this agent's wait; cache saving unknown (no measured prefill rate); prefill 32 %");
-		expect(f).toContain('queue 0 %; idle between turns 42 % of wall time; shares over the 24 turns fully known');
-		expect(f).toContain('unknown: prefill (1 of 25)');
+		expect(f).toContain("decode is 68 % of this agent's wait; cache saving unknown (no measured prefill rate); prefill 32 %; queue 0 %; idle between turns 42 % of wall time");
+		expect(f).toContain('shares over the 24 turns fully known; unknown: prefill (1 of 25)');
 		expect(f).toContain('queue 0.0ms  prefill --  decode 22.50s  idle 24.00s  cache saved --');
 		expect(f).toContain('-- on llama · one client assumed (the log names none) · 2 turns: decode is 63 % of this agent\'s wai');
 		// Tab: the next engine's newest session in full, the other below.

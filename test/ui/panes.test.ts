@@ -114,11 +114,17 @@ describe('contention, probe, log, empty', () => {
 		expect(lines).toContain('  ports      11434');
 		expect(lines).toContain('  logs       --');
 		expect(lines.at(-1)).toMatch(/press d/);
-		expect(emptyLines(undefined, false).at(-1)).toMatch(/infertop --demo/);
+		expect(emptyLines({ports: [11434], processes: [], logs: []}, false).at(-1)).toMatch(/infertop --demo/);
 		// --no-scan: the scan did not run, and the text says so instead of `--`.
 		const off = emptyLines({ports: [], processes: [], logs: []}, true);
 		expect(off).toContain('  ports      not scanned (--no-scan)');
 		expect(off).toContain('  processes  not scanned (--no-scan)');
+	});
+
+	it('issue 30: before the first look is done, the card says it is looking, never `ports --`', () => {
+		const lines = emptyLines(undefined, true);
+		expect(lines[0]).toBe('Looking for inference engines: default ports, engine processes, their logs…');
+		expect(lines.join('\n')).not.toMatch(/Looked for|--$/m);
 	});
 });
 

@@ -5,7 +5,7 @@
  * connect per port; fingerprints only for ports not already answering). Never blocks: all network
  * work is async with deadlines and its results are dispatched.
  */
-import {sharedAbortController} from './http.js';
+import {sharedAbortController} from '../http-get.js';
 import type {Collector, Dispatch, ServerInfo, ServerSource} from '../../types/state.js';
 import {fingerprint, type Identity} from './fingerprint.js';
 import {DEFAULT_PORTS, scanPorts} from './port-scan.js';
@@ -103,6 +103,18 @@ function isLoopback(url: string): boolean {
 	} catch {
 		return false;
 	}
+}
+
+/** Named servers identified at once, at most (each identification asks a handful of paths at once). */
+export const NAMED_AT_ONCE = 32;
+
+/** `fn` over `items`, at most `limit` at a time, none started once `signal` is aborted. */
+async function eachLimited<T>(items: readonly T[], limit: number, signal: AbortSignal, fn: (item: T) => Promise<void>): Promise<void> {
+	let next = 0;
+	const worker = async (): Promise<void> => {
+		while (next < items.length && !signal.aborted) await fn(items[next++]!);
+	};
+	await Promise.all(Array.from({length: Math.min(limit, items.length)}, worker));
 }
 
 export function createDiscovery(options: DiscoveryOptions): Discovery {
@@ -233,12 +245,15 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
 	const round = async (): Promise<void> => {
 		const signal = controller.signal;
 		// Named servers first: they carry their own key, and win over a scan of the same address.
-		const namedWork = named
-			.filter((s) => {
+		// A bounded number at a time: a long list must not open hundreds of sockets at once.
+		const namedWork = eachLimited(
+			named.filter((s) => {
 				const e = entries.get(s.norm.id);
 				return !e || e.poller.lifecycle() === 'lost';
-			})
-			.map(async (s) => {
+			}),
+			NAMED_AT_ONCE,
+			signal,
+			async (s) => {
 				const fp = await fingerprint(s.norm.url, {timeoutMs: options.fingerprintTimeoutMs, apiKey: s.apiKey, signal});
 				if (signal.aborted) return;
 				const existing = entries.get(s.norm.id);
@@ -254,7 +269,8 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
 					}
 					notice(s.norm.id, `${s.norm.url}: ${why}`);
 				}
-			});
+			},
+		);
 		let scanWork: Promise<void> = Promise.resolve();
 		if (scan) {
 			scanWork = (async () => {
@@ -299,7 +315,7 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
 		} else {
 			lookedFor([]);
 		}
-		await Promise.all([...namedWork, scanWork]);
+		await Promise.all([namedWork, scanWork]);
 	};
 
 	// One chain per start(): a stop()+start() must not leave the old chain scheduling too.

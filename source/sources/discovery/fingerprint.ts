@@ -4,7 +4,7 @@
  * collects them with short deadlines.
  */
 import {FINGERPRINT_PATHS, identifyEngine, type Identity} from '../../engines/index.js';
-import {httpGet, isAnswer, type HttpAnswer, type HttpResult, type ListRead} from './http.js';
+import {httpGet, isAnswer, type HttpAnswer, type HttpResult, type ListRead} from '../http-get.js';
 
 /** Paths asked of every candidate server (GET only, all side-effect free): every engine descriptor's. */
 export const PROBE_PATHS: readonly string[] = FINGERPRINT_PATHS;

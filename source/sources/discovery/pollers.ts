@@ -10,14 +10,8 @@ import type {EngineKind} from '../../types/events.js';
 import {engineOf} from '../../engines/index.js';
 import type {PollAnswers, PollPlan, RestartMarker} from '../../engines/descriptor.js';
 import {clean, MAX_MODELS, readAnswer} from '../../engines/answers.js';
-import {answerJson, httpGet, isAnswer, type HttpResult, sharedAbortController} from './http.js';
+import {answerJson, httpGet, isAnswer, type HttpResult, sharedAbortController} from '../http-get.js';
 
-export {MAX_MODELS, openAiModels} from '../../engines/answers.js';
-export type {RestartMarker} from '../../engines/descriptor.js';
-export {runnerOfFormat, ollamaPsModels} from '../../engines/ollama.js';
-export {maxSlotTask, llamaServerModels, llamaMetricsCounters} from '../../engines/llamacpp.js';
-export {lmStudioV1Models, lmStudioV0Models} from '../../engines/lmstudio.js';
-export {llamaSwapRunning} from '../../engines/llamaswap.js';
 
 /** True when `next` is a different process than `prev` (a counter went down, start time/version/pid changed). */
 export function isRestart(prev: RestartMarker | undefined, next: RestartMarker): boolean {
@@ -48,7 +42,7 @@ export interface ListedCount {
 }
 
 export type PollResult =
-	| {readonly ok: true; readonly models?: readonly ModelInfo[]; readonly version?: string; readonly marker: RestartMarker; readonly listed?: ListedCount; readonly inconsistent?: string; readonly load?: ServerLoad}
+	| {readonly ok: true; readonly models?: readonly ModelInfo[]; readonly version?: string; readonly marker: RestartMarker; readonly listed?: ListedCount; readonly inconsistent?: string; readonly load?: ServerLoad; readonly modelsError?: string}
 	| {readonly ok: false; readonly error: string};
 
 export interface PollContext {
@@ -121,7 +115,18 @@ export async function runPlan(plan: PollPlan, ctx: PollContext): Promise<PollRes
 		const l = listedOf(r, read.models);
 		if (l && (!listed || l.total > listed.total)) listed = l;
 	}
-	return {ok: true, models: read.models, version: read.version, marker: read.marker, ...(listed ? {listed} : {}), ...(problems.length > 0 ? {inconsistent: problems.join('; ')} : {}), ...(read.load !== undefined ? {load: read.load} : {})};
+	// The server answers but its model list could not be read: say why (never a silent `model --`).
+	let modelsError: string | undefined;
+	if (read.models === undefined) {
+		paths.forEach((p, i) => {
+			const r = results[i];
+			if (modelsError !== undefined || LIST_KEY[p] === undefined) return;
+			if (!isAnswer(r)) modelsError = `${p}: ${r?.error ?? 'no answer'}`;
+			else if (r.listError !== undefined) modelsError = `${p}: ${r.listError}`;
+			else if (r.status < 200 || r.status >= 300) modelsError = `${p}: HTTP ${r.status}`;
+		});
+	}
+	return {ok: true, models: read.models, version: read.version, marker: read.marker, ...(listed ? {listed} : {}), ...(modelsError !== undefined ? {modelsError} : {}), ...(problems.length > 0 ? {inconsistent: problems.join('; ')} : {}), ...(read.load !== undefined ? {load: read.load} : {})};
 }
 
 /** One poll of one server, as its engine's descriptor declares. Never throws. */
@@ -185,6 +190,7 @@ export function createPoller(options: PollerOptions): ServerPoller {
 	let controller = sharedAbortController();
 	let lastModelsJson: string | undefined;
 	let lastLoadJson: string | undefined;
+	let lastModelsError: string | undefined;
 	let lastVersion = server.version;
 	// What discovery saw when it identified the server counts as the first marker.
 	let marker: RestartMarker | undefined = server.version !== undefined ? {version: server.version} : undefined;
@@ -218,6 +224,8 @@ export function createPoller(options: PollerOptions): ServerPoller {
 		if (restarted) dispatch({type: 'server-restarted', t, serverId: server.id});
 		if (result.inconsistent !== undefined) dispatch({type: 'answer-inconsistent', t, serverId: server.id, reason: result.inconsistent});
 		if (wasLost) options.onBack?.();
+		if (result.modelsError !== undefined && result.modelsError !== lastModelsError) dispatch({type: 'notice', t, level: 'warn', text: `${server.url}: models not read: ${result.modelsError}`});
+		lastModelsError = result.modelsError;
 		if (result.models !== undefined) {
 			const json = JSON.stringify([result.models, result.listed]);
 			if (json !== lastModelsJson) {

@@ -11,6 +11,8 @@ export interface EmptyStateProps {
 
 /** What was looked for, how to point infertop at a server, and the demo offer. Pure. */
 export function emptyLines(lookedFor: MonitorState['lookedFor'], canType: boolean): string[] {
+	// The first look is not done yet: say so, not `ports --` (it lasts a moment; the demo may follow).
+	if (lookedFor === undefined) return ['Looking for inference engines: default ports, engine processes, their logs…'];
 	const lines = ['No inference engine found yet.', ''];
 	lines.push('Looked for:');
 	// An empty list after discovery ran means the scan was turned off: say so rather than `--`.

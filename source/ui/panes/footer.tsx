@@ -26,9 +26,25 @@ export function selfText(self: SelfCost): string {
 }
 
 /** Key hints generated from the keymap, then infertop's own CPU % and RSS at the right. */
+/** Rows a notice needs at this width to be read whole (the footer gives it the full width), at most 3. */
+export function noteRows(note: FooterProps['note'], width: number): number {
+	if (!note || width <= 0) return 1;
+	return Math.min(3, Math.max(1, Math.ceil(Array.from(`${NOTE_GLYPH[note.level]} ${note.text}`).length / width)));
+}
+
 export const Footer = memo(function Footer({keymap, scopes, self, readOnly, width, note}: FooterProps) {
 	const theme = useTheme();
 	const me = selfText(self);
+	const rows = noteRows(note, Math.max(1, width - me.length - 1));
+	if (note && rows > 1) {
+		// A notice longer than one row: the whole width, on the rows the layout gave it.
+		const wrapped = noteRows(note, width);
+		return (
+			<Box width={width} height={wrapped}>
+				<Text wrap="wrap" color={theme.colors[NOTE_COLOR[note.level]]}>{`${NOTE_GLYPH[note.level]} ${note.text}`}</Text>
+			</Box>
+		);
+	}
 	const room = Math.max(0, width - me.length - 2);
 	const hints = readOnly || note ? [] : fitHints(footerHints(keymap, scopes), room);
 	return (

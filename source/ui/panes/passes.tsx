@@ -2,7 +2,7 @@ import {Box} from 'ink';
 import {memo, useEffect, useMemo, useRef} from 'react';
 import {FIGURES, type FigureTable, type ModelFigures} from '../../model/figure-table.js';
 import type {PassSample, ServerLoad} from '../../types/state.js';
-import {batchText, samplesOf, shownFigures} from '../view-model/passes.js';
+import {batchText, decodeUnknownWhy, samplesOf, shownFigures} from '../view-model/passes.js';
 import {nextScale} from '../../model/verdict.js';
 import {ceilingRow, graphBlock, graphPlotWidth, markerRow, niceCeil, placeLabels, sparkline} from '../charts.js';
 import {DASH, num, tpp, tps} from '../format.js';
@@ -67,7 +67,10 @@ export const PassesPane = memo(function PassesPane(props: PassesPaneProps) {
 	const pinned = props.pinnedModel !== undefined && f?.model === props.pinnedModel;
 	const lines = useMemo(() => passesLines(f, props.table), [f, props.table]);
 	const verdict = useMemo(() => passesVerdictLine(f, props.contention, props.demo === true), [f, props.contention, props.demo]);
-	const others = props.figures.filter(x => x !== f && x.model).map(x => x.model);
+	const others = props.figures.filter(x => x !== f && x.model).map(x => {
+		const why = decodeUnknownWhy(x);
+		return why === undefined ? x.model : `${x.model} (${why})`;
+	});
 	const detail = [
 		`${f?.model ?? props.serverLabel ?? DASH}${pinned ? ' (pinned, m)' : props.figures.length > 1 ? ' (auto, m pins)' : ''}`,
 		f?.engine,

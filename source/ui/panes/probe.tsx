@@ -1,7 +1,7 @@
 import {Box} from 'ink';
 import {memo} from 'react';
 import type {ProbeProgress, ProbeResult, ProbeState} from '../../types/probe.js';
-import {clock, duration, elapsed, int, ms, pct, tpp, tps} from '../format.js';
+import {clock, duration, elapsed, fitRows, int, ms, pct, tpp, tps} from '../format.js';
 import {Line, Span, Title} from './common.js';
 
 export interface ProbePaneProps {
@@ -123,7 +123,7 @@ export const ProbePane = memo(function ProbePane({probe, now, width, height, rea
 	return (
 		<Box flexDirection="column" height={height} width={width}>
 			<Title title="PROBE" detail={`prompt ${probe.prompt}${run ? ` · running on ${run.serverId}${run.model ? ` · ${run.model}` : ''}` : pairShown ? ' · first against second run' : ''}`} />
-			{lines.slice(0, room).map((l, i) => (
+			{fitRows(lines, width, room).map((l, i) => (
 				<Line key={i}>{l.color ? <Span color={l.color}>{l.text}</Span> : l.text}</Line>
 			))}
 		</Box>

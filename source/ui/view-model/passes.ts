@@ -5,11 +5,27 @@
 import type {ModelFigures} from '../../model/figure-table.js';
 import type {PassSample, ServerLoad} from '../../types/state.js';
 
-/** The model the pane is about: the one running right now (newest finished request) with figures, else the first. */
+const newest = (fs: readonly ModelFigures[]): ModelFigures => fs.reduce((a, b) => ((b.lastRequestAt ?? 0) > (a.lastRequestAt ?? 0) ? b : a));
+
+/**
+ * The model the pane is about: of those whose decode rate (the headline) is known, the newest;
+ * else the newest with any figure; else the first. A model whose log gives no decode time does not
+ * take the headline to `--` by having run last.
+ */
 export function primaryFigures(figures: readonly ModelFigures[]): ModelFigures | undefined {
-	const withFigures = figures.filter(f => f.decodeTps !== undefined || f.tokensPerPass !== undefined);
+	const withRate = figures.filter(f => f.decodeTps !== undefined || f.aggregateTps !== undefined);
+	if (withRate.length > 0) return newest(withRate);
+	const withFigures = figures.filter(f => f.tokensPerPass !== undefined);
 	if (withFigures.length === 0) return figures[0];
-	return withFigures.reduce((a, b) => ((b.lastRequestAt ?? 0) > (a.lastRequestAt ?? 0) ? b : a));
+	return newest(withFigures);
+}
+
+/** Why a model's decode rate is `--`, in a few words (the PASSES title's `also …`); undefined where it is known. */
+export function decodeUnknownWhy(f: ModelFigures): string | undefined {
+	if (f.decodeTps !== undefined || f.aggregateTps !== undefined) return undefined;
+	if (f.requestCount === 0) return 'decode tok/s --: no finished request yet';
+	if (f.basis === 'log') return 'decode tok/s --: its log lines give no decode time';
+	return undefined;
 }
 
 /** The model the pane shows: the pinned one while the server has it, else primaryFigures. Pure. */

@@ -1,16 +1,11 @@
 import {afterEach, describe, expect, it} from 'vitest';
 import type {Action} from '../../../source/types/state.js';
-import {
-	createPoller,
-	isRestart,
-	llamaMetricsCounters,
-	llamaServerModels,
-	lmStudioV0Models,
-	maxSlotTask,
-	ollamaPsModels,
-	openAiModels,
-	type ServerPoller,
-} from '../../../source/sources/discovery/pollers.js';
+import {createPoller, isRestart, type ServerPoller} from '../../../source/sources/discovery/pollers.js';
+// What each engine's answers say is read by its own file (the poller runs the descriptor's plan).
+import {openAiModels} from '../../../source/engines/answers.js';
+import {llamaMetricsCounters, llamaServerModels, maxSlotTask} from '../../../source/engines/llamacpp.js';
+import {lmStudioV0Models} from '../../../source/engines/lmstudio.js';
+import {ollamaPsModels} from '../../../source/engines/ollama.js';
 import {fixture, startFake, waitFor, type Fake} from '../../helpers/fake-engines.js';
 
 // Captured docs/api.md example of GET /api/ps (engines.md §1b).

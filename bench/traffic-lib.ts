@@ -1,0 +1,212 @@
+/**
+ * What `npm run bench -- traffic` and `npm run bench -- servers 8` share: infertop (bundled, in tmux
+ * at 120×40, `--log FILE` per server, `--no-scan`) beside `tail -F` on the same files and the
+ * writers (bench/traffic-writer.mjs: real llama.cpp b10587 request blocks, or vLLM
+ * `--enable-log-requests` lines) in one run, at each rate.
+ *
+ * Per subject: CPU (% of one core, /proc/PID/stat utime + stime over the window), CPU per 1,000
+ * lines written, RSS at the end (and its peak, sampled each second). For infertop also: the lag
+ * behind the writers when they stop (lines written but not yet read, from the lines infertop
+ * counted at its exit, INFERTOP_RENDER_STATS; in lines and in seconds of traffic) and the lines it
+ * skipped on purpose (too far behind). Linux only (it reads /proc); the machine's load is printed:
+ * on a shared machine compare the ratios within one run, not the absolute figures.
+ *
+ * Options (after `--`): --seconds=N (window, default 20; 3 is a smoke test), --rates=100,1000,5000
+ * (requests a second per server), --formats=llama.cpp,vllm. INFERTOP_BENCH_BASELINE=DIR adds
+ * another checkout (built there first), on the same files in the same run: before/after a change.
+ */
+import {execFileSync, spawn, spawnSync, type ChildProcess} from 'node:child_process';
+import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {fileURLToPath} from 'node:url';
+import {rssBytes} from './lib.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const CLK_TCK = 100;
+const wait = (ms: number) => new Promise<void>(r => setTimeout(r, ms));
+
+export interface TrafficOptions {
+	readonly servers: number;
+	readonly seconds: number;
+	readonly rates: readonly number[];
+	readonly formats: readonly ('llama.cpp' | 'vllm')[];
+	readonly baseline?: string;
+}
+
+/** `--seconds=5 --rates=100,1000 --formats=vllm` (and the bench's defaults). */
+export function trafficOptions(args: readonly string[], servers: number): TrafficOptions {
+	const opt = (name: string) => args.find(a => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+	const seconds = Number(opt('seconds') ?? process.env.INFERTOP_BENCH_SECONDS ?? 20);
+	const rates = (opt('rates') ?? (servers > 1 ? '100' : '100,1000,5000')).split(',').map(Number);
+	const formats = (opt('formats') ?? 'llama.cpp,vllm').split(',') as ('llama.cpp' | 'vllm')[];
+	if (!Number.isFinite(seconds) || seconds <= 0 || rates.some(r => !Number.isFinite(r) || r <= 0) || formats.some(f => f !== 'llama.cpp' && f !== 'vllm')) {
+		throw new Error('options: --seconds=N --rates=N,N --formats=llama.cpp,vllm');
+	}
+	return {servers, seconds, rates, formats, baseline: process.env.INFERTOP_BENCH_BASELINE};
+}
+
+function cpuSeconds(pid: number | undefined): number | undefined {
+	if (pid === undefined) return undefined;
+	try {
+		const s = readFileSync(`/proc/${pid}/stat`, 'latin1');
+		const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+		return (Number(f[11]) + Number(f[12])) / CLK_TCK;
+	} catch {
+		return undefined;
+	}
+}
+
+function has(bin: string): boolean {
+	return spawnSync('sh', ['-c', `command -v ${bin}`], {encoding: 'utf8'}).status === 0;
+}
+
+interface Subject {
+	readonly label: string;
+	pids: () => number[];
+	cpu0?: number;
+	cpu1?: number;
+	peakRss?: number;
+	endRss?: number;
+	/** infertop: its stats file at exit, and its tmux session. */
+	stats?: string;
+	session?: string;
+	read?: {lines: number; skipped: number};
+}
+
+interface WriterStatus {
+	requests: number;
+	lines: number;
+	bytes: number;
+}
+
+const readJson = <T>(file: string): T | undefined => {
+	try {
+		return JSON.parse(readFileSync(file, 'utf8')) as T;
+	} catch {
+		return undefined;
+	}
+};
+
+const sumCpu = (pids: number[]): number | undefined => {
+	let total = 0;
+	for (const p of pids) {
+		const c = cpuSeconds(p);
+		if (c === undefined) return undefined;
+		total += c;
+	}
+	return total;
+};
+
+async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: number): Promise<string[]> {
+	const dir = mkdtempSync(path.join(os.tmpdir(), 'infertop-traffic-'));
+	const files = Array.from({length: o.servers}, (_, i) => path.join(dir, `server-${i}.log`));
+	for (const f of files) writeFileSync(f, '');
+	const env = `PATH=${path.dirname(process.execPath)}:$PATH CI=false NODE_ENV=production TERM=xterm-256color`;
+	const logs = files.map(f => `--log ${f}`).join(' ');
+	const children: ChildProcess[] = [];
+	const sessions: string[] = [];
+	const subjects: Subject[] = [];
+	const infertop = (label: string, checkout: string, name: string): Subject => {
+		const session = `it-${name}-${process.pid}`;
+		const stats = path.join(dir, `${name}.stats.json`);
+		const bin = path.join(checkout, 'bin', 'infertop.js');
+		execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '120', '-y', '40', `${env} INFERTOP_RENDER_STATS=${stats} exec ${process.execPath} ${bin} ${logs} --no-scan`]);
+		sessions.push(session);
+		const pid = Number(execFileSync('tmux', ['display-message', '-p', '-t', session, '#{pane_pid}'], {encoding: 'utf8'}).trim());
+		return {label, pids: () => [pid], stats, session};
+	};
+	try {
+		subjects.push(infertop('infertop', root, 'new'));
+		if (o.baseline) subjects.push(infertop('baseline', o.baseline, 'base'));
+		const tail = spawn('tail', ['-q', '-F', ...files], {stdio: ['ignore', 'ignore', 'ignore']});
+		children.push(tail);
+		subjects.push({label: 'tail -F', pids: () => (tail.pid === undefined ? [] : [tail.pid])});
+		await wait(3000); // infertop's start-up is not the steady state
+		const statusFiles = files.map((_, i) => path.join(dir, `writer-${i}.json`));
+		const writers = files.map((f, i) => {
+			const w = spawn(process.execPath, [path.join(root, 'bench', 'traffic-writer.mjs'), f, format, String(rate), String(o.seconds + 60), statusFiles[i]!], {stdio: 'ignore'});
+			children.push(w);
+			return w;
+		});
+		subjects.push({label: o.servers > 1 ? `writers (${o.servers})` : 'writer', pids: () => writers.flatMap(w => (w.pid === undefined ? [] : [w.pid]))});
+		await wait(1500);
+		const written = () => statusFiles.map(f => readJson<WriterStatus>(f) ?? {requests: 0, lines: 0, bytes: 0}).reduce((a, b) => ({requests: a.requests + b.requests, lines: a.lines + b.lines, bytes: a.bytes + b.bytes}));
+		const w0 = written();
+		for (const s of subjects) s.cpu0 = sumCpu(s.pids());
+		const t0 = performance.now();
+		const sampler = setInterval(() => {
+			for (const s of subjects) {
+				const r = s.pids().reduce((a, p) => a + (rssBytes(p) ?? 0), 0);
+				s.peakRss = Math.max(s.peakRss ?? 0, r);
+			}
+		}, 1000);
+		await wait(o.seconds * 1000);
+		clearInterval(sampler);
+		for (const s of subjects) {
+			s.cpu1 = sumCpu(s.pids());
+			s.endRss = s.pids().reduce((a, p) => a + (rssBytes(p) ?? 0), 0);
+			s.peakRss = Math.max(s.peakRss ?? 0, s.endRss);
+		}
+		const dt = (performance.now() - t0) / 1000;
+		// The writers stop (each writes its last count), then infertop quits at once: what it had
+		// read by then, against what was written, is its lag behind the tail.
+		for (const w of writers) w.kill('SIGTERM');
+		await Promise.all(writers.map(w => new Promise(r => (w.exitCode !== null ? r(undefined) : w.once('exit', r)))));
+		const w1 = written();
+		for (const s of subjects) if (s.session) execFileSync('tmux', ['send-keys', '-t', s.session, 'q']);
+		for (let i = 0; i < 100 && subjects.some(s => s.stats && !existsSync(s.stats)); i++) await wait(100);
+		for (const s of subjects) {
+			const j = s.stats ? readJson<{logs?: Record<string, {lines: number; linesSkipped: number}>}>(s.stats) : undefined;
+			if (j?.logs) {
+				const all = Object.values(j.logs);
+				s.read = {lines: all.reduce((a, l) => a + l.lines, 0), skipped: all.reduce((a, l) => a + l.linesSkipped, 0)};
+			}
+		}
+		const lines = w1.lines - w0.lines;
+		const linesPerS = lines / dt;
+		const load = os.loadavg().map(l => l.toFixed(1)).join(' ');
+		const f1 = (v: number | undefined, d = 1) => (v === undefined || !Number.isFinite(v) ? '--' : v.toFixed(d));
+		const mb = (v: number | undefined) => (v === undefined ? '--' : `${(v / 1e6).toFixed(0)} MB`);
+		const out = [
+			`traffic: ${format}, ${o.servers} server${o.servers > 1 ? 's' : ''} × ${rate.toLocaleString('en-US')} req/s (${f1(linesPerS, 0)} lines/s written in all), ${dt.toFixed(0)} s window, ${os.cpus().length} cores, load ${load}, node ${process.version}`,
+			`  ${'subject'.padEnd(18)}${'CPU %'.padStart(8)}${'ms CPU / 1k lines'.padStart(19)}${'RSS end (peak)'.padStart(18)}${'lag at stop'.padStart(22)}${'skipped'.padStart(10)}`,
+		];
+		const tailCpu = subjects.find(s => s.label === 'tail -F');
+		const cpuOf = (s: Subject) => (s.cpu0 !== undefined && s.cpu1 !== undefined ? s.cpu1 - s.cpu0 : undefined);
+		for (const s of subjects) {
+			const cpu = cpuOf(s);
+			const lag = s.read ? w1.lines - s.read.lines - s.read.skipped : undefined;
+			const lagText = lag === undefined ? '--' : `${Math.max(0, lag).toLocaleString('en-US')} lines (${f1(linesPerS > 0 ? Math.max(0, lag) / linesPerS : undefined, 2)} s)`;
+			out.push(
+				`  ${s.label.padEnd(18)}${f1(cpu === undefined ? undefined : (cpu / dt) * 100).padStart(8)}${f1(cpu === undefined || lines === 0 ? undefined : (cpu * 1000) / (lines / 1000), 2).padStart(19)}${`${mb(s.endRss)} (${mb(s.peakRss)})`.padStart(18)}${(s.stats ? lagText : '').padStart(22)}${(s.read ? s.read.skipped.toLocaleString('en-US') : s.stats ? '--' : '').padStart(10)}`,
+			);
+		}
+		const tc = tailCpu ? cpuOf(tailCpu) : undefined;
+		for (const s of subjects.filter(x => x.stats)) {
+			const c = cpuOf(s);
+			out.push(`  ${s.label} / tail -F CPU: ${c !== undefined && tc !== undefined && tc > 0 ? `${(c / tc).toFixed(0)}×` : '-- (tail -F used under a clock tick)'}`);
+		}
+		return out;
+	} finally {
+		for (const s of sessions) spawnSync('tmux', ['kill-session', '-t', s]);
+		for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+		rmSync(dir, {recursive: true, force: true});
+	}
+}
+
+export async function runTraffic(o: TrafficOptions): Promise<string> {
+	if (process.platform !== 'linux') return 'traffic: Linux only (it reads /proc): skipped';
+	if (!has('tmux') || !has('tail')) return 'traffic: needs tmux and tail: skipped';
+	for (const dir of [root, ...(o.baseline ? [o.baseline] : [])]) {
+		const b = spawnSync(process.execPath, ['scripts/build.mjs'], {cwd: dir, encoding: 'utf8'});
+		if (b.status !== 0) throw new Error(`build failed in ${dir}:\n${b.stderr}`);
+	}
+	const out: string[] = [];
+	for (const format of o.formats) for (const rate of o.rates) out.push(...(await once(o, format, rate)));
+	out.push(
+		'  goals (issue 32): ≥ 200,000 lines/s per core end to end (≤ 5 ms CPU per 1,000 lines; 10,000 lines/s ≤ 5 % of a core); RSS ≤ 80 MB;',
+		`  ${o.servers > 1 ? `${o.servers} servers at 100 req/s each ≤ 2× one server at 100 req/s` : 'lag bounded (SKIP_BEHIND_BYTES), skipped lines counted'}`,
+	);
+	return out.join('\n');
+}
