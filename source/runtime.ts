@@ -67,6 +67,8 @@ export interface RuntimeOptions {
 	readonly procRoot?: string;
 	/** Tests: the ports discovery scans (default: every engine's default ports; processes' ports are added). */
 	readonly scanPorts?: readonly number[];
+	/** Where the what-if profiles are kept (default profiles.json in the state dir; tests give a temp file). */
+	readonly profilesPath?: string;
 }
 
 
@@ -463,13 +465,13 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 			return {entries, file};
 		},
 		loadProfiles: async () => {
-			const file = profilesFile();
+			const file = options.profilesPath ?? profilesFile();
 			return {profiles: await readProfiles(file), file};
 		},
 		measureProfiles: async onStep => {
 			// One server × model at a time (never two racing one GPU), the probe stopped first.
 			if (probe.running) probe.cancel();
-			const file = profilesFile();
+			const file = options.profilesPath ?? profilesFile();
 			const have = await readProfiles(file).catch(() => []);
 			const source = (await loadPrompt('long')).text;
 			const problems: string[] = [];

@@ -85,6 +85,7 @@ export async function runWhatIfCli(o: WhatIfCliOptions): Promise<number> {
 		await runtime.stop();
 	}
 	if (view.problem) say(view.problem);
+	if (view.unmeasured && view.unmeasured.length > 0) say(`not measured yet: ${view.unmeasured.join(', ')} (whatif --measure URL…)`);
 	if (!view.session) return 1;
 	if (o.json) out.write(JSON.stringify(sanitizeDeep(view.rows.map(whatIfJson)), null, 2) + '\n');
 	else if (view.rows.length > 0) out.write(whatIfText(view.session, view.rows, Date.now()));

@@ -26,6 +26,7 @@ import {engineOf} from '../engines/index.js';
 import type {MonitorState, ServerState} from '../types/state.js';
 import {modelLabel} from './derive.js';
 import {requestFigures} from './figures.js';
+import {modelsToCompare} from './compare.js';
 import type {Concurrency, DepthPoint, Profile} from '../types/whatif.js';
 
 /** Past the deepest measured depth, the last segment is extended by at most this share of it. */
@@ -460,6 +461,8 @@ export interface WhatIfView {
 	readonly rows: readonly WhatIfRow[];
 	/** Why there is no table (one line), or what is missing. */
 	readonly problem?: string;
+	/** Servers × models the monitor knows that have no profile and no log curve (`url model`): offered a measurement. */
+	readonly unmeasured?: readonly string[];
 }
 
 /**
@@ -480,6 +483,12 @@ export function whatIfOf(sessions: readonly Session[], servers: MonitorState['se
 	const candidates = newest.filter((p) => urls.length === 0 || urls.some((u) => norm(u) === norm(p.url)));
 	const concurrency: Concurrency | undefined = server && engineOf(server.engine).whenBusy === 'refuses' ? 'refuses' : undefined;
 	const rows = projectSession(s, candidates, {url, profile: own, concurrency});
+	const unmeasured: string[] = [];
+	for (const x of Object.values(servers)) {
+		if (!x?.url || x.state === 'stale' || x.state === 'log-only') continue;
+		for (const m of modelsToCompare(x.models, undefined)) if (!newest.some((p) => p.url === x.url && p.model === m.name)) unmeasured.push(`${x.url} ${m.name}`);
+	}
+	if (unmeasured.length > 0) return {session: s, rows, unmeasured, ...(rows.length === 0 ? {problem: 'no measured profile to project onto: infertop compare --depths 0,4k,16k,32k [URL…] (or whatif --measure URL)'} : {})};
 	if (rows.length === 0) return {session: s, rows, problem: 'no measured profile to project onto: infertop compare --depths 0,4k,16k,32k [URL…] (or whatif --measure URL)'};
 	return {session: s, rows};
 }

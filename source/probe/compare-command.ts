@@ -7,7 +7,7 @@
 import {compareJson, compareText} from '../model/compare.js';
 import {redactUserinfo, sanitize, sanitizeDeep, sanitizeName} from '../util/sanitize.js';
 import {VERSION} from '../version.js';
-import {checkHistoryWritable, defaultHistoryPath} from './history.js';
+import {appendHistory, checkHistoryWritable, defaultHistoryPath} from './history.js';
 import {newRunId, runCompare, type CompareTarget} from './compare.js';
 import {DEPTH_MAX_TOKENS} from './depths.js';
 import {loadPrompt} from './prompts.js';
@@ -88,7 +88,7 @@ export async function compareCommand(o: CompareCommandOptions): Promise<number> 
 		say(urls.length === 0 ? 'no inference server with a loaded model found on this machine; give URLs: infertop compare http://127.0.0.1:11434 http://127.0.0.1:8080' : 'no model to compare on the servers given (load one, or name it with --model)');
 		return 1;
 	}
-	if (o.depths !== undefined) return depthsCommand(o, found.targets, say);
+	if (o.depths !== undefined) return depthsCommand(o, found.targets, say, historyPath);
 	const runId = newRunId();
 	say(`run ${runId}: ${found.targets.length} server × model, code / prose / long, 2 runs each, ${o.maxTokens} max tokens`);
 	let lastStatus = '';
@@ -124,7 +124,9 @@ export async function compareCommand(o: CompareCommandOptions): Promise<number> 
 }
 
 /** `compare --depths`: each target measured at each depth, one at a time, profiles kept and printed. */
-async function depthsCommand(o: CompareCommandOptions, targets: readonly CompareTarget[], say: (m: string) => void): Promise<number> {
+async function depthsCommand(o: CompareCommandOptions, targets: readonly CompareTarget[], say: (m: string) => void, historyPath: string): Promise<number> {
+	const runId = newRunId();
+	const writes: Promise<void>[] = [];
 	const depths = o.depths ?? [];
 	let source: string;
 	try {
@@ -154,12 +156,15 @@ async function depthsCommand(o: CompareCommandOptions, targets: readonly Compare
 				busyRetryBaseMs: o.busyRetryBaseMs,
 				expiresAt: o.expiresAt ? () => o.expiresAt!({...t, model}) : undefined,
 				onStep: (line) => say(`${label}: ${line}`),
+				// Every probe of it in the probe history, under one run id, as the comparison's are.
+				onResult: (r) => void writes.push(appendHistory(historyPath, {...r, runId}, o.version ?? VERSION).catch((e: unknown) => say(`history not written: ${sanitize((e as Error).message, 200)}`))),
 			});
 			profiles.push(p);
 		} catch (e) {
 			say(`${label}: ${sanitize((e as Error).message, 200)}`);
 		}
 	}
+	await Promise.all(writes);
 	if (profiles.length > 0 && o.profilesPath !== undefined) {
 		try {
 			await saveProfiles(o.profilesPath, profiles);

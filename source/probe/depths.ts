@@ -9,11 +9,13 @@
  *   count, or where it says none, a second TTFT under half the first), and how fast;
  * - the load: a first short request, before the depths, loads the model where it is not loaded: the
  *   engine's own load time where it states one (Ollama `load_duration`);
- * - concurrency: two short requests sent at once: side by side, one after the other, or refused (429).
+ * - concurrency: a second short request sent while the first streams: answered side by side, after
+ *   it, or refused (429).
  *
  * Requests run one at a time (never two servers racing one GPU), except the concurrency pair.
  */
 import {randomBytes} from 'node:crypto';
+import {performance} from 'node:perf_hooks';
 import {runProbe, type RunProbeOptions} from './run.js';
 import {CHARS_PER_TOKEN_LOW, type ProbePrompt} from './prompts.js';
 import type {ProtocolPlan} from './protocols.js';
@@ -108,6 +110,8 @@ export interface MeasureOptions extends ProbePass {
 	readonly expiresAt?: () => Promise<string | undefined>;
 	/** One line per finished request, for the progress on stderr. */
 	readonly onStep?: (line: string) => void;
+	/** Every finished probe of the measurement (the probe history takes them). */
+	readonly onResult?: (r: ProbeResult) => void;
 	readonly now?: () => number;
 	/** Nonces (tests); default random. */
 	readonly nonce?: () => string;
@@ -124,7 +128,7 @@ export async function measureProfile(o: MeasureOptions): Promise<Profile> {
 	const t = o.target;
 	const notes: string[] = [];
 	let plan: ProtocolPlan | undefined;
-	const probe = async (text: string, label: string): Promise<ProbeResult> => {
+	const probe = async (text: string, label: string, onTokens?: (tokens: number) => void): Promise<ProbeResult> => {
 		const prompt: ProbePrompt = {kind: 'file', label, text};
 		const out = await runProbe({
 			target: {serverId: t.serverId, url: t.url, engine: t.engine, model: t.model, apiKey: t.apiKey},
@@ -137,8 +141,10 @@ export async function measureProfile(o: MeasureOptions): Promise<Profile> {
 			busyRetryBaseMs: o.busyRetryBaseMs,
 			plan,
 			transport: o.transport,
+			...(onTokens ? {onProgress: (p: {tokens: number}) => onTokens(p.tokens)} : {}),
 		});
 		plan = out.plan;
+		o.onResult?.(out.result);
 		return out.result;
 	};
 	const points: DepthPoint[] = [];
@@ -149,7 +155,10 @@ export async function measureProfile(o: MeasureOptions): Promise<Profile> {
 		const first = await probe(nonceLine(nonce()) + SHORT_DEPTH_TEXT, 'load');
 		if (first.loadMs !== undefined) {
 			if (t.loaded === true) notes.push(`load time: the model was loaded already (load_duration ${Math.round(first.loadMs)} ms is not a cold load); unload it to measure one`);
-			else loadMs = first.loadMs;
+			else {
+				loadMs = first.loadMs;
+				if (t.loaded === undefined) notes.push('load time: the first request\'s load_duration; whether the model was loaded before is not known (then it is not a cold load)');
+			}
 		}
 	} catch (e) {
 		if (o.signal?.aborted) throw e;
@@ -243,24 +252,46 @@ async function cacheBehaviour(d: {sent: string; first: ProbeResult}, probe: (tex
 	return out;
 }
 
-/** Two short requests at once. */
-async function concurrencyOf(probe: (text: string, label: string) => Promise<ProbeResult>, nonce: () => string, notes: string[]): Promise<Concurrency | undefined> {
+/**
+ * A second request sent while the first streams (once its first token came): the times are this
+ * process's clock as the tokens arrive.
+ */
+async function concurrencyOf(probe: (text: string, label: string, onTokens?: (tokens: number) => void) => Promise<ProbeResult>, nonce: () => string, notes: string[]): Promise<Concurrency | undefined> {
+	let aLast: number | undefined;
+	let bSent: number | undefined;
+	let bFirst: number | undefined;
+	let go!: () => void;
+	const started = new Promise<void>((resolve) => (go = resolve));
+	const a = probe(nonceLine(nonce()) + SHORT_DEPTH_TEXT, 'concurrency a', (n) => {
+		if (n <= 0) return;
+		aLast = performance.now();
+		go();
+	}).finally(() => go());
+	const b = started.then(() => {
+		bSent = performance.now();
+		return probe(nonceLine(nonce()) + SHORT_DEPTH_TEXT, 'concurrency b', (n) => {
+			if (n > 0 && bFirst === undefined) bFirst = performance.now();
+		});
+	});
 	let pair: [ProbeResult, ProbeResult];
 	try {
-		pair = await Promise.all([probe(nonceLine(nonce()) + SHORT_DEPTH_TEXT, 'concurrency a'), probe(nonceLine(nonce()) + SHORT_DEPTH_TEXT, 'concurrency b')]);
+		pair = await Promise.all([a, b]);
 	} catch (e) {
 		notes.push(`concurrency: ${(e as Error).message}`);
 		return undefined;
 	}
-	return concurrencyFrom(pair[0], pair[1]);
+	const c = concurrencyFrom({refused: (pair[0].busyRetries ?? 0) + (pair[1].busyRetries ?? 0) > 0, aLastToken: aLast, bSent, bFirstToken: bFirst});
+	if (c === undefined) notes.push('concurrency: unknown (the first answer ended before the second request was sent)');
+	return c;
 }
 
 /**
- * Two requests sent at the same moment: one refused with 429 → `refuses`; both first tokens before
- * either's last → `parallel`; else the later one waited for the other → `one-at-a-time`.
+ * A second request sent while the first streamed: refused (429) → `refuses`; its first token
+ * before the first request's last → `parallel`; after it → `one-at-a-time`. Sent only after the
+ * first ended, or without tokens: unknown.
  */
-export function concurrencyFrom(a: Pick<ProbeResult, 'busyRetries' | 'ttftMs' | 'totalMs'>, b: Pick<ProbeResult, 'busyRetries' | 'ttftMs' | 'totalMs'>): Concurrency | undefined {
-	if ((a.busyRetries ?? 0) > 0 || (b.busyRetries ?? 0) > 0) return 'refuses';
-	if (a.ttftMs === undefined || b.ttftMs === undefined || a.totalMs === undefined || b.totalMs === undefined) return undefined;
-	return Math.max(a.ttftMs, b.ttftMs) < Math.min(a.totalMs, b.totalMs) ? 'parallel' : 'one-at-a-time';
+export function concurrencyFrom(x: {refused: boolean; aLastToken?: number; bSent?: number; bFirstToken?: number}): Concurrency | undefined {
+	if (x.refused) return 'refuses';
+	if (x.aLastToken === undefined || x.bSent === undefined || x.bFirstToken === undefined || x.bSent >= x.aLastToken) return undefined;
+	return x.bFirstToken < x.aLastToken ? 'parallel' : 'one-at-a-time';
 }

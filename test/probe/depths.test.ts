@@ -1,4 +1,4 @@
-import {mkdtemp, rm, writeFile} from 'node:fs/promises';
+import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import {PassThrough} from 'node:stream';
@@ -29,7 +29,8 @@ const tokensOf = (text: string): number => Math.ceil(text.length / 4);
 /** Prefill: 0.01 ms per token plus 1e-6 ms per token² (slower with depth); decode: 2 + depth/1000 ms per token. */
 const prefillMsOf = (uncached: number, depth: number): number => Number((uncached * 0.01 + 1e-6 * (depth * depth - (depth - uncached) ** 2)).toFixed(3));
 const decodeGapOf = (depth: number): number => 2 + depth / 1000;
-const GEN = 6;
+/** Tokens each answer streams (the scripted servers stop here whatever the request asks). */
+const GEN = 40;
 
 /**
  * A llama-server: OpenAI chat SSE with `timings`; runs requests side by side; an identical prompt
@@ -109,7 +110,7 @@ async function ollamaServer(o: {refuses?: boolean} = {}): Promise<TestServer> {
 	return s;
 }
 
-const run = async (urls: {url: string; engine: string; model: string; contextLength?: number}[], depths: number[], profilesPath: string) => {
+const run = async (urls: {url: string; engine: string; model: string; contextLength?: number; loaded?: boolean}[], depths: number[], profilesPath: string) => {
 	const stdout = new PassThrough();
 	const stderr = new PassThrough();
 	let out = '';
@@ -159,11 +160,12 @@ describe('compare --depths', () => {
 		expect(depthText(SOURCE, 0, 2048, 64).text).toBe(SHORT_DEPTH_TEXT);
 	});
 
-	it('two requests at once: refused, side by side, or one after the other', () => {
-		expect(concurrencyFrom({ttftMs: 10, totalMs: 50}, {busyRetries: 1, ttftMs: 70, totalMs: 120})).toBe('refuses');
-		expect(concurrencyFrom({ttftMs: 10, totalMs: 50}, {ttftMs: 12, totalMs: 52})).toBe('parallel');
-		expect(concurrencyFrom({ttftMs: 10, totalMs: 50}, {ttftMs: 55, totalMs: 95})).toBe('one-at-a-time');
-		expect(concurrencyFrom({ttftMs: 10}, {ttftMs: 55, totalMs: 95})).toBeUndefined();
+	it('a second request while the first streams: refused, side by side, or after it; unknown when sent too late', () => {
+		expect(concurrencyFrom({refused: true})).toBe('refuses');
+		expect(concurrencyFrom({refused: false, aLastToken: 100, bSent: 20, bFirstToken: 40})).toBe('parallel');
+		expect(concurrencyFrom({refused: false, aLastToken: 100, bSent: 20, bFirstToken: 130})).toBe('one-at-a-time');
+		expect(concurrencyFrom({refused: false, aLastToken: 100, bSent: 120, bFirstToken: 130})).toBeUndefined();
+		expect(concurrencyFrom({refused: false, aLastToken: 100, bSent: 20})).toBeUndefined();
 	});
 
 	it('measures each server × model at each depth, its cache, load, keep-alive and concurrency, and keeps the profiles', async () => {
@@ -173,7 +175,8 @@ describe('compare --depths', () => {
 		const {code, out, err} = await run(
 			[
 				{url: llama.url, engine: 'llamacpp', model: 'deep-model', contextLength: 32_768},
-				{url: ollama.url, engine: 'ollama', model: 'small:8b', contextLength: 2048},
+				// Not loaded before: its first request loads it.
+				{url: ollama.url, engine: 'ollama', model: 'small:8b', contextLength: 2048, loaded: false},
 			],
 			[0, 1024, 4096],
 			file,
@@ -225,6 +228,12 @@ describe('compare --depths', () => {
 			[ollama.url, 'small:8b'],
 		]);
 		expect(back[0]!.points).toEqual(a.points);
+		// Every probe of it is in the probe history under one run id: per server the load request, 3 depths, the cache request, the pair.
+		const rows = (await readFile(path.join(dir, 'h.csv'), 'utf8')).trim().split('\n').slice(1);
+		expect(rows).toHaveLength(14);
+		const runIds = new Set(rows.map((r) => /\d{8}T\d{6}Z-[0-9a-f]{4}/.exec(r)?.[0]));
+		expect([...runIds]).toHaveLength(1);
+		expect([...runIds][0]).toBeDefined();
 	});
 
 	it('a one-at-a-time server that refuses the second request (429) is `refuses`', async () => {

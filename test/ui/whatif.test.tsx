@@ -27,6 +27,9 @@ function agentStore(): MonitorStore {
 		feedLine(llama, 'llama', `slot print_timing: id  0 | task ${task} |        eval time =     500.00 ms /    20 tokens (   26.32 ms per token,    38.00 tokens per second)`, at + 800, store.dispatch);
 		feedLine(llama, 'llama', `slot      release: id  0 | task ${task} | stop processing: n_tokens = 619, truncated = 0`, at + 800, store.dispatch);
 	}
+	// Another server with a loaded model and no profile: offered a measurement.
+	store.dispatch({type: 'server-seen', t: T0, server: {id: 'other', engine: 'llamacpp', source: 'flag', url: 'http://127.0.0.1:8181'}});
+	store.dispatch({type: 'server-models', t: T0, serverId: 'other', models: [{name: 'coder-30b', loaded: true}]});
 	store.dispatch({type: 'tick', t: T0 + 60_000});
 	store.publish();
 	return store;
@@ -78,10 +81,24 @@ describe('key w in the agent view: WHAT IF', () => {
 		expect(f).toContain('own error --');
 		expect(f).toContain('speeds only: answer quality is not judged');
 		expect(f).toContain('Esc back  m measure');
+		expect(f).toContain('not measured yet (m measures them, one at a time): 127.0.0.1:8181 coder-30b');
 		tui.stdin.write('m');
 		await waitFor(() => measure.mock.calls.length === 1, 'measure asked');
 		await waitFor(() => tui!.frame().includes('every server × model here has a profile'), 'measure finished');
 		tui.stdin.write('\u001b');
 		await waitFor(() => tui!.frame().includes('AGENT') && !tui!.frame().includes('WHAT IF'), 'back to the agent view');
+	});
+
+	it('80×24: the table fits, cut at the width', async () => {
+		const controller: Controller = {probe: vi.fn(), cancelProbe: vi.fn(), startDemo: vi.fn(), quit: vi.fn(), setRefresh: vi.fn(), loadProfiles: async () => ({profiles: [profile('http://127.0.0.1:9090', '--')]})};
+		tui = renderTui(<App store={agentStore()} controller={controller} version="0.1.0" />, {columns: 80, rows: 24});
+		await waitFor(() => tui!.frame().includes('infertop 0.1.0'), 'first frame');
+		tui.stdin.write('a');
+		await waitFor(() => tui!.frame().includes('AGENT'), 'agent view');
+		tui.stdin.write('w');
+		await waitFor(() => tui!.frame().includes('WHAT IF') && tui!.frame().includes('127.0.0.1:9090'), 'what-if table');
+		const lines = tui.frame().split('\n');
+		expect(lines.length).toBeLessThanOrEqual(23);
+		for (const l of lines) expect(Array.from(l).length, l).toBeLessThanOrEqual(80);
 	});
 });

@@ -41,6 +41,7 @@ export function whatIfLines(p: Pick<WhatIfPaneProps, 'view' | 'loading' | 'error
 			}
 		}
 	}
+	if (p.view.unmeasured && p.view.unmeasured.length > 0) out.push({text: `not measured yet (m measures them, one at a time): ${p.view.unmeasured.map((u) => u.replace(/^https?:\/\//, '')).join(', ')}`, color: 'warn'});
 	out.push({text: 'speeds only: answer quality is not judged · * its own server, projected the same way · -- unknown', color: 'muted'});
 	return out;
 }
