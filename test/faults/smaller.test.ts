@@ -10,6 +10,8 @@
 import {spawn} from 'node:child_process';
 import http from 'node:http';
 import type {AddressInfo} from 'node:net';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import {execa} from 'execa';
@@ -97,6 +99,26 @@ describe('compressed answers', {timeout: 60_000}, () => {
 			expect(snap.servers[0]).toMatchObject({url: base, state: 'up', engine: 'ollama', models: ['gz-model:8b']});
 		});
 	}
+
+	it('a compressed probe stream is refused with the reason, not taken for "not SSE"', async () => {
+		const gz = http.createServer((req, res) => {
+			if (req.url === '/v1/models') return res.end('{"object":"list","data":[{"id":"m","object":"model"}]}');
+			res.writeHead(200, {'content-type': 'text/event-stream', 'content-encoding': 'gzip'});
+			res.end(zlib.gzipSync('data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\ndata: [DONE]\n\n'));
+		});
+		await new Promise<void>(resolve => gz.listen(0, '127.0.0.1', resolve));
+		try {
+			const url = `http://127.0.0.1:${(gz.address() as AddressInfo).port}`;
+			const history = path.join(os.tmpdir(), `infertop-gz-${process.pid}.csv`);
+			const r = await cli(['probe', url, '--model', 'm', '--history', history]);
+			fs.rmSync(history, {force: true});
+			expect(r.exitCode).toBe(1);
+			expect(r.stderr).toBe(`infertop probe: ${url}: compressed answer not supported (content-encoding gzip): the probe times the stream as it arrives`);
+		} finally {
+			gz.closeAllConnections();
+			await new Promise(resolve => gz.close(resolve));
+		}
+	});
 
 	it('an encoding it cannot decode: down, with "compressed answer not supported"', async () => {
 		encoding = 'zstd';
