@@ -11,6 +11,7 @@ import {resolveReplayArg} from './sources/replay.js';
 import {VERSION} from './version.js';
 import {parseDepths} from './probe/depths.js';
 import {sanitizeName} from './util/sanitize.js';
+import {exposedWarning} from './metrics/address.js';
 
 const HELP = `
   infertop — top for local LLM inference engines (${VERSION})
@@ -168,6 +169,9 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 		process.stdout.write(`${formatConfig(config)}\n`);
 		return 0;
 	}
+	// An endpoint open beyond this machine is said once, before anything starts.
+	const exposed = config.serveMetrics ? exposedWarning(config.serveMetrics) : undefined;
+	if (exposed !== undefined) process.stderr.write(`infertop: ${exposed}\n`);
 	const apiKey = flags.apiKey ?? env.INFERTOP_API_KEY;
 	let replay = flags.replay;
 	if (replay !== undefined) {

@@ -434,6 +434,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 	// The comparison (key `c`): one request at a time per machine, its own run id in the history.
 	const comparer = createCompareController({
 		...probeSettings,
+		readLog: true,
 		onHistoryError: message => dispatch({type: 'notice', t: Date.now(), level: 'warn', text: `compare history: ${message}`}),
 	});
 

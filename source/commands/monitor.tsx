@@ -28,10 +28,13 @@ export const INCREMENTAL = true;
 function notifyFindings(store: MonitorStore, sessionGapMs: number): () => void {
 	const notified = new Set<string>();
 	let servers: MonitorState['servers'] | undefined;
+	let lastAt = -Infinity;
 	return store.subscribe(() => {
 		const state = store.getSnapshot();
-		if (state.servers === servers) return;
+		// At most every 2 s (sessions are derived for it; a busy log changes the rings every frame).
+		if (state.servers === servers || state.now - lastAt < 2000) return;
 		servers = state.servers;
+		lastAt = state.now;
 		const {kinds, sequence} = notifications(findingRows(state, sessionGapMs), notified);
 		if (kinds.length === 0) return;
 		for (const k of kinds) notified.add(k);

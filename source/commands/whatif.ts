@@ -10,7 +10,7 @@ import {whatIfOf, whatIfText, type WhatIfRow} from '../model/whatif.js';
 import {profilesFile} from '../config/paths.js';
 import {readProfiles} from '../probe/profiles.js';
 import {DEFAULT_DEPTHS} from '../probe/depths.js';
-import {sanitize} from '../util/sanitize.js';
+import {redactUserinfo, sanitize, sanitizeDeep, sanitizeName} from '../util/sanitize.js';
 
 export interface WhatIfCliOptions extends RuntimeOptions {
 	readonly urls: readonly string[];
@@ -50,7 +50,7 @@ export function whatIfJson(r: WhatIfRow): Record<string, unknown> {
 export async function runWhatIfCli(o: WhatIfCliOptions): Promise<number> {
 	const out = o.stdout ?? process.stdout;
 	const err = o.stderr ?? process.stderr;
-	const say = (m: string): void => void err.write(`infertop whatif: ${m}\n`);
+	const say = (m: string): void => void err.write(`infertop whatif: ${sanitizeName(redactUserinfo(m))}\n`);
 	const file = o.profilesPath ?? profilesFile();
 	if (o.measure) {
 		if (o.urls.length === 0) {
@@ -87,7 +87,7 @@ export async function runWhatIfCli(o: WhatIfCliOptions): Promise<number> {
 	if (view.problem) say(view.problem);
 	if (view.unmeasured && view.unmeasured.length > 0) say(`not measured yet: ${view.unmeasured.join(', ')} (whatif --measure URL…)`);
 	if (!view.session) return 1;
-	if (o.json) out.write(JSON.stringify(view.rows.map(whatIfJson), null, 2) + '\n');
+	if (o.json) out.write(JSON.stringify(sanitizeDeep(view.rows.map(whatIfJson)), null, 2) + '\n');
 	else if (view.rows.length > 0) out.write(whatIfText(view.session, view.rows, Date.now()));
 	return view.rows.length > 0 ? 0 : 1;
 }

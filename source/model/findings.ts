@@ -233,8 +233,11 @@ export function diagnoseTurns(turns: readonly TurnInput[], ctx: SessionContext):
 			loadMs = timed.length > 0 ? timed.reduce((a, l) => a + l.seconds! * 1000, 0) : undefined;
 			const load = timed.at(-1) ?? loads.at(-1)!;
 			const prevEnd = i > 0 ? turns[i - 1]!.end : undefined;
-			const reload = reloadCause(ctx, prevEnd, load.t, windows[i - 1], window);
-			findings.push({kind: 'reloaded', evidence: load.evidence, fix: reload.fix, cause: reload.cause, ...(reload.inferred ? {inferred: true} : {})});
+			// The session's first load is its cold start (in loadMs), not a reload.
+			if (prevEnd !== undefined) {
+				const reload = reloadCause(ctx, prevEnd, load.t, windows[i - 1], window);
+				findings.push({kind: 'reloaded', evidence: load.evidence, fix: reload.fix, cause: reload.cause, ...(reload.inferred ? {inferred: true} : {})});
+			}
 		}
 		// How it finished.
 		const finishReason = t.r.outcome ?? t.r.finishReason;
@@ -290,8 +293,7 @@ function markNonces(out: TurnDiagnosis[], misses: readonly {i: number; position?
 	}
 }
 
-function reloadCause(ctx: SessionContext, prevEnd: number | undefined, loadT: number, prevWindow: number | undefined, window: number | undefined): {cause: string; fix: string; inferred?: boolean} {
-	if (prevEnd === undefined) return {cause: 'first load of the session', fix: ctx.fixes?.keepAlive ?? 'keep the model loaded before the agent starts'};
+function reloadCause(ctx: SessionContext, prevEnd: number, loadT: number, prevWindow: number | undefined, window: number | undefined): {cause: string; fix: string; inferred?: boolean} {
 	if (prevWindow !== undefined && window !== undefined && prevWindow !== window) {
 		const shrunk = ctx.signals.find(s => s.kind === 'context-shrunk' && s.t > prevEnd && s.t <= loadT);
 		if (shrunk) return {cause: `the runner shrank its context to fit memory (${n(prevWindow)} → ${n(window)})`, fix: contextFix(ctx.fixes, prevWindow)};

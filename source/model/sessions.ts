@@ -211,7 +211,8 @@ export function serverSessions(server: ServerState, gapMs = DEFAULT_SESSION_GAP_
 }
 
 function buildSession(server: ServerState, model: string, client: string | undefined, items: readonly Timed[], prefillTps: number | undefined, refusals: readonly Refusal[], all: readonly Timed[], gapMs: number, evidence: {placed: Map<Timed, ServerSignal[]>; signals: readonly ServerSignal[]}): Session {
-	const turns: Omit<Turn, keyof TurnDiagnosis>[] = [];
+	// One shape for every turn (its diagnosis filled in below): spreads of optional fields are slow.
+	const turns: {-readonly [K in keyof Turn]: Turn[K]}[] = [];
 	// A slot wait known to be 0 (nothing else held the server since the last turn ended).
 	const adjusted: Timed[] = [];
 	let last: number | undefined;
@@ -267,7 +268,15 @@ function buildSession(server: ServerState, model: string, client: string | undef
 			idleBeforeMs,
 			retries,
 			backlog: t.r.backlog === true,
-			...(t.r.outcome !== undefined ? {outcome: t.r.outcome} : {}),
+			outcome: t.r.outcome,
+			contextTokens: undefined,
+			contextWindow: undefined,
+			contextFill: undefined,
+			cacheReuse: undefined,
+			cacheReuseBasis: undefined,
+			loadMs: undefined,
+			finishReason: undefined,
+			findings: [],
 		});
 		prevEnd = prevEnd === undefined ? t.end : Math.max(prevEnd, t.end);
 	}
@@ -286,7 +295,18 @@ function buildSession(server: ServerState, model: string, client: string | undef
 			logsLoads: evidence.signals.some(x => x.kind === 'loaded'),
 		},
 	);
-	const full: Turn[] = turns.map((t, i) => ({...t, ...diagnosis[i]!}));
+	for (const [i, t] of turns.entries()) {
+		const d = diagnosis[i]!;
+		t.contextTokens = d.contextTokens;
+		t.contextWindow = d.contextWindow;
+		t.contextFill = d.contextFill;
+		t.cacheReuse = d.cacheReuse;
+		t.cacheReuseBasis = d.cacheReuseBasis;
+		t.loadMs = d.loadMs;
+		t.finishReason = d.finishReason;
+		t.findings = d.findings;
+	}
+	const full: readonly Turn[] = turns;
 	return {
 		id: `${server.id}/${model}/${client ?? '-'}/${items[0]?.r.key ?? ''}`,
 		serverId: server.id,

@@ -173,7 +173,7 @@ async function depthsCommand(o: CompareCommandOptions, targets: readonly Compare
 			say(`profiles not written: ${sanitize((e as Error).message, 200)}`);
 		}
 	}
-	o.stdout.write(o.json ? JSON.stringify(profiles, null, 2) + '\n' : profiles.map(profileText).join('\n'));
+	o.stdout.write(o.json ? JSON.stringify(sanitizeDeep(profiles), null, 2) + '\n' : profiles.map(profileText).join('\n'));
 	if (o.signal?.aborted) return 130;
 	return profiles.length > 0 ? 0 : 1;
 }

@@ -4,9 +4,9 @@
  * infertop's version. Read back checked: the file is outside infertop's control, so every number is
  * checked and every text sanitized where it enters; a profile that does not hold together is dropped.
  */
-import {mkdir, readFile, rename, writeFile} from 'node:fs/promises';
+import {mkdir, readFile, rename, unlink, writeFile} from 'node:fs/promises';
 import path from 'node:path';
-import {sanitize} from '../util/sanitize.js';
+import {sanitize, sanitizeDeep} from '../util/sanitize.js';
 import type {CacheBehaviour, Concurrency, DepthPoint, Profile, ProfilesFile} from '../types/whatif.js';
 
 /** Largest profiles file read (bytes). */
@@ -126,6 +126,13 @@ export async function saveProfiles(file: string, added: readonly Profile[]): Pro
 	const out: ProfilesFile = {format: 1, profiles: [...byKey.values()].slice(-MAX_PROFILES)};
 	await mkdir(path.dirname(file), {recursive: true});
 	const tmp = `${file}.${process.pid}.tmp`;
-	await writeFile(tmp, JSON.stringify(out, null, 1) + '\n');
-	await rename(tmp, file);
+	// Stored text like printed text: no control character, no password of a URL (sanitizeDeep); a
+	// failed write (a full disk) takes its temp file with it.
+	try {
+		await writeFile(tmp, JSON.stringify(sanitizeDeep(out), null, 1) + '\n');
+		await rename(tmp, file);
+	} catch (error) {
+		await unlink(tmp).catch(() => undefined);
+		throw error;
+	}
 }

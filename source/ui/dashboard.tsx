@@ -30,6 +30,9 @@ import {noColorTheme} from './theme.js';
 import {ThemeContext, useTheme} from './theme-context.js';
 import {initialView, type ViewState} from './view-state.js';
 
+/** How often the footer's newest agent finding is looked for (ms). */
+const FINDINGS_EVERY_MS = 2000;
+
 export interface DashboardProps {
 	readonly state: MonitorState;
 	readonly view: ViewState;
@@ -74,7 +77,12 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 	const notice = currentNotice(state);
 	const flash = view.flash && state.now - view.flash.t < FLASH_MS ? view.flash : undefined;
 	// The newest agent finding (issue 28), until the agent view or the findings list is opened.
-	const findings = useMemo(() => findingRows(state, sessionGapMs), [state.servers, state.order, state.system, sessionGapMs]);
+	// Sessions are derived for it at most every FINDINGS_EVERY_MS (a busy log changes the rings every frame).
+	const findingsRef = useRef<{at: number; rows: ReturnType<typeof findingRows>} | undefined>(undefined);
+	if (findingsRef.current === undefined || state.now - findingsRef.current.at >= FINDINGS_EVERY_MS || state.now < findingsRef.current.at) {
+		findingsRef.current = {at: state.now, rows: findingRows(state, sessionGapMs)};
+	}
+	const findings = findingsRef.current.rows;
 	const unseen = view.overlay === 'none' ? newestUnseen(findings, view.findingsSeenAt) : undefined;
 	const note = useStable(
 		footerNote !== undefined

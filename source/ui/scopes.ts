@@ -130,7 +130,7 @@ export const SCOPES = {
 	},
 	findings: {
 		title: 'In the findings list (!)',
-		overlay: {opens: {keys: ['!'], help: 'Findings of every agent session (truncated, cache miss, reload…), newest first, with the fix', footer: 'findings'}},
+		overlay: {opens: {keys: ['!'], help: 'Agent findings of every session, newest first', footer: 'findings'}},
 		compactHelp: false,
 		keys: [
 			{id: 'escape', keys: ['escape', '!'], help: 'Close the findings', footer: 'close'},

@@ -58,8 +58,8 @@ describe('an overlay is one row and its component', () => {
 		expect(keymapOf(SCOPES).some(b => b.keys.includes('~'))).toBe(false);
 	});
 
-	it('! opens it, its footer and the help list it, Esc closes it', async () => {
-		tui = renderTui(<App store={richStore()} controller={idle} version="0.1.0" scopes={SCOPES_PLUS} overlayViews={VIEWS_PLUS} />, {columns: 220, rows: 110});
+	it('~ opens it, its footer and the help list it, Esc closes it', async () => {
+		tui = renderTui(<App store={richStore()} controller={idle} version="0.1.0" scopes={SCOPES_PLUS} overlayViews={VIEWS_PLUS} />, {columns: 220, rows: 120});
 		await waitFor(() => tui!.frame().includes('infertop 0.1.0'), 'first frame');
 		await settle();
 		expect(tui.frame()).toContain('~ bookmarks');
