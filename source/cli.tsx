@@ -64,7 +64,8 @@ const HELP = `
     --max-tokens N        probe/compare: tokens to generate (2..100000, default 256)
     --model NAME          probe/compare: model to use (default: the loaded one; compare: each)
     --depths LIST         compare: measure at these context depths (tokens; 4k = 4096)
-    --session ID|last     whatif: the session to project (default last)
+    --session ID|last     whatif: the session to project (default last: the newest of
+                          more than one turn)
     --measure             whatif: measure the servers given that have no profile, one at a time
     --busy-timeout S      probe: keep retrying a busy (HTTP 429) server this long (default 30)
     --timeout S           probe: give up on a run after S seconds, keep-alives or not (default 300)

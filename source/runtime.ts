@@ -30,6 +30,8 @@ import {createProbeController} from './probe/controller.js';
 import {readHistory} from './probe/history.js';
 import {compareTargets, createCompareController} from './probe/compare-controller.js';
 import {DEFAULT_DEPTHS, measureProfile} from './probe/depths.js';
+import {matchProbeRequest} from './model/derive.js';
+import type {LogQuery} from './probe/timing.js';
 import {readProfiles, saveProfiles} from './probe/profiles.js';
 import {loadPrompt} from './probe/prompts.js';
 import {profilesFile} from './config/paths.js';
@@ -489,6 +491,13 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 							busyTimeoutMs: config.busyTimeout * 1000,
 							expiresAt: async () => store.getSnapshot().servers[t.serverId ?? '']?.models.find(m => m.name === model)?.expiresAt,
 							onStep: line => onStep(`${t.url} ${model}: ${line}`),
+							// Its requests in the log are infertop's own, not an agent's turns.
+							...(t.serverId !== undefined
+								? {
+										logFigures: (q: LogQuery) => matchProbeRequest(store.getSnapshot(), t.serverId!, q),
+										onLogRequest: (key: string, m: string) => dispatch({type: 'request-attributed', serverId: t.serverId!, key, model: m, by: 'probe'}),
+									}
+								: {}),
 						}),
 					);
 				} catch (error) {

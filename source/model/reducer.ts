@@ -378,7 +378,8 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 			return withServer(state, action.serverId, s => {
 				const i = s.requests.findLastIndex(r => r.key === action.key);
 				const r = i >= 0 ? s.requests[i] : undefined;
-				if (!r || r.attribution?.model === action.model) return s;
+				// The same model on new evidence (a probe's request the only loaded model was credited with) is recorded too: an agent's turns leave infertop's probes out.
+				if (!r || (r.attribution?.model === action.model && r.attribution.by === action.by)) return s;
 				const copy = s.requests.slice();
 				copy[i] = {...r, attribution: {model: action.model, by: action.by}};
 				const from = r.attribution?.model ?? UNKNOWN_MODEL;

@@ -114,7 +114,8 @@ export function decodeMsPerTokenAt(points: readonly DepthPoint[], depth: number)
 	return null;
 }
 
-const ktok = (n: number): string => (n >= 1000 ? `${Math.round(n / 1000)}K` : String(n));
+/** `620`, `2.2K`, `18K`: a window and a prompt near it stay told apart. */
+const ktok = (n: number): string => (n >= 10_000 ? `${Math.round(n / 1000)}K` : n >= 1000 ? `${(n / 1000).toFixed(1)}K` : String(n));
 
 /** The tokenizer ratio of a candidate against the session's model, and why where unknown. */
 export function tokenRatio(candidate: Profile, sessionModel: string, own: Profile | undefined): {ratio: number | null; note?: string} {
@@ -368,13 +369,16 @@ export function whatIfText(s: Pick<Session, 'id' | 'model' | 'turns'>, rows: rea
 	return out.join('\n') + '\n';
 }
 
+/** A depth as asked (`--depths 4k`): 4096 → `4K`. */
+const depthLabel = (n: number): string => (n > 0 && n % 1024 === 0 ? `${n / 1024}K` : String(n));
+
 /** A measured profile as text (`compare --depths`). */
 export function profileText(p: Profile): string {
 	const out = [`${p.url} ${p.engine} ${p.model}: measured ${new Date(p.measuredAt).toISOString()} by infertop ${p.version}${p.contextWindow !== undefined ? `, window ${p.contextWindow}` : ''}`];
 	out.push('  depth  prompt tok  TTFT ms  prefill tok/s (engine)  decode tok/s (engine)');
 	for (const x of p.points) {
 		const eng = (v: number | undefined): string => (v === undefined ? '--' : v.toFixed(1));
-		out.push(`  ${ktok(x.nominal).padStart(5)}  ${String(x.promptTokens).padStart(10)}  ${Math.round(x.ttftMs).toString().padStart(7)}  ${`${x.prefillTps.toFixed(1)} (${eng(x.prefillTpsReported)})`.padStart(22)}  ${`${x.decodeTps === undefined ? '--' : x.decodeTps.toFixed(1)} (${eng(x.decodeTpsReported)})`.padStart(21)}`);
+		out.push(`  ${depthLabel(x.nominal).padStart(5)}  ${String(x.promptTokens).padStart(10)}  ${Math.round(x.ttftMs).toString().padStart(7)}  ${`${x.prefillTps.toFixed(1)} (${eng(x.prefillTpsReported)})`.padStart(22)}  ${`${x.decodeTps === undefined ? '--' : x.decodeTps.toFixed(1)} (${eng(x.decodeTpsReported)})`.padStart(21)}`);
 	}
 	const c = p.cache;
 	const cache = c.reused === undefined ? 'unknown' : c.reused ? `reused (by ${c.by === 'count' ? `the server's count: ${c.cachedTokens} of ${c.promptTokens}` : 'time'}), second TTFT ${c.secondTtftMs === undefined ? '--' : Math.round(c.secondTtftMs)} ms${c.cachedPrefillTps === undefined ? '' : `, ${Math.round(c.cachedPrefillTps)} tok/s`}` : `not reused (by ${c.by === 'count' ? "the server's count" : 'time'})`;
@@ -466,11 +470,19 @@ export interface WhatIfView {
 }
 
 /**
+ * `last`: the newest session of more than one turn (an agent's side request — a title, a summary — is
+ * a session of one), else the newest.
+ */
+export function lastSession(sessions: readonly Session[]): Session | undefined {
+	return sessions.filter((s) => s.turns.length > 1).at(-1) ?? sessions.at(-1);
+}
+
+/**
  * The projection of one session of the state (its id, or `last`) onto the profiles: the own
  * server's profile (same URL and model) gives the self error; `urls` (when given) limit the candidates.
  */
 export function whatIfOf(sessions: readonly Session[], servers: MonitorState['servers'], profiles: readonly Profile[], which: string, urls: readonly string[] = [], at?: number): WhatIfView {
-	const s = which === 'last' ? sessions.at(-1) : (sessions.find((x) => x.id === which) ?? sessions.find((x) => x.id.startsWith(which)));
+	const s = which === 'last' ? lastSession(sessions) : (sessions.find((x) => x.id === which) ?? sessions.find((x) => x.id.startsWith(which)));
 	if (!s) return {rows: [], problem: sessions.length === 0 ? 'no agent session recorded yet (the agent view, key a, shows them)' : `no session ${which} (there are ${sessions.length}; --session last)`};
 	const server = servers[s.serverId];
 	const url = server?.url;

@@ -97,7 +97,7 @@ export interface DepthTarget {
 	readonly loaded?: boolean;
 }
 
-type ProbePass = Pick<RunProbeOptions, 'signal' | 'timeouts' | 'totalTimeoutMs' | 'busyTimeoutMs' | 'busyRetryBaseMs' | 'transport'>;
+type ProbePass = Pick<RunProbeOptions, 'signal' | 'timeouts' | 'totalTimeoutMs' | 'busyTimeoutMs' | 'busyRetryBaseMs' | 'transport' | 'logFigures' | 'logWaitMs'>;
 
 export interface MeasureOptions extends ProbePass {
 	readonly target: DepthTarget;
@@ -112,6 +112,8 @@ export interface MeasureOptions extends ProbePass {
 	readonly onStep?: (line: string) => void;
 	/** Every finished probe of the measurement (the probe history takes them). */
 	readonly onResult?: (r: ProbeResult) => void;
+	/** The log request a probe matched (`logFigures`): infertop's own, not an agent's turn. */
+	readonly onLogRequest?: (key: string, model: string) => void;
 	readonly now?: () => number;
 	/** Nonces (tests); default random. */
 	readonly nonce?: () => string;
@@ -141,9 +143,12 @@ export async function measureProfile(o: MeasureOptions): Promise<Profile> {
 			busyRetryBaseMs: o.busyRetryBaseMs,
 			plan,
 			transport: o.transport,
+			logFigures: o.logFigures,
+			logWaitMs: o.logWaitMs,
 			...(onTokens ? {onProgress: (p: {tokens: number}) => onTokens(p.tokens)} : {}),
 		});
 		plan = out.plan;
+		if (out.logRequest?.model !== undefined) o.onLogRequest?.(out.logRequest.key, out.logRequest.model);
 		o.onResult?.(out.result);
 		return out.result;
 	};

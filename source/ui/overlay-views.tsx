@@ -11,7 +11,7 @@ import {AgentPane} from './panes/agent.js';
 import {FindingsPane} from './panes/findings.js';
 import {engineLabels, findingRows} from './view-model/findings.js';
 import {WhatIfPane} from './panes/whatif.js';
-import {whatIfOf} from '../model/whatif.js';
+import {lastSession, whatIfOf} from '../model/whatif.js';
 import {ComparePane} from './panes/compare.js';
 import {HistoryOverlay} from './panes/history.js';
 import {HelpOverlay, PromptOverlay} from './panes/overlays.js';
@@ -58,7 +58,7 @@ function WhatIfOverlay({state, view, sessionGapMs, selectedId, width, height}: O
 	const profiles = w?.profiles;
 	const projected = useMemo(() => {
 		const mine = sessions.sessions.filter(s => s.serverId === selectedId);
-		const pick = (mine.at(-1) ?? sessions.sessions.at(-1))?.id ?? 'last';
+		const pick = (lastSession(mine) ?? lastSession(sessions.sessions))?.id ?? 'last';
 		return whatIfOf(sessions.sessions, state.servers, profiles ?? [], pick, [], state.now);
 	}, [sessions, state.servers, profiles, selectedId, state.now]);
 	return <WhatIfPane view={projected} loading={w?.loading ?? true} error={w?.error} measuring={w?.measuring} file={w?.file} now={state.now} width={width} height={height} />;

@@ -46,6 +46,8 @@ describe('m in the what-if table, on the demo', () => {
 		expect(view.problem).toBeUndefined();
 		expect(view.rows.length).toBeGreaterThanOrEqual(1);
 		const own = view.rows.find((r) => r.actual);
+		// The measurement's own requests (the depth-0 text is 63 tokens on the demo) are infertop's, not the agent's turns.
+		expect(deriveSessions(state).sessions.flatMap((x) => x.turns).filter((t) => t.promptTokens === 63)).toEqual([]);
 		expect(own?.projectedMs ?? null).not.toBeNull();
 	}, 240_000);
 });

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest';
-import {actualMsOf, decodeMsPerTokenAt, newerOfMeasuredAndLog, passiveProfile, prefillTimeAt, projectSession, projectTurns, tokenRatio, whatIfText, type WhatIfRow} from '../../source/model/whatif.js';
+import {actualMsOf, decodeMsPerTokenAt, lastSession, newerOfMeasuredAndLog, passiveProfile, prefillTimeAt, projectSession, projectTurns, tokenRatio, whatIfText, type WhatIfRow} from '../../source/model/whatif.js';
 import type {Session, Turn} from '../../source/model/sessions.js';
 import type {DepthPoint, Profile} from '../../source/types/whatif.js';
 
@@ -89,7 +89,7 @@ describe('what if: a session of 20 growing turns projected onto two profiles', (
 		const text = whatIfText(s, rows, T0);
 		expect(text).toContain('recorded 228 s; the method\'s own error on its server: 0 %');
 		expect(text).toMatch(/^\*\s+http:\/\/127\.0\.0\.1:8080 /m);
-		expect(text).toMatch(/127\.0\.0\.1:8081\s+llamacpp\s+agent-model\s+191 s\s+-16 %\s+0\.0 s\s+0\.0 s\s+16 s\s+80 s\s+95 s\s+2000\s+50\s+4K–33K\s+3 h/);
+		expect(text).toMatch(/127\.0\.0\.1:8081\s+llamacpp\s+agent-model\s+191 s\s+-16 %\s+0\.0 s\s+0\.0 s\s+16 s\s+80 s\s+95 s\s+2000\s+50\s+4\.0K–33K\s+3 h/);
 		expect(text).toContain('the quality of the answers is not judged');
 	});
 });
@@ -240,5 +240,15 @@ describe('what if: the newer of the measurement and the log', () => {
 		// A server × model with a log and no measurement is a candidate from its log alone.
 		const only = newerOfMeasuredAndLog([], {s2: server(T0)} as never, T0);
 		expect(only.map((p) => [p.url, p.model, p.version])).toEqual([[FAST.url, 'agent-model', 'log']]);
+	});
+});
+
+describe('what if: which session `last` is', () => {
+	it('the newest of more than one turn (a side request is a session of one), else the newest', () => {
+		const long = agentSession({prompts: [1000, 2000]});
+		const side = {...agentSession({prompts: [300]}), id: 'side'};
+		expect(lastSession([long, side])?.id).toBe(long.id);
+		expect(lastSession([side])?.id).toBe('side');
+		expect(lastSession([])).toBeUndefined();
 	});
 });

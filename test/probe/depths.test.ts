@@ -3,12 +3,15 @@ import os from 'node:os';
 import path from 'node:path';
 import {PassThrough} from 'node:stream';
 import type http from 'node:http';
+import {performance} from 'node:perf_hooks';
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
 import {compareCommand} from '../../source/probe/compare-command.js';
 import {concurrencyFrom, depthText, parseDepths, SHORT_DEPTH_TEXT} from '../../source/probe/depths.js';
 import {readProfiles, saveProfiles} from '../../source/probe/profiles.js';
 import {profilesFile} from '../../source/config/paths.js';
 import type {Profile} from '../../source/types/whatif.js';
+import type {Turn} from '../../source/model/sessions.js';
+import {projectTurns} from '../../source/model/whatif.js';
 import {startServer, wait, type TestServer} from '../helpers/probe-server.js';
 
 let servers: TestServer[] = [];
@@ -31,6 +34,15 @@ const prefillMsOf = (uncached: number, depth: number): number => Number((uncache
 const decodeGapOf = (depth: number): number => 2 + depth / 1000;
 /** Tokens each answer streams (the scripted servers stop here whatever the request asks). */
 const GEN = 40;
+/** Timers take whole milliseconds: each token is sent on an absolute schedule (never early), so the curve holds over the answer. */
+async function stream(n: number, firstAfterMs: number, gapMs: number, send: (i: number) => void): Promise<void> {
+	const t0 = performance.now();
+	for (let i = 0; i < n; i++) {
+		const due = t0 + firstAfterMs + i * gapMs - performance.now();
+		if (due > 0) await wait(Math.ceil(due));
+		send(i);
+	}
+}
 
 /**
  * A llama-server: OpenAI chat SSE with `timings`; runs requests side by side; an identical prompt
@@ -48,12 +60,8 @@ async function llamaServer(): Promise<TestServer> {
 			seen.add(text);
 			const promptMs = prefillMsOf(n - cache, n);
 			res.writeHead(200, {'content-type': 'text/event-stream', server: 'llama.cpp'});
-			await wait(promptMs);
 			const gap = decodeGapOf(n);
-			for (let i = 0; i < GEN; i++) {
-				if (i > 0) await wait(gap);
-				res.write(`data: ${JSON.stringify({choices: [{index: 0, delta: {content: `d${i} `}, finish_reason: null}]})}\n\n`);
-			}
+			await stream(GEN, promptMs, gap, (i) => res.write(`data: ${JSON.stringify({choices: [{index: 0, delta: {content: `d${i} `}, finish_reason: null}]})}\n\n`));
 			const timings = {prompt_n: n - cache, cache_n: cache, prompt_ms: promptMs, predicted_n: GEN, predicted_ms: gap * (GEN - 1), predicted_per_second: 1000 / gap};
 			res.write(`data: ${JSON.stringify({choices: [{index: 0, delta: {}, finish_reason: 'length'}], usage: {prompt_tokens: n, completion_tokens: GEN}, timings})}\n\n`);
 			res.end('data: [DONE]\n\n');
@@ -92,12 +100,8 @@ async function ollamaServer(o: {refuses?: boolean} = {}): Promise<TestServer> {
 				const load = first ? 1_500_000_000 : 20_000_000;
 				first = false;
 				res.writeHead(200, {'content-type': 'application/x-ndjson'});
-				await wait(promptMs);
 				const gap = decodeGapOf(n) * 2;
-				for (let i = 0; i < GEN; i++) {
-					if (i > 0) await wait(gap);
-					res.write(JSON.stringify({model: 'small:8b', response: `o${i} `, done: false}) + '\n');
-				}
+				await stream(GEN, promptMs, gap, (i) => res.write(JSON.stringify({model: 'small:8b', response: `o${i} `, done: false}) + '\n'));
 				res.end(JSON.stringify({model: 'small:8b', response: '', done: true, done_reason: 'length', eval_count: GEN, eval_duration: Math.round(gap * GEN * 1e6), prompt_eval_count: n, prompt_eval_duration: Math.round(promptMs * 1e6), load_duration: load}) + '\n');
 				busy = false;
 			};
@@ -234,6 +238,26 @@ describe('compare --depths', () => {
 		const runIds = new Set(rows.map((r) => /\d{8}T\d{6}Z-[0-9a-f]{4}/.exec(r)?.[0]));
 		expect([...runIds]).toHaveLength(1);
 		expect([...runIds][0]).toBeDefined();
+
+		// A recorded agent session of 20 growing turns (200 … 3050 prompt tokens, each reusing the last,
+		// 40 generated) projected onto both measured profiles.
+		const turns: Turn[] = Array.from({length: 20}, (_, i) => ({serverId: 's', key: `t${i}`, time: i, start: i, promptTokens: 200 + 150 * i, cachedTokens: i === 0 ? 0 : 200 + 150 * (i - 1), promptEstimated: false, queueMs: 0, prefillMs: 1, decodeMs: 1, generatedTokens: GEN, idleBeforeMs: i === 0 ? undefined : 1000, retries: 0, backlog: false, findings: []}));
+		const onLlama = projectTurns(turns, 'deep-model', a);
+		// The curve's exact sums: prefill Σ 0.01 × uncached + 1e-6 × (prompt² − cached²); decode Σ 40 × (2 + prompt / 1000) ms.
+		const exactPrefill = turns.reduce((s, t) => s + prefillMsOf(t.promptTokens! - t.cachedTokens!, t.promptTokens!), 0);
+		const exactDecode = turns.reduce((s, t) => s + GEN * decodeGapOf(t.promptTokens!), 0);
+		// Wall clock holds the server's own time and more (HTTP, timers on a loaded machine): never under
+		// the curve by more than the straight lines' error, and within 3× of it here.
+		expect(onLlama.parts.prefillMs!).toBeGreaterThan(exactPrefill * 0.9);
+		expect(onLlama.parts.prefillMs!).toBeLessThan(exactPrefill * 3);
+		expect(onLlama.parts.decodeMs!).toBeGreaterThan(exactDecode * 0.9);
+		expect(onLlama.parts.decodeMs!).toBeLessThan(exactDecode * 3);
+		expect(onLlama.parts.idleMs).toBe(19_000);
+		expect(onLlama.unable).toBeNull();
+		// The 2K window: turn 14 (2150 prompt + 40 generated) does not fit.
+		const onOllama = projectTurns(turns, 'small:8b', b);
+		expect(onOllama.unable).toBe('turn 14 needs 2.2K tokens, window 2.0K');
+		expect(onOllama.projectedMs).toBeNull();
 	});
 
 	it('a one-at-a-time server that refuses the second request (429) is `refuses`', async () => {
