@@ -9,7 +9,9 @@ import {flagsNotFor, parseCommandLine} from './config/flags.js';
 import {loadTheme} from './config/themes.js';
 import {resolveReplayArg} from './sources/replay.js';
 import {VERSION} from './version.js';
+import {parseDepths} from './probe/depths.js';
 import {sanitizeName} from './util/sanitize.js';
+import {exposedWarning} from './metrics/address.js';
 
 const HELP = `
   infertop — top for local LLM inference engines (${VERSION})
@@ -20,6 +22,11 @@ const HELP = `
     $ infertop snapshot [--json]    collect for a few seconds, print one snapshot, exit
     $ infertop probe [URL]          one wall-clocked streaming probe, printed as a table or JSON
     $ infertop compare [URL…]       code, prose, long prompts (2 runs each) on every server × model
+    $ infertop compare --depths 0,4k,16k,32k [URL…]
+                                    prefill and decode rates at each depth, cache reuse, load
+                                    time, concurrency; kept in profiles.json (the state dir)
+    $ infertop whatif [URL…]        an agent session's turns projected onto each measured
+                                    server × model (--session ID|last, --measure, --json)
 
   Sources
     --server URL          watch and probe this server (repeatable; remote allowed)
@@ -56,6 +63,9 @@ const HELP = `
     --runs N              probe: run N times (1..20; 2 shows cache reuse)
     --max-tokens N        probe/compare: tokens to generate (2..100000, default 256)
     --model NAME          probe/compare: model to use (default: the loaded one; compare: each)
+    --depths LIST         compare: measure at these context depths (tokens; 4k = 4096)
+    --session ID|last     whatif: the session to project (default last)
+    --measure             whatif: measure the servers given that have no profile, one at a time
     --busy-timeout S      probe: keep retrying a busy (HTTP 429) server this long (default 30)
     --timeout S           probe: give up on a run after S seconds, keep-alives or not (default 300)
 
@@ -112,8 +122,8 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 	// Only a flag actually given may override the config file.
 	const given = (name: string) => givenNames.has(name);
 	const [command, ...rest] = input;
-	if (command !== undefined && command !== 'snapshot' && command !== 'probe' && command !== 'compare') {
-		return usageError([`unknown command "${command}" (try: snapshot, probe, compare, --help)`]);
+	if (command !== undefined && command !== 'snapshot' && command !== 'probe' && command !== 'compare' && command !== 'whatif') {
+		return usageError([`unknown command "${command}" (try: snapshot, probe, compare, whatif, --help)`]);
 	}
 	const errors: string[] = flagsNotFor(command ?? 'monitor', givenNames);
 	const numbers: Partial<Record<keyof typeof NUMBER_FLAGS, number>> = {};
@@ -158,6 +168,9 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 		process.stdout.write(`${formatConfig(config)}\n`);
 		return 0;
 	}
+	// An endpoint open beyond this machine is said once, before anything starts.
+	const exposed = config.serveMetrics ? exposedWarning(config.serveMetrics) : undefined;
+	if (exposed !== undefined) process.stderr.write(`infertop: ${exposed}\n`);
 	const apiKey = flags.apiKey ?? env.INFERTOP_API_KEY;
 	let replay = flags.replay;
 	if (replay !== undefined) {
@@ -175,7 +188,19 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 	}
 	if (command === 'compare') {
 		const {runCompareCli} = await import('./commands/compare.js');
-		return runCompareCli({...common, urls: rest, json: flags.json === true, maxTokens: numbers.maxTokens ?? 256, model: flags.model});
+		let depths: number[] | undefined;
+		if (flags.depths !== undefined) {
+			try {
+				depths = parseDepths(flags.depths);
+			} catch (e) {
+				return usageError([(e as Error).message]);
+			}
+		}
+		return runCompareCli({...common, urls: rest, json: flags.json === true, maxTokens: numbers.maxTokens ?? 256, model: flags.model, depths});
+	}
+	if (command === 'whatif') {
+		const {runWhatIfCli} = await import('./commands/whatif.js');
+		return runWhatIfCli({...common, urls: rest, json: flags.json === true, session: flags.session ?? 'last', measure: flags.measure === true, seconds: numbers.seconds ?? 3});
 	}
 	if (flags.headless) {
 		const {runHeadless} = await import('./commands/headless.js');

@@ -28,7 +28,13 @@ import {createModelBytesResolver} from './sources/model-bytes.js';
 import {defaultLogLocations, findExistingLogs} from './sources/log-locations.js';
 import {createProbeController} from './probe/controller.js';
 import {readHistory} from './probe/history.js';
-import {createCompareController} from './probe/compare-controller.js';
+import {compareTargets, createCompareController} from './probe/compare-controller.js';
+import {DEFAULT_DEPTHS, measureProfile} from './probe/depths.js';
+import {readProfiles, saveProfiles} from './probe/profiles.js';
+import {loadPrompt} from './probe/prompts.js';
+import {profilesFile} from './config/paths.js';
+import type {Profile} from './types/whatif.js';
+import {VERSION} from './version.js';
 import type {RuntimeControls} from './types/controller.js';
 import type {DemoEngine} from './demo/engine.js';
 import {createPoller} from './sources/discovery/pollers.js';
@@ -61,6 +67,8 @@ export interface RuntimeOptions {
 	readonly procRoot?: string;
 	/** Tests: the ports discovery scans (default: every engine's default ports; processes' ports are added). */
 	readonly scanPorts?: readonly number[];
+	/** Where the what-if profiles are kept (default profiles.json in the state dir; tests give a temp file). */
+	readonly profilesPath?: string;
 }
 
 
@@ -424,6 +432,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 	// The comparison (key `c`): one request at a time per machine, its own run id in the history.
 	const comparer = createCompareController({
 		...probeSettings,
+		readLog: true,
 		onHistoryError: message => dispatch({type: 'notice', t: Date.now(), level: 'warn', text: `compare history: ${message}`}),
 	});
 
@@ -454,6 +463,40 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 			const file = effectiveHistoryPath(config);
 			const {entries} = await readHistory(file);
 			return {entries, file};
+		},
+		loadProfiles: async () => {
+			const file = options.profilesPath ?? profilesFile();
+			return {profiles: await readProfiles(file), file};
+		},
+		measureProfiles: async onStep => {
+			// One server × model at a time (never two racing one GPU), the probe stopped first.
+			if (probe.running) probe.cancel();
+			const file = options.profilesPath ?? profilesFile();
+			const have = await readProfiles(file).catch(() => []);
+			const source = (await loadPrompt('long')).text;
+			const problems: string[] = [];
+			const measured: Profile[] = [];
+			for (const t of compareTargets(store.getSnapshot(), apiKeyFor)) {
+				if (t.model === undefined || have.some(p => p.url === t.url && p.model === t.model)) continue;
+				const model = t.model;
+				try {
+					measured.push(
+						await measureProfile({
+							target: {serverId: t.serverId, url: t.url, engine: t.engine, model, apiKey: t.apiKey, contextWindow: t.contextLength, loaded: true},
+							depths: DEFAULT_DEPTHS,
+							source,
+							version: VERSION,
+							busyTimeoutMs: config.busyTimeout * 1000,
+							expiresAt: async () => store.getSnapshot().servers[t.serverId ?? '']?.models.find(m => m.name === model)?.expiresAt,
+							onStep: line => onStep(`${t.url} ${model}: ${line}`),
+						}),
+					);
+				} catch (error) {
+					problems.push(`${t.url} ${model}: ${error instanceof Error ? error.message : String(error)}`);
+				}
+			}
+			if (measured.length > 0) await saveProfiles(file, measured);
+			return {measured: measured.length, problems};
 		},
 	};
 

@@ -13,9 +13,14 @@ import {detectBandwidth} from '../sources/bandwidth.js';
 import {resolveModelBytes} from '../sources/model-bytes.js';
 import type {EngineKind} from '../types/events.js';
 import {modelsToCompare} from '../model/compare.js';
+import {profilesFile} from '../config/paths.js';
 
 export interface CompareCliOptions extends ProbeLikeCliOptions {
 	readonly urls: readonly string[];
+	/** `--depths`: measure these depths and keep the profiles. */
+	readonly depths?: readonly number[];
+	/** Where the result goes (default stdout; `whatif --measure` sends it to stderr). */
+	readonly stdoutSink?: NodeJS.WritableStream;
 }
 
 export async function runCompareCli(o: CompareCliOptions): Promise<number> {
@@ -33,7 +38,13 @@ export async function runCompareCli(o: CompareCliOptions): Promise<number> {
 			busyTimeoutMs: o.config.busyTimeout * 1000,
 			totalTimeoutMs: o.probeTimeoutMs,
 			signal: ac.signal,
-			stdout: process.stdout,
+			depths: o.depths,
+			profilesPath: profilesFile(),
+			expiresAt: async (t) => {
+				const poll = await pollServer(t.engine as EngineKind, {url: t.url, apiKey: t.apiKey, timeoutMs: 3000, checkIdentity: false, signal: ac.signal});
+				return poll.ok ? poll.models?.find((m) => m.name === t.model)?.expiresAt : undefined;
+			},
+			stdout: o.stdoutSink ?? process.stdout,
 			stderr: process.stderr,
 			resolveTargets: async (urls, named) => {
 				const problems: string[] = [];
@@ -63,6 +74,7 @@ export async function runCompareCli(o: CompareCliOptions): Promise<number> {
 							model: m.name,
 							apiKey,
 							contextLength: m.contextPerSlot ?? m.contextLength,
+							loaded: poll.ok && (poll.models ?? []).some((x) => x.name === m.name) ? true : undefined,
 							bandwidthGBs: bw.gbs,
 							...(bytes && 'bytesPerToken' in bytes ? {bytesPerToken: bytes.bytesPerToken, bytesPerTokenSource: bytes.source} : m.bytesPerToken !== undefined ? {bytesPerToken: m.bytesPerToken, bytesPerTokenSource: m.bytesPerTokenSource} : {}),
 						});

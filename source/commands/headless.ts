@@ -21,11 +21,30 @@ export async function runHeadless(options: HeadlessOptions): Promise<number> {
 		err.write('infertop: --headless needs --serve-metrics ADDR\n');
 		return 2;
 	}
+	// The handlers first: a SIGTERM while it starts (a `cmd:` log is started then) stops it cleanly too.
+	// They stay until everything is stopped (lifecycle.ts onStopSignals).
+	let releaseSignals: () => void = () => undefined;
+	const stopSignal = new Promise<void>((resolve) => {
+		releaseSignals = onStopSignals(() => resolve());
+	});
 	const runtime = await startRuntime(options);
 	// Notices (a server down, a log missing) have no screen to go to: one line each on stderr.
 	// The notices are a capped ring of immutable entries: print those after the last one printed.
 	let last: object | undefined;
+	// A log that cannot be read (missing, unreadable, not a file) has no screen either: one line each
+	// time its state changes to such a one.
+	const logStates = new Map<string, string>();
+	const printLogStates = () => {
+		const servers = runtime.store.getSnapshot().servers;
+		for (const [id, s] of Object.entries(servers)) {
+			const st = s.logState;
+			if (st === undefined || logStates.get(id) === st) continue;
+			logStates.set(id, st);
+			if (!st.startsWith('following')) err.write(`infertop: warning: log ${sanitizeName(s.logLabel ?? id)}: ${sanitizeName(st)}\n`);
+		}
+	};
 	const printNotices = () => {
+		printLogStates();
 		const notices = runtime.store.getSnapshot().notices;
 		if (notices.length === 0 || notices[notices.length - 1] === last) return;
 		for (const n of notices.slice(notices.indexOf(last as never) + 1)) err.write(`infertop: ${n.level}: ${sanitizeName(n.text)}\n`);
@@ -39,15 +58,11 @@ export async function runHeadless(options: HeadlessOptions): Promise<number> {
 	} catch (error) {
 		unsubscribe();
 		await runtime.stop();
+		releaseSignals();
 		err.write(`infertop: ${sanitizeName((error as Error).message)}\n`);
 		return 1;
 	}
 	err.write(`infertop: serving metrics at ${metrics.url} (headless; stop with SIGTERM)\n`);
-	// The handlers stay until everything is stopped (lifecycle.ts onStopSignals).
-	let releaseSignals: () => void = () => undefined;
-	const stopSignal = new Promise<void>((resolve) => {
-		releaseSignals = onStopSignals(() => resolve());
-	});
 	try {
 		await (options.until ? Promise.race([options.until, stopSignal]) : stopSignal);
 	} finally {

@@ -86,6 +86,8 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 		startDemo: () => undefined,
 		setRefresh: ms => store.dispatch({type: 'refresh', refreshMs: ms}),
 		loadProbeHistory: () => Promise.reject(new Error('still starting')),
+		loadProfiles: () => Promise.reject(new Error('still starting')),
+		measureProfiles: () => Promise.reject(new Error('still starting')),
 	};
 	// Alternate screen: resizing never wipes the user's scrollback (ink 6.8 has no option for it).
 	const alt = process.stdout.isTTY === true;

@@ -468,12 +468,33 @@ export interface LoadResult {
 	readonly problems: string[];
 }
 
+/** Largest config file read: a settings file is a few KB; `--config /dev/zero` must not grow without end. */
+export const MAX_CONFIG_BYTES = 1 << 20;
+
+/** The file's text, at most MAX_CONFIG_BYTES (a device or a pipe is read up to the cap too); past it, an error saying so. */
+function readConfigText(file: string): string {
+	const fd = fs.openSync(file, 'r');
+	try {
+		const buf = Buffer.alloc(MAX_CONFIG_BYTES + 1);
+		let n = 0;
+		while (n < buf.length) {
+			const got = fs.readSync(fd, buf, n, buf.length - n, null);
+			if (got === 0) break;
+			n += got;
+		}
+		if (n > MAX_CONFIG_BYTES) throw new Error(`larger than ${MAX_CONFIG_BYTES / (1 << 20)} MiB, not a config file`);
+		return buf.toString('utf8', 0, n);
+	} finally {
+		fs.closeSync(fd);
+	}
+}
+
 /** Read and validate the config file. Never throws: every problem is reported and the default used. */
 export function loadConfig(options: LoadOptions = {}): LoadResult {
 	const ctx: PathContext = {env: options.env, platform: options.platform, homedir: options.homedir};
 	const explicit = options.path !== undefined && options.path.trim() !== '';
 	const filePath = explicit ? expandHome(options.path!.trim(), ctx) : configFile(ctx);
-	const read = options.readFile ?? ((p: string) => fs.readFileSync(p, 'utf8'));
+	const read = options.readFile ?? readConfigText;
 	const none = (problems: string[]): LoadResult => ({config: mergeConfig(DEFAULTS, {}, {}), file: {}, problems});
 	let text: string;
 	try {

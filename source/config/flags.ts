@@ -45,6 +45,9 @@ export const FLAG_SPECS = {
 	runs: {kind: 'string'},
 	'max-tokens': {kind: 'string'},
 	model: {kind: 'string'},
+	depths: {kind: 'string'},
+	session: {kind: 'string'},
+	measure: {kind: 'boolean'},
 	'busy-timeout': {kind: 'string'},
 	timeout: {kind: 'string'},
 	history: {kind: 'string'},
@@ -152,8 +155,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
 	return {flags: values as Flags, input, given, problems};
 }
 
-/** The commands: the monitor (no command word), `snapshot`, `probe`, `compare`. */
-export type CommandName = 'monitor' | 'snapshot' | 'probe' | 'compare';
+/** The commands: the monitor (no command word), `snapshot`, `probe`, `compare`, `whatif`. */
+export type CommandName = 'monitor' | 'snapshot' | 'probe' | 'compare' | 'whatif';
 
 /**
  * Flags that belong to some commands only (each other flag belongs to all). One given to a command
@@ -161,15 +164,18 @@ export type CommandName = 'monitor' | 'snapshot' | 'probe' | 'compare';
  */
 const ONLY_WITH: Readonly<Partial<Record<Names, readonly CommandName[]>>> = {
 	// The monitor prints one snapshot when stdout is not a terminal: these are its then.
-	seconds: ['snapshot', 'monitor'],
+	seconds: ['snapshot', 'monitor', 'whatif'],
 	prompt: ['probe'],
 	runs: ['probe'],
-	json: ['snapshot', 'monitor', 'probe', 'compare'],
+	json: ['snapshot', 'monitor', 'probe', 'compare', 'whatif'],
 	'max-tokens': ['probe', 'compare'],
 	model: ['probe', 'compare'],
+	depths: ['compare'],
+	session: ['whatif'],
+	measure: ['whatif'],
 	// The monitor's own probes (`p`, `r`, `c`) keep to these too.
-	'busy-timeout': ['monitor', 'probe', 'compare'],
-	timeout: ['monitor', 'probe', 'compare'],
+	'busy-timeout': ['monitor', 'probe', 'compare', 'whatif'],
+	timeout: ['monitor', 'probe', 'compare', 'whatif'],
 };
 
 const commandWords = (cs: readonly CommandName[]): string => cs.filter(c => c !== 'monitor').join(', ');

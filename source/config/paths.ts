@@ -19,6 +19,8 @@ import path from 'node:path';
 export const APP_NAME = 'infertop';
 export const CONFIG_FILE_NAME = 'config.json';
 export const HISTORY_FILE_NAME = 'probes.csv';
+/** Measured server × model profiles (`compare --depths`, issue 29), beside the probe history. */
+export const PROFILES_FILE_NAME = 'profiles.json';
 
 export interface PathContext {
 	readonly env?: Readonly<Record<string, string | undefined>>;
@@ -80,4 +82,9 @@ export function expandHome(p: string, ctx?: PathContext): string {
 	if (p === '~') return home;
 	if (p.startsWith('~/') || (platform === 'win32' && p.startsWith('~\\'))) return pathFor(platform).join(home, p.slice(2));
 	return p;
+}
+
+/** The measured profiles file (`compare --depths`): in the state dir, beside the probe history. */
+export function profilesFile(ctx?: PathContext): string {
+	return pathFor(resolveContext(ctx).platform).join(stateDir(ctx), PROFILES_FILE_NAME);
 }

@@ -199,8 +199,8 @@ export function generate(ctx: DemoContext, g: GenRequest, emit: Emit, isClosed: 
 		const asked = g.numPredict !== undefined && g.numPredict >= 1 ? Math.floor(g.numPredict) : undefined;
 		const nGen = Math.min(asked ?? natural, room);
 		const doneReason = asked !== undefined || nGen < natural ? 'length' : 'stop';
-		const sim = simulateRequest(m.params, kind, nGen, rng);
-		const pMs = prefillMs(m.params, processed);
+		const sim = simulateRequest(m.params, kind, nGen, rng, promptTokens);
+		const pMs = prefillMs(m.params, processed, cached);
 		const task = m.nextTask++;
 
 		writePromptLines(ctx.log, m, task, promptTokens, cached);

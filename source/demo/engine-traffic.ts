@@ -62,15 +62,19 @@ function startBackground(ctx: DemoContext, url: string, signal: AbortSignal, bot
 	// One request at a time per agent; `both` runs one agent per model, so both are busy at once.
 	const agents = both ? models.map((m) => m.spec.name) : [undefined];
 	const busyOf = new Map<string | undefined, boolean>();
+	const firstModel = Math.max(0, models.findIndex((m) => m.spec.runner === 'gguf'));
 	const tickOne = async (pinned: string | undefined): Promise<void> => {
 		if (sched.stopped || busyOf.get(pinned) === true) return;
 		busyOf.set(pinned, true);
 		try {
 			const kind = KINDS[n % KINDS.length] ?? 'code';
 			const list = ASKS[kind];
-			const ask = list[Math.floor(agentRng() * list.length)] ?? list[0] ?? 'Hello';
-			const model = pinned ?? models[n % models.length]?.spec.name ?? 'qwen3.8:latest';
-			const numPredict = 96 + Math.floor(agentRng() * 224);
+			// The first request is short, as an agent's first is (a title for the task), and goes to the
+			// model whose log gives a decode time, so the first figures come within seconds of start.
+			const first = n === 0;
+			const ask = first ? `Give a five-word title for: ${ASKS.code[0]}` : (list[Math.floor(agentRng() * list.length)] ?? list[0] ?? 'Hello');
+			const model = pinned ?? models[(n + firstModel) % models.length]?.spec.name ?? 'qwen3.8:latest';
+			const numPredict = first ? 16 : 96 + Math.floor(agentRng() * 224);
 			const endpoint = n % 3;
 			n++;
 			let reqPath: string;

@@ -205,14 +205,22 @@ export interface SimResult {
 	readonly verifyPassMs: number;
 }
 
-/** The time of one target pass reading the whole model, ms. */
-export function passMs(params: DemoModelParams, drafted: number): number {
+/**
+ * Speeds fall with context depth (issue 29: the agent's prompts are long), as attention over what
+ * came before grows: a prompt token at position x costs 1 + x / PREFILL_DEPTH_TOKENS of one at the
+ * start; a decode pass at context d costs 1 + d / DECODE_DEPTH_TOKENS of one at the start.
+ */
+export const PREFILL_DEPTH_TOKENS = 16_384;
+export const DECODE_DEPTH_TOKENS = 32_768;
+
+/** The time of one target pass reading the whole model at context `depth` (tokens), ms. */
+export function passMs(params: DemoModelParams, drafted: number, depth = 0): number {
 	const eff = drafted > 0 ? params.efficiency : params.plainEfficiency;
 	const gpuBytes = params.bytesPerToken * (1 - params.split);
 	const cpuBytes = params.bytesPerToken * params.split;
 	const gpuMs = (gpuBytes / (params.bandwidthGBs * 1e9 * eff)) * 1000;
 	const cpuMs = cpuBytes > 0 ? (cpuBytes / (params.cpuBandwidthGBs * 1e9 * eff)) * 1000 : 0;
-	return gpuMs + cpuMs + drafted * params.draftMsPerToken;
+	return (gpuMs + cpuMs) * (1 + Math.max(0, depth) / DECODE_DEPTH_TOKENS) + drafted * params.draftMsPerToken;
 }
 
 /**
@@ -220,9 +228,10 @@ export function passMs(params: DemoModelParams, drafted: number): number {
  * GGUF (llama-server): the first token comes out of the prompt pass; each decode pass drafts
  * min(draftMax, remaining − 1) tokens and falls back to a plain pass when that is under 2.
  * MLX: every token comes out of an iteration; the draft depth adapts (one deeper than the last
- * pass accepted, at most draftMax), and a depth-0 round is a plain pass.
+ * pass accepted, at most draftMax), and a depth-0 round is a plain pass. Each pass at the request's
+ * context (`contextTokens`, its prompt) costs more the deeper it is (DECODE_DEPTH_TOKENS).
  */
-export function simulateRequest(params: DemoModelParams, kind: PromptKind, nTokens: number, rng: Rng): SimResult {
+export function simulateRequest(params: DemoModelParams, kind: PromptKind, nTokens: number, rng: Rng, contextTokens = 0): SimResult {
 	const nGen = Math.max(1, Math.floor(nTokens));
 	const decoded = params.runner === 'gguf' ? nGen - 1 : nGen;
 	const q = params.runner === 'gguf' ? positionProbability(TARGET_ACCEPTANCE[kind], params.draftMax) : adaptiveProbability(TARGET_ACCEPTANCE[kind], params.draftMax);
@@ -235,6 +244,7 @@ export function simulateRequest(params: DemoModelParams, kind: PromptKind, nToke
 	let maxDraft = 0;
 	let decodeMs = 0;
 	let lastAccepted = 1;
+	const context = contextTokens;
 	while (produced < decoded) {
 		const remaining = decoded - produced;
 		let depth: number;
@@ -248,7 +258,7 @@ export function simulateRequest(params: DemoModelParams, kind: PromptKind, nToke
 		}
 		let acc = 0;
 		while (acc < depth && (q >= 1 || rng() < q)) acc++;
-		const ms = passMs(params, depth);
+		const ms = passMs(params, depth, context);
 		passes.push({drafted: depth, accepted: acc, tokens: 1 + acc, ms});
 		if (depth > 0) {
 			draftingPasses++;
@@ -284,9 +294,15 @@ export function simulateRequest(params: DemoModelParams, kind: PromptKind, nToke
 	};
 }
 
-/** Prefill time of `processed` uncached prompt tokens, ms (at least one token is always processed). */
-export function prefillMs(params: DemoModelParams, processed: number): number {
-	return (Math.max(1, processed) / params.prefillTps) * 1000;
+/**
+ * Prefill time of `processed` uncached prompt tokens after `cached` reused ones, ms (at least one
+ * token is always processed): each at its position's cost (PREFILL_DEPTH_TOKENS).
+ */
+export function prefillMs(params: DemoModelParams, processed: number, cached = 0): number {
+	const n = Math.max(1, processed);
+	const c = Math.max(0, cached);
+	const work = n + ((c + n) ** 2 - c ** 2) / (2 * PREFILL_DEPTH_TOKENS);
+	return (work / params.prefillTps) * 1000;
 }
 
 /** The demo's tokenizer: roughly four characters per token. */

@@ -242,6 +242,18 @@ export interface EngineDescriptor<K extends EngineKind = EngineKind> {
 	/** The engine unloads models after a keep-alive (Ollama `expires_at`): unknown shows `--`. */
 	readonly keepAlive?: boolean;
 	/**
+	 * What it says of a loaded model's memory, in the model's `sizeBytes` / `sizeVramBytes` (Ollama
+	 * `/api/ps` size and size_vram): model/derive.ts reads its GPU share and the text the engine's own
+	 * tool prints for it; model/wired-limit.ts cites `vramSource` for `sizeVramBytes`.
+	 */
+	readonly modelMemory?: ModelMemory;
+	/**
+	 * Tensor types its model listing reports that are neither GGML types nor safetensors dtypes
+	 * (Ollama's MLX quant types in `/api/show`), upper case → [elements per group, bytes per group
+	 * with its scales]; model/bytes-per-token.ts reads every engine's through the registry.
+	 */
+	readonly tensorQuants?: Readonly<Record<string, readonly [elements: number, bytes: number]>>;
+	/**
 	 * The one change a user makes to this engine for an agent's finding (issue 28, model/findings.ts),
 	 * as they would type it; absent: the finding says what to change in words.
 	 */
@@ -256,6 +268,14 @@ export interface EngineDescriptor<K extends EngineKind = EngineKind> {
 	readonly hostEnv?: {readonly name: string; readonly fallback: string};
 	/** How its HTTP answers tell it from every other engine; none: never identified by answers alone. */
 	readonly fingerprint?: FingerprintRule;
+}
+
+/** An engine's own reading of a loaded model's memory figures (descriptor `modelMemory`). */
+export interface ModelMemory {
+	/** The model's share on the GPU (0..1) and its text as the engine's tool prints it; each undefined when its numbers do not say. */
+	readonly residency: (model: ModelInfo) => {readonly gpuResidency?: number; readonly processor?: string};
+	/** The name of the engine's number behind `sizeVramBytes`, as a figure cites its source. */
+	readonly vramSource: string;
 }
 
 /** What to type for each agent finding this engine can fix by a setting (model/findings.ts). */

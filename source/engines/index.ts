@@ -52,6 +52,14 @@ export const ENGINE_LABELS: Readonly<Record<EngineKind, string>> = Object.fromEn
 /** Ports discovery scans by default: every engine's, once each, in registry order. */
 export const DEFAULT_PORTS: readonly number[] = [...new Set(LIST.flatMap(d => d.defaultPorts))];
 
+/**
+ * Every engine's tensor quant types (Ollama's MLX INT4/INT8/MXFP8), upper case → [elements per
+ * group, bytes per group], for model/bytes-per-token.ts; the first engine in registry order wins.
+ */
+export const TENSOR_QUANTS: ReadonlyMap<string, readonly [number, number]> = new Map(
+	[...LIST].reverse().flatMap(d => Object.entries(d.tensorQuants ?? {})),
+);
+
 /** Every engine's blocks of per-request answers (llama.cpp `timings`, LM Studio `stats`, vLLM `metrics`), in registry order, for the probe. */
 export const ANSWER_BLOCKS: readonly AnswerBlock[] = LIST.flatMap(d => d.answerBlocks ?? []);
 

@@ -570,6 +570,18 @@ export function ollamaHumanBytes(b: number): string {
 	return `${Math.trunc(b)} B`;
 }
 
+/**
+ * Ollama's MLX engine reports quantized safetensors tensors by quant type with the unpacked shape
+ * (server/.. getTensorInfoFromManifest): [elements per group, bytes per group incl. scale/bias],
+ * groups as in Ollama's tensor blob format (int4/32 affine BF16 scale+bias, int8/64 affine,
+ * mxfp8/32 with an E8M0 scale). NVFP4 (16 values + one E4M3 scale) is GGML type 40, same bits.
+ */
+const OLLAMA_MLX_QUANTS: Readonly<Record<string, readonly [number, number]>> = {
+	INT4: [32, 16 + 2 + 2],
+	INT8: [64, 64 + 2 + 2],
+	MXFP8: [32, 32 + 1],
+};
+
 // ---- the engine unit ----------------------------------------------------------------------------
 
 export function runnerOfFormat(format: string | undefined): OllamaRunner | undefined {
@@ -672,6 +684,11 @@ export const ollama: EngineDescriptor<'ollama'> = {
 	],
 	unifiedMemory: false,
 	keepAlive: true,
+	modelMemory: {
+		residency: (m) => ({gpuResidency: gpuResidency(m.sizeBytes, m.sizeVramBytes), processor: ollamaProcessor(m.sizeBytes, m.sizeVramBytes)}),
+		vramSource: 'ollama ps size_vram',
+	},
+	tensorQuants: OLLAMA_MLX_QUANTS,
 	// docs/context-length.mdx @ fb30760 asks ≥ 64000 for agents; envconfig/config.go: OLLAMA_CONTEXT_LENGTH,
 	// OLLAMA_KEEP_ALIVE, OLLAMA_MAX_LOADED_MODELS, OLLAMA_NUM_PARALLEL; server/sched.go needsReload: any change of num_ctx reloads.
 	agentFixes: {

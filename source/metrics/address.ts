@@ -36,3 +36,20 @@ export function parseListenAddress(input: string): ParsedAddress {
 	if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65_535) return {ok: false, error: `"${input}": bad port "${portText}" (0..65535)`};
 	return {ok: true, host: host === '' ? '127.0.0.1' : host, port: Number(portText)};
 }
+
+/** Whether an address keeps the endpoint on this machine (127.0.0.0/8, ::1, localhost). */
+export function isLoopbackHost(host: string): boolean {
+	const h = host.toLowerCase();
+	return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+/**
+ * The warning for an endpoint open beyond this machine (`0.0.0.0:9464`, a LAN address): the metrics
+ * carry no secret, but model names, servers and traffic are readable by anyone who can connect,
+ * without authentication. Undefined for a loopback address (or one that does not parse).
+ */
+export function exposedWarning(addr: string): string | undefined {
+	const a = parseListenAddress(addr);
+	if (!a.ok || isLoopbackHost(a.host)) return undefined;
+	return `warning: --serve-metrics ${a.host}:${a.port} is reachable from the network, without authentication (model names, servers and traffic can be read by anyone who connects); use 127.0.0.1:${a.port} to keep it on this machine`;
+}

@@ -12,8 +12,10 @@
  * MoE expert tensors (`ffn_*_exps`, `experts.N.`, `switch_mlp`) count at experts_used / expert_count;
  * shared experts and routers count fully.
  *
- * Pure. Also holds the GGML type table (block size, bytes per block) and safetensors dtype sizes.
+ * Pure. Also holds the GGML type table (block size, bytes per block) and safetensors dtype sizes;
+ * quant types of one engine's own come from its descriptor (`tensorQuants`), read through the registry.
  */
+import {TENSOR_QUANTS} from '../engines/index.js';
 
 /** GGML tensor types: id → [name, elements per block, bytes per block]. Ids as in ggml.h / @huggingface/gguf. */
 const GGML_TYPES: readonly (readonly [number, string, number, number])[] = [
@@ -85,18 +87,6 @@ const SAFETENSORS_DTYPES: Readonly<Record<string, number>> = {
 	F4: 0.5, F6_E2M3: 0.75, F6_E3M2: 0.75,
 };
 
-/**
- * Ollama's MLX engine reports quantized safetensors tensors by quant type with the unpacked shape
- * (server/.. getTensorInfoFromManifest): [elements per group, bytes per group incl. scale/bias],
- * groups as in Ollama's tensor blob format (int4/32 affine BF16 scale+bias, int8/64 affine,
- * mxfp8/32 with an E8M0 scale). NVFP4 (16 values + one E4M3 scale) is GGML type 40, same bits.
- */
-const OLLAMA_MLX_QUANTS: Readonly<Record<string, readonly [number, number]>> = {
-	INT4: [32, 16 + 2 + 2],
-	INT8: [64, 64 + 2 + 2],
-	MXFP8: [32, 32 + 1],
-};
-
 /** A GGML type by numeric id, numeric string or name (`Q4_K`, `q4_k`, `F16`…). */
 export function ggmlType(type: string | number): GgmlType | undefined {
 	if (typeof type === 'number') return BY_ID.get(type);
@@ -126,7 +116,8 @@ export function tensorBytes(type: string | number, shape: readonly number[]): nu
 		const n = shape.reduce((a, d) => a * d, 1);
 		const b = safetensorsDtypeBytes(type);
 		if (b !== undefined) return Math.ceil(n * b);
-		const q = OLLAMA_MLX_QUANTS[type.trim().toUpperCase()];
+		// An engine's own quant types (the descriptors' `tensorQuants`: Ollama's MLX INT4…).
+		const q = TENSOR_QUANTS.get(type.trim().toUpperCase());
 		if (q) return Math.ceil(n / q[0]) * q[1];
 	}
 	return undefined;

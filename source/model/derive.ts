@@ -7,7 +7,6 @@ import {FIGURES, type FigureTable, type ModelFigures, type RowInputs} from './fi
 import type {ModelInfo, MonitorState, RequestRecord, ServerState} from '../types/state.js';
 import type {ProbeResult} from '../types/probe.js';
 import {engineOf} from '../engines/index.js';
-import {ollamaProcessor} from '../engines/ollama.js';
 import {sameModel, UNKNOWN_MODEL} from './attribution.js';
 
 /** Figures average the finished requests of the last minute (at most 10); older ones stay until replaced. */
@@ -41,17 +40,16 @@ function age(ms: number): string {
 
 /**
  * GPU residency of one model on one server, computed here only (every view reads it from here):
- * Ollama's `size_vram / size` (PROCESSOR as `ollama ps` prints it), MLX and unified-memory engines
- * 100 %, else the `offloaded N/M layers` line of that model's own load.
+ * the engine's own numbers of the model where its descriptor reads them (`modelMemory`: Ollama's
+ * `size_vram / size`, PROCESSOR as `ollama ps` prints it), MLX and unified-memory engines 100 %,
+ * else the `offloaded N/M layers` line of that model's own load.
  */
 export function residencyOf(server: ServerState, model: ModelInfo | undefined): {gpuResidency?: number; processor?: string} {
+	const own = model === undefined ? undefined : engineOf(server.engine).modelMemory?.residency(model);
 	if (model?.gpuResidency !== undefined || model?.processor !== undefined) {
-		const r = model.gpuResidency ?? (model.sizeBytes !== undefined && model.sizeVramBytes !== undefined && model.sizeBytes > 0 && model.sizeVramBytes <= model.sizeBytes ? model.sizeVramBytes / model.sizeBytes : undefined);
-		return {gpuResidency: r, processor: model.processor ?? ollamaProcessor(model.sizeBytes, model.sizeVramBytes)};
+		return {gpuResidency: model.gpuResidency ?? own?.gpuResidency, processor: model.processor ?? own?.processor};
 	}
-	if (model?.sizeBytes !== undefined && model.sizeVramBytes !== undefined && model.sizeBytes > 0 && model.sizeVramBytes <= model.sizeBytes) {
-		return {gpuResidency: model.sizeVramBytes / model.sizeBytes, processor: ollamaProcessor(model.sizeBytes, model.sizeVramBytes)};
-	}
+	if (own?.gpuResidency !== undefined) return {gpuResidency: own.gpuResidency, processor: own.processor};
 	// A listed model that is not in memory (oMLX, LM Studio, llama-swap say so) has no residency.
 	if (model?.loaded === false) return {};
 	if (model?.runner === 'mlx' || engineOf(server.engine).unifiedMemory) return {gpuResidency: 1, processor: '100% GPU (unified)'};

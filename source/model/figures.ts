@@ -20,12 +20,6 @@ export function rate(count: number | undefined, ms: number | undefined): number 
 	return (count * 1000) / ms;
 }
 
-/** Ollama's reported tok/s: eval_count / eval_duration (ns). */
-export function ollamaReportedTps(evalCount: number | undefined, evalDurationNs: number | undefined): number | undefined {
-	if (!known(evalDurationNs)) return undefined;
-	return rate(evalCount, evalDurationNs / 1e6);
-}
-
 /**
  * prefill tok/s: uncached prompt tokens ÷ prompt time. A prompt count that includes cached tokens
  * (Ollama's prompt_eval_count, OpenAI's usage.prompt_tokens) while the time does not: pass

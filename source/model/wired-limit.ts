@@ -84,7 +84,7 @@ export interface DemandPart {
 	readonly bytes: number;
 	/** `weights + KV cache`, `weights` (KV cache not known)… */
 	readonly what: string;
-	/** The engine's number it comes from: `ollama ps size_vram`, `GPU buffers`, `status memory`, `mlx-lm warning`. */
+	/** The engine's number it comes from: its descriptor's `modelMemory.vramSource` (Ollama's size_vram), `GPU buffers`, `status memory`, `mlx-lm warning`. */
 	readonly from: string;
 }
 
@@ -114,8 +114,10 @@ const positive = (n: number | undefined): n is number => n !== undefined && Numb
 /** What one server holds on the GPU, from its own numbers; undefined = nothing loaded, 'unknown' = loaded but not said. */
 export function serverGpuBytes(s: ServerState): DemandPart[] | 'unknown' | undefined {
 	const loaded = s.models.filter((m) => m.loaded !== false);
+	// The engine's own number of what a loaded model holds on the GPU (its descriptor's `modelMemory`).
+	const vramSource = engineOf(s.engine).modelMemory?.vramSource;
 	const vram = loaded.filter((m) => positive(m.sizeVramBytes));
-	if (vram.length > 0) return vram.map((m) => ({serverId: s.id, model: m.name, bytes: m.sizeVramBytes!, what: 'weights + KV cache', from: 'ollama ps size_vram'}));
+	if (vramSource !== undefined && vram.length > 0) return vram.map((m) => ({serverId: s.id, model: m.name, bytes: m.sizeVramBytes!, what: 'weights + KV cache', from: vramSource}));
 	const buffers = Object.values(s.buffers).filter((b) => b.onGpu && Number.isFinite(b.mib) && b.mib > 0);
 	if (buffers.some((b) => b.kind === 'model')) {
 		const bytes = buffers.reduce((n, b) => n + b.mib * MIB, 0);

@@ -269,6 +269,10 @@ export async function streamOnce(o: StreamOptions): Promise<StreamOutcome> {
 			const text = await readSome(res);
 			throw new ProbeError('failed', `HTTP ${res.status}${text ? `: ${oneLine(errorText(text), 120)}` : ''}`);
 		}
+		// The stream is timed chunk by chunk as it arrives: a compressed one is refused with the reason
+		// (never taken for "not SSE"); infertop asks for none, a proxy in between may still compress.
+		const encoding = (res.headers.get('content-encoding') ?? 'identity').trim().toLowerCase();
+		if (encoding !== 'identity' && encoding !== '') throw new ProbeError('failed', `compressed answer not supported (content-encoding ${oneLine(encoding, 40)}): the probe times the stream as it arrives`);
 		const ctype = res.headers.get('content-type') ?? '';
 		// An engine that counts its target passes in a header (lithos-metal's Decode-Steps), read by its descriptor.
 		const passesHeader = passesFromHeaders(res.headers);

@@ -7,10 +7,17 @@
 import {compareJson, compareText} from '../model/compare.js';
 import {redactUserinfo, sanitize, sanitizeDeep, sanitizeName} from '../util/sanitize.js';
 import {VERSION} from '../version.js';
-import {checkHistoryWritable, defaultHistoryPath} from './history.js';
+import {appendHistory, checkHistoryWritable, defaultHistoryPath} from './history.js';
 import {newRunId, runCompare, type CompareTarget} from './compare.js';
+import {DEPTH_MAX_TOKENS} from './depths.js';
+import {loadPrompt} from './prompts.js';
+import {pickModel} from './run.js';
 import type {StreamTimeouts} from './client.js';
 import type {CompareRow} from '../types/compare.js';
+import {measureProfile} from './depths.js';
+import {saveProfiles} from './profiles.js';
+import {profileText} from '../model/whatif.js';
+import type {Profile} from '../types/whatif.js';
 
 export interface CompareCommandOptions {
 	/** Servers named on the command line; none → `resolveTargets` discovers. */
@@ -30,6 +37,14 @@ export interface CompareCommandOptions {
 	readonly signal?: AbortSignal;
 	readonly stdout: NodeJS.WritableStream;
 	readonly stderr?: NodeJS.WritableStream;
+	/** `--depths`: measure each target at these depths (tokens) instead of the prompt set, and keep the profiles. */
+	readonly depths?: readonly number[];
+	/** Where the profiles are kept (`profiles.json` in the state folder). */
+	readonly profilesPath?: string;
+	/** The text deeper prompts are cut from (default: samples/prompts/long-source.txt). */
+	readonly depthSource?: () => Promise<string>;
+	/** The model's `expires_at` as the server says it now (Ollama /api/ps), for the keep-alive. */
+	readonly expiresAt?: (t: CompareTarget) => Promise<string | undefined>;
 }
 
 export async function compareCommand(o: CompareCommandOptions): Promise<number> {
@@ -73,6 +88,7 @@ export async function compareCommand(o: CompareCommandOptions): Promise<number> 
 		say(urls.length === 0 ? 'no inference server with a loaded model found on this machine; give URLs: infertop compare http://127.0.0.1:11434 http://127.0.0.1:8080' : 'no model to compare on the servers given (load one, or name it with --model)');
 		return 1;
 	}
+	if (o.depths !== undefined) return depthsCommand(o, found.targets, say, historyPath);
 	const runId = newRunId();
 	say(`run ${runId}: ${found.targets.length} server × model, code / prose / long, 2 runs each, ${o.maxTokens} max tokens`);
 	let lastStatus = '';
@@ -105,4 +121,59 @@ export async function compareCommand(o: CompareCommandOptions): Promise<number> 
 	o.stdout.write(o.json ? JSON.stringify(sanitizeDeep(out.rows.map(compareJson)), null, 2) + '\n' : compareText(out.rows, runId));
 	if (out.cancelled) return 130;
 	return out.rows.some((r) => r.result !== undefined) ? 0 : 1;
+}
+
+/** `compare --depths`: each target measured at each depth, one at a time, profiles kept and printed. */
+async function depthsCommand(o: CompareCommandOptions, targets: readonly CompareTarget[], say: (m: string) => void, historyPath: string): Promise<number> {
+	const runId = newRunId();
+	const writes: Promise<void>[] = [];
+	const depths = o.depths ?? [];
+	let source: string;
+	try {
+		source = o.depthSource ? await o.depthSource() : (await loadPrompt('long')).text;
+	} catch (e) {
+		say(sanitize((e as Error).message, 200));
+		return 1;
+	}
+	say(`${targets.length} server × model at depths ${depths.join(', ')} (tokens), one request at a time`);
+	const profiles: Profile[] = [];
+	for (const t of targets) {
+		if (o.signal?.aborted) break;
+		const label = `${t.url} ${t.model ?? '--'}`;
+		try {
+			const model = t.model ?? (await pickModel(t.url, t.engine, t.apiKey, o.signal));
+			if (model === undefined) throw new Error('no model to measure (name it with --model)');
+			const p = await measureProfile({
+				target: {serverId: t.serverId, url: t.url, engine: t.engine, model, apiKey: t.apiKey, contextWindow: t.contextLength, loaded: t.loaded},
+				depths,
+				source,
+				maxTokens: Math.min(o.maxTokens, DEPTH_MAX_TOKENS),
+				version: o.version ?? VERSION,
+				signal: o.signal,
+				timeouts: o.timeouts,
+				totalTimeoutMs: o.totalTimeoutMs,
+				busyTimeoutMs: o.busyTimeoutMs,
+				busyRetryBaseMs: o.busyRetryBaseMs,
+				expiresAt: o.expiresAt ? () => o.expiresAt!({...t, model}) : undefined,
+				onStep: (line) => say(`${label}: ${line}`),
+				// Every probe of it in the probe history, under one run id, as the comparison's are.
+				onResult: (r) => void writes.push(appendHistory(historyPath, {...r, runId}, o.version ?? VERSION).catch((e: unknown) => say(`history not written: ${sanitize((e as Error).message, 200)}`))),
+			});
+			profiles.push(p);
+		} catch (e) {
+			say(`${label}: ${sanitize((e as Error).message, 200)}`);
+		}
+	}
+	await Promise.all(writes);
+	if (profiles.length > 0 && o.profilesPath !== undefined) {
+		try {
+			await saveProfiles(o.profilesPath, profiles);
+			say(`profiles kept in ${o.profilesPath}`);
+		} catch (e) {
+			say(`profiles not written: ${sanitize((e as Error).message, 200)}`);
+		}
+	}
+	o.stdout.write(o.json ? JSON.stringify(sanitizeDeep(profiles), null, 2) + '\n' : profiles.map(profileText).join('\n'));
+	if (o.signal?.aborted) return 130;
+	return profiles.length > 0 ? 0 : 1;
 }

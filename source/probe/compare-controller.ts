@@ -9,6 +9,8 @@ import {modelsToCompare} from '../model/compare.js';
 import {VERSION} from '../version.js';
 import {defaultHistoryPath} from './history.js';
 import {newRunId, runCompare, type CompareTarget} from './compare.js';
+import {matchProbeRequest} from '../model/derive.js';
+import type {LogQuery} from './timing.js';
 import {PROGRESS_INTERVAL_MS} from './controller.js';
 import type {StreamTimeouts} from './client.js';
 import type {Transport} from './transport.js';
@@ -27,6 +29,8 @@ export interface CompareControllerOptions {
 	readonly totalTimeoutMs?: number;
 	readonly timeouts?: StreamTimeouts;
 	readonly logWaitMs?: number;
+	/** Look for each run's own request in its server's log (as the probe does): tokens per pass where the answer has none. */
+	readonly readLog?: boolean;
 	readonly transport?: Transport;
 	readonly version?: string;
 	readonly onHistoryError?: (message: string) => void;
@@ -98,6 +102,7 @@ export function createCompareController(o: CompareControllerOptions): CompareCon
 			try {
 				const out = await runCompare({
 					targets,
+					...(o.readLog ? {logFiguresFor: (serverId: string) => (q: LogQuery) => matchProbeRequest(o.getState(), serverId, q)} : {}),
 					runId,
 					maxTokens: o.maxTokens,
 					signal: ac.signal,

@@ -9,6 +9,7 @@ import {ProbeError} from './client.js';
 import {appendHistory} from './history.js';
 import {DEFAULT_MAX_TOKENS, fitToContext, loadPrompt, type ProbePrompt} from './prompts.js';
 import {runProbe, totalTimeoutFor, type LiveProgress, type RunProbeOptions} from './run.js';
+import type {LogFiguresFn} from './timing.js';
 import type {ProtocolPlan} from './protocols.js';
 import {COMPARE_KINDS, COMPARE_RUNS, type CompareKind, type CompareProgress, type CompareRow} from '../types/compare.js';
 import {redactUserinfo, sanitize} from '../util/sanitize.js';
@@ -24,6 +25,8 @@ export interface CompareTarget {
 	readonly bandwidthGBs?: number;
 	readonly bytesPerToken?: number;
 	readonly bytesPerTokenSource?: string;
+	/** The server listed the model as loaded (`compare --depths`: its load time is then not a cold one). */
+	readonly loaded?: boolean;
 }
 
 /** Every row is a real probe: the probe's own limits, log lookup and transport, passed through as they are. */
@@ -31,6 +34,8 @@ type ProbePassThrough = Pick<RunProbeOptions, 'signal' | 'timeouts' | 'totalTime
 
 export interface CompareOptions extends ProbePassThrough {
 	readonly targets: readonly CompareTarget[];
+	/** The log of each server, where it is read: each run finds its own request there (tokens per pass where the answer has none). */
+	readonly logFiguresFor?: (serverId: string) => LogFiguresFn | undefined;
 	readonly kinds?: readonly CompareKind[];
 	readonly runs?: number;
 	readonly maxTokens?: number;
@@ -136,7 +141,7 @@ export async function runCompare(o: CompareOptions): Promise<CompareOutcome> {
 				totalTimeoutMs: totalTimeoutFor(prompt.kind, o.totalTimeoutMs),
 				busyTimeoutMs: o.busyTimeoutMs,
 				busyRetryBaseMs: o.busyRetryBaseMs,
-				logFigures: o.logFigures,
+				logFigures: (t.serverId !== undefined ? o.logFiguresFor?.(t.serverId) : undefined) ?? o.logFigures,
 				logWaitMs: o.logWaitMs,
 				bandwidthGBs: t.bandwidthGBs,
 				bytesPerToken: t.bytesPerToken,

@@ -94,8 +94,9 @@ export async function appendHistory(file: string, r: ProbeResult, version: strin
 	await ensureDir(dir);
 	if (!(await exists(file))) {
 		const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
-		await writeFile(tmp, HISTORY_HEADER + '\n', {flag: 'wx'});
 		try {
+			// A full disk may fail the write after the file was created: it goes with the error.
+			await writeFile(tmp, HISTORY_HEADER + '\n', {flag: 'wx'});
 			await link(tmp, file);
 		} catch (e) {
 			if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;

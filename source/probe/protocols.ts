@@ -146,6 +146,8 @@ export function createOllamaParser(): StreamParser {
 			const evalNs = checked(counts, 'eval_duration', d.eval_duration, 'ns');
 			const promptCount = checked(counts, 'prompt_eval_count', d.prompt_eval_count, 'count');
 			const promptNs = checked(counts, 'prompt_eval_duration', d.prompt_eval_duration, 'ns');
+			// api/types.go (ollama/ollama) GenerateResponse Metrics `LoadDuration time.Duration json:"load_duration,omitempty"`.
+			const loadNs = checked(counts, 'load_duration', d.load_duration, 'ns');
 			counts.source = OLLAMA_PROTOCOL;
 			// Absent (omitempty) is 0; present but unbelievable stays unknown.
 			counts.completionTokens = evalCount ?? (evalNs !== undefined && d.eval_count === undefined ? 0 : undefined);
@@ -153,6 +155,7 @@ export function createOllamaParser(): StreamParser {
 			counts.reportedTps = evalCount !== undefined && evalNs !== undefined && evalNs > 0 ? (evalCount * 1e9) / evalNs : undefined;
 			counts.promptTokens = promptCount;
 			counts.prefillMs = promptNs === undefined ? undefined : promptNs / 1e6;
+			counts.loadMs = loadNs === undefined ? undefined : loadNs / 1e6;
 			counts.doneReason = str(d.done_reason);
 			out.push({type: 'done'});
 		}

@@ -89,6 +89,8 @@ export interface ProbeFigures {
 	pctOfCeiling?: number;
 	disagree?: boolean;
 	totalMs?: number;
+	/** The engine's own load time (Ollama `load_duration`), ms. */
+	loadMs?: number;
 	/** What in the server's answer (or the log's figures) was not believable; those figures are unknown. */
 	inconsistent?: string[];
 }
@@ -205,6 +207,7 @@ export function computeFigures(input: FigureInputs): ProbeFigures {
 		pctOfCeiling: pctOfCeiling(decodeTps, ceiling),
 		disagree: ratesDisagree(decodeTps, counts.reportedTps),
 		totalMs: clock.tLast === undefined ? undefined : clock.tLast - clock.tSent,
+		loadMs: counts.loadMs,
 		inconsistent: inconsistent.length > 0 ? inconsistent : undefined,
 	};
 }

@@ -321,7 +321,21 @@ function send(url: string, body: string | undefined, options: GetOptions): Promi
 					return answer();
 				};
 			}
-			response.on('data', (chunk: Buffer) => {
+			// A compressed answer (a proxy in front of the engine may gzip it though none was asked for):
+			// decoded, the caps counting decoded bytes (a small bomb cannot grow past them).
+			const encoding = (out['content-encoding'] ?? 'identity').trim().toLowerCase();
+			let body: NodeJS.ReadableStream = response;
+			if (encoding !== 'identity' && encoding !== '') {
+				const zlib = process.getBuiltinModule('node:zlib');
+				const decoder = encoding === 'gzip' || encoding === 'x-gzip' ? zlib.createGunzip() : encoding === 'deflate' ? zlib.createInflate() : encoding === 'br' ? zlib.createBrotliDecompress() : undefined;
+				if (!decoder) {
+					finish({error: `compressed answer not supported (content-encoding ${encoding.slice(0, 40)})`});
+					return;
+				}
+				decoder.on('error', () => finish({error: `compressed answer could not be decoded (content-encoding ${encoding})`}));
+				body = response.pipe(decoder);
+			}
+			body.on('data', (chunk: Buffer) => {
 				if (settled) return;
 				let piece = chunk;
 				if (bytes + piece.length > maxBytes) {
@@ -338,7 +352,7 @@ function send(url: string, body: string | undefined, options: GetOptions): Promi
 				// Refused (nested too deep, not JSON): the rest is not read.
 				if (truncated || list?.failedNow === true) finish(answer());
 			});
-			response.on('end', () => finish(answer()));
+			body.on('end', () => finish(answer()));
 			response.on('error', (error) => finish({error: networkReason(error)}));
 			response.on('aborted', () => finish({error: 'connection reset'}));
 		});

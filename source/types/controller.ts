@@ -1,4 +1,5 @@
 import type {ProbeHistoryEntry, ProbePromptKind} from './probe.js';
+import type {Profile} from './whatif.js';
 
 /**
  * What the screen asks of the runtime (source/runtime.ts): everything that needs I/O (the UI never
@@ -19,6 +20,13 @@ export interface RuntimeControls {
 	setRefresh(ms: number): void;
 	/** `h`: read the probe history (the CSV) for the screen. Absent = no history here. */
 	loadProbeHistory?(): Promise<{readonly entries: readonly ProbeHistoryEntry[]; readonly file?: string}>;
+	/** `w` (what if): the measured profiles (profiles.json in the state dir). Absent = none here. */
+	loadProfiles?(): Promise<{readonly profiles: readonly Profile[]; readonly file?: string}>;
+	/**
+	 * `m` in the what-if table: measure each server × model on screen that has no profile, one at a
+	 * time (`compare --depths` 0,4k,16k,32k); `onStep` gets a line per finished request.
+	 */
+	measureProfiles?(onStep: (line: string) => void): Promise<{readonly measured: number; readonly problems: readonly string[]}>;
 }
 
 /** What the screen asks of the process that owns the terminal (commands/monitor.tsx). */

@@ -22,6 +22,8 @@ export interface ServerCounts {
 	prefillMs?: number;
 	/** Engine's own decode rate (tok/s). */
 	reportedTps?: number;
+	/** Time the engine spent loading the model for this request (Ollama `load_duration`), ms. */
+	loadMs?: number;
 	decodeMs?: number;
 	drafted?: number;
 	accepted?: number;
@@ -82,6 +84,8 @@ export interface ProbeResult {
 	readonly promptKind?: ProbePromptKind;
 	/** Wall time from the request leaving to the last token (ms). */
 	readonly totalMs?: number;
+	/** The engine's own load time for this request (Ollama `load_duration`), ms. */
+	readonly loadMs?: number;
 	/** HTTP 429 answers waited out before this run got the server. */
 	readonly busyRetries?: number;
 	/** Wall time spent on those 429 answers and the back-off between them (ms), before the request that streamed. */

@@ -64,6 +64,20 @@ function probe(c: RouterContext, runs: number, prompt?: (typeof PROMPT_KINDS)[nu
 	if (serverId !== undefined) c.controller.probe(serverId, prompt ?? s.probe.prompt, runs, f?.model);
 }
 
+/** Read the measured profiles into the view (the what-if table). */
+function loadProfiles(c: RouterContext): void {
+	const {loadProfiles: load} = c.controller;
+	if (!load) {
+		c.act({type: 'whatif', whatif: {loading: false, profiles: [], error: 'no profiles here'}});
+		return;
+	}
+	c.act({type: 'whatif', whatif: {loading: true, profiles: c.view().whatif?.profiles ?? []}});
+	load().then(
+		r => c.act({type: 'whatif', whatif: {loading: false, profiles: r.profiles, file: r.file}}),
+		(error: unknown) => c.act({type: 'whatif', whatif: {loading: false, profiles: [], error: `profiles not read: ${error instanceof Error ? error.message : String(error)}`}}),
+	);
+}
+
 export const HANDLERS: Record<ActionId, Handler> = {
 	compare: c => {
 		// From the screen: show the table (the first time, run it); in the table: run it again once finished.
@@ -81,6 +95,29 @@ export const HANDLERS: Record<ActionId, Handler> = {
 	agent: c => {
 		if (c.view().overlay !== 'agent') c.act({type: 'findings-seen', t: flashAt(c)});
 		c.act({type: 'overlay', overlay: c.view().overlay === 'agent' ? 'none' : 'agent'});
+	},
+	whatif: c => {
+		c.act({type: 'overlay', overlay: 'whatif'});
+		loadProfiles(c);
+	},
+	'whatif-close': c => c.act({type: 'overlay', overlay: 'agent'}),
+	'whatif-measure': c => {
+		const {measureProfiles} = c.controller;
+		const w = c.view().whatif;
+		if (w?.measuring !== undefined) return;
+		if (!measureProfiles) {
+			c.act({type: 'flash', text: 'measuring is not available here', t: flashAt(c)});
+			return;
+		}
+		const base = {loading: false, profiles: w?.profiles ?? [], file: w?.file};
+		c.act({type: 'whatif', whatif: {...base, measuring: 'starting: one server × model at a time'}});
+		measureProfiles(line => c.act({type: 'whatif', whatif: {...base, ...c.view().whatif, measuring: line}})).then(
+			r => {
+				c.act({type: 'flash', text: r.measured === 0 && r.problems.length === 0 ? 'every server × model here has a profile' : `measured ${r.measured}${r.problems.length > 0 ? `; ${r.problems[0]}` : ''}`, t: flashAt(c)});
+				loadProfiles(c);
+			},
+			(error: unknown) => c.act({type: 'whatif', whatif: {...base, error: `not measured: ${error instanceof Error ? error.message : String(error)}`}}),
+		);
 	},
 	overlay: (c, b) => {
 		if (b.overlay === 'findings' && c.view().overlay !== 'findings') c.act({type: 'findings-seen', t: flashAt(c)});

@@ -46,6 +46,9 @@ export type ActionId =
 	| 'compare'
 	| 'compare-close'
 	| 'agent'
+	| 'whatif'
+	| 'whatif-close'
+	| 'whatif-measure'
 	/** Open the binding's `overlay` (or close it when open): an overlay's `opens` key (ui/scopes.ts). */
 	| 'overlay';
 
@@ -208,11 +211,17 @@ export function footerText(hints: readonly FooterHint[], width: number): string 
  * per line and folds every other scope into one line (`Choosing a probe prompt: ↓/j/Tab next · …`),
  * so the whole table fits an 80×24 screen.
  */
-export function helpLines(keymap: readonly KeyBinding[], options: {readonly compact?: boolean; readonly width?: number; readonly scopes?: ScopeTable} = {}): string[] {
+export function helpLines(keymap: readonly KeyBinding[], options: {readonly compact?: boolean; readonly width?: number; readonly scopes?: ScopeTable; readonly oneColumn?: boolean} = {}): string[] {
 	const lines: string[] = [];
 	for (const {name: scope, title, compactHelp} of scopeList(options.scopes)) {
 		const group = keymap.filter(b => b.scope === scope);
 		if (group.length === 0) continue;
+		if (options.compact && scope === 'global' && options.oneColumn === true) {
+			// One column, each key on its own row (where the rows allow it and two columns would cut).
+			lines.push(title);
+			for (const b of group) lines.push(`  ${b.keys.map(keyLabel).join('/').padEnd(11)} ${b.help}`);
+			continue;
+		}
 		if (options.compact && scope === 'global') {
 			// Two columns: `keys label` cells, so the global keys take half the rows. Each column as wide
 			// as its longest cell where the width allows (nothing cut on a wide screen), else halves.

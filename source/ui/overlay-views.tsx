@@ -10,6 +10,8 @@ import type {KeyBinding} from './keymap.js';
 import {AgentPane} from './panes/agent.js';
 import {FindingsPane} from './panes/findings.js';
 import {engineLabels, findingRows} from './view-model/findings.js';
+import {WhatIfPane} from './panes/whatif.js';
+import {whatIfOf} from '../model/whatif.js';
 import {ComparePane} from './panes/compare.js';
 import {HistoryOverlay} from './panes/history.js';
 import {HelpOverlay, PromptOverlay} from './panes/overlays.js';
@@ -49,6 +51,19 @@ function FindingsOverlay({state, sessionGapMs, width, height}: OverlayViewProps)
 	return <FindingsPane rows={rows} width={width} height={height} />;
 }
 
+/** The agent view's session (the selected engine's newest) projected onto the profiles read. */
+function WhatIfOverlay({state, view, sessionGapMs, selectedId, width, height}: OverlayViewProps) {
+	const sessions = useMemo(() => deriveSessions(state, sessionGapMs), [state.servers, state.order, sessionGapMs]);
+	const w = view.whatif;
+	const profiles = w?.profiles;
+	const projected = useMemo(() => {
+		const mine = sessions.sessions.filter(s => s.serverId === selectedId);
+		const pick = (mine.at(-1) ?? sessions.sessions.at(-1))?.id ?? 'last';
+		return whatIfOf(sessions.sessions, state.servers, profiles ?? [], pick, [], state.now);
+	}, [sessions, state.servers, profiles, selectedId, state.now]);
+	return <WhatIfPane view={projected} loading={w?.loading ?? true} error={w?.error} measuring={w?.measuring} file={w?.file} now={state.now} width={width} height={height} />;
+}
+
 export type OverlayViews = {readonly [K in OverlayName]: (p: OverlayViewProps) => ReactNode};
 
 export const OVERLAY_VIEWS: OverlayViews = {
@@ -62,4 +77,5 @@ export const OVERLAY_VIEWS: OverlayViews = {
 	compare: p => <ComparePane compare={p.state.compare} now={p.state.now} width={p.width} height={p.height} />,
 	agent: p => <AgentOverlay {...p} />,
 	findings: p => <FindingsOverlay {...p} />,
+	whatif: p => <WhatIfOverlay {...p} />,
 };

@@ -120,6 +120,7 @@ export const SCOPES = {
 		compactHelp: false,
 		keys: [
 			{id: 'agent', keys: ['a', 'escape'], help: 'Close the agent view', footer: 'close'},
+			{id: 'whatif', keys: ['w'], help: 'What if: this session on each measured server × model', footer: 'what if'},
 			{id: 'select-next', keys: ['tab', 'down', 'j'], help: "The next engine's newest session", footer: 'engine'},
 			{id: 'select-prev', keys: ['shift+tab', 'up', 'k'], help: "The previous engine's newest session"},
 			{id: 'toggle-log', keys: ['l'], help: 'Show / hide the log pane beside it', footer: 'log'},
@@ -134,6 +135,17 @@ export const SCOPES = {
 		keys: [
 			{id: 'escape', keys: ['escape', '!'], help: 'Close the findings', footer: 'close'},
 			{id: 'agent', keys: ['a'], help: 'The agent view'},
+			{id: 'quit', keys: ['q'], help: 'Quit', footer: 'quit'},
+		],
+	},
+	whatif: {
+		title: 'In the what-if table (w in the agent view)',
+		overlay: {},
+		compactHelp: false,
+		keys: [
+			{id: 'whatif-close', keys: ['escape', 'w'], help: 'Back to the agent view', footer: 'back'},
+			{id: 'whatif-measure', keys: ['m'], help: 'Measure the servers × models without a profile, one at a time', footer: 'measure'},
+			{id: 'help', keys: ['?'], help: 'Show all keys'},
 			{id: 'quit', keys: ['q'], help: 'Quit', footer: 'quit'},
 		],
 	},

@@ -3,6 +3,7 @@
  * table, theme), as a reducer: key handlers dispatch actions and never read captured state
  * (ink-practices §4.3, stale closures). Pause is not here: the store owns it (store.isPaused()).
  */
+import type {Profile} from '../types/whatif.js';
 import type {ProbePromptKind} from '../types/probe.js';
 import type {ProbeHistoryEntry} from '../types/probe.js';
 import type {Overlay} from './scopes.js';
@@ -54,6 +55,8 @@ export interface ViewState {
 	readonly detailKey?: string;
 	/** Probe history read for `h`. */
 	readonly history?: {readonly loading: boolean; readonly entries: readonly ProbeHistoryEntry[]; readonly error?: string; readonly file?: string};
+	/** What if (`w` in the agent view): the profiles read, and a measurement in progress. */
+	readonly whatif?: {readonly loading: boolean; readonly profiles: readonly Profile[]; readonly file?: string; readonly error?: string; readonly measuring?: string};
 	/** Index into the theme cycle. */
 	readonly themeIndex: number;
 	/** A short message in the footer (theme name, …) from the key handlers; shown a few seconds. */
@@ -102,6 +105,7 @@ export type ViewAction =
 	| {readonly type: 'table-sort'}
 	| {readonly type: 'detail'; readonly key: string}
 	| {readonly type: 'history'; readonly history: NonNullable<ViewState['history']>}
+	| {readonly type: 'whatif'; readonly whatif: NonNullable<ViewState['whatif']>}
 	| {readonly type: 'theme-next'; readonly count: number}
 	| {readonly type: 'flash'; readonly text: string; readonly t: number}
 	| {readonly type: 'suspended'; readonly suspended: boolean}
@@ -161,6 +165,8 @@ export function viewReducer(state: ViewState, action: ViewAction): ViewState {
 			return {...state, overlay: 'detail', detailKey: action.key};
 		case 'history':
 			return {...state, history: action.history};
+		case 'whatif':
+			return {...state, whatif: action.whatif};
 		case 'theme-next':
 			return {...state, themeIndex: action.count > 0 ? (state.themeIndex + 1) % action.count : 0};
 		case 'flash':

@@ -84,7 +84,7 @@ export function sanitizeDeep<T>(value: T): T {
 }
 
 /** `scheme://user:password@` in any text: the userinfo (everything before the host's `@`). */
-const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*(?:@[^\s/?#@]*)*@/gi;
+const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]*(?:@[^\s/@]*)*@/gi;
 
 /**
  * A URL, or any text holding URLs, with each URL's userinfo (`alice:password@`) replaced by `***@`.

@@ -232,7 +232,6 @@ const ENGINE_WORDS_OUTSIDE: readonly {readonly word: string; readonly files: rea
 	{word: 'lmstudio', files: ['sources/model-bytes.ts'], why: "LM Studio's models folder among the local model folders: file I/O, which engines/ may not do"},
 	{word: 'llama', files: ['sources/replay.ts', 'types/probe.ts'], why: "replay paces any log by every stamp format engines write (llama.cpp's process-relative one); ServerCounts.llamaBuild, filled by llama.cpp's answer stamp"},
 	{word: 'vllm', files: ['sources/replay.ts'], why: "replay paces any log by every stamp format engines write (vLLM's mm-dd)"},
-	{word: 'ollama', files: ['model/derive.ts', 'model/figures.ts', 'model/bytes-per-token.ts', 'model/wired-limit.ts'], why: "not moved yet: Ollama's PROCESSOR text, reported tok/s, MLX quant table and `ollama ps size_vram` source name are read by model/ from outside the descriptor"},
 ];
 
 function wordAllowed(file: string, word: string): boolean {
@@ -356,6 +355,10 @@ describe('architecture', () => {
 			"probe/protocols.ts:2: 'lithos' in lithosSteps: engine knowledge belongs in its descriptor",
 		]);
 		expect(engineWordViolations([{rel: 'engines/acme.ts', text: 'const lithosSteps = 2;'}], words)).toEqual([]);
+		// model/ asks the registry: an engine's own formula or source name taken there by name is caught.
+		expect(engineWordViolations([{rel: 'model/derive.ts', text: "import {ollamaProcessor} from '../engines/ollama.js';\nconst from = 'ollama ps size_vram';\n"}], words)).toEqual([
+			"model/derive.ts:1,2: 'ollama' in ollamaProcessor, ollama ps size_vram: engine knowledge belongs in its descriptor",
+		]);
 	});
 
 	it('no engine is a word of code outside engines/ beyond the listed reasons', () => {

@@ -81,7 +81,7 @@ describe('issue 30: a flag that does not belong to the command is one line, not 
 	it('compare --runs 3, the monitor with --prompt, probe --seconds', () => {
 		expect(flagsNotFor('compare', given('runs'))).toEqual(['--runs: not for the compare command (only probe)']);
 		expect(flagsNotFor('monitor', given('prompt', 'json', 'model'))).toEqual(['--prompt: not for the monitor (only probe)', '--model: not for the monitor (only probe, compare)']);
-		expect(flagsNotFor('probe', given('seconds'))).toEqual(['--seconds: not for the probe command (only snapshot)']);
+		expect(flagsNotFor('probe', given('seconds'))).toEqual(['--seconds: not for the probe command (only snapshot, whatif)']);
 	});
 
 	it('flags that belong stay quiet', () => {

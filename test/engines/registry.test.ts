@@ -1,6 +1,10 @@
 /** The engine registry: one descriptor per kind, and what discovery, pollers, the probe and derive read from it. */
 import {describe, expect, it} from 'vitest';
-import {DEFAULT_PORTS, ENGINE_KINDS, ENGINE_LABELS, ENGINE_PROCESS_NAMES, ENGINES, engineName, engineOf, FINGERPRINT_PATHS, identifyEngine, parserEngine} from '../../source/engines/index.js';
+import {DEFAULT_PORTS, ENGINE_KINDS, ENGINE_LABELS, ENGINE_PROCESS_NAMES, ENGINES, engineName, engineOf, FINGERPRINT_PATHS, identifyEngine, parserEngine, TENSOR_QUANTS} from '../../source/engines/index.js';
+import {tensorBytes} from '../../source/model/bytes-per-token.js';
+import {residencyOf} from '../../source/model/derive.js';
+import {newServer} from '../../source/model/reducer.js';
+import {serverGpuBytes} from '../../source/model/wired-limit.js';
 import {protocolPlan} from '../../source/probe/protocols.js';
 
 describe('engine registry', () => {
@@ -48,6 +52,26 @@ describe('engine registry', () => {
 		expect([...FINGERPRINT_PATHS].sort()).toEqual(['/', '/.well-known/localai.json', '/api/extra/version', '/api/v0/models', '/api/v1/models', '/api/version', '/get_model_info', '/health', '/props', '/readyz', '/running', '/v1/models', '/version']);
 		const ranks = ENGINE_KINDS.map((k) => ENGINES[k].fingerprint?.rank).filter((r) => r !== undefined);
 		expect(new Set(ranks).size).toBe(ranks.length);
+	});
+
+	it("an engine's own memory formulas and quant types are its descriptor's, read by model/ through the registry", () => {
+		// Ollama's size / size_vram: its residency, PROCESSOR as `ollama ps` prints it, and the name
+		// wired-limit cites, all from the descriptor of the server's engine.
+		const model = {name: 'gemma3:27b', sizeBytes: 20e9, sizeVramBytes: 10.4e9};
+		const ollama = {...newServer({id: 'o', engine: 'ollama', url: 'http://127.0.0.1:11434', source: 'port-scan'}), models: [model]};
+		expect(residencyOf(ollama, model)).toEqual({gpuResidency: 0.52, processor: '48%/52% CPU/GPU'});
+		expect(residencyOf(ollama, {...model, processor: '48%/52% CPU/GPU (as printed)'}).processor).toBe('48%/52% CPU/GPU (as printed)');
+		expect(serverGpuBytes(ollama)).toEqual([{serverId: 'o', model: 'gemma3:27b', bytes: 10.4e9, what: 'weights + KV cache', from: 'ollama ps size_vram'}]);
+		// An engine whose descriptor reads no such numbers: the fields say nothing of it.
+		expect(ENGINE_KINDS.filter((k) => ENGINES[k].modelMemory !== undefined)).toEqual(['ollama']);
+		const vllm = {...newServer({id: 'v', engine: 'vllm', url: 'http://127.0.0.1:8000', source: 'port-scan'}), models: [model]};
+		expect(residencyOf(vllm, model)).toEqual({});
+		expect(serverGpuBytes(vllm)).toBe('unknown');
+		// Quant types: the union of the descriptors' tables; tensorBytes reads them from there.
+		expect(Object.fromEntries(TENSOR_QUANTS)).toEqual(Object.assign({}, ...ENGINE_KINDS.map((k) => ENGINES[k].tensorQuants ?? {})));
+		expect(TENSOR_QUANTS.get('INT4')).toEqual([32, 20]);
+		expect(tensorBytes('int4', [256, 2])).toBe(16 * 20);
+		expect(tensorBytes('INT3', [256, 2])).toBeUndefined();
 	});
 
 	it('a poll plan reads its answers without I/O (Ollama /api/ps + /api/version)', () => {

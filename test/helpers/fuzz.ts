@@ -205,3 +205,93 @@ export function fuzz(seed: number, linesPerEngine: number, streamBodies: number)
 	}
 	return {lines, events, inconsistent, streamChunks, failures};
 }
+
+// ---- names: paths, process arguments, command and model names (issue 34) ---------------------
+
+/** Characters no name may carry out to a screen, stderr, JSON or CSV (raw or JSON-escaped). */
+export function unsafeIn(text: string): string[] {
+	const found: string[] = [];
+	if (/[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/.test(text)) found.push('control');
+	if (/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/.test(text)) found.push('bidi or separator');
+	if (/\u034f|\u17b4|\u17b5|\u200d|[\u00ad\u115f\u1160\u180e\u200b\u200c\u2060-\u2064\u206a-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb]/.test(text)) found.push('zero-width or filler');
+	if (/\\u00[01][0-9a-f]|\\u00[89][0-9a-f]|\\u007f|\\u20(?:0[b-f]|2[89a-e]|6[0-9a-f])|\\u061c|\\u115f|\\u1160|\\u3164|\\ufeff/i.test(text)) found.push('JSON-escaped control');
+	if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text)) found.push('lone surrogate');
+	return found;
+}
+
+const NAME_BASES = ['/var/log/llama/server.log', 'C:/logs/ollama.log', 'qwen3.8:27b-mlx', 'llama-server', '--log-file', 'hf.co/unsloth/Qwen3-8B-GGUF:Q4_K_M', '=HYPERLINK("http://e/","x")', 'http://alice:S3cr3t@127.0.0.1:8080'];
+const NAME_JUNK = [...JUNK, '\n', '\u001b]0;PWNED\u0007', '\u001b[31m', '\u001bP1$qm\u001b\\', '\u200b', '\u200d', '\u115f', '\u1160', '\u3164', '\ufeff', '\u00ad', '\u034f', '\u2028', '\u2060', '\ud800', '\udc00', '+', '-', '@', '=', '\t='];
+
+/** One hostile name: a base with junk put in, cut or doubled. */
+export function hostileName(rnd: () => number): string {
+	let s = pick(rnd, NAME_BASES);
+	const rounds = 1 + Math.floor(rnd() * 4);
+	for (let r = 0; r < rounds; r++) {
+		const at = Math.floor(rnd() * (s.length + 1));
+		const k = rnd();
+		if (k < 0.7) s = s.slice(0, at) + pick(rnd, NAME_JUNK) + s.slice(at);
+		else if (k < 0.8) s = pick(rnd, NAME_JUNK) + s;
+		else if (k < 0.9) s = s.slice(0, at);
+		else s = Array.from({length: 1 + Math.floor(rnd() * 30)}, () => String.fromCharCode(Math.floor(rnd() * 0x10000))).join('');
+	}
+	return s;
+}
+
+export interface NameFuzzReport {
+	readonly names: number;
+	readonly failures: string[];
+}
+
+/**
+ * Hostile paths, process arguments and model names through every way they leave infertop: a log's
+ * label (screen, JSON), a process's `--log-file` found by discovery, a model name read from an
+ * Ollama answer into the state and the snapshot JSON, a CSV cell, stderr lines (sanitizeName) and
+ * the JSON sink (sanitizeDeep). No output may carry a control, bidi, zero-width or filler
+ * character, raw or JSON-escaped; no CSV cell may start a formula; no password of a URL may show.
+ */
+export async function fuzzNames(seed: number, count: number): Promise<NameFuzzReport> {
+	const [{labelOf}, {findEngineProcesses}, {ollamaPsModels}, {csvField, parseCsvLine}, {sanitizeDeep, sanitizeName, redactUserinfo}] = await Promise.all([
+		import('../../source/sources/log-source.js'),
+		import('../../source/sources/discovery/processes.js'),
+		import('../../source/engines/ollama.js'),
+		import('../../source/probe/history.js'),
+		import('../../source/util/sanitize.js'),
+	]);
+	const rnd = prng(seed);
+	const failures: string[] = [];
+	const fail = (what: string, input: string) => {
+		if (failures.length < 20) failures.push(`${what} ← ${JSON.stringify(input.slice(0, 200))}`);
+	};
+	const check = (what: string, out: string, input: string) => {
+		const bad = unsafeIn(out);
+		if (bad.length > 0) fail(`${what}: ${bad.join(', ')}`, input);
+	};
+	for (let i = 0; i < count; i++) {
+		const name = hostileName(rnd);
+		try {
+			check('file label', labelOf({kind: 'file', path: name}), name);
+			check('cmd label', labelOf({kind: 'cmd', argv: ['sh', '-c', name]}), name);
+			check('replay label', labelOf({kind: 'replay', path: name, speed: 1}), name);
+			check('stderr line', sanitizeName(`--log ${name}: no such file`), name);
+			const found = findEngineProcesses([{pid: 4242, name: 'llama-server', command: `llama-server --port 8080 --log-file ${name}`}]);
+			for (const p of found) if (p.logFile !== undefined) check('found --log-file label', labelOf({kind: 'file', path: p.logFile}), name);
+			const models = ollamaPsModels({models: [{name, model: name, size: 1, size_vram: 1, details: {family: name, quantization_level: name}}]}) ?? [];
+			let state: MonitorState = initialState({host: name, demo: false});
+			state = reduce(state, {type: 'server-seen', t: 0, server: {id: `log:${labelOf({kind: 'file', path: name})}`, engine: 'ollama', source: 'log', logLabel: labelOf({kind: 'file', path: name})}});
+			state = reduce(state, {type: 'server-models', t: 1, serverId: Object.keys(state.servers)[0]!, models});
+			const json = JSON.stringify(sanitizeDeep(toSnapshot({...state, now: 2}, 'fuzz')));
+			check('snapshot JSON', json, name);
+			check('JSON sink', JSON.stringify(sanitizeDeep({[name]: [name, {name}]})), name);
+			const cell = csvField(name);
+			check('CSV cell', cell, name);
+			const unquoted = parseCsvLine(cell)[0] ?? '';
+			if (/^[\t\r]|^\s*[=+\-@]/.test(unquoted)) fail('CSV cell starts a formula', name);
+			// A password in what reads as a URL's userinfo (scheme://…@), as shown after sanitizing.
+			const shown = redactUserinfo(sanitizeName(name));
+			if (/\b[a-z][a-z0-9+.-]*:\/\/[^\s/@]*S3cr3t[^\s/@]*@/i.test(shown)) fail('password shown', name);
+		} catch (error) {
+			fail(`threw ${String(error)}`, name);
+		}
+	}
+	return {names: count, failures};
+}

@@ -61,9 +61,6 @@ describe('unknown stays unknown', () => {
 		expect(f.requestFigures({promptTokens: 1000, cachedTokens: 900, prefillMs: 50}).prefillTps).toBe(2000);
 		expect(f.requestFigures({prefillTokens: 100, prefillMs: 50}).prefillTps).toBe(2000);
 	});
-	it('Ollama reported rate from ns', () => {
-		expect(f.ollamaReportedTps(259, 4232710000)!).toBeCloseTo(61.19, 2);
-	});
 });
 
 describe('requestFigures', () => {

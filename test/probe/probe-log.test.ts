@@ -91,3 +91,26 @@ describe('infertop probe without --log on an engine whose answer has no draft co
 		expect(JSON.parse(out)).toMatchObject({tokensPerPass: null, unknownBecause: 'the answer has no draft counts: give the engine\'s log (--log ollama=PATH)'});
 	});
 });
+
+describe('compare (c) reads each server\'s log for its runs, as the probe does', () => {
+	it('an Ollama MLX run whose answer has no draft counts gets tokens per pass from its log line; another server\'s log is not asked', async () => {
+		const {runCompare} = await import('../../source/probe/compare.js');
+		server = await startServer({'POST /api/generate': ollamaStream(12, {gapMs: 1, metrics: {eval_count: 12, eval_duration: 100_000_000}})});
+		const asked: string[] = [];
+		const out = await runCompare({
+			targets: [{serverId: 'ollama@x', url: server.url, engine: 'ollama', model: 'qwen3.8:27b-mlx'}],
+			kinds: ['code'],
+			runs: 1,
+			historyPath: null,
+			version: 't',
+			logWaitMs: 0,
+			logFiguresFor: (id) => {
+				asked.push(id);
+				// The log's own line for this request: 12 tokens over 4 passes (8 accepted of 10 drafted).
+				return (q) => (q.completionTokens === 12 ? {key: 'mlx#1', decoded: 12, accepted: 8, drafted: 10} : {reason: 'no log line for this request'});
+			},
+		});
+		expect(asked).toEqual(['ollama@x']);
+		expect(out.rows.map(r => [r.result?.tokensPerPass, r.result?.tokensPerPassSource])).toEqual([[3, 'log']]);
+	});
+});

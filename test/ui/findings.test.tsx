@@ -36,6 +36,7 @@ describe('agent findings on the screen', () => {
 		tui.stdin.write('a');
 		await waitFor(() => tui!.frame().includes('AGENT'), 'the agent view');
 		const frame = tui.frame();
+		// The overlay takes the screen's width (the log pane steps aside, issue 30): the fix fits on the same line.
 		expect(frame).toContain('✖ prompt truncated on 6 of 9 turns: 61,204 tokens into a 4,096 window (Ollama WARN "truncating input prompt") — fix: OLLAMA_CONTEXT_LENGTH=65536');
 		// Turn 3 is near full, turns 4–9 truncated: their bars end with the marks.
 		const rows = frame.split('\n').filter(l => /^\s*[1-9] /.test(l));

@@ -88,3 +88,17 @@ describe('80×24: the probe\'s lines wrap into the rows CONTENTION does not use'
 		expect(tui.frame().replace(/\s+/g, ' ')).toContain('no probe yet: p probes the selected server, P chooses the prompt, r runs it twice');
 	});
 });
+
+describe('120×40: help in one column where the rows allow it', () => {
+	it('no help line is cut', async () => {
+		tui = renderTui(<App store={store()} controller={controller()} version="0.1.0" />, {columns: 120, rows: 40});
+		await waitFor(() => tui!.frame().includes('infertop 0.1.0'), 'first frame');
+		tui.stdin.write('?');
+		await waitFor(() => tui!.frame().includes('Show all keys'), 'help');
+		await settle();
+		const f = tui.frame();
+		expect(f).toContain("Agent view: where an agent's time goes (queue, prefill, decode, idle)");
+		expect(f).toContain('Probe history: the last probes per server (from the CSV)');
+		expect(f).not.toMatch(/…$/m);
+	});
+});

@@ -168,6 +168,8 @@ describe('PROBE: first against second, and the queue', () => {
 		// Another request ran beside it for a time not known: the TTFT is not the prefill, and nothing says how much.
 		expect(pairLines({...first, queuedBehind: 2}, second)[2]).toMatch(/^cache saved -- \(a run shared the server with other requests: its prefill is not known\) · /);
 		expect(pairLines(first, {...second, queuedBehind: 1})[2]).toMatch(/^cache saved -- \(a run shared the server with other requests: its prefill is not known\) · /);
+		// The tmux pass: 3 of 106 cached both times, the second queued 8.3 s: no saving, not 23 ms of queue-estimate noise.
+		expect(pairLines({...first, ttftMs: 274, cachedTokens: 3, promptTokens: 106}, {...second, ttftMs: 8590, queuedBehind: 1, queuedMs: 8339, cachedTokens: 3, promptTokens: 106})[2]).toMatch(/^cache saved nothing \(the second prompt was no more cached: 3 of 106\) · /);
 	});
 
 	it('says the probe queued behind other requests instead of a bare TTFT', () => {

@@ -8,7 +8,10 @@ import {Line, Span, Title} from './common.js';
 export function HelpOverlay({keymap, scopes, width, height}: {readonly keymap: readonly KeyBinding[]; readonly scopes?: ScopeTable; readonly width: number; readonly height: number}) {
 	const room = Math.max(0, height - 1);
 	const full = helpLines(keymap, {scopes});
-	const lines = full.length <= room ? full : helpLines(keymap, {compact: true, width, scopes});
+	// The full help where it fits; else the compact one: the global keys in one column where the rows
+	// allow it (nothing cut), else in two.
+	const oneColumn = full.length <= room ? full : helpLines(keymap, {compact: true, width, scopes, oneColumn: true});
+	const lines = oneColumn.length <= room && oneColumn.every(l => Array.from(l).length <= width) ? oneColumn : helpLines(keymap, {compact: true, width, scopes});
 	const shown = lines.length > room ? [...lines.slice(0, Math.max(0, room - 1)), `… ${lines.length - room + 1} more (a taller terminal shows all)`] : lines;
 	return (
 		<Box flexDirection="column" height={height} width={width}>

@@ -75,7 +75,9 @@ export function pairLines(first: ProbeResult, second: ProbeResult): [string, str
 	const p1 = prefillOf(first);
 	const p2 = prefillOf(second);
 	let saved: string;
-	if (shared(first) || shared(second)) saved = 'cache saved -- (a run shared the server with other requests: its prefill is not known)';
+	const noMoreCached = first.cachedTokens !== undefined && second.cachedTokens !== undefined && second.cachedTokens <= first.cachedTokens;
+	if (noMoreCached) saved = `cache saved nothing (the second prompt was no more cached: ${int(second.cachedTokens)} of ${int(second.promptTokens)})`;
+	else if (shared(first) || shared(second)) saved = 'cache saved -- (a run shared the server with other requests: its prefill is not known)';
 	else if (p1 === undefined || p2 === undefined) saved = 'cache saved -- of TTFT';
 	else {
 		const d = p1 - p2;
@@ -84,12 +86,21 @@ export function pairLines(first: ProbeResult, second: ProbeResult): [string, str
 	return [`first   ${cell(first)}`, `second  ${cell(second)}`, `${saved} · ${second.prompt} · ${second.model ?? second.engine} · ${clock(second.t)}`];
 }
 
-/** The live line while a probe runs, with its overall limit (`--timeout`). Pure. */
+/** Silence after which the live rate is no longer shown as live: the stream has stalled. */
+export const STALL_MS = 2000;
+
+/**
+ * The live line while a probe runs, with its overall limit (`--timeout`). A stream silent for
+ * STALL_MS or more shows `stalled N s`, not the rate of its last token (which a silent stall would
+ * otherwise keep showing). Pure.
+ */
 export function runningLine(run: ProbeProgress, now: number): string {
 	const many = run.runs !== undefined && run.runs > 1;
 	const runs = many ? ` · run ${run.run ?? 1}/${run.runs}` : '';
 	const limit = run.timeoutMs !== undefined ? ` (limit ${duration(run.timeoutMs)}${many ? ' a run' : ''})` : '';
-	return `▶ ${int(run.tokens)} tokens · ${tps(run.liveTps)} tok/s live · TTFT ${ms(run.ttftMs)} · ${elapsed(now - run.startedAt)} elapsed${limit}${runs}${run.status ? ` · ${run.status}` : ''}   Esc cancels`;
+	const silent = run.tokens > 0 && run.elapsedMs !== undefined ? now - (run.startedAt + run.elapsedMs) : 0;
+	const rate = silent >= STALL_MS ? `-- tok/s live (stalled ${elapsed(silent)})` : `${tps(run.liveTps)} tok/s live`;
+	return `▶ ${int(run.tokens)} tokens · ${rate} · TTFT ${ms(run.ttftMs)} · ${elapsed(now - run.startedAt)} elapsed${limit}${runs}${run.status ? ` · ${run.status}` : ''}   Esc cancels`;
 }
 
 /** What the server's answer said that could not be true (its figures show --). Pure. */

@@ -23,8 +23,8 @@ export function primaryFigures(figures: readonly ModelFigures[]): ModelFigures |
 /** Why a model's decode rate is `--`, in a few words (the PASSES title's `also …`); undefined where it is known. */
 export function decodeUnknownWhy(f: ModelFigures): string | undefined {
 	if (f.decodeTps !== undefined || f.aggregateTps !== undefined) return undefined;
-	if (f.requestCount === 0) return 'decode tok/s --: no finished request yet';
-	if (f.basis === 'log') return 'decode tok/s --: its log lines give no decode time';
+	if (f.requestCount === 0) return 'decode --: no request finished yet';
+	if (f.basis === 'log') return 'decode --: no decode time in its log';
 	return undefined;
 }
 
