@@ -250,8 +250,11 @@ export function diagnoseTurns(turns: readonly TurnInput[], ctx: SessionContext):
 		if (ttfb !== undefined && ttfb > CLIENT_TIMEOUT_MS) {
 			findings.push({kind: 'timeout-risk', evidence: `${Math.round(ttfb / 1000)} s before the first byte${t.queueMs ? ` (${Math.round(t.queueMs / 1000)} s queued)` : ''}: Node clients abort at 300 s and retry the whole prefill`, fix: 'keep the prompt cached between turns, or raise the agent\'s request timeout above 300 s', inferred: true});
 		}
-		if (t.queueMs !== undefined && t.prefillMs !== undefined && t.queueMs >= 1000 && t.queueMs > t.prefillMs) {
-			findings.push({kind: 'queued', evidence: `waited ${Math.round(t.queueMs / 100) / 10} s for a slot, longer than its own prefill (${Math.round(t.prefillMs / 100) / 10} s)`, fix: ctx.fixes?.parallel ?? 'run fewer requests at once (subagents), or give the server more slots', inferred: true});
+		// The wait before prefill holds a load during the turn: only what is left is a wait for a slot
+		// (a load of unknown length leaves it unknown, so no finding).
+		const slotWait = t.queueMs === undefined || loads.length === 0 ? t.queueMs : loadMs !== undefined ? t.queueMs - loadMs : undefined;
+		if (slotWait !== undefined && t.prefillMs !== undefined && slotWait >= 1000 && slotWait > t.prefillMs) {
+			findings.push({kind: 'queued', evidence: `waited ${Math.round(slotWait / 100) / 10} s for a slot, longer than its own prefill (${Math.round(t.prefillMs / 100) / 10} s)`, fix: ctx.fixes?.parallel ?? 'run fewer requests at once (subagents), or give the server more slots', inferred: true});
 		}
 		// Part of the model on the CPU (as the server says now).
 		const spill = spillOf(ctx);

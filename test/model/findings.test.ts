@@ -129,6 +129,20 @@ describe('a reload between turns, for each cause (Ollama)', () => {
 		expect(turnsWith(s, 'reloaded')).toEqual([3]);
 	});
 
+	it('a load is not a queue: the first turn waited 3.2 s while the model loaded 3.1 s — loadMs, no `queued`; without the load line it is queued', () => {
+		const loaded = new Feed().server('ollama', 'ollama');
+		models(loaded, T0, ['qwen3:8b']);
+		loaded.line('ollama', T0 + 3100, started(T0 + 3100, 3.1));
+		loaded.lines('ollama', T0 + 5500, llamaTask(0, {window: 8192, prompt: 2000, cached: 0, prefillMs: 800, decodeMs: 1500, generated: 60})).line('ollama', T0 + 5500, gin(200, '5.5s', '127.0.0.1'));
+		const s = deriveSessions(loaded.state, 600_000).sessions[0]!;
+		expect([s.turns[0]!.queueMs, s.turns[0]!.loadMs]).toEqual([3200, 3100]);
+		expect(turnsWith(s, 'queued')).toEqual([]);
+		const waited = new Feed().server('ollama', 'ollama');
+		models(waited, T0, ['qwen3:8b']);
+		waited.lines('ollama', T0 + 5500, llamaTask(0, {window: 8192, prompt: 2000, cached: 0, prefillMs: 800, decodeMs: 1500, generated: 60})).line('ollama', T0 + 5500, gin(200, '5.5s', '127.0.0.1'));
+		expect(turnsWith(deriveSessions(waited.state, 600_000).sessions[0]!, 'queued')).toEqual([1]);
+	});
+
 	it('evicted: another model\'s load evicted it (sched.go:551 "…predicted to exceed available memory, evicting")', () => {
 		const f = new Feed().server('ollama', 'ollama');
 		models(f, T0, ['qwen3:8b']);
