@@ -5,9 +5,10 @@
  * it, and an mlx-lm model past the GPU's limit go through the real collector, store, panes (rendered
  * by ink-testing-library), snapshot JSON, Prometheus text and the verdict.
  */
-import {chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
+import {fileURLToPath} from 'node:url';
 import {render} from 'ink-testing-library';
 import type {ReactElement} from 'react';
 import {afterEach, describe, expect, it} from 'vitest';
@@ -90,12 +91,13 @@ function fakeTools(opts: {noStats?: boolean} = {}): string {
 const MLX = 'http://127.0.0.1:18090';
 const WARNING = '[WARNING] Generating with a model that requires 100000 MB which is close to the maximum recommended size of 98304 MB. This can be slow. See the documentation for possible work-arounds: https://github.com/ml-explore/mlx-lm/tree/main#large-models';
 
-async function runMac(dir: string, until: (s: MonitorState) => boolean): Promise<MonitorState> {
+async function runMac(dir: string, until: (s: MonitorState) => boolean, log: readonly string[] = []): Promise<MonitorState> {
 	const store = createStore({host: 'studio', now: Date.now()});
 	store.dispatch({type: 'server-seen', t: Date.now(), server: {id: MLX, engine: 'mlxlm', url: MLX, source: 'port-scan'}});
 	store.dispatch({type: 'server-models', t: Date.now(), serverId: MLX, models: [{name: 'mlx-community/Qwen3-235B-A22B-4bit'}]});
 	// the engine's own line, through its real parser
-	for (const event of createMlxLmParser().push(WARNING) ?? []) store.dispatch({type: 'engine-event', serverId: MLX, t: Date.now(), event});
+	const parser = createMlxLmParser();
+	for (const line of [WARNING, ...log]) for (const event of parser.push(line) ?? []) store.dispatch({type: 'engine-event', serverId: MLX, t: Date.now(), event});
 	let k = 0;
 	collector = createSystemCollector({
 		dispatch: (a) => store.dispatch(a),
@@ -125,7 +127,10 @@ async function runMac(dir: string, until: (s: MonitorState) => boolean): Promise
 describe('macOS without sudo (fake tools on PATH)', () => {
 	it('a busy GPU, blender on it and an mlx-lm model over the limit reach the panes, the JSON, the metrics and the verdict', async () => {
 		const dir = fakeTools();
-		const s = await runMac(dir, (x) => x.system.gpus[0]?.utilizationPct === 94 && x.system.contention.gpuUsers.length > 0 && x.system.mac?.memoryFreePct !== undefined);
+		// An agent's request to the mlx-lm server (samples/mlxlm.log's first, mlx_lm.server at DEBUG), so there is a turn to hold the finding.
+		const sample = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'samples', 'mlxlm.log'), 'utf8').split('\n');
+		const second = sample.findIndex((l, i) => i > 1 && l.includes('Incoming Request Body'));
+		const s = await runMac(dir, (x) => x.system.gpus[0]?.utilizationPct === 94 && x.system.contention.gpuUsers.length > 0 && x.system.mac?.memoryFreePct !== undefined, sample.slice(0, second));
 		// the collector's figures, exactly as the fake tools said them
 		expect(s.system.gpus[0]).toMatchObject({index: 0, name: 'Apple M5 Max', vendor: 'Apple', unified: true, source: 'ioreg', cores: 40, utilizationPct: 94, memoryInUseBytes: 108447924224, memoryAllocBytes: 112742891520});
 		expect(s.system.contention.gpuUsers).toEqual([{pid: 901, name: 'blender', gpuPct: 41, isEngine: false}]);
@@ -170,6 +175,8 @@ describe('macOS without sudo (fake tools on PATH)', () => {
 			fix: {command: 'sudo sysctl iogpu.wired_limit_mb=110592', mb: 110592}, memoryFreePct: 12, gpuUsersSource: 'ioreg',
 		});
 		expect(snap.contention.gpuUsers).toEqual([{pid: 901, name: 'blender', gpuPct: 41, isEngine: false}]);
+		// the agent finding (issue 28's spilled-to-cpu): the turn ran over the wired limit, with the sysctl fix
+		expect(snap.findings.map((f: {kind: string; fix: string; turns: number[]}) => [f.kind, f.fix, f.turns])).toEqual([['spilled-to-cpu', 'sudo sysctl iogpu.wired_limit_mb=110592', [1]]]);
 
 		// Prometheus
 		const text = renderMetrics(s, []);
