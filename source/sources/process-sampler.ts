@@ -231,7 +231,7 @@ function createLinuxSampler(opts: ProcessSamplerOptions): ProcessSampler {
 		seenAt.delete(pid);
 	};
 	// command lines of the processes that mattered, by pid, valid while the start time matches
-	const commands = new Map<number, {start: number; command: string}>();
+	const commands = new Map<number, {start: number; command: string; argv?: readonly string[]}>();
 	let pageSize: number | undefined;
 	// one buffer for every stat read (a stat line is well under 1 KB; the kernel caps it at a page)
 	const statBuffer = Buffer.allocUnsafe(4096);
@@ -304,12 +304,20 @@ function createLinuxSampler(opts: ProcessSamplerOptions): ProcessSampler {
 				const known = commands.get(r.pid);
 				if (known && known.start === r.start) return known.command || undefined;
 				let command = '';
+				let argv: string[] | undefined;
 				try {
-					command = readFileSync(`${root}/${r.pid}/cmdline`, 'utf8').replace(/\0+$/, '').replace(/\0/g, ' ');
+					const parts = readFileSync(`${root}/${r.pid}/cmdline`, 'utf8').replace(/\0+$/, '').split('\0');
+					command = parts.join(' ');
+					// Kept only where joining loses where an argument ends (a path with a space or a newline).
+					if (parts.some((a) => /\s/.test(a))) argv = parts;
 				} catch {}
-				commands.set(r.pid, {start: r.start, command});
+				commands.set(r.pid, argv === undefined ? {start: r.start, command} : {start: r.start, command, argv});
 				return command || undefined;
 			});
+			for (const p of processes) {
+				const argv = commands.get(p.pid)?.argv;
+				if (argv !== undefined) Object.assign(p, {argv});
+			}
 			// forget command lines of processes that are gone or no longer matter
 			const kept = new Set(processes.map((p) => p.pid));
 			for (const pid of commands.keys()) if (!kept.has(pid)) commands.delete(pid);

@@ -18,6 +18,8 @@ export interface ProcSample {
 	readonly name: string;
 	/** Full command line where known. */
 	readonly command?: string;
+	/** The arguments as the process has them, where one holds white space (the command line joined with spaces cannot say where it ends). */
+	readonly argv?: readonly string[];
 	readonly cpuPct?: number;
 	readonly memRssBytes?: number;
 }

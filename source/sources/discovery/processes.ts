@@ -20,6 +20,8 @@ export interface ProcessRow {
 	readonly command?: string;
 	readonly params?: string;
 	readonly path?: string;
+	/** The arguments one by one, where the platform gives them and one holds white space. */
+	readonly argv?: readonly string[];
 }
 
 /** A listening socket as systeminformation lists it (the fields used here). */
@@ -63,6 +65,16 @@ export function flagValue(commandLine: string, ...flags: string[]): string | und
 		const escaped = flag.replace(/[-/\\^$*+?.()|[\]{}]/g, '\\$&');
 		const m = new RegExp(`(?:^|\\s)${escaped}(?:=|\\s+)(?:"([^"]*)"|'([^']*)'|(\\S+))`).exec(commandLine);
 		if (m) return m[1] ?? m[2] ?? m[3];
+	}
+	return undefined;
+}
+
+/** Value of `--flag VALUE` / `--flag=VALUE` in an argument list (a value may hold spaces or newlines). */
+export function flagValueOfArgv(argv: readonly string[], flag: string): string | undefined {
+	for (let i = 0; i < argv.length; i++) {
+		const a = argv[i]!;
+		if (a === flag) return argv[i + 1];
+		if (a.startsWith(`${flag}=`)) return a.slice(flag.length + 1);
 	}
 	return undefined;
 }
@@ -112,7 +124,7 @@ export function findEngineProcesses(processes: readonly ProcessRow[], connection
 		const fromTable = [...(listening.get(p.pid) ?? [])].sort((a, b) => a - b);
 		const flagPort = portFromCommand(commandLine);
 		const ports = fromTable.length > 0 ? fromTable : flagPort !== undefined ? [flagPort] : [];
-		const logFile = rule?.logFileFlag !== undefined ? flagValue(commandLine, rule.logFileFlag) : undefined;
+		const logFile = rule?.logFileFlag === undefined ? undefined : p.argv !== undefined ? flagValueOfArgv(p.argv, rule.logFileFlag) : flagValue(commandLine, rule.logFileFlag);
 		out.push({pid: p.pid, engine, name: p.name, commandLine, ports, ...(logFile !== undefined ? {logFile} : {})});
 	}
 	return out;
@@ -142,7 +154,7 @@ export interface ProcessFinder {
 let lean: ProcessSampler | undefined;
 
 const rowsOf = async (sampler: ProcessSampler): Promise<ProcessRow[]> =>
-	(await sampler.sample(new Set())).processes.map((p) => ({pid: p.pid, ...(p.ppid !== undefined ? {parentPid: p.ppid} : {}), name: p.name, ...(p.command !== undefined ? {command: p.command} : {})}));
+	(await sampler.sample(new Set())).processes.map((p) => ({pid: p.pid, ...(p.ppid !== undefined ? {parentPid: p.ppid} : {}), name: p.name, ...(p.command !== undefined ? {command: p.command} : {}), ...(p.argv !== undefined ? {argv: p.argv} : {})}));
 
 /** Engine candidates from the lean sampler (/proc, or one `ps` on macOS); systeminformation elsewhere. */
 async function defaultProcesses(): Promise<readonly ProcessRow[]> {

@@ -1,9 +1,13 @@
+import {mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {
 	createProcessFinder,
 	engineOfProcess,
 	findEngineProcesses,
 	flagValue,
+	flagValueOfArgv,
 	logFileFromCommand,
 	type ProcessRow,
 } from '../../../source/sources/discovery/processes.js';
@@ -119,5 +123,35 @@ describe('engine processes by name and command line', () => {
 		});
 		expect((await finder.find()).map((p) => p.logFile)).toEqual(['/srv/llama/server.log', '/srv/llama/logs/b.log', 'c.log']);
 		expect(asked).toEqual([500, 501, 502]);
+	});
+});
+
+describe('a --log-file path with white space (issue 34: the command line joined with spaces cut it)', () => {
+	it('argv: the value is the whole argument, --flag VALUE and --flag=VALUE', () => {
+		expect(flagValueOfArgv(['llama-server', '--log-file', 'my logs/server.log', '--port', '8080'], '--log-file')).toBe('my logs/server.log');
+		expect(flagValueOfArgv(['llama-server', '--log-file=a\nb.log'], '--log-file')).toBe('a\nb.log');
+		expect(flagValueOfArgv(['llama-server', '--log-file'], '--log-file')).toBeUndefined();
+		const row: ProcessRow = {pid: 7, name: 'llama-server', command: 'llama-server -m m.gguf --log-file my logs/server.log', argv: ['llama-server', '-m', 'm.gguf', '--log-file', 'my logs/server.log']};
+		expect(findEngineProcesses([row])[0]!.logFile).toBe('my logs/server.log');
+		// without argv (a platform that gives one joined line) the first word is all that can be told
+		expect(findEngineProcesses([{...row, argv: undefined}])[0]!.logFile).toBe('my');
+	});
+
+	it('a /proc tree: the NUL-separated cmdline keeps the path whole, resolved against the process\'s folder', async () => {
+		const root = mkdtempSync(path.join(tmpdir(), 'infertop-proc-argv-'));
+		try {
+			const d = path.join(root, '4242');
+			mkdirSync(path.join(root, 'self'), {recursive: true});
+			mkdirSync(d);
+			mkdirSync(path.join(root, 'run', 'my logs'), {recursive: true});
+			writeFileSync(path.join(d, 'stat'), '4242 (llama-server) S 1 4242 4242 0 -1 4194560 0 0 0 0 10 5 0 0 20 0 4 0 777 1000000 256 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0');
+			writeFileSync(path.join(d, 'cmdline'), ['llama-server', '-m', 'm.gguf', '--log-file', 'my logs/server.log', ''].join('\0'));
+			symlinkSync(path.join(root, 'run'), path.join(d, 'cwd'));
+			const finder = createProcessFinder({procRoot: root, listConnections: async () => []});
+			const [found] = await finder.find();
+			expect(found?.logFile).toBe(path.join(root, 'run', 'my logs', 'server.log'));
+		} finally {
+			rmSync(root, {recursive: true, force: true});
+		}
 	});
 });
