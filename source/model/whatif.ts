@@ -304,14 +304,17 @@ export function projectSession(session: Session, candidates: readonly Profile[],
 	const ownConcurrency = own.profile?.concurrency ?? own.concurrency;
 	const opts: ProjectOptions = {own: own.profile, ownConcurrency};
 	const self = own.profile ? projectTurns(s.turns, s.model, own.profile, opts) : undefined;
-	const selfErrorPct = self ? pctChange(self.projectedMs, actualMs) : null;
+	// Rates learnt from the log that holds this session's own turns would check the method against itself.
+	const circular = self?.ratesSource === 'log';
+	const circularWhy = 'the method\'s own error is unknown: its server\'s rates come from the same log as this session\'s turns (no measured profile)';
+	const selfErrorPct = self && !circular ? pctChange(self.projectedMs, actualMs) : null;
 	const rows: WhatIfRow[] = [];
 	const isOwn = (p: Profile): boolean => own.url !== undefined && p.url === own.url && p.model === s.model;
-	if (self) rows.push({...self, actual: true, actualMs, changePct: pctChange(self.projectedMs, actualMs), selfErrorPct, notes: self.notes});
+	if (self) rows.push({...self, actual: true, actualMs, changePct: circular ? null : pctChange(self.projectedMs, actualMs), selfErrorPct, notes: circular ? [...self.notes, circularWhy] : self.notes});
 	for (const c of candidates) {
 		if (isOwn(c) || c === own.profile) continue;
 		const p = projectTurns(s.turns, s.model, c, opts);
-		const why = !own.profile ? 'the method\'s own error is unknown: the session\'s server has no measured profile' : actualMs === null ? 'the method\'s own error and the change are unknown: a part of the recorded turns is not in the log' : undefined;
+		const why = !own.profile ? 'the method\'s own error is unknown: the session\'s server has no measured profile' : circular ? circularWhy : actualMs === null ? 'the method\'s own error and the change are unknown: a part of the recorded turns is not in the log' : undefined;
 		rows.push({...p, actual: false, actualMs, changePct: pctChange(p.projectedMs, actualMs), selfErrorPct, notes: why !== undefined && selfErrorPct === null ? [...p.notes, why] : p.notes});
 	}
 	return rows;

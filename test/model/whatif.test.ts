@@ -211,6 +211,21 @@ describe('what if: passive curves from the log\'s finished requests', () => {
 	});
 });
 
+describe('what if: the own server\'s rates from its own log', () => {
+	it('the method\'s own error is not measured against itself: null, with why; the candidates still projected', () => {
+		const points = [1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000].map((prompt, i) => ({prompt, cached: 200, prefillMs: (prompt - 200) * 0.5, decodeMs: 100 * 20, generated: 100, t: T0 + i * 1000}));
+		const own = {...passiveProfile(OWN.url, 'llamacpp', 'agent-model', points, T0 + 60_000)!, concurrency: 'parallel' as const};
+		const rows = projectSession(agentSession(), [FAST], {url: OWN.url, profile: own});
+		expect(rows[0]!.ratesSource).toBe('log');
+		expect([rows[0]!.actual, rows[0]!.selfErrorPct, rows[0]!.changePct]).toEqual([true, null, null]);
+		expect(rows[0]!.notes.at(-1)).toBe('the method\'s own error is unknown: its server\'s rates come from the same log as this session\'s turns (no measured profile)');
+		const fast = byServer(rows, FAST.url);
+		expect(fast.projectedMs).toBe(191_250);
+		expect(fast.selfErrorPct).toBeNull();
+		expect(fast.notes).toContain('the method\'s own error is unknown: its server\'s rates come from the same log as this session\'s turns (no measured profile)');
+	});
+});
+
 describe('what if: the newer of the measurement and the log', () => {
 	/** A server whose log holds finished requests of `agent-model` (0.25 ms per uncached token, 10 ms per generated), ending at `end`. */
 	const server = (end: number) => ({
