@@ -2,13 +2,13 @@ import {mkdtemp, readFile, rm} from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import {execFile} from 'node:child_process';
-import {PassThrough} from 'node:stream';
 import {fileURLToPath} from 'node:url';
 import {promisify} from 'node:util';
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
 import {probeCommand, type ProbeCommandOptions} from '../../source/probe/command.js';
 import {VERSION} from '../../source/version.js';
 import {fixture, ollamaStream, replay, sseEvents, startServer, type TestServer} from '../helpers/probe-server.js';
+import {captureStreams} from '../helpers/streams.js';
 
 const run = promisify(execFile);
 let server: TestServer | undefined;
@@ -23,14 +23,9 @@ afterEach(async () => {
 });
 
 async function cmd(o: Partial<ProbeCommandOptions>): Promise<{code: number; out: string; err: string}> {
-	const stdout = new PassThrough();
-	const stderr = new PassThrough();
-	let out = '';
-	let err = '';
-	stdout.on('data', (c: Buffer) => (out += c.toString()));
-	stderr.on('data', (c: Buffer) => (err += c.toString()));
+	const {stdout, stderr, out, err} = captureStreams();
 	const code = await probeCommand({prompt: 'code', runs: 1, json: false, maxTokens: 64, historyPath: path.join(dir, 'probes.csv'), env: {}, stdout, stderr, timeouts: {firstTokenMs: 5000, interTokenMs: 3000}, ...o});
-	return {code, out, err};
+	return {code, out: out(), err: err()};
 }
 
 const ollama = () =>

@@ -1,7 +1,6 @@
 import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import {PassThrough} from 'node:stream';
 import type http from 'node:http';
 import {performance} from 'node:perf_hooks';
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
@@ -13,6 +12,7 @@ import type {Profile} from '../../source/types/whatif.js';
 import type {Turn} from '../../source/model/sessions.js';
 import {projectTurns} from '../../source/model/whatif.js';
 import {startServer, wait, type TestServer} from '../helpers/probe-server.js';
+import {captureStreams} from '../helpers/streams.js';
 
 let servers: TestServer[] = [];
 let dir: string;
@@ -115,12 +115,7 @@ async function ollamaServer(o: {refuses?: boolean} = {}): Promise<TestServer> {
 }
 
 const run = async (urls: {url: string; engine: string; model: string; contextLength?: number; loaded?: boolean}[], depths: number[], profilesPath: string) => {
-	const stdout = new PassThrough();
-	const stderr = new PassThrough();
-	let out = '';
-	let err = '';
-	stdout.on('data', (c: Buffer) => (out += c.toString()));
-	stderr.on('data', (c: Buffer) => (err += c.toString()));
+	const {stdout, stderr, out, err} = captureStreams();
 	const code = await compareCommand({
 		urls: urls.map((u) => u.url),
 		json: true,
@@ -141,7 +136,7 @@ const run = async (urls: {url: string; engine: string; model: string; contextLen
 		},
 		version: '9.9.9-test',
 	});
-	return {code, out, err};
+	return {code, out: out(), err: err()};
 };
 
 describe('compare --depths', () => {
