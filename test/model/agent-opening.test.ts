@@ -11,20 +11,14 @@ import {feedLine} from '../../source/sources/log-source.js';
 import {initialState, reduce} from '../../source/model/reducer.js';
 import {budgetWords, openingSession, serverSessions} from '../../source/model/sessions.js';
 import type {Action, MonitorState} from '../../source/types/state.js';
+import {llamaTask} from '../helpers/agent-feed.js';
 
 const T0 = Date.UTC(2026, 11, 1, 10, 0, 0);
 const iso = (t: number) => new Date(t).toISOString();
 const slog = (t: number, source: string, msg: string, attrs = '') => `time=${iso(t)} level=INFO source=${source} msg="${msg}"${attrs ? ` ${attrs}` : ''}`;
 const gin = (latency: string, ip: string): string => `[GIN] 2026/12/01 - 10:00:00 | 200 | ${latency.padStart(13)} | ${ip.padStart(15)} | POST     "/api/chat"`;
-const gguf = (task: number, prompt: number, cached: number, prefillMs: number, decodeMs: number, n: number): string[] => [
-	`slot launch_slot_: id  0 | task ${task} | processing task, is_child = 0`,
-	`slot   operator(): id  0 | task ${task} | new prompt, n_ctx_slot = 8192, n_keep = 0, task.n_tokens = ${prompt}`,
-	`slot   operator(): id  0 | task ${task} | cached n_tokens = ${cached}, memory_seq_rm [${cached}, end)`,
-	`slot print_timing: id  0 | task ${task} | prompt eval time = ${prefillMs.toFixed(2).padStart(10)} ms / ${String(prompt - cached).padStart(5)} tokens (    0.50 ms per token,  2000.00 tokens per second)`,
-	`slot print_timing: id  0 | task ${task} |        eval time = ${decodeMs.toFixed(2).padStart(10)} ms / ${String(n).padStart(5)} tokens (   20.20 ms per token,    49.50 tokens per second)`,
-	`slot print_timing: id  0 | task ${task} |       total time = ${(prefillMs + decodeMs).toFixed(2).padStart(10)} ms / ${String(prompt - cached + n).padStart(5)} tokens`,
-	`slot      release: id  0 | task ${task} | stop processing: n_tokens = ${prompt + n - 1}, truncated = 0`,
-];
+const gguf = (task: number, prompt: number, cached: number, prefillMs: number, decodeMs: number, n: number): string[] =>
+	llamaTask(task, {window: 8192, prompt, cached, prefillMs, decodeMs, generated: n});
 
 function twoAgents(): MonitorState {
 	let state = initialState({now: T0});
