@@ -27,6 +27,8 @@ export const TAIL_START_BYTES = 64 * 1024;
 /** A line longer than this is cut (kept: the first MAX_KEPT_LINE chars); never grow without bound. */
 export const MAX_PARTIAL_CHARS = 1024 * 1024;
 export const MAX_KEPT_LINE = 64 * 1024;
+/** Bytes decoded to one string at a time (below V8's large-object size: see LineSplitter.write). */
+export const DECODE_BYTES = 32 * 1024;
 /**
  * One step of a read: the lines of 256 KiB (~2,000 request lines) are parsed and go to the store
  * before the next step is read, so a key is answered between steps while a backlog is caught up.
@@ -392,14 +394,31 @@ export class LineSplitter {
 
 	constructor(private readonly emit: (line: string) => void) {}
 
-	write(chunk: Buffer): void {
-		const text = this.decoder.write(chunk);
+	write(chunk: Uint8Array): void {
+		// Decoded DECODE_BYTES at a time: a string of 128 KiB or more is a large object in V8 (a
+		// mapping of its own, freed only by a full collection): decoding a 256 KiB read whole cost
+		// ~1.2-1.5 ms against ~0.04 ms in 16-64 KiB pieces (bin flags). A line kept for the log
+		// pane (a slice of its piece) also keeps at most a piece alive, not the whole read.
+		for (let at = 0; at < chunk.length; at += DECODE_BYTES) {
+			this.lines(this.decoder.write(at === 0 && chunk.length <= DECODE_BYTES ? chunk : chunk.subarray(at, at + DECODE_BYTES)));
+		}
+	}
+
+	private lines(text: string): void {
 		let start = 0;
-		for (;;) {
-			const nl = text.indexOf('\n', start);
-			if (nl < 0) break;
-			this.take(text.slice(start, nl), true);
+		let nl = text.indexOf('\n');
+		if (nl >= 0 && (this.partial.length > 0 || this.overflow)) {
+			this.take(text.slice(0, nl), true);
 			start = nl + 1;
+			nl = text.indexOf('\n', start);
+		}
+		// The common case, inline (a call less per line): a whole line, nothing buffered before it
+		// (after a complete line nothing is).
+		while (nl >= 0) {
+			if (nl - start > MAX_PARTIAL_CHARS) this.take(text.slice(start, nl), true);
+			else this.emit(text.slice(start, nl > start && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl));
+			start = nl + 1;
+			nl = text.indexOf('\n', start);
 		}
 		if (start < text.length) this.take(text.slice(start), false);
 	}
@@ -635,7 +654,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 				if (!skipPartial) linesSkipped++;
 				skip = false;
 			}
-			splitter.write(Buffer.from(chunk));
+			splitter.write(chunk);
 			tailMark = Buffer.from(buffer.subarray(Math.max(0, bytesRead - MARK_BYTES), bytesRead));
 			lag(size - offset);
 		}
