@@ -10,15 +10,15 @@
  * copytruncate that regrows past our offset, or a delete-and-recreate that reuses the inode, is
  * a new file and is read from its beginning.
  *
- * chokidar watches the file itself, not its folder (a busy sibling file costs nothing); a slow
- * stat poll notices a file that appears or reappears, and backs the watch up where file events
- * are unreliable (network folders, some container mounts).
+ * The file itself is watched (fs.watch: inotify, kqueue), not its folder (a busy sibling file costs
+ * nothing); an event only schedules a read (at most one per MIN_READ_GAP_MS, whatever the number of
+ * events), nothing is stat'ed for it. A slow stat poll notices a file that appears or reappears,
+ * and backs the watch up where file events are unreliable (network folders, some container mounts).
  */
-import type {Stats} from 'node:fs';
+import {watch, type FSWatcher, type Stats} from 'node:fs';
 import {open, stat, type FileHandle} from 'node:fs/promises';
 import path from 'node:path';
 import {StringDecoder} from 'node:string_decoder';
-import {watch, type FSWatcher} from 'chokidar';
 import type {Collector} from '../types/state.js';
 import {sanitizeName} from '../util/sanitize.js';
 
@@ -476,8 +476,6 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 	let headLength = 0;
 	/** The last bytes read before `offset`: if they change, the file was rewritten under us. */
 	let tailMark: Buffer | undefined;
-	/** A stat between two reads saw the file smaller than our offset (truncated, maybe regrown since). */
-	let shrunk = false;
 	/** Whether the file existed when the tail started (only then does the start-up window apply). */
 	let existedAtStart: boolean | undefined;
 	let watcher: FSWatcher | undefined;
@@ -513,6 +511,8 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 	/** When the last read ended; a wake-up sooner than MIN_READ_GAP_MS after it waits for the rest. */
 	let lastReadEnd = -Infinity;
 	let gapTimer: NodeJS.Timeout | undefined;
+	/** An event came during a read: another read is due once it ends. */
+	let wanted = false;
 	const minGap = options.minReadGapMs ?? MIN_READ_GAP_MS;
 
 	async function readMore(): Promise<void> {
@@ -530,14 +530,26 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 		} finally {
 			reading = false;
 			lastReadEnd = performance.now();
+			if (wanted) {
+				wanted = false;
+				soon();
+			}
 		}
 	}
 
-	/** A file event or the poll: read now, or once MIN_READ_GAP_MS has passed since the last read. */
+	/**
+	 * A file event or the poll: read now, or once MIN_READ_GAP_MS has passed since the last read.
+	 * During a read, the next one is due MIN_READ_GAP_MS after it ends (it was at once: two reads
+	 * per gap under steady appends, each with its stats and identity checks).
+	 */
 	function soon(): void {
 		if (stopped || gapTimer) return;
+		if (reading) {
+			wanted = true;
+			return;
+		}
 		const wait = lastReadEnd + minGap - performance.now();
-		if (wait <= 0 && !reading) {
+		if (wait <= 0) {
 			kick();
 			return;
 		}
@@ -560,7 +572,6 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 		head = undefined;
 		headLength = 0;
 		tailMark = undefined;
-		shrunk = false;
 		await h?.close().catch(() => undefined);
 	}
 
@@ -596,7 +607,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 		const h = handle;
 		if (!h) return;
 		const size = (await h.stat()).size;
-		if (size < offset || shrunk || (size > offset && !(await contentHolds(h, size)))) {
+		if (size < offset || (size > offset && !(await contentHolds(h, size)))) {
 			// Truncated in place (copytruncate), maybe regrown past our offset since: resume at the first
 			// line that no longer reads as it did (none read twice, none of the new skipped); a new file
 			// under the same inode changed from its first line, and is read from its start.
@@ -606,7 +617,6 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 			head = undefined;
 			headLength = 0;
 			tailMark = undefined;
-			shrunk = false;
 			splitter.reset();
 			state(`following ${shown} (truncated${lost ? '; lines written between the cut and the last lines kept in memory were not read' : ''})`);
 		}
@@ -727,17 +737,16 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 		if (stopped || watchedIno === ino) return;
 		watchedIno = ino;
 		if (options.watch === false) return;
-		const old = watcher;
+		watcher?.close();
 		watcher = undefined;
-		void old?.close().catch(() => undefined);
 		try {
-			const w = watch(file, {ignoreInitial: true, persistent: true, alwaysStat: true});
-			w.on('all', (_event, _p, stats?: Stats) => {
-				// chokidar stats the file on each event: a size below our offset is a truncation,
-				// even when the file has grown back past it by the time we read.
-				if (stats && stats.ino === identity?.ino && stats.size < offset) shrunk = true;
-				soon();
-			});
+			// An event (a write, a rename, a truncation) only schedules a read: the read stats the file
+			// and checks what it holds. chokidar, used before, stat'ed the file on every event (and set
+			// a timer for each): at 1,000 req/s that was ~17 % of the app's CPU (its listener 2.0 %,
+			// stat 1.7 % of the profile's samples, against ~22 % busy). A file truncated and regrown
+			// between two reads is told by the content (head, mark, ledger), as it was where the stat
+			// came too late to see the shrink.
+			const w = watch(file, {persistent: true}, () => soon());
 			w.on('error', () => undefined);
 			watcher = w;
 		} catch {
@@ -771,7 +780,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 			const w = watcher;
 			watcher = undefined;
 			watchedIno = undefined;
-			await w?.close().catch(() => undefined);
+			w?.close();
 			while (reading) await new Promise(r => setTimeout(r, 5));
 			await closeHandle();
 		},
