@@ -602,11 +602,15 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 		headLength = head.length;
 	}
 
-	/** Read the open file from our offset to its end (it may have been renamed away: drain it). */
-	async function drain(skipPartial: boolean): Promise<void> {
+	/**
+	 * Read the open file from our offset to its end (it may have been renamed away: drain it).
+	 * `known`: its size from a stat just made of it (the path's, where it is still the same file):
+	 * no fstat of our own (each async fs call is a thread-pool round trip, ~30-90 µs of CPU here).
+	 */
+	async function drain(skipPartial: boolean, known?: number): Promise<void> {
 		const h = handle;
 		if (!h) return;
-		const size = (await h.stat()).size;
+		const size = known ?? (await h.stat()).size;
 		if (size < offset || (size > offset && !(await contentHolds(h, size)))) {
 			// Truncated in place (copytruncate), maybe regrown past our offset since: resume at the first
 			// line that no longer reads as it did (none read twice, none of the new skipped); a new file
@@ -683,7 +687,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 		}
 		existedAtStart ??= st !== undefined;
 		// Whatever the name points to now, first finish the file we have open (tail -F does too).
-		if (handle) await drain(false);
+		if (handle) await drain(false, st && sameIdentity(st) ? st.size : undefined);
 		if (!st || !st.isFile()) {
 			state(why ?? `${shown} is not a file`);
 			if (handle) {
@@ -723,7 +727,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 			await noteHead(handle, Math.min(opened.size, HEAD_BYTES));
 			if (rotated) state(`following ${shown} (rotated)`);
 			arm(opened.ino);
-			await drain(skipPartial);
+			await drain(skipPartial, opened.size);
 		}
 		following();
 	}
