@@ -86,6 +86,12 @@ const QUOTED = [
 	'Uvicorn running on',
 	'Starting vLLM API server x on y',
 	'total_num_cumulative_preemption=',
+	'cumulative_preemption=3 num_cumulative_preemption=4',
+	'vLLM API server',
+	'vLLM API server 7 on x',
+	'Starting vLLM API server on http://h',
+	'Uvicorn running on',
+	'uvicorn running on http://h',
 ];
 
 function requestLines(): string[] {
