@@ -159,6 +159,19 @@ interface LlamaState {
 	debugSeen: boolean;
 	/** The process-relative time of the line being parsed (llama.cpp prefix), if it has one. */
 	lineRel: number | undefined;
+	/**
+	 * The keys of the last slot/task a line named (keyOf): a request's lines come together, and a
+	 * key built again is a new string, built and then hashed at each Map lookup (issue 32).
+	 */
+	kPrefix: string;
+	kSlot: number | undefined;
+	kTask: number | undefined;
+	/** `<prefix>s<slot>/t<task>`: `closed`'s key, and the request's while `run` is 0. */
+	kBase: string;
+	/** The run kKey was made for (-1: none). */
+	kRun: number;
+	/** `<prefix>r<run>:s<slot>/t<task>`. */
+	kKey: string;
 }
 
 /**
@@ -188,6 +201,12 @@ function newLlamaState(options: LlamaCppParserOptions): LlamaState {
 		declinedAt: new Map(),
 		debugSeen: false,
 		lineRel: undefined,
+		kPrefix: '',
+		kSlot: undefined,
+		kTask: undefined,
+		kBase: '',
+		kRun: -1,
+		kKey: '',
 	};
 }
 
@@ -281,25 +300,53 @@ function timing(s: LlamaState, msg: string, key: string, slot?: number, task?: n
 	return null;
 }
 
+/** `<prefix>s<slot>/t<task>`, the key of a task in `closed` (cached in the state, see kBase). */
+function baseKey(s: LlamaState, keyPrefix: string, slot: number | undefined, task: number): string {
+	if (task !== s.kTask || slot !== s.kSlot || keyPrefix !== s.kPrefix) {
+		s.kPrefix = keyPrefix;
+		s.kSlot = slot;
+		s.kTask = task;
+		s.kBase = `${keyPrefix}s${slot}/t${task}`;
+		s.kRun = -1;
+	}
+	return s.kBase;
+}
+
+/** The request key of a task in this run: `<prefix>s<slot>/t<task>`, with `r<run>:` after a restart. */
+function keyOf(s: LlamaState, keyPrefix: string, slot: number | undefined, task: number): string {
+	const base = baseKey(s, keyPrefix, slot, task);
+	if (s.run === 0) return base;
+	if (s.kRun !== s.run) {
+		s.kRun = s.run;
+		s.kKey = `${keyPrefix}r${s.run}:s${slot}/t${task}`;
+	}
+	return s.kKey;
+}
+
 /** A `slot <fn>: id N | task T | <msg>` line (or `task -1`, no task: the slot itself). */
 function slotMessage(s: LlamaState, fn: string, msg: string, slot: number | undefined, task: number | undefined, keyPrefix: string): Ev[] | null {
-	const hasTask = task !== undefined && task >= 0;
-	if (hasTask) {
-		s.requestsThisRun = true;
-		// The same slot/task opening again after it closed: the server restarted.
-		if (s.closed.has(`${keyPrefix}s${slot}/t${task}`) && msg.startsWith('processing task')) newRun(s);
+	if (task === undefined || task < 0) {
+		if (msg.length === 0) return [];
+		if (fn === 'print_timing') {
+			const runPrefix = s.run === 0 ? keyPrefix : `${keyPrefix}r${s.run}:`;
+			const key = slot === undefined && s.lastKey !== undefined ? s.lastKey : `${runPrefix}s${slot ?? '?'}/t${task ?? '?'}`;
+			return printTiming(s, msg, key, slot, task);
+		}
+		if (msg.startsWith('processing task') || msg.startsWith('stop processing')) return [];
+		return slotIdle(s, msg, slot, keyPrefix);
 	}
-	const runPrefix = s.run === 0 ? keyPrefix : `${keyPrefix}r${s.run}:`;
-	const key = hasTask ? `${runPrefix}s${slot}/t${task}` : slot === undefined && s.lastKey !== undefined ? s.lastKey : `${runPrefix}s${slot ?? '?'}/t${task ?? '?'}`;
+	s.requestsThisRun = true;
+	// The same slot/task opening again after it closed: the server restarted.
+	if (msg.startsWith('processing task') && s.closed.has(baseKey(s, keyPrefix, slot, task))) newRun(s);
+	const key = keyOf(s, keyPrefix, slot, task);
 	if (msg.length === 0) {
 		// Pre-b9232: the numbers follow on bare continuation lines.
-		if (fn === 'print_timing' && hasTask) s.pending = {key, slot, task};
+		if (fn === 'print_timing') s.pending = {key, slot, task};
 		return [];
 	}
 	if (fn === 'print_timing') return printTiming(s, msg, key, slot, task);
-	if (msg.startsWith('processing task')) return hasTask ? taskStart(s, key, slot, task!, keyPrefix) : [];
-	if (msg.startsWith('stop processing')) return hasTask ? taskStop(s, msg, key, slot, task!, keyPrefix) : [];
-	if (!hasTask) return slotIdle(s, msg, slot, keyPrefix);
+	if (msg.startsWith('processing task')) return taskStart(s, key, slot, task, keyPrefix);
+	if (msg.startsWith('stop processing')) return taskStop(s, msg, key, slot, task, keyPrefix);
 	return taskLine(s, msg, key, slot, task);
 }
 
@@ -335,11 +382,16 @@ function taskStart(s: LlamaState, key: string, slot: number | undefined, task: n
 	const fSim = s.fSimOfSlot.get(slotKey);
 	s.fSimOfSlot.delete(slotKey);
 	if (fSim !== undefined) tallyOf(s, key).fSim = fSim;
-	s.keyOfTask.set(`${keyPrefix}${task}`, key);
+	const taskId = `${keyPrefix}${task}`;
+	s.keyOfTask.set(taskId, key);
 	if (s.keyOfTask.size > 256) s.keyOfTask.delete(s.keyOfTask.keys().next().value!);
-	const deferred = s.deferredAt.get(`${keyPrefix}${task}`) ?? s.declinedAt.get(`${keyPrefix}${task}`);
-	s.deferredAt.delete(`${keyPrefix}${task}`);
-	s.declinedAt.delete(`${keyPrefix}${task}`);
+	// Defer and decline lines are `-v` only: most logs have none.
+	let deferred: number | undefined;
+	if (s.deferredAt.size > 0 || s.declinedAt.size > 0) {
+		deferred = s.deferredAt.get(taskId) ?? s.declinedAt.get(taskId);
+		s.deferredAt.delete(taskId);
+		s.declinedAt.delete(taskId);
+	}
 	let queueMs: number | undefined;
 	if (deferred !== undefined) queueMs = Number.isFinite(deferred) && s.lineRel !== undefined && s.lineRel >= deferred ? s.lineRel - deferred : undefined;
 	else if (s.debugSeen) queueMs = 0;
@@ -349,7 +401,7 @@ function taskStart(s: LlamaState, key: string, slot: number | undefined, task: n
 /** `stop processing`: the request is done (with the prompt a default-verbosity log did not state, estimated). */
 function taskStop(s: LlamaState, msg: string, key: string, slot: number | undefined, task: number, keyPrefix: string): Ev[] {
 	s.cacheSeen.delete(key);
-	s.closed.add(`${keyPrefix}s${slot}/t${task}`);
+	s.closed.add(baseKey(s, keyPrefix, slot, task));
 	if (s.pending?.key === key) s.pending = undefined;
 	const t = s.tally.get(key);
 	s.tally.delete(key);
