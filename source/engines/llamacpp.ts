@@ -5,7 +5,7 @@
  */
 import type {EngineEvent, LineParser, OllamaRunner} from '../types/events.js';
 import type {ModelInfo} from '../types/state.js';
-import {numberCheck} from '../util/numbers.js';
+import {numberCheck, type CheckOptions} from '../util/numbers.js';
 import {bufferDevice, clean, finite, isRecord, MAX_PARSE_CHARS, OFFLOADED, offloaded, posInt, processBase, text, withCheck} from './answers.js';
 import type {FingerprintEvidence} from './fingerprint.js';
 import {OPENAI_MODEL_LIST, OPENAI_PROBE, type AnswerBlock, type AnswerStamp, type EngineDescriptor, type RestartMarker} from './descriptor.js';
@@ -24,6 +24,12 @@ export interface LlamaCppParserOptions {
 	/** The model name the embedding process knows (Ollama's model name beats a blob path). */
 	readonly model?: () => string | undefined;
 }
+
+/** The options of the checks, made once (an object literal in a call is a new object each time). */
+const NAN_UNKNOWN: CheckOptions = {nanIsUnknown: true};
+const WHOLE: CheckOptions = {integer: true};
+/** timing's dispatch: the first character that is not a space (none: search gives -1, charCodeAt NaN). */
+const NOT_SPACE = /[^ ]/;
 
 const CHILD = /^\[\s*(\d+)\] /;
 const SLOT = /^slot +(\S+): (?:id +(\d+) \| task (-?\d+) \| ?)?(.*)$/;
@@ -254,25 +260,29 @@ function req(s: LlamaState, key: string, slot: number | undefined, task: number 
 
 /** Timing/acceptance lines, shared by slot lines and bare continuation lines. */
 function timing(s: LlamaState, msg: string, key: string, slot?: number, task?: number): Ev[] | null {
-	const c = firstNonSpace(msg);
-	const check = numberCheck();
-	if (c === 'p') {
+	// The first character that is not a space picks the one regex to try (a search is one native
+	// call; a loop of charCodeAt calls costs several under the interpreter). The checker is made
+	// only for a line that matched.
+	const c = msg.charCodeAt(msg.search(NOT_SPACE));
+	if (c === 112 /* p */) {
 		const m = PROMPT_EVAL.exec(msg);
 		if (m) {
+			const check = numberCheck();
 			const ms = check.num('prompt eval time', m[1], 'ms');
 			const n = check.count('prompt eval tokens', m[2]);
-			check.num('prompt ms per token', m[3], 'ms', {nanIsUnknown: true});
-			check.num('prompt tokens per second', m[4], 'tps', {nanIsUnknown: true});
+			check.num('prompt ms per token', m[3], 'ms', NAN_UNKNOWN);
+			check.num('prompt tokens per second', m[4], 'tps', NAN_UNKNOWN);
 			tallyOf(s, key).prefill = n;
 			return withCheck([req(s, key, slot, task, {prefillMs: ms, prefillTokens: n})], check);
 		}
-	} else if (c === 'e') {
+	} else if (c === 101 /* e */) {
 		const m = EVAL.exec(msg);
 		if (m) {
+			const check = numberCheck();
 			const ms = check.num('eval time', m[1], 'ms');
 			const n = check.count('eval tokens', m[2]);
-			check.num('eval ms per token', m[3], 'ms', {nanIsUnknown: true});
-			const tps = check.num('eval tokens per second', m[4], 'tps', {nanIsUnknown: true});
+			check.num('eval ms per token', m[3], 'ms', NAN_UNKNOWN);
+			const tps = check.num('eval tokens per second', m[4], 'tps', NAN_UNKNOWN);
 			tallyOf(s, key).generated = n;
 			return withCheck([req(s, key, slot, task, {
 				generatedTokens: n,
@@ -281,20 +291,21 @@ function timing(s: LlamaState, msg: string, key: string, slot?: number, task?: n
 				engineTps: tps,
 			})], check);
 		}
-	} else if (c === 't') {
+	} else if (c === 116 /* t */) {
 		if (TOTAL.test(msg)) return [];
-	} else if (c === 'g') {
+	} else if (c === 103 /* g */) {
 		if (GRAPHS.test(msg)) return [];
-	} else if (c === 'd') {
+	} else if (c === 100 /* d */) {
 		const m = DRAFT.exec(msg);
 		if (m) {
-			check.num('draft acceptance', m[1], 'ratio', {nanIsUnknown: true});
+			const check = numberCheck();
+			check.num('draft acceptance', m[1], 'ratio', NAN_UNKNOWN);
 			const accepted = check.count('accepted', m[2]);
 			const drafted = check.count('generated', m[3]);
-			const meanLen = check.num('mean len', m[4], 'perPass', {nanIsUnknown: true});
+			const meanLen = check.num('mean len', m[4], 'perPass', NAN_UNKNOWN);
 			return withCheck([req(s, key, slot, task, {accepted, drafted, engineMeanLen: meanLen})], check);
 		}
-	} else if (c === 'a') {
+	} else if (c === 97 /* a */) {
 		if (ACC_POS.test(msg)) return [];
 	}
 	return null;
@@ -658,7 +669,7 @@ function tagged(s: LlamaState, fn: string, msg: string, keyPrefix = ''): Ev[] | 
 		m = INIT_SLOTS.exec(msg);
 		if (m) {
 			const check = numberCheck();
-			const slots = check.num('n_slots', m[1], 'count', {integer: true});
+			const slots = check.num('n_slots', m[1], 'count', WHOLE);
 			const perSlot = check.count('n_ctx_slot', m[2]);
 			const ev: Record<string, unknown> = {type: 'context'};
 			if (slots !== undefined) ev.slots = slots;
@@ -793,11 +804,6 @@ function estimatePrompt(t: {prefill?: number; generated?: number; promptStated?:
 	if (!t.promptStated) out.promptTokens = prompt;
 	if (!t.cachedStated) out.cachedTokens = cached;
 	return out;
-}
-
-function firstNonSpace(s: string): string {
-	for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) !== 32) return s[i]!;
-	return '';
 }
 
 function specKind(type: string): string {
