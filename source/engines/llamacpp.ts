@@ -163,8 +163,11 @@ interface LlamaState {
 	readonly deferredAt: Map<string, number>;
 	readonly declinedAt: Map<string, number>;
 	debugSeen: boolean;
-	/** The process-relative time of the line being parsed (llama.cpp prefix), if it has one. */
-	lineRel: number | undefined;
+	/**
+	 * The line being parsed (its router-child prefix cut) where it starts with a stamp: its
+	 * process-relative time (lineRel) is read from it only where a `-v` line needs it.
+	 */
+	stamped: string | undefined;
 	/**
 	 * The keys of the last slot/task a line named (keyOf): a request's lines come together, and a
 	 * key built again is a new string, built and then hashed at each Map lookup (issue 32).
@@ -206,7 +209,7 @@ function newLlamaState(options: LlamaCppParserOptions): LlamaState {
 		deferredAt: new Map(),
 		declinedAt: new Map(),
 		debugSeen: false,
-		lineRel: undefined,
+		stamped: undefined,
 		kPrefix: '',
 		kSlot: undefined,
 		kTask: undefined,
@@ -404,7 +407,10 @@ function taskStart(s: LlamaState, key: string, slot: number | undefined, task: n
 		s.declinedAt.delete(taskId);
 	}
 	let queueMs: number | undefined;
-	if (deferred !== undefined) queueMs = Number.isFinite(deferred) && s.lineRel !== undefined && s.lineRel >= deferred ? s.lineRel - deferred : undefined;
+	if (deferred !== undefined) {
+		const rel = lineRel(s);
+		queueMs = Number.isFinite(deferred) && rel !== undefined && rel >= deferred ? rel - deferred : undefined;
+	}
 	else if (s.debugSeen) queueMs = 0;
 	return [req(s, key, slot, task, {started: true, model: s.modelName, queueMs})];
 }
@@ -626,7 +632,7 @@ function deferLine(s: LlamaState, msg: string, keyPrefix: string): Ev[] {
 	const m = DEFER.exec(msg);
 	if (!m) return [];
 	const id = `${keyPrefix}${m[1]}`;
-	const at = s.lineRel ?? Number.NaN;
+	const at = lineRel(s) ?? Number.NaN;
 	if (msg.startsWith('decoding')) {
 		if (!s.declinedAt.has(id)) s.declinedAt.set(id, at);
 		if (s.declinedAt.size > 64) s.declinedAt.delete(s.declinedAt.keys().next().value!);
@@ -699,11 +705,14 @@ function pushLine(s: LlamaState, raw: string): EngineEvent[] | null {
 		}
 	}
 	// The stamp and the level are stepped over, and the line cut once (each cut is a new string).
-	s.lineRel = undefined;
+	s.stamped = undefined;
 	let at = 0;
 	if (c >= 48 && c <= 57 /* digit */) {
-		at = readStamp(s, line);
-		if (at > 0) c = line.charCodeAt(at);
+		at = timestampLength(line);
+		if (at > 0) {
+			s.stamped = line;
+			c = line.charCodeAt(at);
+		}
 	}
 	// Level letter `I `/`W `/`E `/`D `.
 	if ((c === 73 || c === 87 || c === 69 || c === 68) && line.charCodeAt(at + 1) === 32) {
@@ -750,35 +759,39 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 	return {engine: 'llamacpp', push: (line) => pushLine(s, line)};
 }
 
-/** Length of a leading `M.SS.mmm.uuu ` timestamp (what TS matches), 0 if none; no regex on the hot path. */
+/**
+ * A leading llama.cpp stamp — common/log.cpp (ngxson/llama.cpp @ 3f545be): `"%d.%02d.%03d.%03d "`,
+ * minutes.seconds.ms.µs since the process started — with at most 6 digits of minutes. A regex, not
+ * a loop of character tests: under the app's interpreter (no TurboFan) a regex test costs ~35 ns, a
+ * JS loop over the same twelve characters ~250 ns (issue 32). STAMP_AT is sticky (at lastIndex 0:
+ * the start) so that `test` leaves the stamp's end in lastIndex: no match array.
+ */
+const STAMP_AT = /\d{1,6}\.\d{2}\.\d{3}\.\d{3} /y;
+const STAMP = /^(\d{1,6})\.(\d{2})\.(\d{3})\.(\d{3}) /;
+
+/** Length of a leading `M.SS.mmm.uuu ` timestamp, 0 if none. */
 export function timestampLength(s: string): number {
-	return readStamp({lineRel: undefined}, s);
+	STAMP_AT.lastIndex = 0;
+	return STAMP_AT.test(s) ? STAMP_AT.lastIndex : 0;
 }
 
 /**
- * A leading llama.cpp stamp — common/log.cpp (ngxson/llama.cpp @ 3f545be): `"%d.%02d.%03d.%03d "`,
- * minutes.seconds.ms.µs since the process started — with at most 6 digits of minutes (what
- * timestampLength always took). One regex, not a loop of character tests: under the app's
- * interpreter (no TurboFan) an exec and four number parses cost ~155 ns, a JS loop over the same
- * twelve characters ~245 ns, and the two passes this replaces (a loop, then log-time.ts
- * processRelativeMs's regex) ~500 ns (issue 32).
+ * The process-relative time of the line being parsed, in ms, where its stamp is followed by a
+ * level letter: what log-time.ts processRelativeMs reads (its PROCESS_TIME: `[IWEDT] ` after the
+ * stamp), the same sums of the same numbers in the same order, so the same double. Read only where
+ * a line needs it (queue times of `-v` logs), not for every line.
  */
-const STAMP = /^(\d{1,6})\.(\d{2})\.(\d{3})\.(\d{3}) /;
-
-/**
- * The stamp's length, 0 if none. Where a level letter follows (log-time.ts PROCESS_TIME:
- * `[IWEDT] `) it also sets `s.lineRel` to what processRelativeMs reads: the same sums of the same
- * numbers in the same order, so the same double.
- */
-function readStamp(s: {lineRel: number | undefined}, line: string): number {
+function lineRel(s: LlamaState): number | undefined {
+	const line = s.stamped;
+	if (line === undefined) return undefined;
 	const m = STAMP.exec(line);
-	if (m === null) return 0;
+	if (m === null) return undefined;
 	const n = m[0].length;
 	const level = line.charCodeAt(n);
 	if ((level === 73 || level === 87 || level === 69 || level === 68 || level === 84) && line.charCodeAt(n + 1) === 32) {
-		s.lineRel = (+m[1]! * 60 + +m[2]!) * 1000 + +m[3]! + +m[4]! / 1000;
+		return (+m[1]! * 60 + +m[2]!) * 1000 + +m[3]! + +m[4]! / 1000;
 	}
-	return n;
+	return undefined;
 }
 
 /**
