@@ -5,6 +5,7 @@
 import {emptySystem} from '../types/system.js';
 import {emptyProbe, MAX_PROBE_RESULTS} from '../types/probe.js';
 import {requestFigures} from './figures.js';
+import {observeRequest} from './request-histograms.js';
 import {appendLog, emptyLog} from './log-ring.js';
 import {inconsistency} from './consistency.js';
 import {attribute, attributeByKeepAlive, keepAliveMoved, UNKNOWN_MODEL} from './attribution.js';
@@ -145,6 +146,7 @@ function counted(server: ServerState, r: RequestRecord): Pick<ServerState, 'requ
 		prompt: plus(t.prompt, f.promptTokens),
 		drafted: plus(t.drafted, r.drafted),
 		accepted: plus(t.accepted, r.accepted),
+		histograms: observeRequest(t.histograms, r, f),
 	};
 	return {
 		requestsSeen: server.requestsSeen + 1,
