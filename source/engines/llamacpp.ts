@@ -427,7 +427,7 @@ function taskStop(s: LlamaState, msg: string, key: string, slot: number | undefi
 		if (s.finished.size > 256) s.finished.delete(s.finished.keys().next().value!);
 	}
 	if (t?.outcome !== undefined) s.tally.set(key, {outcome: t.outcome});
-	const out: Ev[] = [req(s, key, slot, task, {done: true, ...estimatePrompt(t, msg)})];
+	const out: Ev[] = [req(s, key, slot, task, doneFields(t, msg))];
 	// Ran into the window while generating with context shift off (server-context.cpp:1776): cut at the window.
 	if (t?.outcome === undefined && t?.shifted !== true && STOP_TRUNCATED.test(msg)) {
 		out.unshift(req(s, key, slot, task, {finishReason: 'length'}));
@@ -794,6 +794,9 @@ function lineRel(s: LlamaState): number | undefined {
 	return undefined;
 }
 
+/** The closing patch's fields without an estimate (one object for every such close). */
+const DONE: Readonly<Record<string, unknown>> = Object.freeze({done: true});
+
 /**
  * The prompt a default-verbosity log does not state (engines.md §2a, v2 partial-reuse captures):
  * at `stop processing: n_tokens = N` the slot holds cached + evaluated + generated − 1 tokens, so
@@ -801,19 +804,21 @@ function lineRel(s: LlamaState): number | undefined {
  * normally with both counts logged (a cancelled or failed one holds other tokens), only where the
  * log did not state them, cross-checked against `f_sim_best` (= LCP / prompt, `%.3f`) where the
  * slot was picked by similarity; an estimate (`~`), never a stated count.
+ * The fields of the closing patch: `done`, then the estimate where there is one (made in one object,
+ * not spread into another: issue 32).
  */
-function estimatePrompt(t: {prefill?: number; generated?: number; promptStated?: boolean; cachedStated?: boolean; fSim?: number; outcome?: string} | undefined, msg: string): Record<string, unknown> {
-	if (!t || t.outcome !== undefined || t.prefill === undefined || t.generated === undefined) return {};
-	if (t.promptStated && t.cachedStated) return {};
+function doneFields(t: {prefill?: number; generated?: number; promptStated?: boolean; cachedStated?: boolean; fSim?: number; outcome?: string} | undefined, msg: string): Readonly<Record<string, unknown>> {
+	if (!t || t.outcome !== undefined || t.prefill === undefined || t.generated === undefined) return DONE;
+	if (t.promptStated && t.cachedStated) return DONE;
 	const m = STOP_N_TOKENS.exec(msg);
-	if (!m) return {};
+	if (!m) return DONE;
 	const nTokens = Number(m[1]);
 	const prompt = nTokens + 1 - t.generated;
 	const cached = prompt - t.prefill;
-	if (!Number.isFinite(prompt) || prompt < 1 || cached < 0) return {};
+	if (!Number.isFinite(prompt) || prompt < 1 || cached < 0) return DONE;
 	// f_sim_best is the LCP share of the prompt; the cache reuses at most the LCP (full reuse keeps one token back).
-	if (t.fSim !== undefined && Math.abs(cached / prompt - t.fSim) > 0.0005 + 1 / prompt) return {};
-	const out: Record<string, unknown> = {promptEstimated: true};
+	if (t.fSim !== undefined && Math.abs(cached / prompt - t.fSim) > 0.0005 + 1 / prompt) return DONE;
+	const out: Record<string, unknown> = {done: true, promptEstimated: true};
 	if (!t.promptStated) out.promptTokens = prompt;
 	if (!t.cachedStated) out.cachedTokens = cached;
 	return out;
