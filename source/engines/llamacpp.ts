@@ -746,8 +746,11 @@ function pushLine(s: LlamaState, raw: string): EngineEvent[] | null {
 	if (c === 115 /* s */ && line.startsWith('slot ')) {
 		const m = SLOT.exec(line);
 		if (m) {
-			const slot = finite(m[2]);
-			const task = finite(m[3]);
+			// finite() of the two captures, without its calls: `\d+`, `-?\d+` (Infinity past 309 digits).
+			const slotN = m[2] === undefined ? undefined : Number(m[2]);
+			const taskN = m[3] === undefined ? undefined : Number(m[3]);
+			const slot = slotN !== undefined && Number.isFinite(slotN) ? slotN : undefined;
+			const task = taskN !== undefined && Number.isFinite(taskN) ? taskN : undefined;
 			if (s.pending && !(m[1] === 'print_timing' && m[4]!.length === 0)) s.pending = undefined;
 			return slotMessage(s, m[1]!, m[4]!, slot, task, keyPrefix);
 		}
