@@ -5,6 +5,7 @@
 import {emptySystem} from '../types/system.js';
 import {emptyProbe, MAX_PROBE_RESULTS} from '../types/probe.js';
 import {requestFigures, type RequestFigures} from './figures.js';
+import {observeRequest} from './request-histograms.js';
 import {appendLog, appendTo, emptyLog, type DraftRing} from './log-ring.js';
 import {inconsistency} from './consistency.js';
 import {attribute, attributeByKeepAlive, keepAliveMoved, UNKNOWN_MODEL} from './attribution.js';
@@ -177,6 +178,7 @@ function counted(s: Draft, r: RequestRecord, f: RequestFigures): void {
 		prompt: plus(t.prompt, f.promptTokens),
 		drafted: plus(t.drafted, r.drafted),
 		accepted: plus(t.accepted, r.accepted),
+		histograms: observeRequest(t.histograms, r, f),
 	};
 	s.totals = totals;
 }
