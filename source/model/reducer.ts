@@ -9,7 +9,7 @@ import {observeRequest} from './request-histograms.js';
 import {appendLog, appendTo, emptyLog, type DraftRing} from './log-ring.js';
 import {inconsistency} from './consistency.js';
 import {attribute, attributeByKeepAlive, keepAliveMoved, UNKNOWN_MODEL} from './attribution.js';
-import type {Action, LogBatchLine, LogRing, MonitorState, RequestRecord, ServerSignal, ServerState, ServerInfo, PassSample} from '../types/state.js';
+import type {Action, LogBatchLine, LogRing, MonitorState, RequestRecord, RequestTotals, ServerSignal, ServerState, ServerInfo, PassSample} from '../types/state.js';
 import type {EngineEvent} from '../types/events.js';
 import {UNKNOWN_ENGINE} from '../engines/index.js';
 
@@ -172,14 +172,25 @@ function counted(s: Draft, r: RequestRecord, f: RequestFigures): void {
 	byModel[label] = (byModel[label] ?? 0) + 1;
 	s.requestsByModel = byModel;
 	const totals = writableMap(s.totals);
-	totals[label] = {
-		requests: t.requests + 1,
-		generated: plus(t.generated, r.generatedTokens ?? r.decodedTokens),
-		prompt: plus(t.prompt, f.promptTokens),
-		drafted: plus(t.drafted, r.drafted),
-		accepted: plus(t.accepted, r.accepted),
-		histograms: observeRequest(t.histograms, r, f),
-	};
+	const generated = plus(t.generated, r.generatedTokens ?? r.decodedTokens);
+	const prompt = plus(t.prompt, f.promptTokens);
+	const drafted = plus(t.drafted, r.drafted);
+	const accepted = plus(t.accepted, r.accepted);
+	const histograms = observeRequest(t.histograms, r, f, owned);
+	if (owned?.has(t)) {
+		// this batch's own entry (made by the literal below: the same fields in the same order)
+		const own = t as {-readonly [K in keyof RequestTotals]: RequestTotals[K]};
+		own.requests++;
+		own.generated = generated;
+		own.prompt = prompt;
+		own.drafted = drafted;
+		own.accepted = accepted;
+		own.histograms = histograms;
+	} else {
+		const entry: RequestTotals = {requests: t.requests + 1, generated, prompt, drafted, accepted, histograms};
+		owned?.add(entry);
+		totals[label] = entry;
+	}
 	s.totals = totals;
 }
 
