@@ -14,12 +14,11 @@
  */
 import http from 'node:http';
 import type {AddressInfo} from 'node:net';
-import {requestFigures} from '../model/figures.js';
-import {UNKNOWN_MODEL} from '../model/attribution.js';
+import {cumulative, REQUEST_HISTOGRAMS, SECONDS_BUCKETS} from '../model/request-histograms.js';
 import {DEFAULT_SESSION_GAP_MS, sessionsOfServer} from '../model/sessions.js';
 import {FIGURES, type FigureTable, type ModelFigures} from '../model/figure-table.js';
 import {macGpuSummary} from '../model/wired-limit.js';
-import type {MonitorState, RequestRecord} from '../types/state.js';
+import type {HistogramCounts, MonitorState} from '../types/state.js';
 import {DEFAULT_METRICS_ADDR, parseListenAddress} from './address.js';
 
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -73,8 +72,8 @@ interface CounterTotals {
 	prompt?: number;
 	drafted?: number;
 	accepted?: number;
-	/** Per-request distributions, by histogram name. */
-	histograms: Record<string, Histogram>;
+	/** Per-request distributions, by histogram name (the reducer's, model/request-histograms.ts). */
+	histograms: Readonly<Record<string, HistogramCounts>>;
 }
 
 /** A cumulative histogram: counts per upper bound (le), plus sum and count (exposition format). */
@@ -91,20 +90,6 @@ export class Histogram {
 		this.count++;
 	}
 }
-
-/** Durations from a fraction of a second to minutes (prefill of a long prompt, a long answer). */
-const SECONDS_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
-/** Tokens per pass: 1 without speculation; 2–5 with good drafts. */
-const TOKENS_PER_PASS_BUCKETS = [1, 1.25, 1.5, 2, 2.5, 3, 3.5, 4, 5, 6, 8];
-const TPS_BUCKETS = [1, 2.5, 5, 10, 20, 30, 40, 50, 75, 100, 150, 200, 300, 500];
-
-/** Per-request histograms: name, help, buckets, and the value one finished request gives (undefined: not observed). */
-const HISTOGRAMS: readonly (readonly [name: string, help: string, bounds: readonly number[], pick: (r: RequestRecord, f: ReturnType<typeof requestFigures>) => number | undefined])[] = [
-	['infertop_request_prefill_duration_seconds', 'Time the engine spent on the prompt of each finished request (prompt processing, the server side of time to first token), seconds.', SECONDS_BUCKETS, (r) => (known(r.prefillMs) ? r.prefillMs / 1000 : undefined)],
-	['infertop_request_decode_duration_seconds', 'Time the engine spent generating the answer of each finished request, seconds.', SECONDS_BUCKETS, (r) => (known(r.decodeMs) ? r.decodeMs / 1000 : undefined)],
-	['infertop_request_decode_tokens_per_second', 'Decode speed of each finished request, generated tokens per second of decode time.', TPS_BUCKETS, (_r, f) => f.decodeTps],
-	['infertop_request_tokens_per_pass', 'Tokens generated per forward pass of the target model, per finished request (1 without speculative decoding).', TOKENS_PER_PASS_BUCKETS, (_r, f) => f.tokensPerPass],
-];
 
 /** Time to first token of each probe, wall clock (DESIGN ttftMs): the only TTFT infertop measures itself. */
 const PROBE_TTFT = ['infertop_probe_ttft_seconds', 'Time to first token of each probe infertop ran, wall clock from the request leaving to the first token, seconds.'] as const;
@@ -191,49 +176,14 @@ export class RequestCounters {
 	budgetEntries(): readonly {readonly key: CounterKey; readonly totals: Readonly<BudgetTotals>}[] {
 		return [...this.budgets.values()];
 	}
-	/** Per-request histograms by (engine, server, model), from the finished requests seen in the ring. */
-	private readonly totals = new Map<string, {key: CounterKey; totals: CounterTotals}>();
-	private counted = new Set<string>();
-
+	/**
+	 * Turns and probes seen (the request counters and histograms are the reducer's: every finished
+	 * request observed once, when it finished, never a sample of the ring at each look).
+	 */
 	observe(state: MonitorState): void {
-		const stillThere = new Set<string>();
-		for (const [serverId, server] of Object.entries(state.servers)) {
-			for (const r of server.requests) {
-				if (!r.done) continue;
-				const id = `${serverId}\u0000${r.key}\u0000${r.firstSeen}`;
-				stillThere.add(id);
-				if (this.counted.has(id)) continue;
-				this.counted.add(id);
-				// The model as attributed (model/attribution.ts): the same label as the reducer's counters.
-				this.add({engine: server.engine, server: server.url ?? serverId, model: r.attribution?.model ?? UNKNOWN_MODEL}, r);
-			}
-		}
-		this.counted = stillThere;
 		this.state = state;
 		this.observeProbes(state);
 		this.observeTurns(state);
-	}
-
-	private add(key: CounterKey, r: RequestRecord): void {
-		const k = `${key.engine}\u0000${key.server}\u0000${key.model ?? ''}`;
-		let entry = this.totals.get(k);
-		if (!entry) {
-			entry = {key, totals: {requests: 0, histograms: {}}};
-			this.totals.set(k, entry);
-		}
-		const t = entry.totals;
-		t.requests++;
-		const f = requestFigures(r);
-		const plus = (prev: number | undefined, v: number | undefined): number | undefined => (known(v) ? (prev ?? 0) + v : prev);
-		t.generated = plus(t.generated, r.generatedTokens);
-		t.prompt = plus(t.prompt, f.promptTokens);
-		t.drafted = plus(t.drafted, r.drafted);
-		t.accepted = plus(t.accepted, r.accepted);
-		for (const [name, , bounds, pick] of HISTOGRAMS) {
-			const v = pick(r, f);
-			if (!known(v) || v < 0) continue;
-			(t.histograms[name] ??= new Histogram(bounds)).observe(v);
-		}
 	}
 
 	/** Probes seen, by server and model: their TTFT distribution. */
@@ -275,10 +225,9 @@ export class RequestCounters {
 		for (const [serverId, server] of Object.entries(state.servers)) {
 			for (const [model, t] of Object.entries(server.totals)) {
 				const key: CounterKey = {engine: server.engine, server: server.url ?? serverId, model};
-				out.set(keyOf(key), {key, totals: {...t, histograms: this.totals.get(keyOf(key))?.totals.histograms ?? {}}});
+				out.set(keyOf(key), {key, totals: {...t, histograms: t.histograms ?? {}}});
 			}
 		}
-		for (const [k, e] of this.totals) if (!out.has(k)) out.set(k, {key: e.key, totals: {requests: 0, histograms: e.totals.histograms}});
 		return [...out.values()];
 	}
 }
@@ -305,7 +254,7 @@ const BUDGET_COUNTERS: readonly (readonly [name: string, help: string, pick: (t:
 ];
 
 /** `_bucket` lines (cumulative, then +Inf), `_sum` and `_count` of one histogram series. */
-function histogramSamples(fam: Family, labels: Labels, h: Histogram): void {
+function histogramSamples(fam: Family, labels: Labels, h: Readonly<Pick<Histogram, 'bounds' | 'counts' | 'sum' | 'count'>>): void {
 	h.bounds.forEach((le, i) => fam.samples.push({labels: {...labels, le: formatValue(le)}, value: h.counts[i]!, suffix: '_bucket'}));
 	fam.samples.push({labels: {...labels, le: '+Inf'}, value: h.count, suffix: '_bucket'});
 	fam.samples.push({labels, value: h.sum, suffix: '_sum'});
@@ -352,11 +301,11 @@ export function renderMetrics(state: MonitorState, figures: readonly ModelFigure
 		}
 	}
 
-	for (const [name, help] of HISTOGRAMS) {
+	for (const {name, help, bounds} of REQUEST_HISTOGRAMS) {
 		const fam = family(name, 'histogram', help);
 		for (const {key, totals} of entries) {
 			const h = totals.histograms[name];
-			if (h) histogramSamples(fam, {engine: key.engine, server: key.server, model: key.model}, h);
+			if (h) histogramSamples(fam, {engine: key.engine, server: key.server, model: key.model}, {bounds, counts: cumulative(h), sum: h.sum, count: h.count});
 		}
 	}
 	const budgets = counters?.budgetEntries() ?? [];

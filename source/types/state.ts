@@ -115,6 +115,15 @@ export interface RequestTotals {
 	readonly prompt?: number;
 	readonly drafted?: number;
 	readonly accepted?: number;
+	/** Per-request distributions by histogram name (model/request-histograms.ts), each finished request observed once. */
+	readonly histograms?: Readonly<Record<string, HistogramCounts>>;
+}
+
+/** One histogram's state: the count in each bucket (not cumulative: `v <= bounds[i]` and above the one before), the sum and the count. */
+export interface HistogramCounts {
+	readonly buckets: readonly number[];
+	readonly sum: number;
+	readonly count: number;
 }
 
 export interface RequestRecord extends Omit<RequestPatch, 'done' | 'started'> {

@@ -332,6 +332,26 @@ describe('RequestCounters', () => {
 		expect(find(e, 'infertop_generated_tokens_total')[0]?.value).toBe(2900);
 	});
 
+	it('histograms see every request of a burst, not the ring\'s 200 at each look (issue 32)', () => {
+		const c = new RequestCounters();
+		let st = sampleState();
+		// 1,450 requests between two scrapes: decode 1.5 s (the 2.5 s bucket) for even ones, 20 s (the 30 s bucket) for odd ones.
+		for (let i = 0; i < 1450; i++) st = finish(st, {key: `s0/t${i}`, generatedTokens: 30, decodeMs: i % 2 === 0 ? 1500 : 20_000, firstSeen: 1000 + i});
+		expect(st.servers.s1!.requests).toHaveLength(200);
+		c.observe(st);
+		const e = parseExposition(renderMetrics(st, [], c));
+		const buckets = Object.fromEntries(find(e, 'infertop_request_decode_duration_seconds_bucket').map((x) => [x.labels.le, x.value]));
+		expect(buckets).toMatchObject({'1': 0, '2.5': 725, '10': 725, '30': 1450, '300': 1450, '+Inf': 1450});
+		expect(find(e, 'infertop_request_decode_duration_seconds_count')[0]?.value).toBe(1450);
+		expect(find(e, 'infertop_request_decode_duration_seconds_sum')[0]?.value).toBeCloseTo(725 * 1.5 + 725 * 20, 9);
+		// 30 tokens in 1.5 s = 20 tok/s; in 20 s = 1.5 tok/s
+		const tps = Object.fromEntries(find(e, 'infertop_request_decode_tokens_per_second_bucket').map((x) => [x.labels.le, x.value]));
+		expect(tps).toMatchObject({'1': 0, '2.5': 725, '10': 725, '20': 1450, '+Inf': 1450});
+		// prefill never stated: no prefill series at all (unknown, never 0)
+		expect(find(e, 'infertop_request_prefill_duration_seconds_count')).toEqual([]);
+		expect(find(e, 'infertop_requests_total')[0]?.value).toBe(1450);
+	});
+
 	it('counters carry the model as the user knows it (never a blob path); no evidence → model="unknown"', () => {
 		const c = new RequestCounters();
 		let st = reduce(sampleState(), {type: 'server-models', t: 1, serverId: 's1', models: [{name: 'qwen3.8:latest', runner: 'gguf'}, {name: 'qwen3.8:27b-mlx', runner: 'mlx'}]});
