@@ -371,7 +371,12 @@ export class LineLedger {
 		if (n === 0) offset = 0;
 		else if (j === n) offset = this.line(n - 1).end;
 		else if (j > 0) offset = this.line(j).start;
-		else if (this.forgot) {
+		else if (size < start0) {
+			// The file now ends before the first remembered line (a copytruncate to 0 of a busy log, not
+			// yet regrown that far): all it holds is read, as GNU tail -F reads a truncated file. (It
+			// resumed at start0, past the end: a negative read size threw, and the next read began at 0.)
+			offset = 0;
+		} else if (this.forgot) {
 			// Even the first remembered line changed, and lines before it were read and forgotten: the
 			// new text began somewhere before it; what lies between is not read again.
 			offset = start0;
