@@ -25,13 +25,23 @@ const NAMES: Readonly<Record<keyof CountsToCheck, string>> = {
 	drafted: 'drafted', accepted: 'accepted', engineMeanLen: 'mean len', engineTps: 'engine tok/s',
 };
 
+/** Absent, or a finite number ≥ 0 (what the loop in `inconsistency` lets pass). */
+const fine = (v: unknown): boolean => v === undefined || (typeof v === 'number' && v >= 0 && v < Infinity);
+
 /** Why these numbers cannot all be true, or undefined when they can. */
 export function inconsistency(c: CountsToCheck): string | undefined {
-	for (const k of FIELDS) {
-		const v = c[k];
-		if (v === undefined) continue;
-		if (typeof v !== 'number' || !Number.isFinite(v)) return `${NAMES[k]} not a number`;
-		if (v < 0) return `negative ${NAMES[k]} (${v})`;
+	// Every field by name first (the log's requests run this once an event): a loop over FIELDS reads
+	// each by a key, and the app's V8 runs without its optimizing compiler, where those reads cost
+	// ~0.25 ms per 1,000 llama.cpp lines. The loop below only names the first field that fails.
+	const fieldsFine = fine(c.promptTokens) && fine(c.cachedTokens) && fine(c.prefillTokens) && fine(c.prefillMs) && fine(c.generatedTokens) && fine(c.decodedTokens)
+		&& fine(c.decodeMs) && fine(c.passes) && fine(c.drafted) && fine(c.accepted) && fine(c.engineMeanLen) && fine(c.engineTps);
+	if (!fieldsFine) {
+		for (const k of FIELDS) {
+			const v = c[k];
+			if (v === undefined) continue;
+			if (typeof v !== 'number' || !Number.isFinite(v)) return `${NAMES[k]} not a number`;
+			if (v < 0) return `negative ${NAMES[k]} (${v})`;
+		}
 	}
 	const {promptTokens: prompt, cachedTokens: cached, prefillTokens: prefill} = c;
 	if (prompt !== undefined && cached !== undefined && cached > prompt) return `cached ${cached} > prompt ${prompt}`;

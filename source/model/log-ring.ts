@@ -22,6 +22,17 @@ export function isLogRing(x: unknown): x is LogRing {
 }
 
 export function appendLog(ring: LogRing, line: LogLine, cap: number): LogRing {
+	return appendTo({...ring}, line, cap);
+}
+
+/** A ring whose window may be moved in place: one that a batch made and no reader has seen yet. */
+export type DraftRing = {-readonly [K in keyof LogRing]: LogRing[K]};
+
+/**
+ * appendLog into `ring` itself, for a ring nobody has seen yet (a batch's own copy): a busy log's
+ * batch appends thousands of lines, and a new ring object for each was garbage at once.
+ */
+export function appendTo(ring: DraftRing, line: LogLine, cap: number): DraftRing {
 	let buffer = ring.buffer as LogLine[];
 	let start = ring.start;
 	let end = ring.end;
@@ -35,7 +46,11 @@ export function appendLog(ring: LogRing, line: LogLine, cap: number): LogRing {
 	buffer.push(line);
 	end++;
 	if (end - start > cap) start = end - cap;
-	return {buffer, start, end, length: end - start};
+	ring.buffer = buffer;
+	ring.start = start;
+	ring.end = end;
+	ring.length = end - start;
+	return ring;
 }
 
 /** The lines, oldest first (a copy; O(length)). */

@@ -38,23 +38,55 @@ export const REQUEST_HISTOGRAMS: readonly RequestHistogram[] = [
 /** `h` with `v` observed (a new object; `h` is not changed). */
 export function observeValue(h: HistogramCounts | undefined, bounds: readonly number[], v: number): HistogramCounts {
 	const buckets = h ? h.buckets.slice() : bounds.map(() => 0);
+	return observeInto({buckets, sum: h?.sum ?? 0, count: h?.count ?? 0}, bounds, v);
+}
+
+type DraftCounts = {buckets: number[]; sum: number; count: number};
+
+/** `v` observed into `h` itself (one that nobody has seen yet). */
+function observeInto(h: DraftCounts, bounds: readonly number[], v: number): HistogramCounts {
 	let i = 0;
 	while (i < bounds.length && v > bounds[i]!) i++;
-	if (i < bounds.length) buckets[i]!++;
-	return {buckets, sum: (h?.sum ?? 0) + v, count: (h?.count ?? 0) + 1};
+	if (i < bounds.length) h.buckets[i]!++;
+	h.sum += v;
+	h.count++;
+	return h;
+}
+
+/**
+ * The objects a caller made and nobody has seen yet, which may be written in place (the reducer's
+ * batch: a WeakSet): observing a busy log's requests one by one copied four histograms a request.
+ */
+export interface Drafts {
+	has(o: object): boolean;
+	add(o: object): unknown;
 }
 
 /**
  * The histograms of one model's totals with one finished request observed. Returns `prev` itself
- * when the request gives none of the values (an unknown value is not observed, never 0).
+ * when the request gives none of the values (an unknown value is not observed, never 0). Without
+ * `drafts` a new object (`prev` is not changed); with them, what they hold is written in place and
+ * what is made is added to them.
  */
-export function observeRequest(prev: Readonly<Record<string, HistogramCounts>> | undefined, r: RequestRecord, f: RequestFigures = requestFigures(r)): Readonly<Record<string, HistogramCounts>> | undefined {
+export function observeRequest(prev: Readonly<Record<string, HistogramCounts>> | undefined, r: RequestRecord, f: RequestFigures = requestFigures(r), drafts?: Drafts): Readonly<Record<string, HistogramCounts>> | undefined {
 	let next: Record<string, HistogramCounts> | undefined;
 	for (const h of REQUEST_HISTOGRAMS) {
 		const v = h.pick(r, f);
 		if (!known(v) || v < 0) continue;
-		next ??= {...prev};
-		next[h.name] = observeValue(prev?.[h.name], h.bounds, v);
+		if (next === undefined) {
+			if (prev !== undefined && drafts?.has(prev)) next = prev as Record<string, HistogramCounts>;
+			else {
+				next = {...prev};
+				drafts?.add(next);
+			}
+		}
+		const before = next[h.name];
+		if (before !== undefined && drafts?.has(before)) observeInto(before as DraftCounts, h.bounds, v);
+		else {
+			const after = observeValue(before, h.bounds, v);
+			drafts?.add(after);
+			next[h.name] = after;
+		}
 	}
 	return next ?? prev;
 }
