@@ -115,7 +115,7 @@ function stage(entry: string | undefined, from = root): {dir: string; entry: str
 	return {dir, entry: used, note};
 }
 
-const DEPENDENCIES = ['ink', 'react', 'execa', 'chokidar', 'systeminformation', 'eventsource-parser', 'strip-ansi'];
+const DEPENDENCIES = ['ink', 'react', 'execa', 'systeminformation', 'eventsource-parser', 'strip-ansi'];
 
 /** What each dependency costs at start: its import time from node_modules (median of 3) and whether the first frame waits for it in the bundle. */
 function dependencyCosts(dist: string): string[] {

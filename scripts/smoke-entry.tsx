@@ -12,7 +12,6 @@ import React from 'react';
 import {Box, Text, render} from 'ink';
 import si from 'systeminformation';
 import {execa} from 'execa';
-import chokidar from 'chokidar';
 import {createParser} from 'eventsource-parser';
 import {VERSION} from '../source/version.js';
 import {resolveConfig} from '../source/config/config.js';
@@ -25,7 +24,7 @@ if (cli.flags.version) {
 	process.exit(0);
 }
 // Keep the imports live (tree shaking would drop them, and the point is to measure their load).
-const loaded = [si.version?.(), typeof execa, typeof chokidar.watch, typeof createParser].length;
+const loaded = [si.version?.(), typeof execa, typeof createParser].length;
 const {config} = resolveConfig({env: process.env});
 
 function Frame(): React.JSX.Element {

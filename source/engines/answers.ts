@@ -171,7 +171,12 @@ export function dictNumber(dict: string, key: string): number | undefined {
 	const start = i + needle.length;
 	let end = start;
 	while (end < dict.length && dict.charCodeAt(end) !== 44 /* , */ && dict.charCodeAt(end) !== 125 /* } */) end++;
-	const raw = dict.slice(start, end).trim();
+	return dictValueNumber(dict.slice(start, end));
+}
+
+/** A dict entry's value text (what follows `'key': `, up to the next `,` or `}`) as a number: `37`, ` 1.5e-3 `. */
+export function dictValueNumber(value: string): number | undefined {
+	const raw = value.trim();
 	if (raw.length === 0 || !/^-?[\d.]+(?:e[-+]?\d+)?$/i.test(raw)) return undefined;
 	const n = Number(raw);
 	return Number.isFinite(n) ? n : undefined;

@@ -5,9 +5,8 @@
  */
 import type {EngineEvent, LineParser, OllamaRunner} from '../types/events.js';
 import type {ModelInfo} from '../types/state.js';
-import {numberCheck} from '../util/numbers.js';
+import {numberCheck, type CheckOptions} from '../util/numbers.js';
 import {bufferDevice, clean, finite, isRecord, MAX_PARSE_CHARS, OFFLOADED, offloaded, posInt, processBase, text, withCheck} from './answers.js';
-import {processRelativeMs} from './log-time.js';
 import type {FingerprintEvidence} from './fingerprint.js';
 import {OPENAI_MODEL_LIST, OPENAI_PROBE, type AnswerBlock, type AnswerStamp, type EngineDescriptor, type RestartMarker} from './descriptor.js';
 
@@ -25,6 +24,12 @@ export interface LlamaCppParserOptions {
 	/** The model name the embedding process knows (Ollama's model name beats a blob path). */
 	readonly model?: () => string | undefined;
 }
+
+/** The options of the checks, made once (an object literal in a call is a new object each time). */
+const NAN_UNKNOWN: CheckOptions = {nanIsUnknown: true};
+const WHOLE: CheckOptions = {integer: true};
+/** timing's dispatch: the first character that is not a space (none: search gives -1, charCodeAt NaN). */
+const NOT_SPACE = /[^ ]/;
 
 const CHILD = /^\[\s*(\d+)\] /;
 const SLOT = /^slot +(\S+): (?:id +(\d+) \| task (-?\d+) \| ?)?(.*)$/;
@@ -158,8 +163,24 @@ interface LlamaState {
 	readonly deferredAt: Map<string, number>;
 	readonly declinedAt: Map<string, number>;
 	debugSeen: boolean;
-	/** The process-relative time of the line being parsed (llama.cpp prefix), if it has one. */
-	lineRel: number | undefined;
+	/**
+	 * The line being parsed (its router-child prefix cut) where it starts with a stamp: its
+	 * process-relative time (lineRel) is read from it only where a `-v` line needs it.
+	 */
+	stamped: string | undefined;
+	/**
+	 * The keys of the last slot/task a line named (keyOf): a request's lines come together, and a
+	 * key built again is a new string, built and then hashed at each Map lookup (issue 32).
+	 */
+	kPrefix: string;
+	kSlot: number | undefined;
+	kTask: number | undefined;
+	/** `<prefix>s<slot>/t<task>`: `closed`'s key, and the request's while `run` is 0. */
+	kBase: string;
+	/** The run kKey was made for (-1: none). */
+	kRun: number;
+	/** `<prefix>r<run>:s<slot>/t<task>`. */
+	kKey: string;
 }
 
 /**
@@ -188,7 +209,13 @@ function newLlamaState(options: LlamaCppParserOptions): LlamaState {
 		deferredAt: new Map(),
 		declinedAt: new Map(),
 		debugSeen: false,
-		lineRel: undefined,
+		stamped: undefined,
+		kPrefix: '',
+		kSlot: undefined,
+		kTask: undefined,
+		kBase: '',
+		kRun: -1,
+		kKey: '',
 	};
 }
 
@@ -234,73 +261,123 @@ function req(s: LlamaState, key: string, slot: number | undefined, task: number 
 	return ev as unknown as Ev;
 }
 
+/**
+ * Whether a request patch of this slot/task is what req makes of its fields alone (no runner, no
+ * model of the embedding process, slot and task known): then the hot lines (a request's start,
+ * timings and end) write their patch as one object literal, in req's key order, where req builds a
+ * fields object and copies it key by key (~190 ns against ~35 ns a patch under the app's
+ * interpreter, issue 32). Every other patch goes through req.
+ */
+function bare(s: LlamaState, slot: number | undefined, task: number | undefined): boolean {
+	return slot !== undefined && task !== undefined && s.runner === undefined && s.modelOf === undefined;
+}
+
 /** Timing/acceptance lines, shared by slot lines and bare continuation lines. */
 function timing(s: LlamaState, msg: string, key: string, slot?: number, task?: number): Ev[] | null {
-	const c = firstNonSpace(msg);
-	const check = numberCheck();
-	if (c === 'p') {
+	// The first character that is not a space picks the one regex to try (a search is one native
+	// call; a loop of charCodeAt calls costs several under the interpreter). The checker is made
+	// only for a line that matched.
+	const c = msg.charCodeAt(msg.search(NOT_SPACE));
+	if (c === 112 /* p */) {
 		const m = PROMPT_EVAL.exec(msg);
 		if (m) {
+			const check = numberCheck();
 			const ms = check.num('prompt eval time', m[1], 'ms');
 			const n = check.count('prompt eval tokens', m[2]);
-			check.num('prompt ms per token', m[3], 'ms', {nanIsUnknown: true});
-			check.num('prompt tokens per second', m[4], 'tps', {nanIsUnknown: true});
+			check.num('prompt ms per token', m[3], 'ms', NAN_UNKNOWN);
+			check.num('prompt tokens per second', m[4], 'tps', NAN_UNKNOWN);
 			tallyOf(s, key).prefill = n;
-			return withCheck([req(s, key, slot, task, {prefillMs: ms, prefillTokens: n})], check);
+			const ev = ms !== undefined && n !== undefined && bare(s, slot, task)
+				? ({type: 'request', key, slot, task, prefillMs: ms, prefillTokens: n} as Ev)
+				: req(s, key, slot, task, {prefillMs: ms, prefillTokens: n});
+			return withCheck([ev], check);
 		}
-	} else if (c === 'e') {
+	} else if (c === 101 /* e */) {
 		const m = EVAL.exec(msg);
 		if (m) {
+			const check = numberCheck();
 			const ms = check.num('eval time', m[1], 'ms');
 			const n = check.count('eval tokens', m[2]);
-			check.num('eval ms per token', m[3], 'ms', {nanIsUnknown: true});
-			const tps = check.num('eval tokens per second', m[4], 'tps', {nanIsUnknown: true});
+			check.num('eval ms per token', m[3], 'ms', NAN_UNKNOWN);
+			const tps = check.num('eval tokens per second', m[4], 'tps', NAN_UNKNOWN);
 			tallyOf(s, key).generated = n;
-			return withCheck([req(s, key, slot, task, {
-				generatedTokens: n,
-				decodedTokens: n !== undefined ? decodedFromEval(n) : undefined,
-				decodeMs: ms,
-				engineTps: tps,
-			})], check);
+			const ev = n !== undefined && ms !== undefined && tps !== undefined && bare(s, slot, task)
+				? ({type: 'request', key, slot, task, generatedTokens: n, decodedTokens: decodedFromEval(n), decodeMs: ms, engineTps: tps} as Ev)
+				: req(s, key, slot, task, {
+					generatedTokens: n,
+					decodedTokens: n !== undefined ? decodedFromEval(n) : undefined,
+					decodeMs: ms,
+					engineTps: tps,
+				});
+			return withCheck([ev], check);
 		}
-	} else if (c === 't') {
+	} else if (c === 116 /* t */) {
 		if (TOTAL.test(msg)) return [];
-	} else if (c === 'g') {
+	} else if (c === 103 /* g */) {
 		if (GRAPHS.test(msg)) return [];
-	} else if (c === 'd') {
+	} else if (c === 100 /* d */) {
 		const m = DRAFT.exec(msg);
 		if (m) {
-			check.num('draft acceptance', m[1], 'ratio', {nanIsUnknown: true});
+			const check = numberCheck();
+			check.num('draft acceptance', m[1], 'ratio', NAN_UNKNOWN);
 			const accepted = check.count('accepted', m[2]);
 			const drafted = check.count('generated', m[3]);
-			const meanLen = check.num('mean len', m[4], 'perPass', {nanIsUnknown: true});
+			const meanLen = check.num('mean len', m[4], 'perPass', NAN_UNKNOWN);
 			return withCheck([req(s, key, slot, task, {accepted, drafted, engineMeanLen: meanLen})], check);
 		}
-	} else if (c === 'a') {
+	} else if (c === 97 /* a */) {
 		if (ACC_POS.test(msg)) return [];
 	}
 	return null;
 }
 
+/** `<prefix>s<slot>/t<task>`, the key of a task in `closed` (cached in the state, see kBase). */
+function baseKey(s: LlamaState, keyPrefix: string, slot: number | undefined, task: number): string {
+	if (task !== s.kTask || slot !== s.kSlot || keyPrefix !== s.kPrefix) {
+		s.kPrefix = keyPrefix;
+		s.kSlot = slot;
+		s.kTask = task;
+		s.kBase = `${keyPrefix}s${slot}/t${task}`;
+		s.kRun = -1;
+	}
+	return s.kBase;
+}
+
+/** The request key of a task in this run: `<prefix>s<slot>/t<task>`, with `r<run>:` after a restart. */
+function keyOf(s: LlamaState, keyPrefix: string, slot: number | undefined, task: number): string {
+	const base = baseKey(s, keyPrefix, slot, task);
+	if (s.run === 0) return base;
+	if (s.kRun !== s.run) {
+		s.kRun = s.run;
+		s.kKey = `${keyPrefix}r${s.run}:s${slot}/t${task}`;
+	}
+	return s.kKey;
+}
+
 /** A `slot <fn>: id N | task T | <msg>` line (or `task -1`, no task: the slot itself). */
 function slotMessage(s: LlamaState, fn: string, msg: string, slot: number | undefined, task: number | undefined, keyPrefix: string): Ev[] | null {
-	const hasTask = task !== undefined && task >= 0;
-	if (hasTask) {
-		s.requestsThisRun = true;
-		// The same slot/task opening again after it closed: the server restarted.
-		if (s.closed.has(`${keyPrefix}s${slot}/t${task}`) && msg.startsWith('processing task')) newRun(s);
+	if (task === undefined || task < 0) {
+		if (msg.length === 0) return [];
+		if (fn === 'print_timing') {
+			const runPrefix = s.run === 0 ? keyPrefix : `${keyPrefix}r${s.run}:`;
+			const key = slot === undefined && s.lastKey !== undefined ? s.lastKey : `${runPrefix}s${slot ?? '?'}/t${task ?? '?'}`;
+			return printTiming(s, msg, key, slot, task);
+		}
+		if (msg.startsWith('processing task') || msg.startsWith('stop processing')) return [];
+		return slotIdle(s, msg, slot, keyPrefix);
 	}
-	const runPrefix = s.run === 0 ? keyPrefix : `${keyPrefix}r${s.run}:`;
-	const key = hasTask ? `${runPrefix}s${slot}/t${task}` : slot === undefined && s.lastKey !== undefined ? s.lastKey : `${runPrefix}s${slot ?? '?'}/t${task ?? '?'}`;
+	s.requestsThisRun = true;
+	// The same slot/task opening again after it closed: the server restarted.
+	if (msg.startsWith('processing task') && s.closed.has(baseKey(s, keyPrefix, slot, task))) newRun(s);
+	const key = keyOf(s, keyPrefix, slot, task);
 	if (msg.length === 0) {
 		// Pre-b9232: the numbers follow on bare continuation lines.
-		if (fn === 'print_timing' && hasTask) s.pending = {key, slot, task};
+		if (fn === 'print_timing') s.pending = {key, slot, task};
 		return [];
 	}
 	if (fn === 'print_timing') return printTiming(s, msg, key, slot, task);
-	if (msg.startsWith('processing task')) return hasTask ? taskStart(s, key, slot, task!, keyPrefix) : [];
-	if (msg.startsWith('stop processing')) return hasTask ? taskStop(s, msg, key, slot, task!, keyPrefix) : [];
-	if (!hasTask) return slotIdle(s, msg, slot, keyPrefix);
+	if (msg.startsWith('processing task')) return taskStart(s, key, slot, task, keyPrefix);
+	if (msg.startsWith('stop processing')) return taskStop(s, msg, key, slot, task, keyPrefix);
 	return taskLine(s, msg, key, slot, task);
 }
 
@@ -336,21 +413,33 @@ function taskStart(s: LlamaState, key: string, slot: number | undefined, task: n
 	const fSim = s.fSimOfSlot.get(slotKey);
 	s.fSimOfSlot.delete(slotKey);
 	if (fSim !== undefined) tallyOf(s, key).fSim = fSim;
-	s.keyOfTask.set(`${keyPrefix}${task}`, key);
+	const taskId = `${keyPrefix}${task}`;
+	s.keyOfTask.set(taskId, key);
 	if (s.keyOfTask.size > 256) s.keyOfTask.delete(s.keyOfTask.keys().next().value!);
-	const deferred = s.deferredAt.get(`${keyPrefix}${task}`) ?? s.declinedAt.get(`${keyPrefix}${task}`);
-	s.deferredAt.delete(`${keyPrefix}${task}`);
-	s.declinedAt.delete(`${keyPrefix}${task}`);
+	// Defer and decline lines are `-v` only: most logs have none.
+	let deferred: number | undefined;
+	if (s.deferredAt.size > 0 || s.declinedAt.size > 0) {
+		deferred = s.deferredAt.get(taskId) ?? s.declinedAt.get(taskId);
+		s.deferredAt.delete(taskId);
+		s.declinedAt.delete(taskId);
+	}
 	let queueMs: number | undefined;
-	if (deferred !== undefined) queueMs = Number.isFinite(deferred) && s.lineRel !== undefined && s.lineRel >= deferred ? s.lineRel - deferred : undefined;
+	if (deferred !== undefined) {
+		const rel = lineRel(s);
+		queueMs = Number.isFinite(deferred) && rel !== undefined && rel >= deferred ? rel - deferred : undefined;
+	}
 	else if (s.debugSeen) queueMs = 0;
+	if (queueMs === undefined && bare(s, slot, task)) {
+		const model = s.modelName;
+		return [(model === undefined ? {type: 'request', key, slot, task, started: true} : {type: 'request', key, slot, task, started: true, model}) as Ev];
+	}
 	return [req(s, key, slot, task, {started: true, model: s.modelName, queueMs})];
 }
 
 /** `stop processing`: the request is done (with the prompt a default-verbosity log did not state, estimated). */
 function taskStop(s: LlamaState, msg: string, key: string, slot: number | undefined, task: number, keyPrefix: string): Ev[] {
 	s.cacheSeen.delete(key);
-	s.closed.add(`${keyPrefix}s${slot}/t${task}`);
+	s.closed.add(baseKey(s, keyPrefix, slot, task));
 	if (s.pending?.key === key) s.pending = undefined;
 	const t = s.tally.get(key);
 	s.tally.delete(key);
@@ -359,7 +448,8 @@ function taskStop(s: LlamaState, msg: string, key: string, slot: number | undefi
 		if (s.finished.size > 256) s.finished.delete(s.finished.keys().next().value!);
 	}
 	if (t?.outcome !== undefined) s.tally.set(key, {outcome: t.outcome});
-	const out: Ev[] = [req(s, key, slot, task, {done: true, ...estimatePrompt(t, msg)})];
+	const fields = doneFields(t, msg);
+	const out: Ev[] = [fields === DONE && bare(s, slot, task) ? ({type: 'request', key, slot, task, done: true} as Ev) : req(s, key, slot, task, fields)];
 	// Ran into the window while generating with context shift off (server-context.cpp:1776): cut at the window.
 	if (t?.outcome === undefined && t?.shifted !== true && STOP_TRUNCATED.test(msg)) {
 		out.unshift(req(s, key, slot, task, {finishReason: 'length'}));
@@ -564,7 +654,7 @@ function deferLine(s: LlamaState, msg: string, keyPrefix: string): Ev[] {
 	const m = DEFER.exec(msg);
 	if (!m) return [];
 	const id = `${keyPrefix}${m[1]}`;
-	const at = s.lineRel ?? Number.NaN;
+	const at = lineRel(s) ?? Number.NaN;
 	if (msg.startsWith('decoding')) {
 		if (!s.declinedAt.has(id)) s.declinedAt.set(id, at);
 		if (s.declinedAt.size > 64) s.declinedAt.delete(s.declinedAt.keys().next().value!);
@@ -607,7 +697,7 @@ function tagged(s: LlamaState, fn: string, msg: string, keyPrefix = ''): Ev[] | 
 		m = INIT_SLOTS.exec(msg);
 		if (m) {
 			const check = numberCheck();
-			const slots = check.num('n_slots', m[1], 'count', {integer: true});
+			const slots = check.num('n_slots', m[1], 'count', WHOLE);
 			const perSlot = check.count('n_ctx_slot', m[2]);
 			const ev: Record<string, unknown> = {type: 'context'};
 			if (slots !== undefined) ev.slots = slots;
@@ -636,26 +726,31 @@ function pushLine(s: LlamaState, raw: string): EngineEvent[] | null {
 			c = line.charCodeAt(0);
 		}
 	}
-	s.lineRel = undefined;
+	// The stamp and the level are stepped over, and the line cut once (each cut is a new string).
+	s.stamped = undefined;
+	let at = 0;
 	if (c >= 48 && c <= 57 /* digit */) {
-		const n = timestampLength(line);
-		if (n > 0) {
-			s.lineRel = processRelativeMs(line);
-			line = line.slice(n);
-			c = line.charCodeAt(0);
+		at = timestampLength(line);
+		if (at > 0) {
+			s.stamped = line;
+			c = line.charCodeAt(at);
 		}
 	}
 	// Level letter `I `/`W `/`E `/`D `.
-	if ((c === 73 || c === 87 || c === 69 || c === 68) && line.charCodeAt(1) === 32) {
+	if ((c === 73 || c === 87 || c === 69 || c === 68) && line.charCodeAt(at + 1) === 32) {
 		if (c === 68) s.debugSeen = true;
-		line = line.slice(2);
-		c = line.charCodeAt(0);
+		at += 2;
+		c = line.charCodeAt(at);
 	}
+	if (at > 0) line = line.slice(at);
 	if (c === 115 /* s */ && line.startsWith('slot ')) {
 		const m = SLOT.exec(line);
 		if (m) {
-			const slot = finite(m[2]);
-			const task = finite(m[3]);
+			// finite() of the two captures, without its calls: `\d+`, `-?\d+` (Infinity past 309 digits).
+			const slotN = m[2] === undefined ? undefined : Number(m[2]);
+			const taskN = m[3] === undefined ? undefined : Number(m[3]);
+			const slot = slotN !== undefined && Number.isFinite(slotN) ? slotN : undefined;
+			const task = taskN !== undefined && Number.isFinite(taskN) ? taskN : undefined;
 			if (s.pending && !(m[1] === 'print_timing' && m[4]!.length === 0)) s.pending = undefined;
 			return slotMessage(s, m[1]!, m[4]!, slot, task, keyPrefix);
 		}
@@ -689,21 +784,43 @@ export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineP
 	return {engine: 'llamacpp', push: (line) => pushLine(s, line)};
 }
 
-const isDigit = (s: string, i: number): boolean => {
-	const c = s.charCodeAt(i);
-	return c >= 48 && c <= 57;
-};
+/**
+ * A leading llama.cpp stamp — common/log.cpp (ngxson/llama.cpp @ 3f545be): `"%d.%02d.%03d.%03d "`,
+ * minutes.seconds.ms.µs since the process started — with at most 6 digits of minutes. A regex, not
+ * a loop of character tests: under the app's interpreter (no TurboFan) a regex test costs ~35 ns, a
+ * JS loop over the same twelve characters ~250 ns (issue 32). STAMP_AT is sticky (at lastIndex 0:
+ * the start) so that `test` leaves the stamp's end in lastIndex: no match array.
+ */
+const STAMP_AT = /\d{1,6}\.\d{2}\.\d{3}\.\d{3} /y;
+const STAMP = /^(\d{1,6})\.(\d{2})\.(\d{3})\.(\d{3}) /;
 
-/** Length of a leading `M.SS.mmm.uuu ` timestamp (what TS matches), 0 if none; no regex on the hot path. */
+/** Length of a leading `M.SS.mmm.uuu ` timestamp, 0 if none. */
 export function timestampLength(s: string): number {
-	let i = 0;
-	while (i < 6 && isDigit(s, i)) i++;
-	if (i === 0 || s.charCodeAt(i) !== 46) return 0;
-	if (!isDigit(s, i + 1) || !isDigit(s, i + 2) || s.charCodeAt(i + 3) !== 46) return 0;
-	if (!isDigit(s, i + 4) || !isDigit(s, i + 5) || !isDigit(s, i + 6) || s.charCodeAt(i + 7) !== 46) return 0;
-	if (!isDigit(s, i + 8) || !isDigit(s, i + 9) || !isDigit(s, i + 10) || s.charCodeAt(i + 11) !== 32) return 0;
-	return i + 12;
+	STAMP_AT.lastIndex = 0;
+	return STAMP_AT.test(s) ? STAMP_AT.lastIndex : 0;
 }
+
+/**
+ * The process-relative time of the line being parsed, in ms, where its stamp is followed by a
+ * level letter: what log-time.ts processRelativeMs reads (its PROCESS_TIME: `[IWEDT] ` after the
+ * stamp), the same sums of the same numbers in the same order, so the same double. Read only where
+ * a line needs it (queue times of `-v` logs), not for every line.
+ */
+function lineRel(s: LlamaState): number | undefined {
+	const line = s.stamped;
+	if (line === undefined) return undefined;
+	const m = STAMP.exec(line);
+	if (m === null) return undefined;
+	const n = m[0].length;
+	const level = line.charCodeAt(n);
+	if ((level === 73 || level === 87 || level === 69 || level === 68 || level === 84) && line.charCodeAt(n + 1) === 32) {
+		return (+m[1]! * 60 + +m[2]!) * 1000 + +m[3]! + +m[4]! / 1000;
+	}
+	return undefined;
+}
+
+/** The closing patch's fields without an estimate (one object for every such close). */
+const DONE: Readonly<Record<string, unknown>> = Object.freeze({done: true});
 
 /**
  * The prompt a default-verbosity log does not state (engines.md §2a, v2 partial-reuse captures):
@@ -712,27 +829,24 @@ export function timestampLength(s: string): number {
  * normally with both counts logged (a cancelled or failed one holds other tokens), only where the
  * log did not state them, cross-checked against `f_sim_best` (= LCP / prompt, `%.3f`) where the
  * slot was picked by similarity; an estimate (`~`), never a stated count.
+ * The fields of the closing patch: `done`, then the estimate where there is one (made in one object,
+ * not spread into another: issue 32).
  */
-function estimatePrompt(t: {prefill?: number; generated?: number; promptStated?: boolean; cachedStated?: boolean; fSim?: number; outcome?: string} | undefined, msg: string): Record<string, unknown> {
-	if (!t || t.outcome !== undefined || t.prefill === undefined || t.generated === undefined) return {};
-	if (t.promptStated && t.cachedStated) return {};
+function doneFields(t: {prefill?: number; generated?: number; promptStated?: boolean; cachedStated?: boolean; fSim?: number; outcome?: string} | undefined, msg: string): Readonly<Record<string, unknown>> {
+	if (!t || t.outcome !== undefined || t.prefill === undefined || t.generated === undefined) return DONE;
+	if (t.promptStated && t.cachedStated) return DONE;
 	const m = STOP_N_TOKENS.exec(msg);
-	if (!m) return {};
+	if (!m) return DONE;
 	const nTokens = Number(m[1]);
 	const prompt = nTokens + 1 - t.generated;
 	const cached = prompt - t.prefill;
-	if (!Number.isFinite(prompt) || prompt < 1 || cached < 0) return {};
+	if (!Number.isFinite(prompt) || prompt < 1 || cached < 0) return DONE;
 	// f_sim_best is the LCP share of the prompt; the cache reuses at most the LCP (full reuse keeps one token back).
-	if (t.fSim !== undefined && Math.abs(cached / prompt - t.fSim) > 0.0005 + 1 / prompt) return {};
-	const out: Record<string, unknown> = {promptEstimated: true};
+	if (t.fSim !== undefined && Math.abs(cached / prompt - t.fSim) > 0.0005 + 1 / prompt) return DONE;
+	const out: Record<string, unknown> = {done: true, promptEstimated: true};
 	if (!t.promptStated) out.promptTokens = prompt;
 	if (!t.cachedStated) out.cachedTokens = cached;
 	return out;
-}
-
-function firstNonSpace(s: string): string {
-	for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) !== 32) return s[i]!;
-	return '';
 }
 
 function specKind(type: string): string {

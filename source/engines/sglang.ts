@@ -4,7 +4,7 @@
  */
 import type {EngineEvent, LineParser} from '../types/events.js';
 import {numberCheck} from '../util/numbers.js';
-import {clean, dictNumber, isRecord, MAX_PARSE_CHARS, parseUvicorn, PYTHON_HOST, withCheck} from './answers.js';
+import {clean, dictValueNumber, isRecord, MAX_PARSE_CHARS, parseUvicorn, PYTHON_HOST, withCheck} from './answers.js';
 import {OPENAI_MODEL_LIST, OPENAI_PROBE, OPENAI_VERSIONED_POLL, type EngineDescriptor} from './descriptor.js';
 import type {FingerprintEvidence} from './fingerprint.js';
 
@@ -35,6 +35,16 @@ export function sglangFields(body: string): Record<string, string> {
 const RETRACT = /(?:KV cache pool is full\. Retract requests\.|Decode out of memory happened\.) #retracted_reqs: (\d+)/;
 
 /**
+ * The meta_info entries read, in one pass: each key at its first `'key': ` (where `dictNumber`'s
+ * search finds it), its value (up to `,` or `}`) looked at without being consumed, so a value that
+ * holds another key's text hides nothing (no key holds a quote, so no two matches overlap). One
+ * `Finish` line a request under `--log-requests`: five `dictNumber` searches and `clean`'s copy made
+ * a 1 KB line (level 0) cost 5.0 µs under the app's V8 flags (no TurboFan); this, 3.2 µs.
+ */
+const META_ENTRY = /'(prompt_tokens|completion_tokens|cached_tokens|spec_verify_ct|e2e_latency)': (?=([^,}]*))/g;
+const FINISH_TYPE = /'finish_reason': \{'type': '(\w+)'/;
+
+/**
  * `--log-requests`: tokenizer_manager.py `logger.info(f"Finish: obj={…}, out={…}")` (2024–2026; request_logger.py
  * `self._log(f"Finish: obj={obj_str}{headers_str}{out_str}")` in 2026). `out` is a dict repr whose
  * `meta_info` holds `prompt_tokens`, `completion_tokens`, `cached_tokens`, `e2e_latency` (s) and, with
@@ -43,22 +53,40 @@ const RETRACT = /(?:KV cache pool is full\. Retract requests\.|Decode out of mem
 export function parseSglangFinish(msg: string, seq: number): EngineEvent | undefined {
 	const i = msg.indexOf("'meta_info': {");
 	if (i < 0) return undefined;
-	const meta = msg.slice(i);
-	const e2e = dictNumber(meta, 'e2e_latency');
-	const finish = /'finish_reason': \{'type': '(\w+)'/.exec(meta)?.[1];
-	return clean({
-		type: 'request',
-		key: `sglang#${seq}`,
-		started: true,
-		done: true,
-		promptTokens: dictNumber(meta, 'prompt_tokens'),
-		generatedTokens: dictNumber(meta, 'completion_tokens'),
-		cachedTokens: dictNumber(meta, 'cached_tokens'),
-		passes: dictNumber(meta, 'spec_verify_ct'),
-		wallMs: e2e === undefined ? undefined : e2e * 1000,
-		outcome: finish === 'abort' ? 'cancelled' : undefined,
-	}) as EngineEvent;
+	let prompt: string | undefined;
+	let completion: string | undefined;
+	let cached: string | undefined;
+	let verify: string | undefined;
+	let latency: string | undefined;
+	META_ENTRY.lastIndex = i;
+	for (let m = META_ENTRY.exec(msg); m !== null; m = META_ENTRY.exec(msg)) {
+		const v = m[2]!;
+		switch (m[1]) {
+			case 'prompt_tokens': prompt ??= v; break;
+			case 'completion_tokens': completion ??= v; break;
+			case 'cached_tokens': cached ??= v; break;
+			case 'spec_verify_ct': verify ??= v; break;
+			default: latency ??= v; break;
+		}
+	}
+	const e2e = valueNumber(latency);
+	const finish = FINISH_TYPE.exec(msg.slice(i))?.[1];
+	// The fields clean() would keep, in the same order, without the object it copies from.
+	const ev: Record<string, unknown> = {type: 'request', key: `sglang#${seq}`, started: true, done: true};
+	const promptTokens = valueNumber(prompt);
+	if (promptTokens !== undefined) ev.promptTokens = promptTokens;
+	const generatedTokens = valueNumber(completion);
+	if (generatedTokens !== undefined) ev.generatedTokens = generatedTokens;
+	const cachedTokens = valueNumber(cached);
+	if (cachedTokens !== undefined) ev.cachedTokens = cachedTokens;
+	const passes = valueNumber(verify);
+	if (passes !== undefined) ev.passes = passes;
+	if (e2e !== undefined) ev.wallMs = e2e * 1000;
+	if (finish === 'abort') ev.outcome = 'cancelled';
+	return ev as unknown as EngineEvent;
 }
+
+const valueNumber = (v: string | undefined): number | undefined => (v === undefined ? undefined : dictValueNumber(v));
 
 export function parseSglangMessage(msg: string, state?: {retracted: number; finished: number}): EngineEvent[] | null {
 	const c = msg.charCodeAt(0);

@@ -19,6 +19,8 @@ declare module '../types/events.js' {
  * `(APIServer pid=N) ` / `(EngineCore_DP0 pid=N) ` process prefixes in V1.
  */
 const PREFIX = /^(?:\([^)]*pid=\d+\) )?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2} (?:\[[^\]:]+:\d+\]|[\w.]+:\d+\]) /;
+/** PREFIX, sticky: `test` then `lastIndex` is where the message starts, without a match array and its string. */
+const PREFIX_AT = new RegExp(PREFIX.source, 'y');
 // Numbers are captured with their sign: a negative one is counted as inconsistent, not skipped.
 const STATS = /^(?:(?:Engine \d+|\d+ Engines Aggregated): )?Avg prompt throughput: (-?[\d.]+) tokens\/s, Avg generation throughput: (-?[\d.]+) tokens\/s, Running: (-?\d+) reqs(.*)$/;
 const WAITING = /(?:Waiting|Pending): (-?\d+) reqs/;
@@ -111,7 +113,15 @@ export function parseVllmMessage(msg: string, state?: VllmState): EngineEvent[] 
 			acceptRate,
 		}) as EngineEvent], check);
 	}
-	if (msg.includes('total_num_cumulative_preemption=')) {
+	// Busy `--enable-log-requests` logs are mostly `Received request %s: prompt: %r, params: %s,
+	// prompt_token_ids: %s, …` (vllm/entrypoints/logger.py @ 01ff126) and `Added request %s.`
+	// (vllm/v1/engine/async_llm.py @ 8ef0b5f): per request a line of 0.8–8 KB (the prompt, the
+	// sampling params, the token ids) and a short one, which carry no figure. What is left to test
+	// scans the whole line: VERSION and LISTEN (each a regex) need one of two phrases, whose
+	// rare first letters make plain searches cheap; `total_num_…` starts with a letter the params and
+	// prompts are full of, so `cumulative_preemption=` is looked for first. Received lines under the
+	// app's V8 flags (no TurboFan): 760 chars 0.79 → 0.53 µs, 3.5 KB 2.4 → 0.75 µs.
+	if (msg.includes('cumulative_preemption=') && msg.includes('total_num_cumulative_preemption=')) {
 		const check = numberCheck();
 		const n = check.count('total_num_cumulative_preemption', CUMULATIVE_PREEMPTION.exec(msg)?.[1]);
 		return withCheck(n === undefined ? [] : [{type: 'interval-stats', preemptedTotal: n}], check);
@@ -119,6 +129,7 @@ export function parseVllmMessage(msg: string, state?: VllmState): EngineEvent[] 
 	// `logger.exception("Error in extracting tool call from response.")` — vllm/tool_parsers/hermes_tool_parser.py
 	// @ becf329 (and the other tool parsers): the call reaches the client as plain text.
 	if (c === 69 /* E */ && msg.startsWith('Error in extracting tool call')) return [{type: 'agent-signal', signal: {kind: 'tool-call-failed', evidence: msg.length > 300 ? `${msg.slice(0, 299)}…` : msg}}];
+	if (!msg.includes('vLLM API server ') && !msg.includes('Uvicorn running on ')) return [];
 	let m = VERSION.exec(msg);
 	if (m) return [{type: 'server-start', version: m[1]}];
 	m = LISTEN.exec(msg);
@@ -132,8 +143,8 @@ export function createVllmParser(): LineParser {
 		if (line.length === 0 || line.length > MAX_PARSE_CHARS) return null;
 		const c = line.charCodeAt(0);
 		if (c === 40 /* ( */ || c === 68 || c === 73 || c === 87 || c === 69 || c === 67) {
-			const m = PREFIX.exec(line);
-			if (m) return parseVllmMessage(line.slice(m[0].length), state);
+			PREFIX_AT.lastIndex = 0;
+			if (PREFIX_AT.test(line)) return parseVllmMessage(line.slice(PREFIX_AT.lastIndex), state);
 			const h = parseUvicorn(line);
 			if (h) return [h];
 			// `(APIServer pid=1) INFO:     Started server process` and other uvicorn lines.

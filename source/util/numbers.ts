@@ -80,10 +80,34 @@ export function checkNumber(field: string, raw: unknown, kind: NumberKind, optio
 	return {ok: true, value: n};
 }
 
+/** What `checkedValue` answers for a number checkNumber calls not ok. */
+export const INVALID: unique symbol = Symbol('invalid number');
+
+/**
+ * checkNumber's verdict without its result object (nor the `{}` of its default options, nor the
+ * problem's text): the value (`undefined` when absent or a no-value word), or INVALID where
+ * checkNumber is not ok. The same rules in the same order; test/faults/numbers.test.ts checks that
+ * both agree on every kind of input. Why: the log parsers read several numbers a line, and the app
+ * runs V8 without its optimizing compiler, where each of those temporary objects costs (issue 32).
+ */
+export function checkedValue(raw: unknown, kind: NumberKind, options?: CheckOptions): number | undefined | typeof INVALID {
+	if (raw === undefined || raw === null || raw === '') return undefined;
+	let n: number;
+	if (typeof raw === 'number') n = raw;
+	else if (typeof raw === 'string') {
+		const s = raw.trim();
+		if (options !== undefined && options.nanIsUnknown && NAN_WORDS.has(s)) return undefined;
+		n = s === '' ? Number.NaN : Number(s);
+	} else return INVALID;
+	if (!Number.isFinite(n) || n < 0 || n > BOUNDS[kind]) return INVALID;
+	if (options !== undefined && options.integer && !Number.isInteger(n)) return INVALID;
+	return n;
+}
+
 /** The valid value, or undefined (absent or invalid) — where the caller does not count problems. */
 export function validNumber(raw: unknown, kind: NumberKind, options?: CheckOptions): number | undefined {
-	const c = checkNumber('', raw, kind, options);
-	return c.ok ? c.value : undefined;
+	const v = checkedValue(raw, kind, options);
+	return v === INVALID ? undefined : v;
 }
 
 export interface NumberCheck {
@@ -99,22 +123,41 @@ export interface NumberCheck {
 	reason(): string | undefined;
 }
 
+const WHOLE: CheckOptions = {integer: true};
+
+/**
+ * A checker as a class, not an object of closures: one object a line where there were six, and no
+ * problems array until there is a problem (measured with the llama.cpp parser under --no-opt: see
+ * source/engines/llamacpp.ts). Same answers, same problems in the same order.
+ */
+class Check implements NumberCheck {
+	private list: string[] | undefined = undefined;
+	get problems(): readonly string[] {
+		return this.list ?? NO_PROBLEMS;
+	}
+	num(field: string, raw: unknown, kind: NumberKind, options?: CheckOptions): number | undefined {
+		const v = checkedValue(raw, kind, options);
+		if (v !== INVALID) return v;
+		// Rare: the problem's text from checkNumber itself.
+		const c = checkNumber(field, raw, kind, options);
+		this.fail(c.ok ? `${field} is invalid` : c.problem);
+		return undefined;
+	}
+	count(field: string, raw: unknown): number | undefined {
+		return this.num(field, raw, 'tokens', WHOLE);
+	}
+	fail(problem: string): void {
+		if (this.list === undefined) this.list = [problem];
+		else this.list.push(problem);
+	}
+	reason(): string | undefined {
+		return this.list === undefined ? undefined : this.list.join('; ');
+	}
+}
+
+const NO_PROBLEMS: readonly string[] = Object.freeze([]);
+
 /** A checker for one line or one answer: read every number through it, then ask for reason(). */
 export function numberCheck(): NumberCheck {
-	const problems: string[] = [];
-	const num = (field: string, raw: unknown, kind: NumberKind, options?: CheckOptions): number | undefined => {
-		const c = checkNumber(field, raw, kind, options);
-		if (c.ok) return c.value;
-		problems.push(c.problem);
-		return undefined;
-	};
-	return {
-		problems,
-		num,
-		count: (field, raw) => num(field, raw, 'tokens', {integer: true}),
-		fail: problem => {
-			problems.push(problem);
-		},
-		reason: () => (problems.length === 0 ? undefined : problems.join('; ')),
-	};
+	return new Check();
 }

@@ -1,0 +1,800 @@
+/**
+ * The llama.cpp log parser exactly as it was at main 48848bc (source/engines/llamacpp.ts, with the
+ * helpers it called that have since been rewritten for speed: util/numbers.ts numberCheck/checkNumber
+ * and engines/log-time.ts processRelativeMs), kept frozen as the reference of
+ * test/engines/llamacpp-reference.test.ts: the fast parser must give the same events, field for field
+ * and in the same key order, on every fixture and on fuzzed variants of them.
+ *
+ * Not used by the app. When the parser's behaviour changes on purpose, make the same change here (or
+ * retire this copy and its test); never change it to make a speed change pass.
+ * Upstream citations of the regexes: see source/engines/llamacpp.ts.
+ */
+/* eslint-disable */
+import type {EngineEvent, LineParser, OllamaRunner} from '../../source/types/events.js';
+import {bufferDevice, clean, finite, MAX_PARSE_CHARS, OFFLOADED, offloaded, withCheck} from '../../source/engines/answers.js';
+import {BOUNDS, type CheckOptions, type Checked, type NumberCheck, type NumberKind} from '../../source/util/numbers.js';
+import {sanitize} from '../../source/util/sanitize.js';
+
+// ---- util/numbers.ts @ 48848bc: checkNumber, numberCheck ----
+
+const NAN_WORDS = new Set(['nan', '-nan', 'inf', '-inf', '+inf', 'NaN', 'Infinity', '-Infinity', 'None', 'null']);
+
+const show = (raw: unknown): string => {
+	const s = typeof raw === 'string' ? raw : typeof raw === 'number' ? String(raw) : JSON.stringify(raw) ?? String(raw);
+	return sanitize(s, 24);
+};
+
+function checkNumber(field: string, raw: unknown, kind: NumberKind, options: CheckOptions = {}): Checked {
+	if (raw === undefined || raw === null || raw === '') return {ok: true, value: undefined};
+	let n: number;
+	if (typeof raw === 'number') n = raw;
+	else if (typeof raw === 'string') {
+		const s = raw.trim();
+		if (options.nanIsUnknown && NAN_WORDS.has(s)) return {ok: true, value: undefined};
+		n = s === '' ? Number.NaN : Number(s);
+	} else return {ok: false, problem: `${field}=${show(raw)} is not a number`};
+	if (!Number.isFinite(n)) return {ok: false, problem: `${field}=${show(raw)} is not a finite number`};
+	if (n < 0) return {ok: false, problem: `${field}=${show(raw)} is negative`};
+	const max = BOUNDS[kind];
+	if (n > max) return {ok: false, problem: `${field}=${show(raw)} is beyond ${max.toExponential().replace('e+', 'e')}`};
+	if (options.integer && !Number.isInteger(n)) return {ok: false, problem: `${field}=${show(raw)} is not a whole number`};
+	return {ok: true, value: n};
+}
+
+function numberCheck(): NumberCheck {
+	const problems: string[] = [];
+	const num = (field: string, raw: unknown, kind: NumberKind, options?: CheckOptions): number | undefined => {
+		const c = checkNumber(field, raw, kind, options);
+		if (c.ok) return c.value;
+		problems.push(c.problem);
+		return undefined;
+	};
+	return {
+		problems,
+		num,
+		count: (field, raw) => num(field, raw, 'tokens', {integer: true}),
+		fail: problem => {
+			problems.push(problem);
+		},
+		reason: () => (problems.length === 0 ? undefined : problems.join('; ')),
+	};
+}
+
+// ---- engines/log-time.ts @ 48848bc: processRelativeMs ----
+
+const PROCESS_TIME = /^(\d+)\.(\d{2})\.(\d{3})\.(\d{3}) [IWEDT] /;
+
+function processRelativeMs(line: string): number | undefined {
+	const m = PROCESS_TIME.exec(line);
+	return m ? (+m[1]! * 60 + +m[2]!) * 1000 + +m[3]! + +m[4]! / 1000 : undefined;
+}
+
+// ---- engines/llamacpp.ts @ 48848bc, lines 20-746 (the log parser) ----
+
+type Ev = EngineEvent;
+
+interface LlamaCppParserOptions {
+	/** Tag every request patch with this runner (Ollama ≥ 0.30 embeds llama-server). */
+	readonly runner?: OllamaRunner;
+	/** The model name the embedding process knows (Ollama's model name beats a blob path). */
+	readonly model?: () => string | undefined;
+}
+
+const CHILD = /^\[\s*(\d+)\] /;
+const SLOT = /^slot +(\S+): (?:id +(\d+) \| task (-?\d+) \| ?)?(.*)$/;
+const TAGGED = /^[a-z]{3,4} +(\S+): (.*)$/;
+
+// Numbers are captured with their sign (`-?`): a negative one is seen and counted as inconsistent,
+// not silently skipped (util/numbers.ts checks every one).
+const PROMPT_EVAL = /^\s*prompt eval time = +(-?[\d.]+) ms \/ +(-?\d+) tokens \( *(-?[\d.]+|-?nan|inf) ms per token, +(-?[\d.]+|-?nan|inf) tokens per second\)/;
+const EVAL = /^\s*eval time = +(-?[\d.]+) ms \/ +(-?\d+) (?:tokens|runs) +\( *(-?[\d.]+|-?nan|inf) ms per token, +(-?[\d.]+|-?nan|inf) tokens per second\)/;
+const TOTAL = /^\s*total time = +[\d.]+ ms \/ +\d+ tokens/;
+const GRAPHS = /^\s*graphs reused = +\d+/;
+const DRAFT = /draft acceptance(?: rate)? = (-?[\d.]+|-?nan) \( *(-?\d+) accepted \/ +(-?\d+) generated\)(?:, mean (?:len|acceptance length) = +(-?[\d.]+|-?nan))?/;
+const ACC_POS = /^\s*acc per pos = \(/;
+const LIVE = /n_(?:gen|decoded) = +(-?\d+), tg = +(-?[\d.]+) t\/s(?:, tg_3s = +(-?[\d.]+) t\/s)?/;
+const PROGRESS = /prompt processing(?: progress)?, n_(?:tokens|past) = +(-?\d+), (?:(?:batch\.)?n_tokens = +(-?\d+), )?progress = (-?[\d.]+)(?:, t = +(-?[\d.]+) s \/ (-?[\d.]+) tokens per second)?/;
+const PROMPT_DONE = /prompt (?:processing )?done, n_(?:past|tokens) = +(-?\d+)/;
+const NEW_PROMPT = /new prompt, n_ctx_slot = (-?\d+), n_keep = -?\d+, (?:task\.n_tokens|n_prompt_tokens) = (-?\d+)/;
+const CACHED = /^(?:cached )?(?:n_tokens|n_past) = (-?\d+), memory_seq_rm \[(-?\d+), end\)|^kv cache rm \[(-?\d+), end\)/;
+const N_PAST_SET = /^n_past was set to (-?\d+)/;
+const NEED_EVAL = /need to evaluate at least 1 token .*task\.n_tokens\(\) = (-?\d+)\)/;
+const NEW_SLOT = /new slot,? n_ctx(?:_slot)? = (\d+)/;
+const INIT_SLOTS = /initializing(?: slots)?, n_slots = (\d+)(?:, n_ctx_slot = (\d+))?/;
+const REQUEST = /(?:done )?request: ([A-Z]+) (\S+) (\S+) (\d{3})$/;
+/** `SLT_INF(slot, "stop processing: n_tokens = %d, truncated = %d\n")` — tools/server/server-context.cpp @ 3f545be (b10573). */
+const STOP_N_TOKENS = /^stop processing: n_tokens = (\d+)/;
+/** `"selected slot by LCP similarity, f_sim_best = %.3f (> %.3f thold), f_keep = %.3f\n"` — server-context.cpp @ 3f545be. */
+const F_SIM = /^selected slot by LCP similarity, f_sim_best = ([\d.]+)/;
+/** `SRV_ERR("task id = %d, error: %s\n")` in `send_error` — server-context.cpp @ 3f545be. */
+const SEND_ERROR = /^task id = (\d+), error: (.*)$/;
+/** `SRV_WRN("cancel task, id_task = %d\n")` — tools/server/server-queue.cpp @ 3f545be. */
+const CANCEL = /^cancel task, id_task = (\d+)/;
+/**
+ * Context refusals, in `send_error`'s message (server-context.cpp @ 3f545be, ERROR_TYPE_EXCEED_CONTEXT_SIZE
+ * → `exceed_context_size_error`, server-common.cpp:52): `"request (%d tokens) exceeds the available
+ * context size (%d tokens), try increasing it"` (:3082, PR #15780), `"input (%d tokens) is larger than
+ * the max context size (%d tokens). skipping"` (:3073), and mid-generation `"context shift is disabled"` (:2790).
+ */
+const EXCEEDS = /^(?:request|input) \((\d+) tokens\) (?:exceeds the available context size|is larger than the max context size) \((\d+) tokens\)/;
+/** `SLT_WRN(slot, "slot context shift, n_keep = %d, n_left = %d, n_discard = %d\n", …)` — server-context.cpp:2822 @ 3f545be. */
+const CONTEXT_SHIFT = /^slot context shift, n_keep = (\d+), n_left = (\d+), n_discard = (\d+)/;
+/** The release line's flag: `stop processing: n_tokens = %d, truncated = %d` (:502): 1 after a shift, or when generation ran into the window with shift off (:1776). */
+const STOP_TRUNCATED = /, truncated = 1$/;
+/** `SLT_DBG(slot, "stopped by limit, n_gen = %d, n_predict = %d\n", …)` — server-context.cpp:1789 @ 3f545be (`-v`). */
+const STOPPED_BY_LIMIT = /^stopped by limit, n_gen = (\d+), n_predict = (-?\d+)/;
+/**
+ * A tool call (or any structured output) the chat parser could not read:
+ * `LOG_WRN("%s: unparsed %s output: %s\n", __func__, common_chat_format_name(params.format), …)`, then
+ * `"The model produced output that does not match the expected " + format + " format"` (HTTP 500) —
+ * common/chat.cpp:3871-3873 @ 3f545be.
+ */
+const UNPARSED = /^common_chat_\w+: unparsed (\S+) output: /;
+const DOES_NOT_MATCH = /The model produced output that does not match the expected (\S+) format/;
+const DEFER = /^(?:no slot is available, defer|decoding, decline) task, id_task = (\d+)/;
+const LISTEN = /listening on (\S+)/;
+const LOADING = /loading model '([^']*)'/;
+const STATS = /statistics +([\w-]+): #calls/;
+const LIBRARY_LINE = /^~?[A-Za-z_][\w.()]*: /;
+
+const BUFFER = /^[^:]*?([A-Za-z_][A-Za-z0-9_]*):\s+(\S+)\s+(model|KV|compute|output|RS)\s+buffer size\s*=\s*(-?[\d.]+)\s*MiB/;
+/**
+ * `GGML_LOG_INFO("%s: recommendedMaxWorkingSetSize  = %8.2f MB\n", __func__, dev->props.max_working_set_size / 1e6)`
+ * — ggml/src/ggml-metal/ggml-metal-device.m @ a8fab2c (ngxson/llama.cpp): Metal's limit on what the GPU
+ * may wire (MB = 10^6 bytes; it follows `iogpu.wired_limit_mb`). Ollama's runner logs the same line.
+ */
+const WORKING_SET = /^ggml_metal(?:_device)?_init: recommendedMaxWorkingSetSize\s+=\s+([\d.]+) MB$/;
+const N_CTX = /^(?:llama_context|llama_init_from_model|llama_new_context_with_model): (n_ctx(?:_seq|_per_seq)?|n_seq_max) += (-?\d+)/;
+const SPEC_TYPE = /(?:adding speculative implementation|auto-detected speculative type) '([^']+)'/;
+const DRAFT_MODEL = /loading draft model '([^']*)'/;
+const MTP = /creating MTP draft context against the target model '([^']*)'/;
+
+/**
+ * Tokens decoded by the decode passes that `eval time` times. In every era the first of the n
+ * printed tokens comes out of the prompt pass, and the eval time starts when it is sampled, so the
+ * time covers n − 1 decode steps:
+ * - before b10424, `t_token_generation` runs from `n_decoded == 1` and the line prints
+ *   `1e3 / t_token_generation * n_decoded` (n tokens over n − 1 steps: the engine's t/s overstates)
+ *   — tools/server/server-context.cpp @ decaf508b^ (b10423);
+ * - since b10424 (PR #26920, commit decaf508b) `n_gen_steps() = n_gen − 1` is the divisor
+ *   — tools/server/server-common.h @ 3f545be.
+ * `eraOfEval` tells the two apart from the line's own figures.
+ */
+function decodedFromEval(n: number): number {
+	return n >= 1 ? n - 1 : n;
+}
+
+/** Which timing convention an `eval time` line follows: its t/s × ms is n (before b10424) or n − 1 (b10424+). */
+function eraOfEval(n: number, ms: number, tps: number | undefined, msPerToken: number | undefined): 'pre-b10424' | 'b10424+' | undefined {
+	if (n < 2 || ms <= 0) return undefined;
+	let est: number | undefined;
+	if (tps !== undefined && tps > 0) est = (tps * ms) / 1000;
+	else if (msPerToken !== undefined && msPerToken > 0) est = ms / msPerToken;
+	if (est === undefined) return undefined;
+	return Math.abs(est - (n - 1)) < Math.abs(est - n) ? 'b10424+' : 'pre-b10424';
+}
+
+/**
+ * What one llama.cpp parser remembers between the lines of one log. The parser is this state and
+ * the module functions below, each one kind of line; `createLlamaCppParser` ties them together.
+ */
+interface LlamaState {
+	/** Tag every request patch with this runner (Ollama ≥ 0.30). */
+	readonly runner?: OllamaRunner;
+	/** The model name the embedding process knows. */
+	readonly modelOf?: () => string | undefined;
+	/** Slot/task remembered from an empty `print_timing` header (pre-b9232) for bare continuation lines. */
+	pending: {key: string; slot?: number; task?: number} | undefined;
+	/** Requests whose cached-prefix line was already seen (only the first counts). */
+	readonly cacheSeen: Set<string>;
+	/** Open request of each slot: a bare line without id/task goes to the newest one. */
+	lastKey: string | undefined;
+	modelName: string | undefined;
+	/**
+	 * Server runs within one log: task ids restart at 0 when llama-server restarts (Ollama starts a
+	 * new one per model load), so keys of later runs carry `r<run>:` and never merge with old ones.
+	 */
+	run: number;
+	requestsThisRun: boolean;
+	readonly closed: Set<string>;
+	readonly tally: Map<string, Tally>;
+	/** `f_sim_best` of the slot's last pick (a `task -1` line), taken by the slot's next task. */
+	readonly fSimOfSlot: Map<string, number>;
+	/** Request key of each task id (send_error and cancel name the task only). */
+	readonly keyOfTask: Map<string, string>;
+	/** Keys that closed with a print_timing block (a later cancel is not theirs to change). */
+	readonly finished: Set<string>;
+	/**
+	 * Deferred tasks (`-v` only): when each waited for a slot, in ms since the process started (NaN
+	 * when the line had no timestamp). Once a debug (`D`) line was seen, a task launched without a
+	 * defer line did not wait for a slot: its queue time is 0, known.
+	 */
+	readonly deferredAt: Map<string, number>;
+	readonly declinedAt: Map<string, number>;
+	debugSeen: boolean;
+	/** The process-relative time of the line being parsed (llama.cpp prefix), if it has one. */
+	lineRel: number | undefined;
+}
+
+/**
+ * What a default-verbosity log says of each open request, for the prompt it does not state:
+ * tokens evaluated (`prompt eval time … / N tokens`), generated (`eval time … / N tokens`),
+ * whether the prompt / cached count was stated (`new prompt`, `cached n_tokens`, full-reuse W lines),
+ * the LCP similarity the slot was picked by (`f_sim_best`), and how it ended.
+ */
+interface Tally {prefill?: number; generated?: number; promptStated?: boolean; cachedStated?: boolean; fSim?: number; outcome?: 'error' | 'cancelled'; shifted?: boolean}
+
+function newLlamaState(options: LlamaCppParserOptions): LlamaState {
+	return {
+		runner: options.runner,
+		modelOf: options.model,
+		pending: undefined,
+		cacheSeen: new Set(),
+		lastKey: undefined,
+		modelName: undefined,
+		run: 0,
+		requestsThisRun: false,
+		closed: new Set(),
+		tally: new Map(),
+		fSimOfSlot: new Map(),
+		keyOfTask: new Map(),
+		finished: new Set(),
+		deferredAt: new Map(),
+		declinedAt: new Map(),
+		debugSeen: false,
+		lineRel: undefined,
+	};
+}
+
+function tallyOf(s: LlamaState, key: string): Tally {
+	let t = s.tally.get(key);
+	if (!t) {
+		t = {};
+		s.tally.set(key, t);
+		if (s.tally.size > 256) s.tally.delete(s.tally.keys().next().value!);
+	}
+	return t;
+}
+
+function newRun(s: LlamaState): void {
+	s.run += 1;
+	s.requestsThisRun = false;
+	s.closed.clear();
+	s.cacheSeen.clear();
+	s.tally.clear();
+	s.fSimOfSlot.clear();
+	s.keyOfTask.clear();
+	s.finished.clear();
+	s.deferredAt.clear();
+	s.declinedAt.clear();
+	s.pending = undefined;
+	s.lastKey = undefined;
+}
+
+/** An evidence line: one line, capped (the parser's input is already sanitized). */
+const evidenceOf = (line: string): string => (line.length > 300 ? `${line.slice(0, 299)}…` : line);
+
+/** A request patch of `key`, tagged with the runner and the embedding process's model name. */
+function req(s: LlamaState, key: string, slot: number | undefined, task: number | undefined, fields: Record<string, unknown>): Ev {
+	const ev: Record<string, unknown> = {type: 'request', key};
+	if (slot !== undefined) ev.slot = slot;
+	if (task !== undefined) ev.task = task;
+	if (s.runner !== undefined) ev.runner = s.runner;
+	for (const k in fields) if (fields[k] !== undefined) ev[k] = fields[k];
+	if (s.modelOf !== undefined) {
+		const m = s.modelOf();
+		if (m !== undefined) ev.model = m;
+	}
+	return ev as unknown as Ev;
+}
+
+/** Timing/acceptance lines, shared by slot lines and bare continuation lines. */
+function timing(s: LlamaState, msg: string, key: string, slot?: number, task?: number): Ev[] | null {
+	const c = firstNonSpace(msg);
+	const check = numberCheck();
+	if (c === 'p') {
+		const m = PROMPT_EVAL.exec(msg);
+		if (m) {
+			const ms = check.num('prompt eval time', m[1], 'ms');
+			const n = check.count('prompt eval tokens', m[2]);
+			check.num('prompt ms per token', m[3], 'ms', {nanIsUnknown: true});
+			check.num('prompt tokens per second', m[4], 'tps', {nanIsUnknown: true});
+			tallyOf(s, key).prefill = n;
+			return withCheck([req(s, key, slot, task, {prefillMs: ms, prefillTokens: n})], check);
+		}
+	} else if (c === 'e') {
+		const m = EVAL.exec(msg);
+		if (m) {
+			const ms = check.num('eval time', m[1], 'ms');
+			const n = check.count('eval tokens', m[2]);
+			check.num('eval ms per token', m[3], 'ms', {nanIsUnknown: true});
+			const tps = check.num('eval tokens per second', m[4], 'tps', {nanIsUnknown: true});
+			tallyOf(s, key).generated = n;
+			return withCheck([req(s, key, slot, task, {
+				generatedTokens: n,
+				decodedTokens: n !== undefined ? decodedFromEval(n) : undefined,
+				decodeMs: ms,
+				engineTps: tps,
+			})], check);
+		}
+	} else if (c === 't') {
+		if (TOTAL.test(msg)) return [];
+	} else if (c === 'g') {
+		if (GRAPHS.test(msg)) return [];
+	} else if (c === 'd') {
+		const m = DRAFT.exec(msg);
+		if (m) {
+			check.num('draft acceptance', m[1], 'ratio', {nanIsUnknown: true});
+			const accepted = check.count('accepted', m[2]);
+			const drafted = check.count('generated', m[3]);
+			const meanLen = check.num('mean len', m[4], 'perPass', {nanIsUnknown: true});
+			return withCheck([req(s, key, slot, task, {accepted, drafted, engineMeanLen: meanLen})], check);
+		}
+	} else if (c === 'a') {
+		if (ACC_POS.test(msg)) return [];
+	}
+	return null;
+}
+
+/** A `slot <fn>: id N | task T | <msg>` line (or `task -1`, no task: the slot itself). */
+function slotMessage(s: LlamaState, fn: string, msg: string, slot: number | undefined, task: number | undefined, keyPrefix: string): Ev[] | null {
+	const hasTask = task !== undefined && task >= 0;
+	if (hasTask) {
+		s.requestsThisRun = true;
+		// The same slot/task opening again after it closed: the server restarted.
+		if (s.closed.has(`${keyPrefix}s${slot}/t${task}`) && msg.startsWith('processing task')) newRun(s);
+	}
+	const runPrefix = s.run === 0 ? keyPrefix : `${keyPrefix}r${s.run}:`;
+	const key = hasTask ? `${runPrefix}s${slot}/t${task}` : slot === undefined && s.lastKey !== undefined ? s.lastKey : `${runPrefix}s${slot ?? '?'}/t${task ?? '?'}`;
+	if (msg.length === 0) {
+		// Pre-b9232: the numbers follow on bare continuation lines.
+		if (fn === 'print_timing' && hasTask) s.pending = {key, slot, task};
+		return [];
+	}
+	if (fn === 'print_timing') return printTiming(s, msg, key, slot, task);
+	if (msg.startsWith('processing task')) return hasTask ? taskStart(s, key, slot, task!, keyPrefix) : [];
+	if (msg.startsWith('stop processing')) return hasTask ? taskStop(s, msg, key, slot, task!, keyPrefix) : [];
+	if (!hasTask) return slotIdle(s, msg, slot, keyPrefix);
+	return taskLine(s, msg, key, slot, task);
+}
+
+/** `print_timing`: the timings block, the live rate, prompt progress. */
+function printTiming(s: LlamaState, msg: string, key: string, slot: number | undefined, task: number | undefined): Ev[] {
+	const t = timing(s, msg, key, slot, task);
+	if (t) return t;
+	let m = LIVE.exec(msg);
+	if (m) {
+		const check = numberCheck();
+		const generated = check.count('n_gen', m[1]);
+		const tps = check.num('tg', m[2], 'tps');
+		const tps3s = check.num('tg_3s', m[3], 'tps');
+		const out: Ev[] = [];
+		if (generated !== undefined && tps !== undefined) {
+			const ev: Record<string, unknown> = {type: 'live-rate', key, generated, tps};
+			if (tps3s !== undefined) ev.tps3s = tps3s;
+			out.push(ev as unknown as Ev);
+		}
+		return withCheck(out, check);
+	}
+	m = PROGRESS.exec(msg);
+	if (m) return progress(key, m);
+	return [];
+}
+
+/** `processing task`: a request starts on its slot (its queue time from the defer lines, where `-v` wrote them). */
+function taskStart(s: LlamaState, key: string, slot: number | undefined, task: number, keyPrefix: string): Ev[] {
+	s.lastKey = key;
+	s.cacheSeen.delete(key);
+	s.tally.delete(key);
+	const slotKey = `${keyPrefix}s${slot}`;
+	const fSim = s.fSimOfSlot.get(slotKey);
+	s.fSimOfSlot.delete(slotKey);
+	if (fSim !== undefined) tallyOf(s, key).fSim = fSim;
+	s.keyOfTask.set(`${keyPrefix}${task}`, key);
+	if (s.keyOfTask.size > 256) s.keyOfTask.delete(s.keyOfTask.keys().next().value!);
+	const deferred = s.deferredAt.get(`${keyPrefix}${task}`) ?? s.declinedAt.get(`${keyPrefix}${task}`);
+	s.deferredAt.delete(`${keyPrefix}${task}`);
+	s.declinedAt.delete(`${keyPrefix}${task}`);
+	let queueMs: number | undefined;
+	if (deferred !== undefined) queueMs = Number.isFinite(deferred) && s.lineRel !== undefined && s.lineRel >= deferred ? s.lineRel - deferred : undefined;
+	else if (s.debugSeen) queueMs = 0;
+	return [req(s, key, slot, task, {started: true, model: s.modelName, queueMs})];
+}
+
+/** `stop processing`: the request is done (with the prompt a default-verbosity log did not state, estimated). */
+function taskStop(s: LlamaState, msg: string, key: string, slot: number | undefined, task: number, keyPrefix: string): Ev[] {
+	s.cacheSeen.delete(key);
+	s.closed.add(`${keyPrefix}s${slot}/t${task}`);
+	if (s.pending?.key === key) s.pending = undefined;
+	const t = s.tally.get(key);
+	s.tally.delete(key);
+	if (t?.outcome === undefined && t?.generated !== undefined) {
+		s.finished.add(key);
+		if (s.finished.size > 256) s.finished.delete(s.finished.keys().next().value!);
+	}
+	if (t?.outcome !== undefined) s.tally.set(key, {outcome: t.outcome});
+	const out: Ev[] = [req(s, key, slot, task, {done: true, ...estimatePrompt(t, msg)})];
+	// Ran into the window while generating with context shift off (server-context.cpp:1776): cut at the window.
+	if (t?.outcome === undefined && t?.shifted !== true && STOP_TRUNCATED.test(msg)) {
+		out.unshift(req(s, key, slot, task, {finishReason: 'length'}));
+		out.push({type: 'agent-signal', signal: {kind: 'context-exceeded', key, evidence: evidenceOf(msg)}} as Ev);
+	}
+	return out;
+}
+
+/** A slot line without a task: the slot's LCP pick, its context. */
+function slotIdle(s: LlamaState, msg: string, slot: number | undefined, keyPrefix: string): Ev[] {
+	if (msg.startsWith('selected slot by LCP')) {
+		const f = F_SIM.exec(msg);
+		const v = finite(f?.[1]);
+		if (v !== undefined && v <= 1) s.fSimOfSlot.set(`${keyPrefix}s${slot}`, v);
+		return [];
+	}
+	const m = NEW_SLOT.exec(msg);
+	if (m) {
+		const check = numberCheck();
+		const n = check.count('n_ctx_slot', m[1]);
+		return withCheck(n === undefined ? [] : [{type: 'context', nCtxPerSlot: n}], check);
+	}
+	return [];
+}
+
+/** A task's own lines: its prompt, the cached prefix, prompt progress. */
+function taskLine(s: LlamaState, msg: string, key: string, slot: number | undefined, task: number | undefined): Ev[] {
+	const check = numberCheck();
+	let m: RegExpExecArray | null;
+	if (msg.startsWith('new prompt')) {
+		m = NEW_PROMPT.exec(msg);
+		if (m) {
+			const window = check.count('n_ctx_slot', m[1]);
+			const tally = tallyOf(s, key);
+			tally.promptStated = true;
+			const prompt = check.count('task.n_tokens', m[2]);
+			// f_sim_best = LCP ÷ this prompt (`%.3f`): the prefix it shares with what the slot held.
+			const shared = tally.fSim !== undefined && prompt !== undefined ? Math.round(tally.fSim * prompt) : undefined;
+			return withCheck([req(s, key, slot, task, {promptTokens: prompt, contextWindow: window, sharedPrefixTokens: shared})], check);
+		}
+		return [];
+	}
+	if (msg.includes('memory_seq_rm') || msg.startsWith('kv cache rm')) {
+		m = CACHED.exec(msg);
+		if (m && !s.cacheSeen.has(key)) {
+			s.cacheSeen.add(key);
+			if (m[2] !== undefined) check.count('memory_seq_rm', m[2]);
+			tallyOf(s, key).cachedStated = true;
+			return withCheck([req(s, key, slot, task, {cachedTokens: check.count('n_past', m[1] ?? m[3])})], check);
+		}
+		return [];
+	}
+	if (msg.startsWith('slot context shift')) {
+		m = CONTEXT_SHIFT.exec(msg);
+		if (m) {
+			tallyOf(s, key).shifted = true;
+			check.count('n_keep', m[1]);
+			check.count('n_left', m[2]);
+			const discarded = check.count('n_discard', m[3]);
+			return withCheck([{type: 'agent-signal', signal: clean({kind: 'context-shifted', key, evidence: evidenceOf(msg), discarded})} as Ev], check);
+		}
+		return [];
+	}
+	if (msg.startsWith('stopped by limit')) {
+		m = STOPPED_BY_LIMIT.exec(msg);
+		if (m) {
+			const limit = check.count('n_predict', m[2]);
+			return withCheck([req(s, key, slot, task, {finishReason: 'length', outputLimit: limit !== undefined && limit > 0 ? limit : undefined})], check);
+		}
+		return [];
+	}
+	if (msg.startsWith('n_past was set')) {
+		m = N_PAST_SET.exec(msg);
+		if (m && !s.cacheSeen.has(key)) {
+			s.cacheSeen.add(key);
+			tallyOf(s, key).cachedStated = true;
+			return withCheck([req(s, key, slot, task, {cachedTokens: check.count('n_past', m[1])})], check);
+		}
+		return [];
+	}
+	if (msg.startsWith('need to evaluate')) {
+		m = NEED_EVAL.exec(msg);
+		if (m) {
+			tallyOf(s, key).promptStated = true;
+			return withCheck([req(s, key, slot, task, {promptTokens: check.count('task.n_tokens', m[1])})], check);
+		}
+		return [];
+	}
+	if (msg.startsWith('prompt ')) {
+		m = PROGRESS.exec(msg);
+		if (m) return progress(key, m);
+		m = PROMPT_DONE.exec(msg);
+		if (m) {
+			const processed = check.count('n_tokens', m[1]);
+			return withCheck(processed === undefined ? [] : [{type: 'prefill-progress', key, processed, progress: 1}], check);
+		}
+	}
+	return [];
+}
+
+function progress(key: string, m: RegExpExecArray): Ev[] {
+	const check = numberCheck();
+	const processed = check.count('n_tokens', m[1]);
+	if (m[2] !== undefined) check.count('batch.n_tokens', m[2]);
+	const share = check.num('progress', m[3], 'ratio');
+	check.num('t', m[4], 'seconds');
+	const tps = check.num('tokens per second', m[5], 'tps');
+	if (processed === undefined) return withCheck([], check);
+	const ev: Record<string, unknown> = {type: 'prefill-progress', key, processed};
+	if (share !== undefined) ev.progress = share;
+	if (tps !== undefined) ev.tps = tps;
+	return withCheck([ev as unknown as Ev], check);
+}
+
+/** A library line (model loader, context, buffers, speculative set-up): stateless. */
+function library(rest: string): Ev[] | null {
+	// Cheap first/last-character gates first; regexes only on candidates (most library lines
+	// are model-loader dumps that carry nothing for us).
+	const last = rest.charCodeAt(rest.length - 1);
+	if (last === 66 /* B: `… MiB` */ && rest.includes(' buffer size')) {
+		const m = BUFFER.exec(rest);
+		if (m) {
+			const {device, onGpu} = bufferDevice(m[2]!);
+			const check = numberCheck();
+			const mib = check.num('buffer size', m[4], 'mib');
+			return withCheck(mib === undefined ? [] : [{type: 'buffer', device, kind: m[3] as 'model', mib, onGpu}], check);
+		}
+	} else if (last === 66 /* B: `… MB` */ && rest.includes('recommendedMaxWorkingSetSize')) {
+		const m = WORKING_SET.exec(rest);
+		if (m) {
+			const check = numberCheck();
+			const mb = check.num('recommendedMaxWorkingSetSize', m[1], 'mib');
+			return withCheck(mb === undefined || mb === 0 ? [] : [{type: 'gpu-limit', limitBytes: Math.round(mb * 1e6)}], check);
+		}
+	} else if (last === 85 /* U: `… to GPU` */) {
+		const m = OFFLOADED.exec(rest);
+		if (m) return offloaded(m);
+		if (rest.includes('offloading')) return [];
+	}
+	const c = rest.charCodeAt(0);
+	if (c === 108 /* l */ && (rest.includes(': n_ctx') || rest.includes(': n_seq_max'))) {
+		const m = N_CTX.exec(rest);
+		if (m) {
+			const check = numberCheck();
+			const n = check.count(m[1]!, m[2]);
+			if (n === undefined) return withCheck([], check);
+			if (m[1] === 'n_ctx') return [{type: 'context', nCtx: n}];
+			if (m[1] === 'n_seq_max') return [{type: 'context', slots: n}];
+			return [{type: 'context', nCtxPerSlot: n}];
+		}
+	}
+	if (rest.includes("'") && (rest.includes('speculative') || rest.includes('draft'))) {
+		let m = DRAFT_MODEL.exec(rest);
+		if (m) return [{type: 'spec-init', kind: 'draft-model', detail: m[1]}];
+		m = MTP.exec(rest);
+		if (m) return [{type: 'spec-init', kind: 'mtp', detail: m[1]}];
+		m = SPEC_TYPE.exec(rest);
+		if (m) return [{type: 'spec-init', kind: specKind(m[1]!), detail: m[1]}];
+	}
+	if (c === 115 /* s */ && rest.startsWith('statistics')) {
+		if (STATS.test(rest)) return [];
+	} else if (c === 109 /* m */ && rest.startsWith('main: server is listening on')) {
+		const m = LISTEN.exec(rest);
+		return [{type: 'server-start', listen: m?.[1]}];
+	}
+	// `name: message` library lines (llama_model_loader:, print_info:, load_tensors: …).
+	if (LIBRARY_LINE.test(rest)) return [];
+	return null;
+}
+
+/** `send_error` / `stop: cancel task`: the task's request failed or was cancelled. */
+function taskEnd(s: LlamaState, keyPrefix: string, task: string, outcome: 'error' | 'cancelled', error?: string): Ev[] {
+	const key = s.keyOfTask.get(`${keyPrefix}${task}`);
+	if (key === undefined) return [];
+	const t = tallyOf(s, key);
+	// An error outranks the cancel llama-server sends after it (errors.log: send_error, release, cancel).
+	if (t.outcome === 'error') return [];
+	// A cancel after the request closed normally changes nothing (its figures are complete).
+	if (outcome === 'cancelled' && s.finished.has(key)) return [];
+	t.outcome = outcome;
+	const fields: Record<string, unknown> = {outcome};
+	if (error !== undefined) fields.error = error.slice(0, 200);
+	const out: Ev[] = [req(s, key, undefined, undefined, fields)];
+	if (error !== undefined) {
+		const m = EXCEEDS.exec(error);
+		if (m) out.push({type: 'agent-signal', signal: clean({kind: 'context-exceeded', key, evidence: evidenceOf(`error: ${error}`), prompt: finite(m[1]), window: finite(m[2])})} as Ev);
+		else if (error.startsWith('context shift is disabled')) out.push({type: 'agent-signal', signal: {kind: 'context-exceeded', key, evidence: evidenceOf(`error: ${error}`)}} as Ev);
+		else if (DOES_NOT_MATCH.test(error)) out.push({type: 'agent-signal', signal: {kind: 'tool-call-failed', key, evidence: evidenceOf(`error: ${error}`)}} as Ev);
+	}
+	return out;
+}
+
+/**
+ * tools/server/server-context.cpp @ 3f545be (ngxson/llama.cpp; b10587, fixture verbose-overload.log),
+ * debug level (`-v`) only: SRV_DBG("no slot is available, defer task, id_task = %d\n", task.id) and
+ * SRV_DBG("decoding, decline task, id_task = %d\n", task.id) (offered again after the decode). The
+ * first of them is when the task began to wait.
+ * Every internal task is declined during each decode too, so declines live in a short FIFO of their
+ * own; a defer (completion tasks only) takes the time of its task's decline, which came just before.
+ */
+function deferLine(s: LlamaState, msg: string, keyPrefix: string): Ev[] {
+	const m = DEFER.exec(msg);
+	if (!m) return [];
+	const id = `${keyPrefix}${m[1]}`;
+	const at = s.lineRel ?? Number.NaN;
+	if (msg.startsWith('decoding')) {
+		if (!s.declinedAt.has(id)) s.declinedAt.set(id, at);
+		if (s.declinedAt.size > 64) s.declinedAt.delete(s.declinedAt.keys().next().value!);
+	} else if (!s.deferredAt.has(id)) {
+		s.deferredAt.set(id, s.declinedAt.get(id) ?? at);
+		if (s.deferredAt.size > 256) s.deferredAt.delete(s.deferredAt.keys().next().value!);
+	}
+	return [];
+}
+
+/** A `srv  <fn>: <msg>` / `que …` / `main: …` line: errors, cancels, defers, access lines, the server's start and model. */
+function tagged(s: LlamaState, fn: string, msg: string, keyPrefix = ''): Ev[] | null {
+	let m: RegExpExecArray | null;
+	if (fn === 'send_error') {
+		m = SEND_ERROR.exec(msg);
+		return m ? taskEnd(s, keyPrefix, m[1]!, 'error', m[2]) : [];
+	}
+	if (fn === 'stop' && msg.startsWith('cancel task')) {
+		m = CANCEL.exec(msg);
+		return m ? taskEnd(s, keyPrefix, m[1]!, 'cancelled') : [];
+	}
+	if (fn === 'process_sing' && (msg.startsWith('no slot is available, defer task') || msg.startsWith('decoding, decline task'))) return deferLine(s, msg, keyPrefix);
+	if (fn === 'log_server_r') {
+		m = REQUEST.exec(msg);
+		if (m) return [{type: 'http', method: m[1]!, path: m[2]!, client: m[3]!, status: Number(m[4])}];
+		return [];
+	}
+	if (s.requestsThisRun && (msg.startsWith('listening on') || msg.startsWith('loading model') || msg.startsWith('model loaded'))) newRun(s);
+	if (msg.startsWith('listening on')) {
+		m = LISTEN.exec(msg);
+		return [{type: 'server-start', listen: m?.[1]}];
+	}
+	if (msg.startsWith('model loaded')) return [{type: 'model-loaded', model: s.modelOf?.() ?? s.modelName, runner: s.runner}];
+	if (msg.startsWith('loading model')) {
+		m = LOADING.exec(msg);
+		if (m) s.modelName = m[1];
+		return [];
+	}
+	if (msg.startsWith('initializing')) {
+		m = INIT_SLOTS.exec(msg);
+		if (m) {
+			const check = numberCheck();
+			const slots = check.num('n_slots', m[1], 'count', {integer: true});
+			const perSlot = check.count('n_ctx_slot', m[2]);
+			const ev: Record<string, unknown> = {type: 'context'};
+			if (slots !== undefined) ev.slots = slots;
+			if (perSlot !== undefined) ev.nCtxPerSlot = perSlot;
+			return withCheck(Object.keys(ev).length > 1 ? [ev as unknown as Ev] : [], check);
+		}
+		return [];
+	}
+	if (msg.startsWith('statistics')) return [];
+	const lib = library(msg);
+	if (lib && lib.length > 0) return lib;
+	return [];
+}
+
+/** One raw line: strip the router-child, timestamp and level prefixes, then hand it to its kind. */
+function pushLine(s: LlamaState, raw: string): EngineEvent[] | null {
+	if (raw.length === 0 || raw.length > MAX_PARSE_CHARS) return null;
+	let line = raw;
+	let keyPrefix = '';
+	let c = line.charCodeAt(0);
+	if (c === 91 /* [ */) {
+		const m = CHILD.exec(line);
+		if (m) {
+			keyPrefix = `${m[1]}:`;
+			line = line.slice(m[0].length);
+			c = line.charCodeAt(0);
+		}
+	}
+	s.lineRel = undefined;
+	if (c >= 48 && c <= 57 /* digit */) {
+		const n = timestampLength(line);
+		if (n > 0) {
+			s.lineRel = processRelativeMs(line);
+			line = line.slice(n);
+			c = line.charCodeAt(0);
+		}
+	}
+	// Level letter `I `/`W `/`E `/`D `.
+	if ((c === 73 || c === 87 || c === 69 || c === 68) && line.charCodeAt(1) === 32) {
+		if (c === 68) s.debugSeen = true;
+		line = line.slice(2);
+		c = line.charCodeAt(0);
+	}
+	if (c === 115 /* s */ && line.startsWith('slot ')) {
+		const m = SLOT.exec(line);
+		if (m) {
+			const slot = finite(m[2]);
+			const task = finite(m[3]);
+			if (s.pending && !(m[1] === 'print_timing' && m[4]!.length === 0)) s.pending = undefined;
+			return slotMessage(s, m[1]!, m[4]!, slot, task, keyPrefix);
+		}
+	}
+	if (c >= 97 && c <= 122 && (line.charCodeAt(3) === 32 || line.charCodeAt(4) === 32)) {
+		const m = TAGGED.exec(line);
+		if (m) {
+			s.pending = undefined;
+			return tagged(s, m[1]!, m[2]!, keyPrefix);
+		}
+	}
+	// Bare continuation lines of the pre-b9232 timings block.
+	if (c === 32 || c === 112 || c === 101 || c === 116 || c === 100 || c === 103 || c === 97) {
+		if (line.includes(' = ')) {
+			const p = s.pending;
+			const t = timing(s, line, p?.key ?? s.lastKey ?? `${keyPrefix}s?/t?`, p?.slot, p?.task);
+			if (t) return t;
+		}
+	}
+	if (c === 9 /* tab: sampler params continuation */) return [];
+	if (s.pending) s.pending = undefined;
+	if (c === 99 /* c */ && line.includes(': unparsed ')) {
+		const m = UNPARSED.exec(line);
+		if (m) return [{type: 'agent-signal', signal: {kind: 'tool-call-failed', evidence: evidenceOf(line)}}];
+	}
+	return library(line);
+}
+
+export function createReferenceLlamaCppParser(options: LlamaCppParserOptions = {}): LineParser {
+	const s = newLlamaState(options);
+	return {engine: 'llamacpp', push: (line) => pushLine(s, line)};
+}
+
+const isDigit = (s: string, i: number): boolean => {
+	const c = s.charCodeAt(i);
+	return c >= 48 && c <= 57;
+};
+
+/** Length of a leading `M.SS.mmm.uuu ` timestamp (what TS matches), 0 if none; no regex on the hot path. */
+function timestampLength(s: string): number {
+	let i = 0;
+	while (i < 6 && isDigit(s, i)) i++;
+	if (i === 0 || s.charCodeAt(i) !== 46) return 0;
+	if (!isDigit(s, i + 1) || !isDigit(s, i + 2) || s.charCodeAt(i + 3) !== 46) return 0;
+	if (!isDigit(s, i + 4) || !isDigit(s, i + 5) || !isDigit(s, i + 6) || s.charCodeAt(i + 7) !== 46) return 0;
+	if (!isDigit(s, i + 8) || !isDigit(s, i + 9) || !isDigit(s, i + 10) || s.charCodeAt(i + 11) !== 32) return 0;
+	return i + 12;
+}
+
+/**
+ * The prompt a default-verbosity log does not state (engines.md §2a, v2 partial-reuse captures):
+ * at `stop processing: n_tokens = N` the slot holds cached + evaluated + generated − 1 tokens, so
+ * prompt = N + 1 − generated and cached = prompt − evaluated. Only for a request that finished
+ * normally with both counts logged (a cancelled or failed one holds other tokens), only where the
+ * log did not state them, cross-checked against `f_sim_best` (= LCP / prompt, `%.3f`) where the
+ * slot was picked by similarity; an estimate (`~`), never a stated count.
+ */
+function estimatePrompt(t: {prefill?: number; generated?: number; promptStated?: boolean; cachedStated?: boolean; fSim?: number; outcome?: string} | undefined, msg: string): Record<string, unknown> {
+	if (!t || t.outcome !== undefined || t.prefill === undefined || t.generated === undefined) return {};
+	if (t.promptStated && t.cachedStated) return {};
+	const m = STOP_N_TOKENS.exec(msg);
+	if (!m) return {};
+	const nTokens = Number(m[1]);
+	const prompt = nTokens + 1 - t.generated;
+	const cached = prompt - t.prefill;
+	if (!Number.isFinite(prompt) || prompt < 1 || cached < 0) return {};
+	// f_sim_best is the LCP share of the prompt; the cache reuses at most the LCP (full reuse keeps one token back).
+	if (t.fSim !== undefined && Math.abs(cached / prompt - t.fSim) > 0.0005 + 1 / prompt) return {};
+	const out: Record<string, unknown> = {promptEstimated: true};
+	if (!t.promptStated) out.promptTokens = prompt;
+	if (!t.cachedStated) out.cachedTokens = cached;
+	return out;
+}
+
+function firstNonSpace(s: string): string {
+	for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) !== 32) return s[i]!;
+	return '';
+}
+
+function specKind(type: string): string {
+	if (type.includes('dspark')) return 'dspark';
+	if (type.includes('dflash')) return 'dflash';
+	if (type.includes('mtp')) return 'mtp';
+	if (type.includes('eagle')) return 'eagle3';
+	if (type.startsWith('ngram')) return 'ngram';
+	return type;
+}
+
