@@ -121,6 +121,12 @@ export function parseVllmMessage(msg: string, state?: VllmState): EngineEvent[] 
 	// rare first letters make plain searches cheap; `total_num_…` starts with a letter the params and
 	// prompts are full of, so `cumulative_preemption=` is looked for first. Received lines under the
 	// app's V8 flags (no TurboFan): 760 chars 0.79 → 0.53 µs, 3.5 KB 2.4 → 0.75 µs.
+	// Lines that carry the user's prompt or the model's output are the user's text: a phrase quoted in
+	// them is not the server's (a prompt quoting `vLLM API server version 0.11.0` made a server start
+	// of version "0.11.0',"). `Received request %s: prompt: %r, …` (vllm/entrypoints/logger.py @
+	// 01ff126), `Request %s details: prompt: %r, …` (DEBUG) and `Generated response %s%s: output: %r,
+	// …` (--enable-log-outputs; logger.py @ 63c2b7a) make no event.
+	if ((c === 82 /* R */ && (msg.startsWith('Received request ') || (msg.startsWith('Request ') && / details: prompt: /.test(msg.slice(0, 200))))) || (c === 71 /* G */ && msg.startsWith('Generated response '))) return [];
 	if (msg.includes('cumulative_preemption=') && msg.includes('total_num_cumulative_preemption=')) {
 		const check = numberCheck();
 		const n = check.count('total_num_cumulative_preemption', CUMULATIVE_PREEMPTION.exec(msg)?.[1]);
