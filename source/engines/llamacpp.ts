@@ -32,7 +32,13 @@ const WHOLE: CheckOptions = {integer: true};
 const NOT_SPACE = /[^ ]/;
 
 const CHILD = /^\[\s*(\d+)\] /;
-const SLOT = /^slot +(\S+): (?:id +(\d+) \| task (-?\d+) \| ?)?(.*)$/;
+/**
+ * `slot <fn>: id <slot> | task <task> | <msg>` (tools/server/server-context.cpp @ 3f545be, SLT_* macros
+ * of server-common.h): what this regex matches is read by matchSlot without its match array and
+ * its five strings (the line's most common shape: every line of a request block; issue 32).
+ * Kept as the definition matchSlot follows (test/engines/llamacpp-slot-match.test.ts).
+ */
+export const SLOT = /^slot +(\S+): (?:id +(\d+) \| task (-?\d+) \| ?)?(.*)$/;
 const TAGGED = /^[a-z]{3,4} +(\S+): (.*)$/;
 
 // Numbers are captured with their sign (`-?`): a negative one is seen and counted as inconsistent,
@@ -745,6 +751,76 @@ function tagged(s: LlamaState, fn: string, msg: string, keyPrefix = ''): Ev[] | 
 }
 
 /** One raw line: strip the router-child, timestamp and level prefixes, then hand it to its kind. */
+/** What matchSlot read of the last line it matched (one object, reused: no allocation a line). */
+export const SLOT_MATCH = {fn: '', msg: '', slot: undefined as number | undefined, task: undefined as number | undefined};
+
+/** `\s` of a regex without the u flag (what SLOT's `\S` excludes). */
+function isSpace(c: number): boolean {
+	return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+/** What `.` does not match (SLOT's `(.*)$`: a line with one of these matches not at all). */
+const LINE_TERMINATOR = /[\n\r\u2028\u2029]/;
+
+/** The digits at [a, b) as a number (exact below 16 digits; longer through Number, as the regex's captures were). */
+function digitsValue(line: string, a: number, b: number): number {
+	if (b - a > 15) return Number(line.slice(a, b));
+	let v = 0;
+	for (let i = a; i < b; i++) v = v * 10 + (line.charCodeAt(i) - 48);
+	return v;
+}
+const isDigitCode = (c: number): boolean => c >= 48 && c <= 57;
+
+/**
+ * SLOT.exec(line) for a line that starts with `slot `, without the regex's match array: true and
+ * SLOT_MATCH filled where the regex matches (the same fn, msg, and slot and task as finite numbers
+ * of its captures), false where it does not.
+ */
+export function matchSlot(line: string): boolean {
+	const n = line.length;
+	let i = 5;
+	while (i < n && line.charCodeAt(i) === 32) i++;
+	// `(\S+): `: the run of non-space characters must end in `:` and be followed by a space.
+	let j = i;
+	while (j < n && !isSpace(line.charCodeAt(j))) j++;
+	if (j >= n || line.charCodeAt(j) !== 32 || j - 1 <= i || line.charCodeAt(j - 1) !== 58) return false;
+	const fnEnd = j - 1;
+	let p = j + 1;
+	let slot: number | undefined;
+	let task: number | undefined;
+	// `(?:id +(\d+) \| task (-?\d+) \| ?)?`
+	if (line.startsWith('id ', p)) {
+		let q = p + 3;
+		while (q < n && line.charCodeAt(q) === 32) q++;
+		const sa = q;
+		while (q < n && isDigitCode(line.charCodeAt(q))) q++;
+		if (q > sa && line.startsWith(' | task ', q)) {
+			const sb = q;
+			q += 8;
+			const neg = line.charCodeAt(q) === 45;
+			if (neg) q++;
+			const ta = q;
+			while (q < n && isDigitCode(line.charCodeAt(q))) q++;
+			if (q > ta && line.startsWith(' |', q)) {
+				const tb = q;
+				q += 2;
+				if (line.charCodeAt(q) === 32) q++;
+				const sv = digitsValue(line, sa, sb);
+				const tv = digitsValue(line, ta, tb);
+				slot = Number.isFinite(sv) ? sv : undefined;
+				task = Number.isFinite(tv) ? (neg ? -tv : tv) : undefined;
+				p = q;
+			}
+		}
+	}
+	const msg = p === 0 ? line : line.slice(p);
+	if (LINE_TERMINATOR.test(msg)) return false;
+	SLOT_MATCH.fn = line.slice(i, fnEnd);
+	SLOT_MATCH.msg = msg;
+	SLOT_MATCH.slot = slot;
+	SLOT_MATCH.task = task;
+	return true;
+}
+
 function pushLine(s: LlamaState, raw: string): EngineEvent[] | null {
 	if (raw.length === 0 || raw.length > MAX_PARSE_CHARS) return null;
 	let line = raw;
@@ -775,17 +851,10 @@ function pushLine(s: LlamaState, raw: string): EngineEvent[] | null {
 		c = line.charCodeAt(at);
 	}
 	if (at > 0) line = line.slice(at);
-	if (c === 115 /* s */ && line.startsWith('slot ')) {
-		const m = SLOT.exec(line);
-		if (m) {
-			// finite() of the two captures, without its calls: `\d+`, `-?\d+` (Infinity past 309 digits).
-			const slotN = m[2] === undefined ? undefined : Number(m[2]);
-			const taskN = m[3] === undefined ? undefined : Number(m[3]);
-			const slot = slotN !== undefined && Number.isFinite(slotN) ? slotN : undefined;
-			const task = taskN !== undefined && Number.isFinite(taskN) ? taskN : undefined;
-			if (s.pending && !(m[1] === 'print_timing' && m[4]!.length === 0)) s.pending = undefined;
-			return slotMessage(s, m[1]!, m[4]!, slot, task, keyPrefix);
-		}
+	if (c === 115 /* s */ && line.startsWith('slot ') && matchSlot(line)) {
+		const m = SLOT_MATCH;
+		if (s.pending && !(m.fn === 'print_timing' && m.msg.length === 0)) s.pending = undefined;
+		return slotMessage(s, m.fn, m.msg, m.slot, m.task, keyPrefix);
 	}
 	if (c >= 97 && c <= 122 && (line.charCodeAt(3) === 32 || line.charCodeAt(4) === 32)) {
 		const m = TAGGED.exec(line);
