@@ -1,6 +1,6 @@
 /**
- * requestEntries keeps each server's sorted entries by the identity of its request ring and merges
- * the servers' lists (issue 32: 8 busy servers). The result must be what the full recompute gives:
+ * requestEntries keeps each server's entries by the identity of its request ring (issue 32: 8 busy
+ * servers) and sorts the servers' lists together. The result must be what the full recompute gives:
  * every record of every server, one stable sort newest first. Checked on many random states, each
  * changing only some servers' rings from the one before (as the reducer does under traffic).
  */
@@ -27,7 +27,7 @@ function rng(seed: number) {
 	return () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 }
 
-describe('requestEntries: per-server memo and merge', () => {
+describe('requestEntries: per-server memo', () => {
 	it('equals the full recompute on 300 states of 1–8 servers whose rings change a few at a time', () => {
 		const base = richState();
 		const templates = base.order.map(id => base.servers[id]!);
