@@ -208,7 +208,9 @@ function applyRequest(server: ServerState, serverId: string, t: number, ev: Extr
 	// Later lines of a request dropped as inconsistent are ignored until its key opens anew.
 	if (server.dropped.length > 0 && server.dropped.includes(key)) {
 		if (!started) return server;
-		server = {...server, dropped: server.dropped.filter(k => k !== key)};
+		const s = writableServer(server);
+		s.dropped = server.dropped.filter(k => k !== key);
+		server = s;
 	}
 	const requests = server.requests;
 	let index = -1;
@@ -253,14 +255,13 @@ function applyRequest(server: ServerState, serverId: string, t: number, ev: Extr
 		// Numbers that contradict each other are never figures: counted, said in the log pane, dropped.
 		const kept = index >= 0 ? requests.filter((_, i) => i !== index) : requests;
 		const text = `infertop: request ${key} not shown: inconsistent (${reason})`;
-		return {
-			...server,
-			requests: kept,
-			dropped: push(server.dropped, key, MAX_DROPPED),
-			linesInconsistent: server.linesInconsistent + 1,
-			lastInconsistent: reason,
-			log: appendLog(server.log, {t: readAt, text, parsed: true}, MAX_LOG_LINES),
-		};
+		const s = writableServer(server);
+		s.requests = kept;
+		s.dropped = push(s.dropped, key, MAX_DROPPED);
+		s.linesInconsistent++;
+		s.lastInconsistent = reason;
+		s.log = appendTo(writableRing(s.log), {t: readAt, text, parsed: true}, MAX_LOG_LINES);
+		return s;
 	}
 	const s = writableServer(server);
 	if (record.done && !wasDone) {
@@ -312,7 +313,9 @@ function applyModels(server: ServerState, models: ServerState['models'], t: numb
 }
 
 function withSignal(server: ServerState, signal: ServerSignal): ServerState {
-	return {...server, signals: push(server.signals ?? [], signal, MAX_SIGNALS)};
+	const s = writableServer(server);
+	s.signals = push(s.signals ?? [], signal, MAX_SIGNALS);
+	return s;
 }
 
 function updateLive(server: ServerState, key: string | undefined, patch: Partial<RequestRecord>, t: number): ServerState {
@@ -356,12 +359,20 @@ export function applyEvent(server: ServerState, t: number, event: EngineEvent, c
 			return {...server, context: {...server.context, ...Object.fromEntries(Object.entries(event).filter(([k, v]) => k !== 'type' && v !== undefined))}};
 		case 'server-start':
 			return event.version && event.version !== server.version ? {...server, version: event.version} : server;
-		case 'http':
-			return {...server, httpCount: server.httpCount + 1};
+		case 'http': {
+			// A busy vLLM or Ollama logs one access line a request: the batch's server is counted in place
+			// (a copy of the whole server each was most of what such a line cost the store).
+			const s = writableServer(server);
+			s.httpCount++;
+			return s;
+		}
 		case 'busy': {
 			// Refused tries (429, Ollama's 503 max queue) are the agent view's retries (model/sessions.ts).
 			const refusal = {t: at === 'earlier' ? EARLIER_T : t, ...(event.client !== undefined ? {client: event.client} : {}), ...(event.status !== undefined ? {status: event.status} : {}), ...(at === 'earlier' ? {earlier: true} : {})};
-			return {...server, busy: {t, reason: event.reason, status: event.status}, refusals: push(server.refusals ?? [], refusal, MAX_REFUSALS)};
+			const s = writableServer(server);
+			s.busy = {t, reason: event.reason, status: event.status};
+			s.refusals = push(s.refusals ?? [], refusal, MAX_REFUSALS);
+			return s;
 		}
 		case 'interval-stats': {
 			// Interval figures belong to their interval: a throughput line opens a new one (no tokens per
@@ -378,18 +389,21 @@ export function applyEvent(server: ServerState, t: number, event: EngineEvent, c
 			const sample: PassSample | undefined = single && (event.genTps !== undefined || event.meanAcceptLen !== undefined)
 				? {t, decodeTps: interval.genTps, tokensPerPass: interval.meanAcceptLen, contention: contention || undefined}
 				: undefined;
-			return {...server, interval, history: sample && at === undefined ? push(server.history, sample, MAX_HISTORY) : server.history};
+			const s = writableServer(server);
+			s.interval = interval;
+			if (sample && at === undefined) s.history = push(s.history, sample, MAX_HISTORY);
+			return s;
 		}
 		case 'spec-init':
 			return {...server, spec: {kind: event.kind, detail: event.detail}};
 		case 'gpu-limit':
 			return {...server, gpuLimit: {limitBytes: event.limitBytes, ...(event.requiredBytes !== undefined ? {requiredBytes: event.requiredBytes} : {}), t}};
-		case 'inconsistent':
-			return {
-				...server,
-				linesInconsistent: server.linesInconsistent + 1,
-				log: appendLog(server.log, {t, text: `inconsistent, not used: ${event.reason}`, parsed: true, note: true}, MAX_LOG_LINES),
-			};
+		case 'inconsistent': {
+			const s = writableServer(server);
+			s.linesInconsistent++;
+			s.log = appendTo(writableRing(s.log), {t, text: `inconsistent, not used: ${event.reason}`, parsed: true, note: true}, MAX_LOG_LINES);
+			return s;
+		}
 		case 'agent-signal':
 			return withSignal(server, {...event.signal, t: at === 'earlier' ? EARLIER_T : t, ...(at === 'earlier' ? {earlier: true} : {})});
 		case 'model-loaded':
@@ -423,11 +437,13 @@ export function applyBatch(server: ServerState, lines: readonly LogBatchLine[], 
 		// Index loops: a for-of makes an iterator and a result object a step where V8 does not optimize.
 		for (let i = 0; i < lines.length; i++) {
 			const line = lines[i]!;
-			s.log = appendTo(writableRing(s.log), {t: line.t, text: line.text, parsed: line.parsed}, MAX_LOG_LINES);
+			// read once: each read of a time (a fraction-holding field) makes a new number object here
+			const t = line.t;
+			s.log = appendTo(writableRing(s.log), {t, text: line.text, parsed: line.parsed}, MAX_LOG_LINES);
 			if (line.parsed) s.linesParsed++;
 			else s.linesUnparsed++;
 			const events = line.events;
-			if (events) for (let k = 0; k < events.length; k++) s = applyEvent(s, line.t, events[k]!, contention, line.at) as Draft;
+			if (events) for (let k = 0; k < events.length; k++) s = applyEvent(s, t, events[k]!, contention, line.at) as Draft;
 		}
 		return s;
 	} finally {

@@ -22,11 +22,16 @@ export interface RequestHistogram {
 
 const known = (v: number | undefined): v is number => v !== undefined && Number.isFinite(v);
 
+// The bounds are frozen: a frozen array holds its numbers as objects, where an array of fractions
+// holds them unboxed and every read of one makes a new number object in the app's V8 (no TurboFan).
+// Finding a request's bucket read up to 14 bounds for each of 4 histograms: ~0.4 KB of garbage a
+// finished request, measured with V8's sampling heap profiler.
+
 /** Durations from a fraction of a second to minutes (prefill of a long prompt, a long answer). */
-export const SECONDS_BUCKETS: readonly number[] = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+export const SECONDS_BUCKETS: readonly number[] = Object.freeze([0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300]);
 /** Tokens per pass: 1 without speculation; 2–5 with good drafts. */
-const TOKENS_PER_PASS_BUCKETS: readonly number[] = [1, 1.25, 1.5, 2, 2.5, 3, 3.5, 4, 5, 6, 8];
-const TPS_BUCKETS: readonly number[] = [1, 2.5, 5, 10, 20, 30, 40, 50, 75, 100, 150, 200, 300, 500];
+const TOKENS_PER_PASS_BUCKETS: readonly number[] = Object.freeze([1, 1.25, 1.5, 2, 2.5, 3, 3.5, 4, 5, 6, 8]);
+const TPS_BUCKETS: readonly number[] = Object.freeze([1, 2.5, 5, 10, 20, 30, 40, 50, 75, 100, 150, 200, 300, 500]);
 
 export const REQUEST_HISTOGRAMS: readonly RequestHistogram[] = [
 	{name: 'infertop_request_prefill_duration_seconds', help: 'Time the engine spent on the prompt of each finished request (prompt processing, the server side of time to first token), seconds.', bounds: SECONDS_BUCKETS, pick: (r) => (known(r.prefillMs) ? r.prefillMs / 1000 : undefined)},
@@ -70,7 +75,9 @@ export interface Drafts {
  */
 export function observeRequest(prev: Readonly<Record<string, HistogramCounts>> | undefined, r: RequestRecord, f: RequestFigures = requestFigures(r), drafts?: Drafts): Readonly<Record<string, HistogramCounts>> | undefined {
 	let next: Record<string, HistogramCounts> | undefined;
-	for (const h of REQUEST_HISTOGRAMS) {
+	// an index loop: a for-of makes an iterator result a step where V8 does not optimize
+	for (let k = 0; k < REQUEST_HISTOGRAMS.length; k++) {
+		const h = REQUEST_HISTOGRAMS[k]!;
 		const v = h.pick(r, f);
 		if (!known(v) || v < 0) continue;
 		if (next === undefined) {
