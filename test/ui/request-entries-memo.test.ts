@@ -1,11 +1,24 @@
 /**
- * requestEntries keeps each server's sorted entries by the identity of its request ring and merges
- * the servers' lists (issue 32: 8 busy servers). The result must be what the full recompute gives:
+ * requestEntries keeps each server's entries by the identity of its request ring (issue 32: 8 busy
+ * servers) and sorts the servers' lists together. The result must be what the full recompute gives:
  * every record of every server, one stable sort newest first. Checked on many random states, each
  * changing only some servers' rings from the one before (as the reducer does under traffic).
  */
-import {describe, expect, it} from 'vitest';
+import {describe, expect, it, vi} from 'vitest';
 import {modelLabel} from '../../source/model/derive.js';
+
+// Counts the model labels made: one per record walked (the work requestEntries does per record).
+const labels = vi.hoisted(() => ({count: 0}));
+vi.mock('../../source/model/derive.js', async importOriginal => {
+	const real = await importOriginal<typeof import('../../source/model/derive.js')>();
+	return {
+		...real,
+		modelLabel: (...args: Parameters<typeof real.modelLabel>) => {
+			labels.count++;
+			return real.modelLabel(...args);
+		},
+	};
+});
 import {requestFigures} from '../../source/model/figures.js';
 import {engineName} from '../../source/engines/index.js';
 import type {MonitorState, RequestRecord, ServerState} from '../../source/types/state.js';
@@ -27,7 +40,7 @@ function rng(seed: number) {
 	return () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 }
 
-describe('requestEntries: per-server memo and merge', () => {
+describe('requestEntries: per-server memo', () => {
 	it('equals the full recompute on 300 states of 1–8 servers whose rings change a few at a time', () => {
 		const base = richState();
 		const templates = base.order.map(id => base.servers[id]!);
@@ -90,5 +103,30 @@ describe('requestEntries: per-server memo and merge', () => {
 		const b = requestEntries(s.servers, s.order);
 		expect(a).not.toBe(b);
 		expect(a).toEqual(b);
+	});
+
+	it('walks only the rings that changed: 8 servers of 200 requests, one new request on one server', () => {
+		const base = richState();
+		const t = base.servers[base.order[0]!]!;
+		const ids = Array.from({length: 8}, (_, i) => `busy${i}`);
+		let k = 0;
+		const rec = (id: string): RequestRecord => ({serverId: id, key: `q${k++}`, firstSeen: k, lastSeen: k, done: true, generatedTokens: 10, decodeMs: 200});
+		const servers: Record<string, ServerState> = Object.fromEntries(ids.map(id => [id, {...t, id, requests: Array.from({length: 200}, () => rec(id))}]));
+		// the reference itself makes labels: count only requestEntries' own
+		labels.count = 0;
+		const first = requestEntries(servers, ids);
+		expect(first).toHaveLength(1600);
+		expect(labels.count).toBe(1600);
+		const s3 = servers[ids[3]!]!;
+		const next = {...servers, [ids[3]!]: {...s3, requests: [...s3.requests.slice(1), rec(ids[3]!)]}};
+		labels.count = 0;
+		const second = requestEntries(next, ids);
+		expect(labels.count).toBe(200);
+		expect(second[0]!.record.serverId).toBe(ids[3]);
+		expect(second.map(e => e.key)).toEqual(reference(next, ids).map(e => e.key));
+		// nothing changed: no ring walked
+		labels.count = 0;
+		requestEntries(next, ids);
+		expect(labels.count).toBe(0);
 	});
 });

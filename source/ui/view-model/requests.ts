@@ -27,7 +27,7 @@ export interface RequestEntry {
  */
 const ENTRIES = new WeakMap<RequestRecord, RequestEntry>();
 
-/** One server's entries, newest first, for one ring (and what its model labels and engine name read of the server). */
+/** One server's entries in ring order, for one ring (and what its model labels and engine name read of the server). */
 interface ServerEntries {
 	readonly engine: string;
 	readonly kind: ServerState['engine'];
@@ -36,16 +36,14 @@ interface ServerEntries {
 }
 
 /**
- * Each server's sorted entries by the identity of its request ring (the reducer makes a new array
- * whenever a ring changes): a server whose ring did not change since the last publish costs one
- * lookup, not a walk and a sort of its 200 records. With 8 servers the walk over every ring each
- * publish was ~1.5 % of infertop's CPU (CPU profile, bundle, interpreter).
+ * Each server's entries by the identity of its request ring (the reducer makes a new array whenever
+ * a ring changes): a server whose ring did not change since the last publish costs one lookup, not
+ * a walk of its 200 records (a WeakMap lookup and a model label each). Measured with 8 servers of
+ * 200 requests, `--no-opt`: 0.25 ms CPU per publish when one ring changed, against 0.42 ms.
  */
 const SERVER_ENTRIES = new WeakMap<readonly RequestRecord[], ServerEntries>();
 
-const newestFirst = (a: RequestEntry, b: RequestEntry): number => b.record.lastSeen - a.record.lastSeen;
-
-/** One server's requests as entries, newest first (ties in ring order). */
+/** One server's requests as entries, in ring order. */
 function serverEntries(s: ServerState): readonly RequestEntry[] {
 	const engine = engineName(s);
 	// modelLabel reads the record, whether the server lists models, and its engine kind
@@ -62,44 +60,19 @@ function serverEntries(s: ServerState): readonly RequestEntry[] {
 		}
 		entries.push(e);
 	}
-	entries.sort(newestFirst);
 	SERVER_ENTRIES.set(s.requests, {engine, kind: s.engine, noModels, entries});
 	return entries;
 }
 
-/** Two newest-first lists as one; on equal times `a`'s entries come first (a stable sort of a then b). */
-function merge(a: readonly RequestEntry[], b: readonly RequestEntry[]): RequestEntry[] {
-	const out: RequestEntry[] = new Array<RequestEntry>(a.length + b.length);
-	let i = 0;
-	let j = 0;
-	let k = 0;
-	while (i < a.length && j < b.length) out[k++] = b[j]!.record.lastSeen > a[i]!.record.lastSeen ? b[j++]! : a[i++]!;
-	while (i < a.length) out[k++] = a[i++]!;
-	while (j < b.length) out[k++] = b[j++]!;
-	return out;
-}
-
-/**
- * Every request of every server, newest first; on equal times in server order, then ring order (what
- * a stable sort of all the rings one after the other gives). Pure (the caches only save remaking
- * equal entries and re-sorting unchanged rings): each server's list is sorted once per ring, then
- * the lists are merged pairwise, neighbours first, so ties keep the servers' order.
- */
+/** Every request of every server, newest first (a stable sort: on equal times in server order, then ring order). Pure (the caches only save remaking equal entries). */
 export function requestEntries(servers: Readonly<Record<string, ServerState>>, order: readonly string[]): RequestEntry[] {
-	let lists: (readonly RequestEntry[])[] = [];
+	const lists: (readonly RequestEntry[])[] = [];
 	for (const id of order) {
 		const s = servers[id];
 		if (s) lists.push(serverEntries(s));
 	}
-	if (lists.length === 0) return [];
-	// a copy when one list is all: the cached array is never handed out to be changed
-	if (lists.length === 1) return lists[0]!.slice();
-	while (lists.length > 1) {
-		const next: (readonly RequestEntry[])[] = [];
-		for (let i = 0; i < lists.length; i += 2) next.push(i + 1 < lists.length ? merge(lists[i]!, lists[i + 1]!) : lists[i]!);
-		lists = next;
-	}
-	return lists[0] as RequestEntry[];
+	// concat copies (the cached lists are never handed out to be changed); one native sort over runs already in order
+	return ([] as RequestEntry[]).concat(...lists).sort((a, b) => b.record.lastSeen - a.record.lastSeen);
 }
 
 /**
