@@ -147,7 +147,14 @@ interface LlamaState {
 	 */
 	run: number;
 	requestsThisRun: boolean;
+	/**
+	 * Slot/task keys that closed in this run, the newest CLOSED_KEPT of them (`closedOrder` is the
+	 * ring of their order): a run of a busy server closes a million requests an hour, and every key
+	 * kept forever was ~47 bytes each (170 MB an hour at 1,000 req/s; issue 32).
+	 */
 	readonly closed: Set<string>;
+	readonly closedOrder: string[];
+	closedAt: number;
 	readonly tally: Map<string, Tally>;
 	/** `f_sim_best` of the slot's last pick (a `task -1` line), taken by the slot's next task. */
 	readonly fSimOfSlot: Map<string, number>;
@@ -202,6 +209,8 @@ function newLlamaState(options: LlamaCppParserOptions): LlamaState {
 		run: 0,
 		requestsThisRun: false,
 		closed: new Set(),
+		closedOrder: [],
+		closedAt: 0,
 		tally: new Map(),
 		fSimOfSlot: new Map(),
 		keyOfTask: new Map(),
@@ -233,6 +242,8 @@ function newRun(s: LlamaState): void {
 	s.run += 1;
 	s.requestsThisRun = false;
 	s.closed.clear();
+	s.closedOrder.length = 0;
+	s.closedAt = 0;
 	s.cacheSeen.clear();
 	s.tally.clear();
 	s.fSimOfSlot.clear();
@@ -436,10 +447,31 @@ function taskStart(s: LlamaState, key: string, slot: number | undefined, task: n
 	return [req(s, key, slot, task, {started: true, model: s.modelName, queueMs})];
 }
 
+/**
+ * Closed keys remembered: a task id opening again on its slot after it closed means the server
+ * restarted (its ids count from 0 again). A restart writes its start lines too (`listening on`,
+ * `loading model`: a new run), so this only matters where those were not in the log; a key that
+ * closed more than CLOSED_KEPT requests ago is forgotten.
+ */
+export const CLOSED_KEPT = 8192;
+
+function closeKey(s: LlamaState, k: string): void {
+	if (s.closed.has(k)) return;
+	s.closed.add(k);
+	if (s.closedOrder.length < CLOSED_KEPT) {
+		s.closedOrder.push(k);
+		return;
+	}
+	// a ring: the oldest key goes (no iterator object a request, as Set's own order would take)
+	s.closed.delete(s.closedOrder[s.closedAt]!);
+	s.closedOrder[s.closedAt] = k;
+	s.closedAt = (s.closedAt + 1) % CLOSED_KEPT;
+}
+
 /** `stop processing`: the request is done (with the prompt a default-verbosity log did not state, estimated). */
 function taskStop(s: LlamaState, msg: string, key: string, slot: number | undefined, task: number, keyPrefix: string): Ev[] {
 	s.cacheSeen.delete(key);
-	s.closed.add(baseKey(s, keyPrefix, slot, task));
+	closeKey(s, baseKey(s, keyPrefix, slot, task));
 	if (s.pending?.key === key) s.pending = undefined;
 	const t = s.tally.get(key);
 	s.tally.delete(key);

@@ -15,7 +15,7 @@
 import http from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {cumulative, REQUEST_HISTOGRAMS, SECONDS_BUCKETS} from '../model/request-histograms.js';
-import {DEFAULT_SESSION_GAP_MS, sessionsOfServer} from '../model/sessions.js';
+import {DEFAULT_SESSION_GAP_MS, sessionsOfServer, type Session, type SessionsView, type Turn} from '../model/sessions.js';
 import {FIGURES, type FigureTable, type ModelFigures} from '../model/figure-table.js';
 import {macGpuSummary} from '../model/wired-limit.js';
 import type {HistogramCounts, MonitorState} from '../types/state.js';
@@ -120,57 +120,116 @@ interface BudgetTotals {
 	contextFillAt?: number;
 }
 
+/** A turn of a session not counted yet because it is not settled (the last turn of its session, younger than TURN_SETTLE_MS). */
+interface PendingTurn {
+	readonly session: Session;
+	readonly turn: Turn;
+	readonly index: number;
+	readonly id: string;
+}
+
+/** Per server: the sessions view last looked at, the ids of its turns counted, and its turns waiting to settle. */
+interface ServerTurns {
+	readonly view: SessionsView;
+	readonly counted: ReadonlySet<string>;
+	readonly pending: readonly PendingTurn[];
+}
+
 export class RequestCounters {
 	private state: MonitorState | undefined;
-	constructor(private readonly sessionGapMs = DEFAULT_SESSION_GAP_MS) {}
+	/**
+	 * `incremental` (default): a server whose sessions view is the same object as at the last look
+	 * (sessionsOfServer memoises it on the ring: the ring did not change) only has its waiting turns
+	 * checked, not every turn's id rebuilt and looked up each second; false: every server's turns
+	 * each time (the tests compare the two).
+	 */
+	constructor(
+		private readonly sessionGapMs = DEFAULT_SESSION_GAP_MS,
+		private readonly incremental = true,
+	) {}
 	/** Agent budget per (engine, server, model), monotonic: each settled turn is added once. */
 	private readonly budgets = new Map<string, {key: CounterKey; totals: BudgetTotals}>();
-	private turnsCounted = new Set<string>();
+	/** Turn ids are `server \0 key \0 time`: one server's never meet another's, so they are kept per server. */
+	private turnsByServer = new Map<string, ServerTurns>();
 
 	private observeTurns(state: MonitorState): void {
-		const still = new Set<string>();
+		const next = new Map<string, ServerTurns>();
 		for (const [serverId, server] of Object.entries(state.servers)) {
-			for (const session of sessionsOfServer(server, this.sessionGapMs).sessions) {
+			const view = sessionsOfServer(server, this.sessionGapMs);
+			const prev = this.turnsByServer.get(serverId);
+			const before: ReadonlySet<string> = prev?.counted ?? new Set<string>();
+			if (this.incremental && prev !== undefined && prev.view === view) {
+				// The same sessions: every turn counted before is still there; only the waiting ones can settle.
+				if (prev.pending.length === 0) {
+					next.set(serverId, prev);
+					continue;
+				}
+				const pending: PendingTurn[] = [];
+				const added: string[] = [];
+				for (const p of prev.pending) {
+					if (before.has(p.id)) continue;
+					if (state.now - p.turn.time < TURN_SETTLE_MS) pending.push(p);
+					else {
+						added.push(p.id);
+						this.countTurn(server, serverId, p.session, p.turn, p.index);
+					}
+				}
+				const counted = added.length > 0 ? new Set([...before, ...added]) : before;
+				next.set(serverId, {view, counted, pending});
+				continue;
+			}
+			// Turns that left the ring are forgotten (their seconds stay in the counters).
+			const counted = new Set<string>();
+			const pending: PendingTurn[] = [];
+			for (const session of view.sessions) {
 				session.turns.forEach((t, i) => {
 					const id = `${serverId}\u0000${t.key}\u0000${t.time}`;
-					if (this.turnsCounted.has(id)) {
-						still.add(id);
+					if (before.has(id)) {
+						counted.add(id);
 						return;
 					}
 					const settled = i < session.turns.length - 1 || state.now - t.time >= TURN_SETTLE_MS;
-					if (!settled) return;
-					still.add(id);
-					const key: CounterKey = {engine: server.engine, server: server.url ?? serverId, model: session.model};
-					const k = `${key.engine}\u0000${key.server}\u0000${key.model ?? ''}`;
-					let e = this.budgets.get(k);
-					if (!e) {
-						e = {key, totals: {turns: 0, queue: 0, prefill: 0, decode: 0, idle: 0, saved: 0, unknown: {queue: 0, prefill: 0, decode: 0, idle: 0, saved: 0}, known: {queue: 0, prefill: 0, decode: 0, idle: 0, saved: 0}, findings: {}}};
-						this.budgets.set(k, e);
+					if (!settled) {
+						pending.push({session, turn: t, index: i, id});
+						return;
 					}
-					const b = e.totals;
-					b.turns++;
-					for (const kind of new Set(t.findings.map(f => f.kind))) b.findings[kind] = (b.findings[kind] ?? 0) + 1;
-					if (b.contextFillAt === undefined || t.time >= b.contextFillAt) {
-						b.contextFill = t.contextFill;
-						b.contextFillAt = t.time;
-					}
-					const add = (part: 'queue' | 'prefill' | 'decode' | 'idle' | 'saved', ms: number | undefined) => {
-						if (known(ms) && ms >= 0) {
-							b[part] += ms / 1000;
-							b.known[part]++;
-						} else b.unknown[part]++;
-					};
-					add('queue', t.queueMs);
-					add('prefill', t.prefillMs);
-					add('decode', t.decodeMs);
-					// The first turn of a session has no idle before it (not unknown: nothing to count).
-					if (i > 0) add('idle', t.idleBeforeMs);
-					add('saved', t.cachedTokens !== undefined && session.prefillTps !== undefined && session.prefillTps > 0 ? (t.cachedTokens * 1000) / session.prefillTps : undefined);
+					counted.add(id);
+					this.countTurn(server, serverId, session, t, i);
 				});
 			}
+			next.set(serverId, {view, counted, pending});
 		}
-		// Turns that left the ring are forgotten (their seconds stay in the counters).
-		this.turnsCounted = still;
+		this.turnsByServer = next;
+	}
+
+	/** Adds one settled turn to its model's budget. */
+	private countTurn(server: MonitorState['servers'][string], serverId: string, session: Session, t: Turn, i: number): void {
+		const key: CounterKey = {engine: server.engine, server: server.url ?? serverId, model: session.model};
+		const k = `${key.engine}\u0000${key.server}\u0000${key.model ?? ''}`;
+		let e = this.budgets.get(k);
+		if (!e) {
+			e = {key, totals: {turns: 0, queue: 0, prefill: 0, decode: 0, idle: 0, saved: 0, unknown: {queue: 0, prefill: 0, decode: 0, idle: 0, saved: 0}, known: {queue: 0, prefill: 0, decode: 0, idle: 0, saved: 0}, findings: {}}};
+			this.budgets.set(k, e);
+		}
+		const b = e.totals;
+		b.turns++;
+		for (const kind of new Set(t.findings.map(f => f.kind))) b.findings[kind] = (b.findings[kind] ?? 0) + 1;
+		if (b.contextFillAt === undefined || t.time >= b.contextFillAt) {
+			b.contextFill = t.contextFill;
+			b.contextFillAt = t.time;
+		}
+		const add = (part: 'queue' | 'prefill' | 'decode' | 'idle' | 'saved', ms: number | undefined) => {
+			if (known(ms) && ms >= 0) {
+				b[part] += ms / 1000;
+				b.known[part]++;
+			} else b.unknown[part]++;
+		};
+		add('queue', t.queueMs);
+		add('prefill', t.prefillMs);
+		add('decode', t.decodeMs);
+		// The first turn of a session has no idle before it (not unknown: nothing to count).
+		if (i > 0) add('idle', t.idleBeforeMs);
+		add('saved', t.cachedTokens !== undefined && session.prefillTps !== undefined && session.prefillTps > 0 ? (t.cachedTokens * 1000) / session.prefillTps : undefined);
 	}
 
 	budgetEntries(): readonly {readonly key: CounterKey; readonly totals: Readonly<BudgetTotals>}[] {
@@ -189,8 +248,12 @@ export class RequestCounters {
 	/** Probes seen, by server and model: their TTFT distribution. */
 	private readonly probeTtft = new Map<string, {key: CounterKey; histogram: Histogram}>();
 	private probesCounted = new Set<string>();
+	private probeResults: MonitorState['probe']['results'] | undefined;
 
 	observeProbes(state: MonitorState): void {
+		// The same results array as at the last look (the reducer makes a new one when a probe ends): nothing new.
+		if (this.incremental && state.probe.results === this.probeResults) return;
+		this.probeResults = state.probe.results;
 		const still = new Set<string>();
 		for (const p of state.probe.results) {
 			const id = `${p.url}\u0000${p.model ?? ''}\u0000${p.t}\u0000${p.run ?? ''}\u0000${p.ttftMs ?? ''}\u0000${p.totalMs ?? ''}`;

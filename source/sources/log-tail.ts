@@ -13,16 +13,15 @@
  * node's fs.watch watches the file itself, not its folder (a busy sibling file costs nothing); a
  * slow stat poll notices a file that appears or reappears, and backs the watch up where file events
  * are unreliable (network folders, some container mounts). An event only schedules a read (at most
- * one per MIN_READ_GAP_MS): the read's own fstat says what changed. chokidar, used before, stats
+ * one per MIN_READ_GAP_MS): the read's own stat says what changed. chokidar, used before, stats
  * the file on every event — 100 stats a second per log of a server at 100 requests a second, 6 of
  * the 35 % of a core that eight such logs cost (issue 32); the size it saw is not needed, since a
  * file cut and regrown between two reads is told by its head, its tail mark and the ledger.
  */
-import type {Stats} from 'node:fs';
+import {watch, type FSWatcher, type Stats} from 'node:fs';
 import {open, stat, type FileHandle} from 'node:fs/promises';
 import path from 'node:path';
 import {StringDecoder} from 'node:string_decoder';
-import {watch as fsWatch, type FSWatcher as NodeWatcher} from 'node:fs';
 import type {Collector} from '../types/state.js';
 import {sanitizeName} from '../util/sanitize.js';
 
@@ -372,7 +371,12 @@ export class LineLedger {
 		if (n === 0) offset = 0;
 		else if (j === n) offset = this.line(n - 1).end;
 		else if (j > 0) offset = this.line(j).start;
-		else if (this.forgot) {
+		else if (size < start0) {
+			// The file now ends before the first remembered line (a copytruncate to 0 of a busy log, not
+			// yet regrown that far): all it holds is read, as GNU tail -F reads a truncated file. (It
+			// resumed at start0, past the end: a negative read size threw, and the next read began at 0.)
+			offset = 0;
+		} else if (this.forgot) {
 			// Even the first remembered line changed, and lines before it were read and forgotten: the
 			// new text began somewhere before it; what lies between is not read again.
 			offset = start0;
@@ -480,10 +484,9 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 	let headLength = 0;
 	/** The last bytes read before `offset`: if they change, the file was rewritten under us. */
 	let tailMark: Buffer | undefined;
-	/** A stat between two reads saw the file smaller than our offset (truncated, maybe regrown since). */
 	/** Whether the file existed when the tail started (only then does the start-up window apply). */
 	let existedAtStart: boolean | undefined;
-	let watcher: NodeWatcher | undefined;
+	let watcher: FSWatcher | undefined;
 	let watchedIno: number | undefined;
 	let poll: NodeJS.Timeout | undefined;
 	let stopped = false;
@@ -516,6 +519,8 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 	/** When the last read ended; a wake-up sooner than MIN_READ_GAP_MS after it waits for the rest. */
 	let lastReadEnd = -Infinity;
 	let gapTimer: NodeJS.Timeout | undefined;
+	/** An event came during a read: another read is due once it ends. */
+	let wanted = false;
 	const minGap = options.minReadGapMs ?? MIN_READ_GAP_MS;
 
 	async function readMore(): Promise<void> {
@@ -533,14 +538,26 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 		} finally {
 			reading = false;
 			lastReadEnd = performance.now();
+			if (wanted) {
+				wanted = false;
+				soon();
+			}
 		}
 	}
 
-	/** A file event or the poll: read now, or once MIN_READ_GAP_MS has passed since the last read. */
+	/**
+	 * A file event or the poll: read now, or once MIN_READ_GAP_MS has passed since the last read.
+	 * During a read, the next one is due MIN_READ_GAP_MS after it ends (it was at once: two reads
+	 * per gap under steady appends, each with its stats and identity checks).
+	 */
 	function soon(): void {
 		if (stopped || gapTimer) return;
+		if (reading) {
+			wanted = true;
+			return;
+		}
 		const wait = lastReadEnd + minGap - performance.now();
-		if (wait <= 0 && !reading) {
+		if (wait <= 0) {
 			kick();
 			return;
 		}
@@ -593,11 +610,15 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 		headLength = head.length;
 	}
 
-	/** Read the open file from our offset to its end (it may have been renamed away: drain it). */
-	async function drain(skipPartial: boolean): Promise<void> {
+	/**
+	 * Read the open file from our offset to its end (it may have been renamed away: drain it).
+	 * `known`: its size from a stat just made of it (the path's, where it is still the same file):
+	 * no fstat of our own (each async fs call is a thread-pool round trip, ~30-90 µs of CPU here).
+	 */
+	async function drain(skipPartial: boolean, known?: number): Promise<void> {
 		const h = handle;
 		if (!h) return;
-		const size = (await h.stat()).size;
+		const size = known ?? (await h.stat()).size;
 		if (size < offset || (size > offset && !(await contentHolds(h, size)))) {
 			// Truncated in place (copytruncate), maybe regrown past our offset since: resume at the first
 			// line that no longer reads as it did (none read twice, none of the new skipped); a new file
@@ -608,7 +629,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 			head = undefined;
 			headLength = 0;
 			tailMark = undefined;
-				splitter.reset();
+			splitter.reset();
 			state(`following ${shown} (truncated${lost ? '; lines written between the cut and the last lines kept in memory were not read' : ''})`);
 		}
 		if (size === offset) return;
@@ -674,7 +695,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 		}
 		existedAtStart ??= st !== undefined;
 		// Whatever the name points to now, first finish the file we have open (tail -F does too).
-		if (handle) await drain(false);
+		if (handle) await drain(false, st && sameIdentity(st) ? st.size : undefined);
 		if (!st || !st.isFile()) {
 			state(why ?? `${shown} is not a file`);
 			if (handle) {
@@ -714,7 +735,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 			await noteHead(handle, Math.min(opened.size, HEAD_BYTES));
 			if (rotated) state(`following ${shown} (rotated)`);
 			arm(opened.ino);
-			await drain(skipPartial);
+			await drain(skipPartial, opened.size);
 		}
 		following();
 	}
@@ -728,11 +749,11 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 		if (stopped || watchedIno === ino) return;
 		watchedIno = ino;
 		if (options.watch === false) return;
-		const old = watcher;
+		watcher?.close();
 		watcher = undefined;
-		old?.close();
 		try {
-			const w = fsWatch(file, {persistent: true}, () => soon());
+			// An event only schedules a read (header comment): nothing is stat'ed for it.
+			const w = watch(file, {persistent: true}, () => soon());
 			w.on('error', () => undefined);
 			watcher = w;
 		} catch {

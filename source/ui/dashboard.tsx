@@ -24,7 +24,7 @@ import {OVERLAY_VIEWS, type OverlayViews} from './overlay-views.js';
 import {SCOPES, type ScopeTable} from './scopes.js';
 import {ProbePane} from './panes/probe.js';
 import {RequestsPane} from './panes/requests.js';
-import {requestEntries, requestsSeen, tableEntries} from './view-model/requests.js';
+import {requestEntries, requestsSeen, tableEntries, type RequestEntry} from './view-model/requests.js';
 import {activeScopes, currentNotice, FLASH_MS, logTotal, macLines, planFor, selectedServer, windowCount} from './selectors.js';
 import {noColorTheme} from './theme.js';
 import {ThemeContext, useTheme} from './theme-context.js';
@@ -67,6 +67,7 @@ function useStable<T>(next: T): T {
 }
 
 const NO_HISTORY: readonly PassSample[] = [];
+const NO_ENTRIES: readonly RequestEntry[] = [];
 
 export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP, paused = false, refreshMs, readOnly = false, footerNote, sessionGapMs = DEFAULT_SESSION_GAP_MS, scopes = SCOPES, overlayViews = OVERLAY_VIEWS}: DashboardProps) {
 	const theme = useTheme();
@@ -110,7 +111,9 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 	const figures = useStable(derived);
 	const allRequests = useMemo(() => requestEntries(state.servers, state.order), [state.servers, state.order]);
 	const seen = useMemo(() => requestsSeen(state.servers, state.order), [state.servers, state.order]);
-	const table = useMemo(() => tableEntries(allRequests, view.tableSort, view.tableFilter), [allRequests, view.tableSort, view.tableFilter]);
+	// The table is sorted only while REQUESTS is on screen (an overlay or a small terminal hides it).
+	const tableShown = plan.requests > 0 && view.overlay === 'none' && state.order.length > 0;
+	const table = useMemo(() => (tableShown ? tableEntries(allRequests, view.tableSort, view.tableFilter) : NO_ENTRIES), [tableShown, allRequests, view.tableSort, view.tableFilter]);
 
 	// hooks before the early returns: the same number of hooks every render
 	const active = useStable(activeScopes(view, state.order.length === 0).filter(s => s !== 'always'));

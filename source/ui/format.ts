@@ -9,6 +9,20 @@ export {batchSummary, DASH, gb, gbs, int, num, pct, tpp, tps} from '../util/form
 
 const known = (x: number | undefined | null): x is number => typeof x === 'number' && Number.isFinite(x);
 
+/**
+ * An integer with thousands commas, as `n.toLocaleString('en-US')` writes it (`61,204`), without
+ * ICU: the REQUESTS header formats its counts every frame, and toLocaleString was ~0.8 % of
+ * infertop's CPU with 8 busy servers (CPU profile, bundle, interpreter). Anything but a safe
+ * integer goes to toLocaleString itself.
+ */
+export function grouped(n: number): string {
+	if (!Number.isSafeInteger(n) || Object.is(n, -0)) return n.toLocaleString('en-US');
+	const digits = String(Math.abs(n));
+	let out = digits.length > 3 ? digits.slice(0, ((digits.length - 1) % 3) + 1) : digits;
+	for (let i = out.length; i < digits.length; i += 3) out += `,${digits.slice(i, i + 3)}`;
+	return n < 0 ? `-${out}` : out;
+}
+
 /** A percentage already on the 0..100 scale (CPU % as top shows it). */
 export function pct100(value: number | undefined | null, decimals = 0): string {
 	return known(value) ? `${value.toFixed(decimals)}%` : DASH;

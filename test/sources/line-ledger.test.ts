@@ -214,6 +214,24 @@ describe('LineLedger', () => {
 		expect(await ledger.resumeAt(reader(regrown), regrown.length)).toEqual({offset: first, lost: true});
 	});
 
+	it('lines forgotten, and the file now ends before the first remembered line (copytruncate to 0): read from 0', async () => {
+		const file = Buffer.from(Array.from({length: 100}, (_, i) => `request ${i}`).join('\n') + '\n');
+		const ledger = new LineLedger(10);
+		ledger.reset(0);
+		ledger.feed(file, 0);
+		expect(ledger.forgot).toBe(true);
+		const start0 = ledger.line(0).start;
+		const now = Buffer.from('new 1\nnew 2\n');
+		expect(now.length).toBeLessThan(start0);
+		expect(await ledger.resumeAt(reader(now), now.length)).toEqual({offset: 0, lost: false});
+		// Regrown past it (the first remembered line changed): from there, the lines between not read.
+		const ledger2 = new LineLedger(10);
+		ledger2.reset(0);
+		ledger2.feed(file, 0);
+		const longer = Buffer.from('x'.repeat(file.length));
+		expect(await ledger2.resumeAt(reader(longer), longer.length)).toEqual({offset: start0, lost: true});
+	});
+
 	describe('resumeAt and spotCheck answer as the per-byte ledger did', () => {
 		type Case = (old: Buffer, rnd: () => number) => Buffer;
 		const lineStarts = (b: Buffer) => [0, ...Array.from(b.toString('latin1').matchAll(/\n/g), m => m.index! + 1)];

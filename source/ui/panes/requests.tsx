@@ -3,7 +3,7 @@ import {memo} from 'react';
 import type {LogLine, LogRing} from '../../types/state.js';
 import {logLines} from '../../model/log-ring.js';
 import {sanitize} from '../../util/sanitize.js';
-import {bytes, clock, DASH, fit, int, ms, num, pct, right, tpp, tps} from '../format.js';
+import {bytes, clock, DASH, fit, grouped, int, ms, num, pct, right, tpp, tps} from '../format.js';
 import type {TableSort} from '../view-state.js';
 import type {RequestEntry} from '../view-model/requests.js';
 import {Line, Span, Title} from './common.js';
@@ -84,7 +84,7 @@ export interface RequestsPaneProps {
 	readonly height: number;
 }
 
-const count = (n: number): string => n.toLocaleString('en-US');
+const count = grouped;
 
 /** `61,204 seen · last 200 kept` (what was seen, and what of it is kept), then how far behind the log is. Pure. */
 export function seenText(total: number, seen: number | undefined, lag?: RequestsPaneProps['lag']): string {

@@ -1,0 +1,71 @@
+/**
+ * The tail's own file watch (fs.watch on the file; issue 32: chokidar stat'ed the file on every
+ * event). With the stat poll off, the watch alone: follows appends, coalesces a burst of events
+ * into at most a read per MIN_READ_GAP_MS, misses no write, and follows a rotation (rename + new
+ * file) by re-arming on the new file. Real files.
+ */
+import {appendFileSync, mkdtempSync, renameSync, rmSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import {afterEach, describe, expect, it} from 'vitest';
+import {createLogTail, MIN_READ_GAP_MS} from '../../source/sources/log-tail.js';
+import {waitUntil} from '../helpers/wait.js';
+
+const dirs: string[] = [];
+const stops: (() => Promise<void>)[] = [];
+afterEach(async () => {
+	for (const s of stops.splice(0)) await s();
+	for (const d of dirs.splice(0)) rmSync(d, {recursive: true, force: true});
+});
+
+function setup() {
+	const dir = mkdtempSync(path.join(tmpdir(), 'infertop-watch-'));
+	dirs.push(dir);
+	const file = path.join(dir, 'server.log');
+	writeFileSync(file, '');
+	const lines: string[] = [];
+	// Lines delivered in one turn of the event loop came from one read.
+	let reads = 0;
+	let inRead = false;
+	const onLine = (line: string) => {
+		lines.push(line);
+		if (!inRead) {
+			inRead = true;
+			reads++;
+			setImmediate(() => (inRead = false));
+		}
+	};
+	const tail = createLogTail({path: file, onLine, pollMs: 3_600_000});
+	stops.push(() => tail.stop());
+	return {dir, file, lines, reads: () => reads, tail};
+}
+
+describe('the file watch alone (no poll)', {timeout: 30_000}, () => {
+	it('300 appends a few ms apart: every line read once, in order, in a read per gap at most', async () => {
+		const {file, lines, reads, tail} = setup();
+		await tail.start();
+		const t0 = performance.now();
+		for (let i = 0; i < 300; i++) {
+			appendFileSync(file, `request ${i}\n`);
+			await new Promise(r => setTimeout(r, 3));
+		}
+		await waitUntil(() => lines.length === 300, {what: 'all 300 lines'});
+		const elapsed = performance.now() - t0;
+		expect(lines).toEqual(Array.from({length: 300}, (_, i) => `request ${i}`));
+		expect(reads()).toBeLessThanOrEqual(Math.ceil(elapsed / MIN_READ_GAP_MS) + 2);
+	});
+
+	it('a rotation (rename, new file under the name): the old one drained, the new one followed and watched', async () => {
+		const {dir, file, lines, tail} = setup();
+		await tail.start();
+		appendFileSync(file, 'old 1\n');
+		await waitUntil(() => lines.length === 1, {what: 'old 1'});
+		appendFileSync(file, 'old 2\n');
+		renameSync(file, path.join(dir, 'server.log.1'));
+		writeFileSync(file, 'new 1\n');
+		await waitUntil(() => lines.length === 3, {what: 'old 2 and new 1'});
+		appendFileSync(file, 'new 2\n');
+		await waitUntil(() => lines.length === 4, {what: 'new 2, through the watch of the new file'});
+		expect(lines).toEqual(['old 1', 'old 2', 'new 1', 'new 2']);
+	});
+});

@@ -1,0 +1,94 @@
+/**
+ * requestEntries keeps each server's sorted entries by the identity of its request ring and merges
+ * the servers' lists (issue 32: 8 busy servers). The result must be what the full recompute gives:
+ * every record of every server, one stable sort newest first. Checked on many random states, each
+ * changing only some servers' rings from the one before (as the reducer does under traffic).
+ */
+import {describe, expect, it} from 'vitest';
+import {modelLabel} from '../../source/model/derive.js';
+import {requestFigures} from '../../source/model/figures.js';
+import {engineName} from '../../source/engines/index.js';
+import type {MonitorState, RequestRecord, ServerState} from '../../source/types/state.js';
+import {requestEntries} from '../../source/ui/view-model/requests.js';
+import {richState} from '../helpers/ui-state.js';
+
+/** The full recompute, as requestEntries was before the per-server memo. */
+function reference(servers: Readonly<Record<string, ServerState>>, order: readonly string[]) {
+	const all: {key: string; record: RequestRecord; engine: string; model: string}[] = [];
+	for (const id of order) {
+		const s = servers[id];
+		if (!s) continue;
+		for (const r of s.requests) all.push({key: `${r.serverId}/${r.key}`, record: r, engine: engineName(s), model: modelLabel(r, s)});
+	}
+	return all.sort((a, b) => b.record.lastSeen - a.record.lastSeen);
+}
+
+function rng(seed: number) {
+	return () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+}
+
+describe('requestEntries: per-server memo and merge', () => {
+	it('equals the full recompute on 300 states of 1–8 servers whose rings change a few at a time', () => {
+		const base = richState();
+		const templates = base.order.map(id => base.servers[id]!);
+		const rand = rng(42);
+		const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+		let n = 0;
+		const record = (serverId: string): RequestRecord => {
+			n++;
+			// few distinct times: many ties, which must keep server then ring order
+			const t = 1000 + Math.floor(rand() * 20);
+			const r: RequestRecord = {serverId, key: `r${n}`, firstSeen: t - 5, lastSeen: t, done: rand() < 0.8, promptTokens: Math.floor(rand() * 500), generatedTokens: Math.floor(rand() * 200), decodeMs: 100 + Math.floor(rand() * 900)};
+			const m = rand();
+			return m < 0.3 ? {...r, model: `org/model-${Math.floor(rand() * 3)}`} : m < 0.5 ? {...r, attribution: {model: `att-${Math.floor(rand() * 2)}`, by: 'log'} as RequestRecord['attribution']} : r;
+		};
+		for (let trial = 0; trial < 10; trial++) {
+			const count = 1 + Math.floor(rand() * 8);
+			const order = Array.from({length: count}, (_, i) => `srv${trial}-${i}`);
+			let servers: Record<string, ServerState> = {};
+			for (const id of order) {
+				const t = pick(templates);
+				servers[id] = {...t, id, models: rand() < 0.5 ? [] : t.models, demo: rand() < 0.2, requests: Array.from({length: Math.floor(rand() * 40)}, () => record(id))};
+			}
+			for (let step = 0; step < 30; step++) {
+				const state = {servers, order} as Pick<MonitorState, 'servers' | 'order'>;
+				const got = requestEntries(state.servers, state.order);
+				const want = reference(state.servers, state.order);
+				const same = got.every((e, i) => e.key === want[i]!.key && e.record === want[i]!.record && e.engine === want[i]!.engine && e.model === want[i]!.model);
+				expect(got.length).toBe(want.length);
+				if (!same) expect(got.map(e => [e.key, e.engine, e.model])).toEqual(want.map(e => [e.key, e.engine, e.model]));
+				expect(same).toBe(true);
+				if (step % 10 === 0) for (const e of got) expect(e.figures).toEqual(requestFigures(e.record));
+				// the next state: some servers' rings change (records added, the oldest dropped, one
+				// replaced by a newer version), some servers change without their ring (a label), the rest stay
+				const next: Record<string, ServerState> = {...servers};
+				for (const id of order) {
+					const s = servers[id]!;
+					const roll = rand();
+					if (roll < 0.4) {
+						let ring = [...s.requests, ...Array.from({length: Math.floor(rand() * 6)}, () => record(id))];
+						if (ring.length > 30) ring = ring.slice(ring.length - 30);
+						if (ring.length > 0 && rand() < 0.5) {
+							const i = Math.floor(rand() * ring.length);
+							ring[i] = {...ring[i]!, lastSeen: ring[i]!.lastSeen + Math.floor(rand() * 10), done: true};
+						}
+						next[id] = {...s, requests: ring};
+					} else if (roll < 0.5) next[id] = {...s, demo: !s.demo};
+					else if (roll < 0.55) next[id] = {...s, models: s.models.length === 0 ? templates[0]!.models : []};
+				}
+				servers = next;
+			}
+		}
+	});
+
+	it('hands out a new array each call (the cached lists are never changed by a caller)', () => {
+		const s = richState();
+		const one = requestEntries(s.servers, [s.order[0]!]);
+		one.length = 0;
+		expect(requestEntries(s.servers, [s.order[0]!]).length).toBe(s.servers[s.order[0]!]!.requests.length);
+		const a = requestEntries(s.servers, s.order);
+		const b = requestEntries(s.servers, s.order);
+		expect(a).not.toBe(b);
+		expect(a).toEqual(b);
+	});
+});
