@@ -6,7 +6,7 @@ import {emptySystem} from '../types/system.js';
 import {emptyProbe, MAX_PROBE_RESULTS} from '../types/probe.js';
 import {requestFigures, type RequestFigures} from './figures.js';
 import {observeRequest} from './request-histograms.js';
-import {appendLog, appendTo, emptyLog, type DraftRing} from './log-ring.js';
+import {appendLog, appendTo, emptyLog, LOG_NOTE, LOG_PARSED, type DraftRing} from './log-ring.js';
 import {inconsistency} from './consistency.js';
 import {attribute, attributeByKeepAlive, keepAliveMoved, UNKNOWN_MODEL} from './attribution.js';
 import type {Action, LogBatchLine, LogRing, MonitorState, RequestRecord, RequestTotals, ServerSignal, ServerState, ServerInfo, PassSample} from '../types/state.js';
@@ -260,7 +260,7 @@ function applyRequest(server: ServerState, serverId: string, t: number, ev: Extr
 		s.dropped = push(s.dropped, key, MAX_DROPPED);
 		s.linesInconsistent++;
 		s.lastInconsistent = reason;
-		s.log = appendTo(writableRing(s.log), {t: readAt, text, parsed: true}, MAX_LOG_LINES);
+		s.log = appendTo(writableRing(s.log), readAt, text, LOG_PARSED, MAX_LOG_LINES);
 		return s;
 	}
 	const s = writableServer(server);
@@ -401,7 +401,7 @@ export function applyEvent(server: ServerState, t: number, event: EngineEvent, c
 		case 'inconsistent': {
 			const s = writableServer(server);
 			s.linesInconsistent++;
-			s.log = appendTo(writableRing(s.log), {t, text: `inconsistent, not used: ${event.reason}`, parsed: true, note: true}, MAX_LOG_LINES);
+			s.log = appendTo(writableRing(s.log), t, `inconsistent, not used: ${event.reason}`, LOG_PARSED | LOG_NOTE, MAX_LOG_LINES);
 			return s;
 		}
 		case 'agent-signal':
@@ -439,7 +439,7 @@ export function applyBatch(server: ServerState, lines: readonly LogBatchLine[], 
 			const line = lines[i]!;
 			// read once: each read of a time (a fraction-holding field) makes a new number object here
 			const t = line.t;
-			s.log = appendTo(writableRing(s.log), {t, text: line.text, parsed: line.parsed}, MAX_LOG_LINES);
+			s.log = appendTo(writableRing(s.log), t, line.text, line.parsed ? LOG_PARSED : 0, MAX_LOG_LINES);
 			if (line.parsed) s.linesParsed++;
 			else s.linesUnparsed++;
 			const events = line.events;

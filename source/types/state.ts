@@ -17,12 +17,15 @@ export interface LogLine {
 }
 
 /**
- * The log buffer: a window [start, end) onto a shared, append-only backing array (model/log-ring.ts
- * appends in amortised O(1) and reads it; nothing else writes it).
+ * The log buffer: a window [start, end) onto shared, append-only backing arrays (model/log-ring.ts
+ * appends in amortised O(1) and reads it, a LogLine made on read; nothing else writes it).
  */
 export interface LogRing {
-	/** Shared, append-only backing store: read only [start, end). */
-	readonly buffer: readonly LogLine[];
+	/** Shared, append-only backing store of the lines' texts: read only [start, end). */
+	readonly buffer: readonly string[];
+	/** The lines' times and flags (log-ring.ts), index for index with `buffer`; absent only in a ring written out empty. */
+	readonly times?: readonly number[];
+	readonly flags?: readonly number[];
 	readonly start: number;
 	readonly end: number;
 	/** Lines in the ring (end − start). */

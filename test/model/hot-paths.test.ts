@@ -6,9 +6,9 @@
 import {describe, expect, it} from 'vitest';
 import {inconsistency, type CountsToCheck} from '../../source/model/consistency.js';
 import {requestFigures} from '../../source/model/figures.js';
-import {appendLog, appendTo, emptyLog, logLines, type LogRing} from '../../source/model/log-ring.js';
+import {appendLog, appendTo, emptyLog, logFlags, logLines, logTail, type LogRing} from '../../source/model/log-ring.js';
 import {observeRequest} from '../../source/model/request-histograms.js';
-import type {RequestRecord} from '../../source/types/state.js';
+import type {LogLine, RequestRecord} from '../../source/types/state.js';
 import {prng} from '../helpers/fuzz.js';
 
 const FIELDS = ['promptTokens', 'cachedTokens', 'prefillTokens', 'prefillMs', 'generatedTokens', 'decodedTokens', 'decodeMs', 'passes', 'drafted', 'accepted', 'engineMeanLen', 'engineTps'] as const;
@@ -66,10 +66,11 @@ describe('requestFigures: two literals', () => {
 describe('the log ring appended in place', () => {
 	it('appendTo a copy gives what appendLog gives, and the ring it was copied from never changes', () => {
 		const cap = 5;
-		const line = (i: number) => ({t: i, text: `l${i}`, parsed: i % 3 === 0});
+		const line = (i: number): LogLine => (i % 7 === 6 ? {t: 1e12 + i / 4, text: `l${i}`, parsed: true, note: true} : {t: 1e12 + i / 4, text: `l${i}`, parsed: i % 3 === 0});
 		let plain: LogRing = emptyLog();
 		const before: [LogRing, string][] = [];
-		let draft = appendTo({...emptyLog()}, line(0), cap);
+		const parts = (l: LogLine) => [l.t, l.text, logFlags(l.parsed, l.note)] as const;
+		let draft = appendTo({...emptyLog()}, ...parts(line(0)), cap);
 		plain = appendLog(plain, line(0), cap);
 		for (let i = 1; i < 23; i++) {
 			// a new batch every 4 lines: a copy of the last ring, then appended in place
@@ -77,13 +78,23 @@ describe('the log ring appended in place', () => {
 				before.push([draft, JSON.stringify(logLines(draft))]);
 				draft = {...draft};
 			}
-			draft = appendTo(draft, line(i), cap);
+			draft = appendTo(draft, ...parts(line(i)), cap);
 			plain = appendLog(plain, line(i), cap);
 			expect(logLines(draft)).toEqual(logLines(plain));
 			expect(draft.length).toBe(Math.min(i + 1, cap));
 			expect(draft.buffer.length).toBeLessThan(2 * cap + 1);
 		}
 		for (const [ring, was] of before) expect(JSON.stringify(logLines(ring))).toBe(was);
+	});
+
+	it('a line reads back as it was appended (its fields, their order, a note only where there is one)', () => {
+		const lines: LogLine[] = [{t: 1796471058405.25, text: 'a', parsed: true}, {t: 0, text: '', parsed: false}, {t: 7, text: 'inconsistent, not used: x', parsed: true, note: true}];
+		const ring = lines.reduce((r, l) => appendLog(r, l, 10), emptyLog());
+		expect(JSON.stringify(logLines(ring))).toBe(JSON.stringify(lines));
+		expect(logTail(ring, 2, 1)).toEqual(lines.slice(0, 2));
+		// a ring written out empty (a state made by hand) takes lines as the empty ring does
+		const literal: LogRing = {buffer: [], start: 0, end: 0, length: 0};
+		expect(logLines(appendLog(literal, lines[0]!, 10))).toEqual([lines[0]]);
 	});
 });
 

@@ -3,7 +3,7 @@
  * window the view shows and where a scroll step lands, reading the ring in place. Pure; no components.
  */
 import type {LogLine, LogRing} from '../../types/state.js';
-import {isLogRing, logTail} from '../../model/log-ring.js';
+import {isLogRing, logLineAt, logTail, logTextAt} from '../../model/log-ring.js';
 import {compileFilter} from '../view-state.js';
 
 export type Log = LogRing | readonly LogLine[];
@@ -15,7 +15,12 @@ export interface Numbered {
 
 /** Line `i` (0 = oldest held) of a ring or a plain array, read in place (no copy of the buffer). */
 function lineAt(log: Log, i: number): LogLine {
-	return isLogRing(log) ? log.buffer[log.start + i]! : log[i]!;
+	return isLogRing(log) ? logLineAt(log, i) : log[i]!;
+}
+
+/** The text of line `i`: what a filter tests (a ring makes a line object only for a match). */
+function textAt(log: Log, i: number): string {
+	return isLogRing(log) ? logTextAt(log, i) : log[i]!.text;
 }
 
 /** Absolute number of the oldest held line (the ring keeps the newest of `total` lines). */
@@ -27,8 +32,7 @@ export function matchedLines(log: Log, total: number, filter: string): {lines: N
 	const base = baseOf(log, total);
 	const lines: Numbered[] = [];
 	for (let i = 0; i < log.length; i++) {
-		const line = lineAt(log, i);
-		if (!f || f.test(line.text)) lines.push({line, abs: base + i});
+		if (!f || f.test(textAt(log, i))) lines.push({line: lineAt(log, i), abs: base + i});
 	}
 	return {lines, error: f?.error};
 }
