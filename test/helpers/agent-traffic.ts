@@ -44,6 +44,7 @@ export function agentTraffic(options: Options = {}): Timed[] {
 	const slotFree = [T0, T0, T0, T0];
 	let task = 0;
 	let restartAt = Number.POSITIVE_INFINITY;
+	let lastKey = '';
 	/** One request on llama-server: the first free slot takes it; start and release lines. */
 	const llama = (arrival: number, model: string, prompt: number, cached: number, extra: {queueLogged?: boolean; outcome?: 'error' | 'cancelled'; key?: string} = {}): number => {
 		let slot = 0;
@@ -55,6 +56,7 @@ export function agentTraffic(options: Options = {}): Timed[] {
 			restartAt = Number.POSITIVE_INFINITY;
 		}
 		const key = extra.key ?? `s${slot}/t${task++}`;
+		lastKey = key;
 		const uncached = prompt - cached;
 		const prefillMs = Math.round((uncached / (1500 + rand() * 1000)) * 1000 * 100) / 100;
 		const generated = 20 + Math.floor(rand() * 400);
@@ -81,6 +83,7 @@ export function agentTraffic(options: Options = {}): Timed[] {
 				const outcome = i === 7 && a === 0 ? 'cancelled' : i === 13 && a === 1 ? 'error' : undefined;
 				const end = llama(at, model, prompt, cached, {queueLogged: rand() < 0.5, outcome});
 				if (i === 5 && a === 1) out.push({t: end - 200, serverId: 'llama', event: {type: 'agent-signal', signal: {kind: 'context-shifted', evidence: 'context shift: n_discard = 512', discarded: 512}}});
+				if (i === 11 && a === 0) out.push({t: end - 100, serverId: 'llama', event: {type: 'agent-signal', signal: {kind: 'truncated', key: lastKey, evidence: 'prompt truncated to the context', prompt, limit: 32_768}}});
 				prev = prompt;
 				prompt += 200 + Math.floor(rand() * 1500);
 				at = end + 800 + Math.floor(rand() * 7000);
@@ -94,6 +97,8 @@ export function agentTraffic(options: Options = {}): Timed[] {
 	for (let i = 0; i < batch; i++) llama(batchAt, 'qwen', 300 + Math.floor(rand() * 900), 0, {queueLogged: i % 2 === 0});
 	restartAt = batchAt + 30_000;
 	out.push({t: T0 + 2000, serverId: 'llama', event: {type: 'model-loaded', model: 'gemma', seconds: 1.4, evidence: 'llama_model_load: loaded in 1.40 s'}});
+	// part of qwen on the CPU (as the server says)
+	out.push({t: T0 + 100, serverId: 'llama', event: {type: 'offload', layersOnGpu: 30, layersTotal: 36, model: 'qwen'}});
 	// Ollama: two clients, their access lines say who; refused tries before some turns.
 	for (const [c, client] of [[0, '10.0.0.7'], [1, '10.0.0.9']] as const) {
 		let at = T0 + 300 + c * 900;
