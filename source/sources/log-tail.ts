@@ -33,10 +33,13 @@ export const MAX_KEPT_LINE = 64 * 1024;
 /** Bytes decoded to one string at a time (below V8's large-object size: see LineSplitter.write). */
 export const DECODE_BYTES = 32 * 1024;
 /**
- * One step of a read: the lines of 256 KiB (~2,000 request lines) are parsed and go to the store
- * before the next step is read, so a key is answered between steps while a backlog is caught up.
+ * One step of a read: the lines of 64 KiB (~560 llama.cpp request lines) are parsed and go to the
+ * store (one batch) before the next step is read, so a key is answered between steps while a
+ * backlog is caught up. 64 KiB, not 256: a step's lines, events and texts stay alive until its
+ * batch is applied, and at ~1.3 KB allocated a line a 256 KiB step (~2,200 lines) outlived two of
+ * the app's 1 MB scavenges and was promoted whole (see MAX_BATCH_LINES in log-source.ts).
  */
-export const READ_CHUNK = 256 * 1024;
+export const READ_CHUNK = 64 * 1024;
 /**
  * Reads are at least this far apart: a busy engine appends many times a second, and each file
  * event read what was new at once (a stat, an fstat, the identity checks and a store update per

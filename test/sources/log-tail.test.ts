@@ -86,7 +86,7 @@ describe.each([{syncReads: true}, {syncReads: false}])('reads: synchronous $sync
 			for (const l of lines) expect(l).toMatch(/^line \d{4}$/);
 		});
 
-		it('reads an append into a buffer of its size, and a 3.2 MB append in READ_CHUNK (256 KiB) steps', async () => {
+		it('reads an append into a buffer of its size, and a 3.2 MB append in READ_CHUNK (64 KiB) steps', async () => {
 			// Issue 13: a 1 MiB buffer per read was three 1 MiB mallocs a second under traffic.
 			const {file, lines, tail} = setup();
 			writeFileSync(file, 'start\n');
