@@ -74,6 +74,13 @@ type DraftRecord = {-readonly [K in keyof RequestRecord]: RequestRecord[K]};
  * one object of one shape for every record, written in place, its fields holding what they are given.
  * The fields left undefined read as absent everywhere (a spread copies them as undefined; JSON leaves them out).
  */
+/**
+ * The times of a new record, given after it is made: a field a literal first holds a fraction in is
+ * kept as a boxed double (a new number object at each read, a box at each write); one first undefined
+ * holds the number given (V8's field representations, checked with --trace-generalization).
+ */
+const UNSET = undefined as unknown as number;
+
 function newRecord(serverId: string, key: string, t: number, at: 'backlog' | 'earlier' | undefined): DraftRecord {
 	// `satisfies`: a field added to RequestRecord and not here fails to compile
 	const record = {
@@ -111,13 +118,15 @@ function newRecord(serverId: string, key: string, t: number, at: 'backlog' | 'ea
 		backlog: at === undefined ? undefined : true,
 		earlier: at === 'earlier' ? true : undefined,
 		startedAt: undefined,
-		firstSeen: t,
-		lastSeen: t,
+		firstSeen: UNSET,
+		lastSeen: UNSET,
 		done: false,
 		liveTps: undefined,
 		liveGenerated: undefined,
 		prefillProgress: undefined,
 	} satisfies Record<keyof RequestRecord, unknown>;
+	record.firstSeen = t;
+	record.lastSeen = t;
 	return record;
 }
 
