@@ -172,17 +172,22 @@ export function totalsOf(r: RequestCounts): RequestTotals {
 export function requestFigures(r: RequestCounts): RequestFigures {
 	// A failed request has no figures of its own (llama.cpp send_error); a cancelled one only partial ones.
 	if (r.outcome !== undefined) return {};
-	const t = totalsOf(r);
-	const promptTokens = t.prompt;
+	// totalsOf's four counts, worked out here as it works them out, without its object: requestFigures
+	// runs once a finished request in the store and for each request the screen or a snapshot makes
+	// an entry of, and under the app's V8 (no TurboFan) the object was garbage at once (~70 B a request).
 	const cachedTokens = r.cachedTokens;
-	const prefill = t.uncached !== undefined && t.uncached > 0 ? rate(t.uncached, r.prefillMs) : undefined;
-	const decodeTps = rate(t.decoded, r.decodeMs);
-	const perPass = tokensPerPassFromPasses(t.decoded, t.passes);
+	const decoded = r.decodedTokens ?? r.generatedTokens;
+	const passes = r.passes ?? passesFromCounts(decoded, r.accepted, r.drafted);
+	const uncached = r.prefillTokens ?? (known(r.promptTokens) && known(cachedTokens) ? r.promptTokens - cachedTokens : undefined);
+	const promptTokens = r.promptTokens ?? (known(r.prefillTokens) && known(cachedTokens) ? r.prefillTokens + cachedTokens : undefined);
+	const prefill = uncached !== undefined && uncached > 0 ? rate(uncached, r.prefillMs) : undefined;
+	const decodeTps = rate(decoded, r.decodeMs);
+	const perPass = tokensPerPassFromPasses(decoded, passes);
 	const accepted = acceptance(r.accepted, r.drafted);
-	const ms = msPerPass(r.decodeMs, t.passes);
+	const ms = msPerPass(r.decodeMs, passes);
 	// Two literals, not a spread of an optional part (a copy per call in the app's V8 without its
 	// optimizing compiler); the same fields in the same order.
 	return r.promptEstimated === true
-		? {promptTokens, cachedTokens, promptEstimated: true, prefillTps: prefill, decodeTps, tokensPerPass: perPass, acceptance: accepted, msPerPass: ms, passes: t.passes, engineMeanLen: r.engineMeanLen}
-		: {promptTokens, cachedTokens, prefillTps: prefill, decodeTps, tokensPerPass: perPass, acceptance: accepted, msPerPass: ms, passes: t.passes, engineMeanLen: r.engineMeanLen};
+		? {promptTokens, cachedTokens, promptEstimated: true, prefillTps: prefill, decodeTps, tokensPerPass: perPass, acceptance: accepted, msPerPass: ms, passes, engineMeanLen: r.engineMeanLen}
+		: {promptTokens, cachedTokens, prefillTps: prefill, decodeTps, tokensPerPass: perPass, acceptance: accepted, msPerPass: ms, passes, engineMeanLen: r.engineMeanLen};
 }

@@ -64,6 +64,69 @@ function writable<T>(ring: readonly T[]): T[] {
 type Draft = {-readonly [K in keyof ServerState]: ServerState[K]};
 type DraftRecord = {-readonly [K in keyof RequestRecord]: RequestRecord[K]};
 
+/**
+ * The times of a new record, given after it is made: a field a literal first holds a fraction in is
+ * kept as a boxed double (a new number object at each read, a box at each write); one first undefined
+ * holds the number given (V8's field representations, checked with --trace-generalization).
+ */
+const UNSET = undefined as unknown as number;
+
+/**
+ * A new request record, made whole: the fields the engines of a busy log give a request (llama.cpp,
+ * vLLM, SGLang, speculative decoding's counts, live progress) and infertop's own, in one fixed order, unknown ones
+ * undefined. The rest (an Ollama runner and access time, an error, a context window…) are added when
+ * an event gives them, as every field was before.
+ * Measured (llama.cpp at 1,000 requests a second, V8 without its optimizing compiler as the app runs):
+ * a record made with five fields and given the rest one by one as its events came (15 more for a
+ * llama.cpp request) grew its out-of-object property store every few fields, a new copy each time
+ * (~700 B allocated a request), and a field first given a fraction was kept boxed, a new number object
+ * at each read (the consistency check, the figures, the table's sort). Made whole it is one object of
+ * one shape, 31 fields held in the object (264 B in Node's V8, about what the grown record held), written
+ * in place. A field left undefined reads as absent everywhere (a spread copies it as undefined; JSON
+ * leaves it out; toEqual ignores it).
+ */
+function newRecord(serverId: string, key: string, t: number, at: 'backlog' | 'earlier' | undefined): DraftRecord {
+	const record: DraftRecord = {
+		serverId,
+		key,
+		model: undefined,
+		slot: undefined,
+		task: undefined,
+		promptTokens: undefined,
+		cachedTokens: undefined,
+		prefillTokens: undefined,
+		prefillMs: undefined,
+		generatedTokens: undefined,
+		decodedTokens: undefined,
+		decodeMs: undefined,
+		passes: undefined,
+		drafted: undefined,
+		accepted: undefined,
+		engineMeanLen: undefined,
+		engineTps: undefined,
+		promptEstimated: undefined,
+		client: undefined,
+		outcome: undefined,
+		contextWindow: undefined,
+		attribution: undefined,
+		backlog: at === undefined ? undefined : true,
+		earlier: at === 'earlier' ? true : undefined,
+		startedAt: undefined,
+		firstSeen: UNSET,
+		lastSeen: UNSET,
+		done: false,
+		liveTps: undefined,
+		liveGenerated: undefined,
+		prefillProgress: undefined,
+	};
+	record.firstSeen = t;
+	record.lastSeen = t;
+	return record;
+}
+
+/** The fields a new record is made with, in their order (newRecord; for the tests). */
+export const RECORD_FIELDS: readonly string[] = Object.keys(newRecord('', '', 0, undefined));
+
 /** `server` itself where this batch made it, else a copy (made this batch's). */
 function writableServer(server: ServerState): Draft {
 	if (owned?.has(server)) return server as Draft;
@@ -228,9 +291,7 @@ function applyRequest(server: ServerState, serverId: string, t: number, ev: Extr
 	if (at === 'earlier') t = EARLIER_T;
 	let record: DraftRecord;
 	if (fresh) {
-		record = at === 'backlog'
-			? {serverId, key, firstSeen: t, lastSeen: t, done: false, backlog: true}
-			: at === 'earlier' ? {serverId, key, firstSeen: t, lastSeen: t, done: false, backlog: true, earlier: true} : {serverId, key, firstSeen: t, lastSeen: t, done: false};
+		record = newRecord(serverId, key, t, at);
 		owned?.add(record);
 	} else record = writableRecord(existing);
 	const wasDone = record.done;
@@ -318,13 +379,18 @@ function withSignal(server: ServerState, signal: ServerSignal): ServerState {
 	return s;
 }
 
-function updateLive(server: ServerState, key: string | undefined, patch: Partial<RequestRecord>, t: number): ServerState {
+/**
+ * A live figure of a request in flight: `rate` sets its live speed and tokens (`a`, `b`), else its
+ * prefill progress (`a`), as `{...r, ...patch, lastSeen}` would, without a patch object a line.
+ */
+function updateLive(server: ServerState, key: string | undefined, t: number, rate: boolean, a: number | undefined, b: number | undefined): ServerState {
 	const requests = server.requests;
 	for (let i = requests.length - 1; i >= 0 && i >= requests.length - 32; i--) {
 		const r = requests[i]!;
 		if (key ? r.key === key : !r.done) {
-			// written in place where this batch made the record (as `{...r, ...patch, lastSeen}` would make it)
-			const record = Object.assign(writableRecord(r), patch);
+			// written in place where this batch made the record
+			const record = writableRecord(r);
+			setLive(record, rate, a, b);
 			record.lastSeen = t;
 			const s = writableServer(server);
 			const copy = writable(s.requests);
@@ -334,11 +400,19 @@ function updateLive(server: ServerState, key: string | undefined, patch: Partial
 		}
 	}
 	if (!key) return server;
-	const record: RequestRecord = {serverId: server.id, key, firstSeen: t, lastSeen: t, done: false, ...patch};
+	const record = newRecord(server.id, key, t, undefined);
+	setLive(record, rate, a, b);
 	owned?.add(record);
 	const s = writableServer(server);
 	s.requests = push(s.requests, record, MAX_REQUESTS);
 	return s;
+}
+
+function setLive(record: DraftRecord, rate: boolean, a: number | undefined, b: number | undefined): void {
+	if (rate) {
+		record.liveTps = a;
+		record.liveGenerated = b;
+	} else record.prefillProgress = a;
 }
 
 export function applyEvent(server: ServerState, t: number, event: EngineEvent, contention = false, at?: 'backlog' | 'earlier'): ServerState {
@@ -346,9 +420,9 @@ export function applyEvent(server: ServerState, t: number, event: EngineEvent, c
 		case 'request':
 			return applyRequest(server, server.id, t, event, contention, at);
 		case 'live-rate':
-			return updateLive(server, event.key, {liveTps: event.tps, liveGenerated: event.generated}, t);
+			return updateLive(server, event.key, t, true, event.tps, event.generated);
 		case 'prefill-progress':
-			return updateLive(server, event.key, {prefillProgress: event.progress ?? (event.total ? event.processed / event.total : undefined)}, t);
+			return updateLive(server, event.key, t, false, event.progress ?? (event.total ? event.processed / event.total : undefined), undefined);
 		case 'offload': {
 			const offload = {layersOnGpu: event.layersOnGpu, layersTotal: event.layersTotal};
 			return {...server, offload, offloads: event.model === undefined ? server.offloads : {...server.offloads, [event.model]: offload}};

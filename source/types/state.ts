@@ -23,9 +23,12 @@ export interface LogLine {
 export interface LogRing {
 	/** Shared, append-only backing store of the lines' texts: read only [start, end). */
 	readonly buffer: readonly string[];
-	/** The lines' times and flags (log-ring.ts), index for index with `buffer`; absent only in a ring written out empty. */
-	readonly times?: readonly number[];
-	readonly flags?: readonly number[];
+	/**
+	 * The lines' times and flags (log-ring.ts), index for index with `buffer`; absent only in a ring
+	 * written out empty. Typed arrays as log-ring.ts makes them (a plain array in a ring made by hand).
+	 */
+	readonly times?: ArrayLike<number>;
+	readonly flags?: ArrayLike<number>;
 	readonly start: number;
 	readonly end: number;
 	/** Lines in the ring (end − start). */
