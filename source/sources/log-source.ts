@@ -117,18 +117,26 @@ export function createLogSource(options: LogSourceOptions): Collector {
 	let named = options.engine;
 	// The lines of one read go to the store together, once the read's lines are all parsed (a
 	// microtask after the first): one state change per read, not one per line and event.
+	// The batch is made at the size the last two reached (and cut to its lines when it goes): an
+	// array grown by a push a line was copied at each growth, ~30 B a line of a 560-line batch.
 	let batch: LogBatchLine[] = [];
+	let count = 0;
+	let lastCount = 0;
 	let flushQueued = false;
 	const flush = () => {
 		flushQueued = false;
-		if (batch.length === 0) return;
+		if (count === 0) return;
 		const lines = batch;
-		batch = [];
+		// cut in place to its lines (a length set well below the array's room trims its store)
+		lines.length = count;
+		batch = new Array<LogBatchLine>(Math.min(MAX_BATCH_LINES, Math.max(count, lastCount) + 64));
+		lastCount = count;
+		count = 0;
 		dispatch({type: 'log-batch', serverId, lines});
 	};
 	const feed = (line: string, t: number, at?: 'backlog' | 'earlier') => {
-		batch.push(readLine(parser, line, t, at));
-		if (batch.length >= MAX_BATCH_LINES) flush();
+		batch[count++] = readLine(parser, line, t, at);
+		if (count >= MAX_BATCH_LINES) flush();
 		else if (!flushQueued) {
 			flushQueued = true;
 			queueMicrotask(flush);

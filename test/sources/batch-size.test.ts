@@ -63,6 +63,8 @@ describe('a busy read goes to the store in batches that die young', () => {
 		expect(r.state.servers.s!.linesUnparsed).toBe(0);
 		const longest = Math.max(...r.batches.flatMap(b => b.map(l => l.text.length)));
 		for (const b of r.batches) {
+			// made at a guessed size and cut to its lines: no hole, nothing past them
+			expect(b.findIndex(l => l === undefined)).toBe(-1);
 			expect(b.length).toBeLessThanOrEqual(MAX_BATCH_LINES);
 			// a step's bytes, and the line the step before it cut
 			expect(textOf(b)).toBeLessThanOrEqual(READ_CHUNK + longest);
@@ -88,7 +90,10 @@ describe('a busy read goes to the store in batches that die young', () => {
 			return 100_000;
 		}, undefined);
 		expect(r.state.servers.s!.linesParsed + r.state.servers.s!.linesUnparsed).toBe(100_000);
-		for (const b of r.batches) expect(b.length).toBeLessThanOrEqual(MAX_BATCH_LINES);
+		for (const b of r.batches) {
+			expect(b.findIndex(l => l === undefined)).toBe(-1);
+			expect(b.length).toBeLessThanOrEqual(MAX_BATCH_LINES);
+		}
 		expect(r.batches.length).toBeGreaterThanOrEqual(Math.ceil(100_000 / MAX_BATCH_LINES));
 		// full batches, not a line or a few at a time
 		expect(r.batches.length).toBeLessThanOrEqual(Math.ceil(100_000 / MAX_BATCH_LINES) + 2 * Math.ceil(r.bytes / READ_CHUNK));
