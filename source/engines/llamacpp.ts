@@ -107,6 +107,35 @@ const DRAFT_MODEL = /loading draft model '([^']*)'/;
 const MTP = /creating MTP draft context against the target model '([^']*)'/;
 
 /**
+ * The hot lines' regexes, run on the whole line from where its message starts (`lastIndex`), not
+ * on the message cut out of it (a new string a line; issue 32): an anchored one as a sticky twin
+ * without its `^`, an unanchored one as a global twin that searches from there. Made from the
+ * regexes above, so they match what those match on the message, with the same captures.
+ */
+const stickyOf = (re: RegExp): RegExp => new RegExp(re.source.replace(/^\^/, ''), 'y');
+const fromOf = (re: RegExp): RegExp => new RegExp(re.source, 'g');
+const PROMPT_EVAL_AT = stickyOf(PROMPT_EVAL);
+const EVAL_AT = stickyOf(EVAL);
+const TOTAL_AT = stickyOf(TOTAL);
+const GRAPHS_AT = stickyOf(GRAPHS);
+const ACC_POS_AT = stickyOf(ACC_POS);
+const DRAFT_FROM = fromOf(DRAFT);
+const LIVE_FROM = fromOf(LIVE);
+const PROGRESS_FROM = fromOf(PROGRESS);
+const STOP_TRUNCATED_FROM = fromOf(STOP_TRUNCATED);
+const NOT_SPACE_FROM = fromOf(NOT_SPACE);
+
+/** `re` run on `line` from `at` (a twin above). */
+function execAt(re: RegExp, line: string, at: number): RegExpExecArray | null {
+	re.lastIndex = at;
+	return re.exec(line);
+}
+function testAt(re: RegExp, line: string, at: number): boolean {
+	re.lastIndex = at;
+	return re.test(line);
+}
+
+/**
  * Tokens decoded by the decode passes that `eval time` times. In every era the first of the n
  * printed tokens comes out of the prompt pass, and the eval time starts when it is sampled, so the
  * time covers n − 1 decode steps:
@@ -351,14 +380,17 @@ function bare(s: LlamaState, slot: number | undefined, task: number | undefined)
 	return slot !== undefined && task !== undefined && s.runner === undefined && s.modelOf === undefined;
 }
 
-/** Timing/acceptance lines, shared by slot lines and bare continuation lines. */
-function timing(s: LlamaState, msg: string, key: string, slot?: number, task?: number): Ev[] | null {
+/**
+ * Timing/acceptance lines, shared by slot lines and bare continuation lines: the message of `line`
+ * that starts at `at`.
+ */
+function timing(s: LlamaState, line: string, at: number, key: string, slot?: number, task?: number): Ev[] | null {
 	// The first character that is not a space picks the one regex to try (a search is one native
 	// call; a loop of charCodeAt calls costs several under the interpreter). The checker is made
 	// only for a line that matched.
-	const c = msg.charCodeAt(msg.search(NOT_SPACE));
+	const c = testAt(NOT_SPACE_FROM, line, at) ? line.charCodeAt(NOT_SPACE_FROM.lastIndex - 1) : Number.NaN;
 	if (c === 112 /* p */) {
-		const m = PROMPT_EVAL.exec(msg);
+		const m = execAt(PROMPT_EVAL_AT, line, at);
 		if (m) {
 			const check = numberCheck();
 			const ms = check.num('prompt eval time', m[1], 'ms');
@@ -372,7 +404,7 @@ function timing(s: LlamaState, msg: string, key: string, slot?: number, task?: n
 			return withCheck([ev], check);
 		}
 	} else if (c === 101 /* e */) {
-		const m = EVAL.exec(msg);
+		const m = execAt(EVAL_AT, line, at);
 		if (m) {
 			const check = numberCheck();
 			const ms = check.num('eval time', m[1], 'ms');
@@ -391,11 +423,11 @@ function timing(s: LlamaState, msg: string, key: string, slot?: number, task?: n
 			return withCheck([ev], check);
 		}
 	} else if (c === 116 /* t */) {
-		if (TOTAL.test(msg)) return [];
+		if (testAt(TOTAL_AT, line, at)) return [];
 	} else if (c === 103 /* g */) {
-		if (GRAPHS.test(msg)) return [];
+		if (testAt(GRAPHS_AT, line, at)) return [];
 	} else if (c === 100 /* d */) {
-		const m = DRAFT.exec(msg);
+		const m = execAt(DRAFT_FROM, line, at);
 		if (m) {
 			const check = numberCheck();
 			check.num('draft acceptance', m[1], 'ratio', NAN_UNKNOWN);
@@ -405,7 +437,7 @@ function timing(s: LlamaState, msg: string, key: string, slot?: number, task?: n
 			return withCheck([req(s, key, slot, task, {accepted, drafted, engineMeanLen: meanLen})], check);
 		}
 	} else if (c === 97 /* a */) {
-		if (ACC_POS.test(msg)) return [];
+		if (testAt(ACC_POS_AT, line, at)) return [];
 	}
 	return null;
 }
@@ -433,38 +465,43 @@ function keyOf(s: LlamaState, keyPrefix: string, slot: number | undefined, task:
 	return s.kKey;
 }
 
-/** A `slot <fn>: id N | task T | <msg>` line (or `task -1`, no task: the slot itself). */
-function slotMessage(s: LlamaState, fn: string, msg: string, slot: number | undefined, task: number | undefined, keyPrefix: string): Ev[] | null {
+/**
+ * A `slot <fn>: id N | task T | <msg>` line (or `task -1`, no task: the slot itself); its message
+ * starts at `at` (cut out only for the lines the hot ones are not).
+ */
+function slotMessage(s: LlamaState, fn: string, line: string, at: number, slot: number | undefined, task: number | undefined, keyPrefix: string): Ev[] | null {
+	const empty = at === line.length;
 	if (task === undefined || task < 0) {
-		if (msg.length === 0) return [];
+		if (empty) return [];
 		if (fn === 'print_timing') {
 			const runPrefix = s.run === 0 ? keyPrefix : `${keyPrefix}r${s.run}:`;
 			const key = slot === undefined && s.lastKey !== undefined ? s.lastKey : `${runPrefix}s${slot ?? '?'}/t${task ?? '?'}`;
-			return printTiming(s, msg, key, slot, task);
+			return printTiming(s, line, at, key, slot, task);
 		}
-		if (msg.startsWith('processing task') || msg.startsWith('stop processing')) return [];
-		return slotIdle(s, msg, slot, keyPrefix);
+		if (line.startsWith('processing task', at) || line.startsWith('stop processing', at)) return [];
+		return slotIdle(s, line, at, slot, keyPrefix);
 	}
 	s.requestsThisRun = true;
+	const starts = line.startsWith('processing task', at);
 	// The same slot/task opening again after it closed: the server restarted.
-	if (msg.startsWith('processing task') && s.closed.has(baseKey(s, keyPrefix, slot, task))) newRun(s);
+	if (starts && s.closed.has(baseKey(s, keyPrefix, slot, task))) newRun(s);
 	const key = keyOf(s, keyPrefix, slot, task);
-	if (msg.length === 0) {
+	if (empty) {
 		// Pre-b9232: the numbers follow on bare continuation lines.
 		if (fn === 'print_timing') s.pending = {key, slot, task};
 		return [];
 	}
-	if (fn === 'print_timing') return printTiming(s, msg, key, slot, task);
-	if (msg.startsWith('processing task')) return taskStart(s, key, slot, task, keyPrefix);
-	if (msg.startsWith('stop processing')) return taskStop(s, msg, key, slot, task, keyPrefix);
-	return taskLine(s, msg, key, slot, task);
+	if (fn === 'print_timing') return printTiming(s, line, at, key, slot, task);
+	if (starts) return taskStart(s, key, slot, task, keyPrefix);
+	if (line.startsWith('stop processing', at)) return taskStop(s, line, at, key, slot, task, keyPrefix);
+	return taskLine(s, line.slice(at), key, slot, task);
 }
 
 /** `print_timing`: the timings block, the live rate, prompt progress. */
-function printTiming(s: LlamaState, msg: string, key: string, slot: number | undefined, task: number | undefined): Ev[] {
-	const t = timing(s, msg, key, slot, task);
+function printTiming(s: LlamaState, line: string, at: number, key: string, slot: number | undefined, task: number | undefined): Ev[] {
+	const t = timing(s, line, at, key, slot, task);
 	if (t) return t;
-	let m = LIVE.exec(msg);
+	let m = execAt(LIVE_FROM, line, at);
 	if (m) {
 		const check = numberCheck();
 		const generated = check.count('n_gen', m[1]);
@@ -476,7 +513,7 @@ function printTiming(s: LlamaState, msg: string, key: string, slot: number | und
 			: [(tps3s === undefined ? {type: 'live-rate', key, generated, tps} : {type: 'live-rate', key, generated, tps, tps3s}) as Ev];
 		return withCheck(out, check);
 	}
-	m = PROGRESS.exec(msg);
+	m = execAt(PROGRESS_FROM, line, at);
 	if (m) return progress(key, m);
 	return [];
 }
@@ -540,7 +577,7 @@ function closeKey(s: LlamaState, k: string): void {
 }
 
 /** `stop processing`: the request is done (with the prompt a default-verbosity log did not state, estimated). */
-function taskStop(s: LlamaState, msg: string, key: string, slot: number | undefined, task: number, keyPrefix: string): Ev[] {
+function taskStop(s: LlamaState, line: string, at: number, key: string, slot: number | undefined, task: number, keyPrefix: string): Ev[] {
 	s.cacheSeen.delete(key);
 	closeKey(s, baseKey(s, keyPrefix, slot, task));
 	if (s.pending?.key === key) s.pending = undefined;
@@ -554,25 +591,25 @@ function taskStop(s: LlamaState, msg: string, key: string, slot: number | undefi
 		}
 	}
 	if (t?.outcome !== undefined) s.tally.set(key, {outcome: t.outcome});
-	const fields = doneFields(t, msg);
+	const fields = doneFields(t, line, at);
 	const out: Ev[] = [fields === DONE && bare(s, slot, task) ? ({type: 'request', key, slot, task, done: true} as Ev) : req(s, key, slot, task, fields)];
 	// Ran into the window while generating with context shift off (server-context.cpp:1776): cut at the window.
-	if (t?.outcome === undefined && t?.shifted !== true && STOP_TRUNCATED.test(msg)) {
+	if (t?.outcome === undefined && t?.shifted !== true && testAt(STOP_TRUNCATED_FROM, line, at)) {
 		out.unshift(req(s, key, slot, task, {finishReason: 'length'}));
-		out.push({type: 'agent-signal', signal: {kind: 'context-exceeded', key, evidence: evidenceOf(msg)}} as Ev);
+		out.push({type: 'agent-signal', signal: {kind: 'context-exceeded', key, evidence: evidenceOf(line.slice(at))}} as Ev);
 	}
 	return out;
 }
 
 const F_SIM_HEAD = 'selected slot by LCP similarity, f_sim_best = ';
 /**
- * finite(F_SIM.exec(msg)?.[1]) without the match array and its two strings (a line a request):
+ * finite(F_SIM.exec(msg.slice(at))?.[1]) without the match array and its two strings (a line a request):
  * the run of digits and dots after F_SIM_HEAD, as a number. test/engines/llamacpp-hand-match.test.ts
  * compares the two.
  */
-export function fSimOf(msg: string): number | undefined {
-	if (!msg.startsWith(F_SIM_HEAD)) return undefined;
-	const a = F_SIM_HEAD.length;
+export function fSimOf(msg: string, at = 0): number | undefined {
+	if (!msg.startsWith(F_SIM_HEAD, at)) return undefined;
+	const a = at + F_SIM_HEAD.length;
 	let b = a;
 	let c = msg.charCodeAt(b);
 	while ((c >= 48 && c <= 57) || c === 46) c = msg.charCodeAt(++b);
@@ -580,10 +617,10 @@ export function fSimOf(msg: string): number | undefined {
 }
 
 const STOP_HEAD = 'stop processing: n_tokens = ';
-/** Number(STOP_N_TOKENS.exec(msg)?.[1]) without the match array (a line a request); undefined where it does not match. */
-export function stopTokensOf(msg: string): number | undefined {
-	if (!msg.startsWith(STOP_HEAD)) return undefined;
-	const a = STOP_HEAD.length;
+/** Number(STOP_N_TOKENS.exec(msg.slice(at))?.[1]) without the match array (a line a request); undefined where it does not match. */
+export function stopTokensOf(msg: string, at = 0): number | undefined {
+	if (!msg.startsWith(STOP_HEAD, at)) return undefined;
+	const a = at + STOP_HEAD.length;
 	let b = a;
 	let c = msg.charCodeAt(b);
 	while (c >= 48 && c <= 57) c = msg.charCodeAt(++b);
@@ -591,13 +628,13 @@ export function stopTokensOf(msg: string): number | undefined {
 }
 
 /** A slot line without a task: the slot's LCP pick, its context. */
-function slotIdle(s: LlamaState, msg: string, slot: number | undefined, keyPrefix: string): Ev[] {
-	if (msg.startsWith('selected slot by LCP')) {
-		const v = fSimOf(msg);
+function slotIdle(s: LlamaState, line: string, at: number, slot: number | undefined, keyPrefix: string): Ev[] {
+	if (line.startsWith('selected slot by LCP', at)) {
+		const v = fSimOf(line, at);
 		if (v !== undefined && v <= 1) s.fSimOfSlot.set(slotKeyOf(keyPrefix, slot), v);
 		return [];
 	}
-	const m = NEW_SLOT.exec(msg);
+	const m = NEW_SLOT.exec(line.slice(at));
 	if (m) {
 		const check = numberCheck();
 		const n = check.count('n_ctx_slot', m[1]);
@@ -845,7 +882,18 @@ function tagged(s: LlamaState, fn: string, msg: string, keyPrefix = ''): Ev[] | 
 
 /** One raw line: strip the router-child, timestamp and level prefixes, then hand it to its kind. */
 /** What matchSlot read of the last line it matched (one object, reused: no allocation a line). */
-export const SLOT_MATCH = {fn: '', msg: '', slot: undefined as number | undefined, task: undefined as number | undefined};
+export const SLOT_MATCH = {
+	fn: '',
+	/** The line matched, and where its message starts. */
+	line: '',
+	at: 0,
+	slot: undefined as number | undefined,
+	task: undefined as number | undefined,
+	/** The message (cut out of the line when asked for: the parser reads it in place). */
+	get msg(): string {
+		return this.line.slice(this.at);
+	},
+};
 
 /** `\s` of a regex without the u flag (what SLOT's `\S` excludes). */
 function isSpace(c: number): boolean {
@@ -932,7 +980,8 @@ export function matchSlot(line: string, from = 0): boolean {
 	LINE_TERMINATOR.lastIndex = p;
 	if (LINE_TERMINATOR.test(line)) return false;
 	SLOT_MATCH.fn = fnOf(line, i, fnEnd);
-	SLOT_MATCH.msg = line.slice(p);
+	SLOT_MATCH.line = line;
+	SLOT_MATCH.at = p;
 	SLOT_MATCH.slot = slot;
 	SLOT_MATCH.task = task;
 	return true;
@@ -970,8 +1019,8 @@ function pushLine(s: LlamaState, raw: string): EngineEvent[] | null {
 	// A slot line is read where it starts (no cut of the stamp and level: matchSlot cuts its message once).
 	if (c === 115 /* s */ && line.startsWith('slot ', at) && matchSlot(line, at)) {
 		const m = SLOT_MATCH;
-		if (s.pending && !(m.fn === 'print_timing' && m.msg.length === 0)) s.pending = undefined;
-		return slotMessage(s, m.fn, m.msg, m.slot, m.task, keyPrefix);
+		if (s.pending && !(m.fn === 'print_timing' && m.at === line.length)) s.pending = undefined;
+		return slotMessage(s, m.fn, line, m.at, m.slot, m.task, keyPrefix);
 	}
 	if (at > 0) line = line.slice(at);
 	if (c >= 97 && c <= 122 && (line.charCodeAt(3) === 32 || line.charCodeAt(4) === 32)) {
@@ -985,7 +1034,7 @@ function pushLine(s: LlamaState, raw: string): EngineEvent[] | null {
 	if (c === 32 || c === 112 || c === 101 || c === 116 || c === 100 || c === 103 || c === 97) {
 		if (line.includes(' = ')) {
 			const p = s.pending;
-			const t = timing(s, line, p?.key ?? s.lastKey ?? `${keyPrefix}s?/t?`, p?.slot, p?.task);
+			const t = timing(s, line, 0, p?.key ?? s.lastKey ?? `${keyPrefix}s?/t?`, p?.slot, p?.task);
 			if (t) return t;
 		}
 	}
@@ -1051,10 +1100,10 @@ const DONE: Readonly<Record<string, unknown>> = Object.freeze({done: true});
  * The fields of the closing patch: `done`, then the estimate where there is one (made in one object,
  * not spread into another: issue 32).
  */
-function doneFields(t: {prefill?: number; generated?: number; promptStated?: boolean; cachedStated?: boolean; fSim?: number; outcome?: string} | undefined, msg: string): Readonly<Record<string, unknown>> {
+function doneFields(t: {prefill?: number; generated?: number; promptStated?: boolean; cachedStated?: boolean; fSim?: number; outcome?: string} | undefined, line: string, at: number): Readonly<Record<string, unknown>> {
 	if (!t || t.outcome !== undefined || t.prefill === undefined || t.generated === undefined) return DONE;
 	if (t.promptStated && t.cachedStated) return DONE;
-	const nTokens = stopTokensOf(msg);
+	const nTokens = stopTokensOf(line, at);
 	if (nTokens === undefined) return DONE;
 	const prompt = nTokens + 1 - t.generated;
 	const cached = prompt - t.prefill;

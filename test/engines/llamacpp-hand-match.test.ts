@@ -52,6 +52,15 @@ describe('hand matches of the per-request lines', () => {
 		}
 	});
 
+	it('fSimOf and stopTokensOf from an offset: as on the message cut there', () => {
+		const rnd = prng(17);
+		for (const m of all) {
+			const pad = 'x'.repeat(Math.floor(rnd() * 40));
+			expect(Object.is(fSimOf(`${pad}${m}`, pad.length), fSimOf(m)), JSON.stringify(m)).toBe(true);
+			expect(Object.is(stopTokensOf(`${pad}${m}`, pad.length), stopTokensOf(m)), JSON.stringify(m)).toBe(true);
+		}
+	});
+
 	it('stopTokensOf: as Number(STOP_N_TOKENS.exec(msg)?.[1])', () => {
 		for (const m of [...all, 'stop processing: n_tokens = ', 'stop processing: n_tokens = 0007, truncated = 1', `stop processing: n_tokens = ${'9'.repeat(30)}`]) {
 			const r = STOP_N_TOKENS.exec(m);
@@ -71,8 +80,11 @@ describe('hand matches of the per-request lines', () => {
 			for (const cut of [at, Math.max(0, at - Math.floor(rnd() * 3))]) {
 				const rest = l.slice(cut);
 				if (!rest.startsWith('slot ')) continue;
-				const a = matchSlot(rest) ? {...SLOT_MATCH} : null;
-				const b = matchSlot(l, cut) ? {...SLOT_MATCH} : null;
+				const read = () => ({fn: SLOT_MATCH.fn, msg: SLOT_MATCH.msg, slot: SLOT_MATCH.slot, task: SLOT_MATCH.task});
+				const a = matchSlot(rest) ? read() : null;
+				const b = matchSlot(l, cut) ? read() : null;
+				// where the message starts in the line it was read from
+				if (b) expect(SLOT_MATCH.line.slice(SLOT_MATCH.at)).toBe(b.msg);
 				expect(b, JSON.stringify(l)).toEqual(a);
 				if (a && b) expect(Object.is(a.task, b.task) && Object.is(a.slot, b.slot)).toBe(true);
 			}
