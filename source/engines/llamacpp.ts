@@ -190,7 +190,7 @@ interface LlamaState {
 	readonly closed: Set<string>;
 	readonly closedOrder: string[];
 	closedAt: number;
-	readonly tally: Map<string, Tally>;
+	readonly tally: Tallies;
 	/**
 	 * `f_sim_best` of the slot's last pick (a `task -1` line), taken by the slot's next task (which
 	 * sets it to undefined: see slotKeyOf). Keyed by slotKeyOf.
@@ -252,7 +252,7 @@ function newLlamaState(options: LlamaCppParserOptions): LlamaState {
 		closed: new Set(),
 		closedOrder: [],
 		closedAt: 0,
-		tally: new Map(),
+		tally: new Tallies(),
 		fSimOfSlot: new Map(),
 		keyOfTask: new Map(),
 		keyOfTaskOrder: new KeyRing(KEPT_TASKS + 1),
@@ -323,12 +323,56 @@ function slotKeyOf(keyPrefix: string, slot: number | undefined): string | number
 	return keyPrefix === '' && slot !== undefined ? slot : `${keyPrefix}s${slot}`;
 }
 
+/**
+ * The tallies of the open requests by key: a Map in insertion order (the oldest is dropped past 256),
+ * whose newest entry is held apart while no newer one comes. A request's tally lives from its first
+ * timing line (or its start) to its stop line, so in a log whose requests do not overlap the Map
+ * itself is never written: a Map that fills and empties each request rebuilt its table at each
+ * shrink (~150 B a request, issue 32). Same answers as the Map: the held entry goes into the Map
+ * (after every entry there, as it is newer) before a newer one is added.
+ */
+export class Tallies {
+	private readonly map = new Map<string, Tally>();
+	private heldKey: string | undefined = undefined;
+	private held: Tally | undefined = undefined;
+	get size(): number {
+		return this.map.size + (this.heldKey === undefined ? 0 : 1);
+	}
+	get(key: string): Tally | undefined {
+		return key === this.heldKey ? this.held : this.map.get(key);
+	}
+	set(key: string, t: Tally): void {
+		if (key === this.heldKey) this.held = t;
+		else if (this.map.has(key)) this.map.set(key, t);
+		else {
+			if (this.heldKey !== undefined) this.map.set(this.heldKey, this.held!);
+			this.heldKey = key;
+			this.held = t;
+		}
+	}
+	delete(key: string): void {
+		if (key === this.heldKey) {
+			this.heldKey = undefined;
+			this.held = undefined;
+		} else this.map.delete(key);
+	}
+	/** The key added first of those kept (a Map's first key). */
+	oldest(): string | undefined {
+		return this.map.size > 0 ? this.map.keys().next().value : this.heldKey;
+	}
+	clear(): void {
+		this.map.clear();
+		this.heldKey = undefined;
+		this.held = undefined;
+	}
+}
+
 function tallyOf(s: LlamaState, key: string): Tally {
 	let t = s.tally.get(key);
 	if (!t) {
 		t = {};
 		s.tally.set(key, t);
-		if (s.tally.size > 256) s.tally.delete(s.tally.keys().next().value!);
+		if (s.tally.size > 256) s.tally.delete(s.tally.oldest()!);
 	}
 	return t;
 }

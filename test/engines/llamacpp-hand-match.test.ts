@@ -9,7 +9,7 @@
  */
 import {readdirSync, readFileSync} from 'node:fs';
 import {describe, expect, it} from 'vitest';
-import {createLlamaCppParser, F_SIM, fSimOf, KeyRing, matchSlot, SLOT_MATCH, STOP_N_TOKENS, stopTokensOf} from '../../source/engines/llamacpp.js';
+import {createLlamaCppParser, F_SIM, fSimOf, KeyRing, matchSlot, SLOT_MATCH, STOP_N_TOKENS, stopTokensOf, Tallies} from '../../source/engines/llamacpp.js';
 import {finite} from '../../source/engines/answers.js';
 import {createReferenceLlamaCppParser} from '../helpers/llamacpp-48848bc.js';
 import {mutate, prng} from '../helpers/fuzz.js';
@@ -150,7 +150,66 @@ describe('KeyRing: the oldest key first, as a Map that only loses its oldest', (
 	});
 });
 
+describe('Tallies: a Map whose newest entry is held apart', () => {
+	it('as a Map, seeded: gets, adds, re-adds, deletes, clears, the oldest dropped past a size', () => {
+		const rnd = prng(23);
+		const map = new Map<string, {prefill: number}>();
+		const t = new Tallies();
+		const oldest = () => map.keys().next().value;
+		for (let i = 0; i < 50_000; i++) {
+			const k = `k${Math.floor(rnd() * (rnd() < 0.5 ? 6 : 80))}`;
+			const r = rnd();
+			if (r < 0.4) expect(t.get(k)).toBe(map.get(k));
+			else if (r < 0.7) {
+				const v = {prefill: i};
+				map.set(k, v);
+				t.set(k, v);
+			} else if (r < 0.95) {
+				map.delete(k);
+				t.delete(k);
+			} else if (r < 0.999) {
+				if (map.size > 20) {
+					expect(t.oldest()).toBe(oldest());
+					map.delete(oldest()!);
+					t.delete(t.oldest()!);
+				}
+			} else {
+				map.clear();
+				t.clear();
+			}
+			expect(t.size).toBe(map.size);
+		}
+		expect(t.oldest()).toBe(oldest());
+	});
+});
+
 describe('the parser on a log long enough to forget task ids and finished keys', () => {
+	it('the same events as the reference: 300 requests open at once on 300 slots (tallies past 256), closed in another order', () => {
+		const rnd = prng(31);
+		const input: string[] = [];
+		const open: number[] = [];
+		for (let i = 0; i < 1200; i++) {
+			const slot = i % 300;
+			const task = 5000 + i;
+			input.push(`slot get_availabl: id  ${slot} | task -1 | selected slot by LCP similarity, f_sim_best = 0.${100 + (i % 800)} (> 0.100 thold), f_keep = 0.029`);
+			input.push(`slot launch_slot_: id  ${slot} | task ${task} | processing task, is_child = 0`);
+			input.push(`slot print_timing: id  ${slot} | task ${task} | prompt eval time =      37.20 ms /    ${12 + (i % 30)} tokens (    3.10 ms per token,   322.58 tokens per second)`);
+			open.push(i);
+			if (open.length > 280 || rnd() < 0.2) {
+				const j = open.splice(Math.floor(rnd() * open.length), 1)[0]!;
+				const s = `id  ${j % 300} | task ${5000 + j} |`;
+				input.push(`slot print_timing: ${s}        eval time =     902.40 ms /    64 tokens (   14.10 ms per token,    70.92 tokens per second)`);
+				input.push(`slot      release: ${s} stop processing: n_tokens = ${110 + (j % 9)}, truncated = 0`);
+				if (rnd() < 0.1) input.push(`srv          stop: cancel task, id_task = ${5000 + j}`);
+			}
+		}
+		const fast = createLlamaCppParser();
+		const ref = createReferenceLlamaCppParser();
+		let differ = 0;
+		for (const l of input) if (JSON.stringify(fast.push(l)) !== JSON.stringify(ref.push(l))) differ++;
+		expect(differ).toBe(0);
+	});
+
 	it('the same events as the reference: errors and cancels of tasks 1 to 400 requests old', () => {
 		const rnd = prng(9);
 		const block = (i: number): string[] => {
