@@ -28,10 +28,12 @@ export const rgiEmoji = {
 /**
  * Single-column code points a monitor draws, beside printable ASCII: Latin-1 but the soft hyphen,
  * general punctuation, letterlike symbols, arrows, mathematical operators, box drawing, block
- * elements, geometric shapes but ◽◾, braille. None of them joins a grapheme cluster and each is one
+ * elements, geometric shapes but ◽◾, braille, and the marks infertop's own lines carry (⏱ ⚒ ⚠ ✂ ✓ ✖
+ * ⧗: text-presentation symbols, one column unless an emoji selector follows, which is outside the
+ * class). None of them joins a grapheme cluster and each is one
  * column by string-width's own rules (checked on every one of them against the unpatched module).
  */
-export const NARROW_CLASS = '\\u0020-\\u007E\\u00A0-\\u00AC\\u00AE-\\u00FF\\u2010-\\u2027\\u2030-\\u205E\\u2100-\\u214F\\u2190-\\u22FF\\u2500-\\u25FC\\u25FF\\u2800-\\u28FF';
+export const NARROW_CLASS = '\\u0020-\\u007E\\u00A0-\\u00AC\\u00AE-\\u00FF\\u2010-\\u2027\\u2030-\\u205E\\u2100-\\u214F\\u2190-\\u22FF\\u23F1\\u2500-\\u25FC\\u25FF\\u2692\\u26A0\\u2702\\u2713\\u2716\\u2800-\\u28FF\\u29D7';
 
 /**
  * A string of NARROW_CLASS only: its width is its length. string-width answered only printable
@@ -43,11 +45,11 @@ export const narrowText = new RegExp(`^[${NARROW_CLASS}]*$`);
 /**
  * NARROW_CLASS for string-width 7 (wrap-ansi's, which Ink's word wrap calls a word and a character
  * at a time, with no fast path of its own: every call went through the segmenter): the same blocks
- * but the 20 code points its emoji-regex counts two columns although they default to text
- * (© ® ‼ ⁉ ™ ℹ ↔ ↕ ↖ ↗ ↘ ↙ ↩ ↪ ▪ ▫ ▶ ◀ ◻ ◼). test/platform/render-patches.test.ts checks every one
+ * but the 25 code points its emoji-regex counts two columns although they default to text
+ * (© ® ‼ ⁉ ™ ℹ ↔ ↕ ↖ ↗ ↘ ↙ ↩ ↪ ▪ ▫ ▶ ◀ ◻ ◼ ⏱ ⚒ ⚠ ✂ ✖; string-width 8, Ink's measurer, counts them one). test/platform/render-patches.test.ts checks every one
  * against the unpatched module.
  */
-export const NARROW_CLASS_V7 = '\\u0020-\\u007E\\u00A0-\\u00A8\\u00AA-\\u00AC\\u00AF-\\u00FF\\u2010-\\u2027\\u2030-\\u203B\\u203D-\\u2048\\u204A-\\u205E\\u2100-\\u2121\\u2123-\\u2138\\u213A-\\u214F\\u2190-\\u2193\\u219A-\\u21A8\\u21AB-\\u22FF\\u2500-\\u25A9\\u25AC-\\u25B5\\u25B7-\\u25BF\\u25C1-\\u25FA\\u25FF\\u2800-\\u28FF';
+export const NARROW_CLASS_V7 = '\\u0020-\\u007E\\u00A0-\\u00A8\\u00AA-\\u00AC\\u00AF-\\u00FF\\u2010-\\u2027\\u2030-\\u203B\\u203D-\\u2048\\u204A-\\u205E\\u2100-\\u2121\\u2123-\\u2138\\u213A-\\u214F\\u2190-\\u2193\\u219A-\\u21A8\\u21AB-\\u22FF\\u2500-\\u25A9\\u25AC-\\u25B5\\u25B7-\\u25BF\\u25C1-\\u25FA\\u25FF\\u2713\\u2800-\\u28FF\\u29D7';
 
 /** A string of NARROW_CLASS_V7 only: string-width 7 measures it as its length. */
 export const narrowTextV7 = new RegExp(`^[${NARROW_CLASS_V7}]*$`);
