@@ -53,3 +53,25 @@ export const NARROW_CLASS_V7 = '\\u0020-\\u007E\\u00A0-\\u00A8\\u00AA-\\u00AC\\u
 
 /** A string of NARROW_CLASS_V7 only: string-width 7 measures it as its length. */
 export const narrowTextV7 = new RegExp(`^[${NARROW_CLASS_V7}]*$`);
+
+/**
+ * The code points of NARROW_CLASS that string-width 7 counts as two columns (its emoji-regex matches
+ * them alone): each is a grapheme of its own beside NARROW_CLASS_V7's, so a string of both is its
+ * length plus one for each of these.
+ */
+export const WIDE_V7 = '\\u00A9\\u00AE\\u203C\\u2049\\u2122\\u2139\\u2194-\\u2199\\u21A9\\u21AA\\u23F1\\u25AA\\u25AB\\u25B6\\u25C0\\u25FB\\u25FC\\u2692\\u26A0\\u2702\\u2716';
+const mixedV7 = new RegExp(`^[${NARROW_CLASS_V7}${WIDE_V7}]*$`);
+const wideV7 = new RegExp(`[${WIDE_V7}]`, 'g');
+
+/**
+ * string-width 7's width of `text` (ANSI codes already stripped) where it is made of NARROW_CLASS_V7
+ * and WIDE_V7 only; -1 for anything else (string-width measures it). A finding's line begins with a
+ * ✖, and wrap-ansi measures the row so far at each word: one mark sent the whole row through the
+ * segmenter, word after word.
+ * @param {string} text
+ */
+export function widthV7(text) {
+	if (narrowTextV7.test(text)) return text.length;
+	if (!mixedV7.test(text)) return -1;
+	return text.length + (text.match(wideV7)?.length ?? 0);
+}

@@ -12,7 +12,7 @@ import {pathToFileURL} from 'node:url';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {stockSource} from '../../scripts/patches.mjs';
-import {ONE_CODE_POINT_EMOJI, NARROW_CLASS, NARROW_CLASS_V7} from '../../patches/render/string-width.js';
+import {ONE_CODE_POINT_EMOJI, NARROW_CLASS, NARROW_CLASS_V7, WIDE_V7} from '../../patches/render/string-width.js';
 import {SIMPLE_GRAPHEMES} from '../../patches/render/ansi-tokenize.js';
 import {forgetGraphemeSegmenter, graphemeSegmenterBuilt} from '@infertop/render-patches/segmenter.js';
 import {currentOutputCaches, forgetOutputCaches} from '@infertop/render-patches/ink.js';
@@ -184,6 +184,24 @@ describe("wrap-ansi's string-width 7: the single-column fast path", () => {
 		const left = membersOf(NARROW_CLASS).filter(c => !v7.has(c));
 		expect(left.map(c => c.codePointAt(0)!.toString(16))).toEqual(['a9', 'ae', '203c', '2049', '2122', '2139', '2194', '2195', '2196', '2197', '2198', '2199', '21a9', '21aa', '23f1', '25aa', '25ab', '25b6', '25c0', '25fb', '25fc', '2692', '26a0', '2702', '2716']);
 		for (const c of left) expect(original.default(c), c).toBe(2);
+		// and those are WIDE_V7, no more
+		expect(membersOf(WIDE_V7)).toEqual(left);
+	});
+
+	it('lines of both (a finding\'s ✖, a ▶), and with one code point outside them, measure what the original measures', async () => {
+		type Sw = {default: (s: string) => number};
+		const patched = await installed<Sw>(file);
+		const original = await loadStock<Sw>(file);
+		const wide = membersOf(WIDE_V7);
+		const rnd = lcg(17);
+		const outside = ['\u0301', '\ufe0f', '\u200d', '\u20e3', '☕', '日', '👍', '\t'];
+		for (let i = 0; i < 3000; i++) {
+			const chars = Array.from({length: 1 + rnd(40)}, () => (rnd(5) === 0 ? wide[rnd(wide.length)]! : members[rnd(members.length)]!));
+			if (i % 3 === 2) chars.splice(rnd(chars.length + 1), 0, outside[rnd(outside.length)]!);
+			const text = chars.join('');
+			expect(patched.default(text), JSON.stringify(text)).toBe(original.default(text));
+		}
+		expect(patched.default('✖ prompt cache missed: 3 of 20 turns · fix: …')).toBe(original.default('✖ prompt cache missed: 3 of 20 turns · fix: …'));
 	});
 
 	it('strings of its class, words as wrap-ansi cuts them, and strings with one code point outside it, measure what the original measures', async () => {
