@@ -211,6 +211,7 @@ export const PATCH_MARKS = [
 	{patch: 'ink+6.8.0.patch', file: 'node_modules/ink/build/measure-text.js', mark: '.size > 4000) cache.clear()', bundled: '.size > 4e3) cache'},
 	{patch: 'ink+6.8.0.patch', file: 'node_modules/ink/build/wrap-text.js', mark: '.set(cacheKey, wrappedText)'},
 	{patch: 'ink+6.8.0.patch', file: 'node_modules/ink/build/components/Text.js', mark: 'strikethrough, inverse]);'},
+	{patch: 'ink+6.8.0.patch', file: 'node_modules/ink/build/ansi-tokenizer.js', mark: 'c1ControlCharacter.test('},
 	{patch: 'yoga-layout+3.2.1.patch', file: 'node_modules/yoga-layout/dist/binaries/yoga-wasm-base64-esm.js', mark: 'new WebAssembly.Module(Buffer.from(H.slice(37)'},
 	{patch: 'yoga-layout+3.2.1.patch', file: 'node_modules/yoga-layout/dist/src/index.js', mark: 'yoga-layout did not start synchronously'},
 	{patch: 'string-width+8.3.0.patch', file: 'node_modules/string-width/index.js', mark: 'narrowText.test('},

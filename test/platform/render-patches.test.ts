@@ -220,6 +220,24 @@ describe("wrap-ansi's string-width 7: the single-column fast path", () => {
 	});
 });
 
+describe("Ink's test for control characters (each Text, each render)", () => {
+	it('answers what the original answers: ESC, C1 controls, their neighbours, lone surrogates, astral code points', async () => {
+		type Tok = {hasAnsiControlCharacters: (s: string) => boolean};
+		const patched = await installed<Tok>('ink/build/ansi-tokenizer.js');
+		const original = await loadStock<Tok>('ink/build/ansi-tokenizer.js');
+		const pool = ['a', ' ', '·', '⣿', '\u001b', '\u007f', '\u0080', '\u0085', '\u009b', '\u009f', '\u00a0', '\ud83d', '\ude00', '😀', '\u2028', '日'];
+		const rnd = lcg(19);
+		let hits = 0;
+		for (let i = 0; i < 5000; i++) {
+			const text = Array.from({length: rnd(30)}, () => pool[rnd(rnd(3) === 0 ? pool.length : 4)]!).join('');
+			const want = original.hasAnsiControlCharacters(text);
+			if (want) hits++;
+			expect(patched.hasAnsiControlCharacters(text), JSON.stringify(text)).toBe(want);
+		}
+		expect(hits).toBeGreaterThan(500);
+	});
+});
+
 describe("ansi-tokenize's lines of one-unit graphemes, without the segmenter", () => {
 	it('tokens are the original\'s on random lines of the class with SGR codes and links, and with a code point outside it; the shared segmenter is built only for those', async () => {
 		type Tok = {tokenize: (s: string, end?: number) => unknown[]};
