@@ -2,9 +2,8 @@
  * The agent view's derivation runs every second on a busy ring (the exporter's look, the footer's
  * findings, --notify). It keeps the timelines of the records still in the ring since the last look
  * and answers the free-slot test from an index built once per derivation (issue 32): the sessions
- * must be exactly those of
- * working everything out anew with the linear scan, and the work of one derivation must be bounded
- * by what changed and the ring, whatever number of requests came before.
+ * must be exactly those of working everything out anew with the linear scan, and the work of one
+ * derivation must be bounded by what changed and the ring, whatever number of requests came before.
  */
 import {describe, expect, it} from 'vitest';
 import {reduce} from '../../source/model/reducer.js';
