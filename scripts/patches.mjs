@@ -215,6 +215,7 @@ export const PATCH_MARKS = [
 	{patch: 'yoga-layout+3.2.1.patch', file: 'node_modules/yoga-layout/dist/src/index.js', mark: 'yoga-layout did not start synchronously'},
 	{patch: 'string-width+8.3.0.patch', file: 'node_modules/string-width/index.js', mark: 'narrowText.test('},
 	{patch: 'wrap-ansi++string-width+7.2.0.patch', file: 'node_modules/wrap-ansi/node_modules/string-width/index.js', mark: '= graphemeSegmenter;'},
+	{patch: 'wrap-ansi++string-width+7.2.0.patch', file: 'node_modules/wrap-ansi/node_modules/string-width/index.js', mark: 'narrowTextV7.test('},
 	{patch: 'slice-ansi+8.0.0.patch', file: 'node_modules/slice-ansi/tokenize-ansi.js', mark: 'GRAPHEME_SEGMENTER = graphemeSegmenter;'},
 	{patch: '@alcalzone+ansi-tokenize+0.2.5.patch', file: 'node_modules/@alcalzone/ansi-tokenize/build/tokenize.js', mark: 'of graphemesOf('},
 	{patch: '@alcalzone+ansi-tokenize+0.2.5.patch', file: 'node_modules/@alcalzone/ansi-tokenize/build/diff.js', mark: 'if (sameCodes(from, to))'},

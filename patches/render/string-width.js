@@ -39,3 +39,15 @@ export const NARROW_CLASS = '\\u0020-\\u007E\\u00A0-\\u00AC\\u00AE-\\u00FF\\u201
  * segmenter, one object per grapheme, on every miss of Ink's width caches.
  */
 export const narrowText = new RegExp(`^[${NARROW_CLASS}]*$`);
+
+/**
+ * NARROW_CLASS for string-width 7 (wrap-ansi's, which Ink's word wrap calls a word and a character
+ * at a time, with no fast path of its own: every call went through the segmenter): the same blocks
+ * but the 20 code points its emoji-regex counts two columns although they default to text
+ * (© ® ‼ ⁉ ™ ℹ ↔ ↕ ↖ ↗ ↘ ↙ ↩ ↪ ▪ ▫ ▶ ◀ ◻ ◼). test/platform/render-patches.test.ts checks every one
+ * against the unpatched module.
+ */
+export const NARROW_CLASS_V7 = '\\u0020-\\u007E\\u00A0-\\u00A8\\u00AA-\\u00AC\\u00AF-\\u00FF\\u2010-\\u2027\\u2030-\\u203B\\u203D-\\u2048\\u204A-\\u205E\\u2100-\\u2121\\u2123-\\u2138\\u213A-\\u214F\\u2190-\\u2193\\u219A-\\u21A8\\u21AB-\\u22FF\\u2500-\\u25A9\\u25AC-\\u25B5\\u25B7-\\u25BF\\u25C1-\\u25FA\\u25FF\\u2800-\\u28FF';
+
+/** A string of NARROW_CLASS_V7 only: string-width 7 measures it as its length. */
+export const narrowTextV7 = new RegExp(`^[${NARROW_CLASS_V7}]*$`);
