@@ -726,9 +726,8 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 		let first = true;
 		while (!stopped && offset < size) {
 			// Between steps, whatever else waits runs first (a key, a frame): a backlog is read in steps.
-			// The step's lines go to the store first (their batch is flushed in a microtask): `await
-			// null` lets it run, so what the batch queued runs before the next step (with synchronous
-			// reads the next step came before it, one turn for two steps).
+			// (After the microtasks the last step queued, its batch's store update among them: what that
+			// queued runs before the next step too. A synchronous read has no await of its own.)
 			if (!first) {
 				await null;
 				await new Promise(r => setImmediate(r));
