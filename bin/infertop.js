@@ -54,7 +54,8 @@ const debug = process.env.INFERTOP_CODE_CACHE_DEBUG === '1' ? (text) => process.
  *   ~10 MB less). It was turned off 3 s in, after the first frame; off from the start, under a
  *   request a second, RSS at 150 s was 80.6–82.0 MiB against 88.2 (TurboFan's pages of node's
  *   binary and its compile zones in the worker threads' malloc arenas), at the same CPU (299–309
- *   ticks in 150 s against 298).
+ *   ticks in 150 s against 298). Under a busy log it is turned on again, and off when the logs
+ *   quiet down (the `optimize` hook below): there it halves the cost of a line (issue 32).
  * - the old generation may grow 15 % past what a full collection left live before the next one
  *   (--heap-growing-percent=15), not V8's own factor, which under a busy log (issue 32) let the old
  *   space fill with dead log lines and request records up to 3–4× what is live: at 1,000 req/s
@@ -84,6 +85,8 @@ function cacheDir() {
 function save(script, dir, name, build) {
 	try {
 		// made under START_FLAGS, still in force: the flags the next start compiles the bundle under
+		// (a busy log's `--opt`, below, set after V8 hashed its flags, leaves the cache's hash as it was:
+		// a cache made then is accepted under START_FLAGS, checked with node 20.20)
 		const data = script.createCachedData();
 		fs.mkdirSync(dir, {recursive: true, mode: 0o700});
 		const tmp = path.join(dir, `${name}.${process.pid}.tmp`);
@@ -123,6 +126,17 @@ function readBundle() {
 const requireHere = createRequire(import.meta.url);
 for (const m of STARTUP_BUILTINS) requireHere(`node:${m}`);
 v8.setFlagsFromString(START_FLAGS);
+
+/**
+ * TurboFan while the logs are busy: the runtime calls this (source/runtime.ts, createOptimizerSwitch)
+ * as source/model/busy-gate.ts decides. Off again, what was optimized stays so; only new compiles stop.
+ */
+let optimizing = false;
+globalThis[Symbol.for('infertop.optimize')] = (on) => {
+	if (on === optimizing) return;
+	optimizing = on;
+	v8.setFlagsFromString(on ? '--opt' : '--no-opt');
+};
 
 let source;
 try {

@@ -43,6 +43,7 @@ import {createPoller} from './sources/discovery/pollers.js';
 import {createOllamaPsCollector} from './sources/ollama-ps-cli.js';
 import {engineOf, UNKNOWN_ENGINE} from './engines/index.js';
 import {sanitize} from './util/sanitize.js';
+import {createBusyGate} from './model/busy-gate.js';
 
 export interface RuntimeOptions {
 	readonly config: EffectiveConfig;
@@ -300,6 +301,47 @@ async function demoEngine(ctx: RuntimeContext, collectors: Collector[]): Promise
 	return {engine, dir, remove, serverId: id, poller};
 }
 
+/**
+ * TurboFan while the logs are busy (model/busy-gate.ts says when and why): bin/infertop.js leaves
+ * a function at Symbol.for('infertop.optimize') that turns V8's optimizing compiler on and off.
+ * Nothing when run from source (tsx, the tests: V8's defaults, always on). A timer runs only while
+ * lines come or it is on: none at rest.
+ */
+function createOptimizerSwitch(): {lines(n: number): void; stop(): void} | undefined {
+	const hook = (globalThis as Record<symbol, unknown>)[Symbol.for('infertop.optimize')];
+	if (typeof hook !== 'function') return undefined;
+	const gate = createBusyGate();
+	let applied = false;
+	let lastLines = 0;
+	let timer: NodeJS.Timeout | undefined;
+	const tick = (): void => {
+		const now = Date.now();
+		const on = gate.check(now);
+		if (on !== applied) {
+			applied = on;
+			(hook as (on: boolean) => void)(on);
+		}
+		if (!on && now - lastLines > 3000 && timer) {
+			clearInterval(timer);
+			timer = undefined;
+		}
+	};
+	return {
+		lines(n) {
+			lastLines = Date.now();
+			gate.add(n, lastLines);
+			if (!timer) {
+				timer = setInterval(tick, 1000);
+				timer.unref();
+			}
+		},
+		stop() {
+			if (timer) clearInterval(timer);
+			timer = undefined;
+		},
+	};
+}
+
 // ---- the composition root -------------------------------------------------------------------------
 
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
@@ -320,9 +362,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 	const apiKeyFor = (url: string | undefined): string | undefined => (url ? namedServers.find(s => s.url === url)?.apiKey : undefined);
 
 	const reactions: Reaction[] = [resolveBytesPerToken(createModelBytesResolver({dispatch: a => store.dispatch(a)}))];
+	const optimizer = createOptimizerSwitch();
 	const dispatch: Dispatch = (action: Action) => {
 		if (stopped) return;
 		if (removed.size > 0 && removed.has('serverId' in action ? action.serverId : action.type === 'server-seen' ? action.server.id : '')) return;
+		if (action.type === 'log-batch') optimizer?.lines(action.lines.length);
 		store.dispatch(action);
 		for (const react of reactions) react(action, ctx);
 	};
@@ -525,6 +569,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 			await demoStarting?.catch(() => undefined);
 			stopped = true;
 			stopTicker();
+			optimizer?.stop();
 			probe.cancel();
 			comparer.cancel();
 			await Promise.all(collectors.filter(c => !early.includes(c)).map(c => c.stop().catch(() => undefined)));

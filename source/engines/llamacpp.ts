@@ -60,9 +60,9 @@ const NEW_SLOT = /new slot,? n_ctx(?:_slot)? = (\d+)/;
 const INIT_SLOTS = /initializing(?: slots)?, n_slots = (\d+)(?:, n_ctx_slot = (\d+))?/;
 const REQUEST = /(?:done )?request: ([A-Z]+) (\S+) (\S+) (\d{3})$/;
 /** `SLT_INF(slot, "stop processing: n_tokens = %d, truncated = %d\n")` — tools/server/server-context.cpp @ 3f545be (b10573). */
-const STOP_N_TOKENS = /^stop processing: n_tokens = (\d+)/;
+export const STOP_N_TOKENS = /^stop processing: n_tokens = (\d+)/;
 /** `"selected slot by LCP similarity, f_sim_best = %.3f (> %.3f thold), f_keep = %.3f\n"` — server-context.cpp @ 3f545be. */
-const F_SIM = /^selected slot by LCP similarity, f_sim_best = ([\d.]+)/;
+export const F_SIM = /^selected slot by LCP similarity, f_sim_best = ([\d.]+)/;
 /** `SRV_ERR("task id = %d, error: %s\n")` in `send_error` — server-context.cpp @ 3f545be. */
 const SEND_ERROR = /^task id = (\d+), error: (.*)$/;
 /** `SRV_WRN("cancel task, id_task = %d\n")` — tools/server/server-queue.cpp @ 3f545be. */
@@ -162,12 +162,18 @@ interface LlamaState {
 	readonly closedOrder: string[];
 	closedAt: number;
 	readonly tally: Map<string, Tally>;
-	/** `f_sim_best` of the slot's last pick (a `task -1` line), taken by the slot's next task. */
-	readonly fSimOfSlot: Map<string, number>;
-	/** Request key of each task id (send_error and cancel name the task only). */
+	/**
+	 * `f_sim_best` of the slot's last pick (a `task -1` line), taken by the slot's next task (which
+	 * sets it to undefined: see slotKeyOf). Keyed by slotKeyOf.
+	 */
+	readonly fSimOfSlot: Map<string | number, number | undefined>;
+	/** Request key of each task id (send_error and cancel name the task only); the newest 256. */
 	readonly keyOfTask: Map<string, string>;
-	/** Keys that closed with a print_timing block (a later cancel is not theirs to change). */
+	/** keyOfTask's keys in the order they were added (the oldest goes first). */
+	readonly keyOfTaskOrder: KeyRing;
+	/** Keys that closed with a print_timing block (a later cancel is not theirs to change); the newest 256. */
 	readonly finished: Set<string>;
+	readonly finishedOrder: KeyRing;
 	/**
 	 * Deferred tasks (`-v` only): when each waited for a slot, in ms since the process started (NaN
 	 * when the line had no timestamp). Once a debug (`D`) line was seen, a task launched without a
@@ -220,7 +226,9 @@ function newLlamaState(options: LlamaCppParserOptions): LlamaState {
 		tally: new Map(),
 		fSimOfSlot: new Map(),
 		keyOfTask: new Map(),
+		keyOfTaskOrder: new KeyRing(KEPT_TASKS + 1),
 		finished: new Set(),
+		finishedOrder: new KeyRing(KEPT_TASKS + 1),
 		deferredAt: new Map(),
 		declinedAt: new Map(),
 		debugSeen: false,
@@ -232,6 +240,58 @@ function newLlamaState(options: LlamaCppParserOptions): LlamaState {
 		kRun: -1,
 		kKey: '',
 	};
+}
+
+/** Task ids and finished keys remembered (the newest of them). */
+const KEPT_TASKS = 256;
+
+/**
+ * The keys of a Map or Set in the order they were added, where a key leaves only as the oldest (or
+ * all at once): its first key is the Map's first key, found without `keys().next()` (an iterator
+ * and a result object a request under the app's interpreter, issue 32). A ring of fixed size.
+ */
+export class KeyRing {
+	private readonly slots: Array<string | undefined>;
+	private first = 0;
+	private count = 0;
+	constructor(readonly capacity: number) {
+		this.slots = new Array<string | undefined>(capacity).fill(undefined);
+	}
+	get size(): number {
+		return this.count;
+	}
+	push(key: string): void {
+		if (this.count === this.capacity) throw new Error('KeyRing full');
+		let at = this.first + this.count;
+		if (at >= this.capacity) at -= this.capacity;
+		this.slots[at] = key;
+		this.count++;
+	}
+	/** Take the oldest key out. */
+	shift(): string | undefined {
+		if (this.count === 0) return undefined;
+		const key = this.slots[this.first];
+		this.slots[this.first] = undefined;
+		this.first = this.first + 1 === this.capacity ? 0 : this.first + 1;
+		this.count--;
+		return key;
+	}
+	clear(): void {
+		this.slots.fill(undefined);
+		this.first = 0;
+		this.count = 0;
+	}
+}
+
+/**
+ * The key of a slot in fSimOfSlot: the slot's number itself for a log of one server (no router
+ * child prefix), else `<prefix>s<slot>` (the string it always was). Either way one key a slot (a
+ * number never equals a string key), and no string built twice a request. A slot's pick, once
+ * taken, is set to undefined rather than deleted: a Map that empties and fills again each request
+ * rehashes its table on each shrink (a new table each time); the keys left are the slots seen.
+ */
+function slotKeyOf(keyPrefix: string, slot: number | undefined): string | number {
+	return keyPrefix === '' && slot !== undefined ? slot : `${keyPrefix}s${slot}`;
 }
 
 function tallyOf(s: LlamaState, key: string): Tally {
@@ -254,7 +314,9 @@ function newRun(s: LlamaState): void {
 	s.tally.clear();
 	s.fSimOfSlot.clear();
 	s.keyOfTask.clear();
+	s.keyOfTaskOrder.clear();
 	s.finished.clear();
+	s.finishedOrder.clear();
 	s.deferredAt.clear();
 	s.declinedAt.clear();
 	s.pending = undefined;
@@ -408,12 +470,10 @@ function printTiming(s: LlamaState, msg: string, key: string, slot: number | und
 		const generated = check.count('n_gen', m[1]);
 		const tps = check.num('tg', m[2], 'tps');
 		const tps3s = check.num('tg_3s', m[3], 'tps');
-		const out: Ev[] = [];
-		if (generated !== undefined && tps !== undefined) {
-			const ev: Record<string, unknown> = {type: 'live-rate', key, generated, tps};
-			if (tps3s !== undefined) ev.tps3s = tps3s;
-			out.push(ev as unknown as Ev);
-		}
+		// one literal for each shape (no array grown by a push, no field added to a made object)
+		const out: Ev[] = generated === undefined || tps === undefined
+			? []
+			: [(tps3s === undefined ? {type: 'live-rate', key, generated, tps} : {type: 'live-rate', key, generated, tps, tps3s}) as Ev];
 		return withCheck(out, check);
 	}
 	m = PROGRESS.exec(msg);
@@ -426,13 +486,18 @@ function taskStart(s: LlamaState, key: string, slot: number | undefined, task: n
 	s.lastKey = key;
 	s.cacheSeen.delete(key);
 	s.tally.delete(key);
-	const slotKey = `${keyPrefix}s${slot}`;
-	const fSim = s.fSimOfSlot.get(slotKey);
-	s.fSimOfSlot.delete(slotKey);
-	if (fSim !== undefined) tallyOf(s, key).fSim = fSim;
+	if (s.fSimOfSlot.size > 0) {
+		const slotKey = slotKeyOf(keyPrefix, slot);
+		const fSim = s.fSimOfSlot.get(slotKey);
+		if (fSim !== undefined) {
+			s.fSimOfSlot.set(slotKey, undefined);
+			tallyOf(s, key).fSim = fSim;
+		}
+	}
 	const taskId = `${keyPrefix}${task}`;
+	if (!s.keyOfTask.has(taskId)) s.keyOfTaskOrder.push(taskId);
 	s.keyOfTask.set(taskId, key);
-	if (s.keyOfTask.size > 256) s.keyOfTask.delete(s.keyOfTask.keys().next().value!);
+	if (s.keyOfTask.size > KEPT_TASKS) s.keyOfTask.delete(s.keyOfTaskOrder.shift()!);
 	// Defer and decline lines are `-v` only: most logs have none.
 	let deferred: number | undefined;
 	if (s.deferredAt.size > 0 || s.declinedAt.size > 0) {
@@ -482,8 +547,11 @@ function taskStop(s: LlamaState, msg: string, key: string, slot: number | undefi
 	const t = s.tally.get(key);
 	s.tally.delete(key);
 	if (t?.outcome === undefined && t?.generated !== undefined) {
-		s.finished.add(key);
-		if (s.finished.size > 256) s.finished.delete(s.finished.keys().next().value!);
+		if (!s.finished.has(key)) {
+			s.finished.add(key);
+			s.finishedOrder.push(key);
+			if (s.finished.size > KEPT_TASKS) s.finished.delete(s.finishedOrder.shift()!);
+		}
 	}
 	if (t?.outcome !== undefined) s.tally.set(key, {outcome: t.outcome});
 	const fields = doneFields(t, msg);
@@ -496,12 +564,37 @@ function taskStop(s: LlamaState, msg: string, key: string, slot: number | undefi
 	return out;
 }
 
+const F_SIM_HEAD = 'selected slot by LCP similarity, f_sim_best = ';
+/**
+ * finite(F_SIM.exec(msg)?.[1]) without the match array and its two strings (a line a request):
+ * the run of digits and dots after F_SIM_HEAD, as a number. test/engines/llamacpp-hand-match.test.ts
+ * compares the two.
+ */
+export function fSimOf(msg: string): number | undefined {
+	if (!msg.startsWith(F_SIM_HEAD)) return undefined;
+	const a = F_SIM_HEAD.length;
+	let b = a;
+	let c = msg.charCodeAt(b);
+	while ((c >= 48 && c <= 57) || c === 46) c = msg.charCodeAt(++b);
+	return b > a ? finite(msg.slice(a, b)) : undefined;
+}
+
+const STOP_HEAD = 'stop processing: n_tokens = ';
+/** Number(STOP_N_TOKENS.exec(msg)?.[1]) without the match array (a line a request); undefined where it does not match. */
+export function stopTokensOf(msg: string): number | undefined {
+	if (!msg.startsWith(STOP_HEAD)) return undefined;
+	const a = STOP_HEAD.length;
+	let b = a;
+	let c = msg.charCodeAt(b);
+	while (c >= 48 && c <= 57) c = msg.charCodeAt(++b);
+	return b > a ? digitsValue(msg, a, b) : undefined;
+}
+
 /** A slot line without a task: the slot's LCP pick, its context. */
 function slotIdle(s: LlamaState, msg: string, slot: number | undefined, keyPrefix: string): Ev[] {
 	if (msg.startsWith('selected slot by LCP')) {
-		const f = F_SIM.exec(msg);
-		const v = finite(f?.[1]);
-		if (v !== undefined && v <= 1) s.fSimOfSlot.set(`${keyPrefix}s${slot}`, v);
+		const v = fSimOf(msg);
+		if (v !== undefined && v <= 1) s.fSimOfSlot.set(slotKeyOf(keyPrefix, slot), v);
 		return [];
 	}
 	const m = NEW_SLOT.exec(msg);
@@ -759,7 +852,30 @@ function isSpace(c: number): boolean {
 	return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 }
 /** What `.` does not match (SLOT's `(.*)$`: a line with one of these matches not at all). */
-const LINE_TERMINATOR = /[\n\r\u2028\u2029]/;
+const LINE_TERMINATOR = /[\n\r\u2028\u2029]/g;
+
+/**
+ * The function names of slot lines seen so far (the first FN_KEPT): a log has a handful
+ * (`print_timing`, `launch_slot_`, `get_availabl`, `release`…), so matchSlot gives one string each
+ * rather than a new slice a line (issue 32). `fnLast` is the last one given (a request's
+ * print_timing lines come in a row).
+ */
+const FN_KEPT = 16;
+const fnSeen: string[] = [];
+let fnLast = '';
+
+/** line.slice(a, b), or the equal string kept from an earlier line. */
+function fnOf(line: string, a: number, b: number): string {
+	const n = b - a;
+	if (fnLast.length === n && line.startsWith(fnLast, a)) return fnLast;
+	for (let k = 0; k < fnSeen.length; k++) {
+		const f = fnSeen[k]!;
+		if (f.length === n && line.startsWith(f, a)) return (fnLast = f);
+	}
+	const f = line.slice(a, b);
+	if (fnSeen.length < FN_KEPT) fnSeen.push(f);
+	return (fnLast = f);
+}
 
 /** The digits at [a, b) as a number (exact below 16 digits; longer through Number, as the regex's captures were). */
 function digitsValue(line: string, a: number, b: number): number {
@@ -771,13 +887,13 @@ function digitsValue(line: string, a: number, b: number): number {
 const isDigitCode = (c: number): boolean => c >= 48 && c <= 57;
 
 /**
- * SLOT.exec(line) for a line that starts with `slot `, without the regex's match array: true and
- * SLOT_MATCH filled where the regex matches (the same fn, msg, and slot and task as finite numbers
- * of its captures), false where it does not.
+ * SLOT.exec(line.slice(from)) for a line that starts with `slot ` at `from`, without the regex's
+ * match array (nor the cut of the line): true and SLOT_MATCH filled where the regex matches (the
+ * same fn, msg, and slot and task as finite numbers of its captures), false where it does not.
  */
-export function matchSlot(line: string): boolean {
+export function matchSlot(line: string, from = 0): boolean {
 	const n = line.length;
-	let i = 5;
+	let i = from + 5;
 	while (i < n && line.charCodeAt(i) === 32) i++;
 	// `(\S+): `: the run of non-space characters must end in `:` and be followed by a space.
 	let j = i;
@@ -812,10 +928,11 @@ export function matchSlot(line: string): boolean {
 			}
 		}
 	}
-	const msg = p === 0 ? line : line.slice(p);
-	if (LINE_TERMINATOR.test(msg)) return false;
-	SLOT_MATCH.fn = line.slice(i, fnEnd);
-	SLOT_MATCH.msg = msg;
+	// `(.*)$`: no line terminator in the message (searched from p in the line: no slice to search)
+	LINE_TERMINATOR.lastIndex = p;
+	if (LINE_TERMINATOR.test(line)) return false;
+	SLOT_MATCH.fn = fnOf(line, i, fnEnd);
+	SLOT_MATCH.msg = line.slice(p);
 	SLOT_MATCH.slot = slot;
 	SLOT_MATCH.task = task;
 	return true;
@@ -850,12 +967,13 @@ function pushLine(s: LlamaState, raw: string): EngineEvent[] | null {
 		at += 2;
 		c = line.charCodeAt(at);
 	}
-	if (at > 0) line = line.slice(at);
-	if (c === 115 /* s */ && line.startsWith('slot ') && matchSlot(line)) {
+	// A slot line is read where it starts (no cut of the stamp and level: matchSlot cuts its message once).
+	if (c === 115 /* s */ && line.startsWith('slot ', at) && matchSlot(line, at)) {
 		const m = SLOT_MATCH;
 		if (s.pending && !(m.fn === 'print_timing' && m.msg.length === 0)) s.pending = undefined;
 		return slotMessage(s, m.fn, m.msg, m.slot, m.task, keyPrefix);
 	}
+	if (at > 0) line = line.slice(at);
 	if (c >= 97 && c <= 122 && (line.charCodeAt(3) === 32 || line.charCodeAt(4) === 32)) {
 		const m = TAGGED.exec(line);
 		if (m) {
@@ -936,9 +1054,8 @@ const DONE: Readonly<Record<string, unknown>> = Object.freeze({done: true});
 function doneFields(t: {prefill?: number; generated?: number; promptStated?: boolean; cachedStated?: boolean; fSim?: number; outcome?: string} | undefined, msg: string): Readonly<Record<string, unknown>> {
 	if (!t || t.outcome !== undefined || t.prefill === undefined || t.generated === undefined) return DONE;
 	if (t.promptStated && t.cachedStated) return DONE;
-	const m = STOP_N_TOKENS.exec(msg);
-	if (!m) return DONE;
-	const nTokens = Number(m[1]);
+	const nTokens = stopTokensOf(msg);
+	if (nTokens === undefined) return DONE;
 	const prompt = nTokens + 1 - t.generated;
 	const cached = prompt - t.prefill;
 	if (!Number.isFinite(prompt) || prompt < 1 || cached < 0) return DONE;

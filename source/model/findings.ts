@@ -130,8 +130,8 @@ function contextFix(fixes: AgentFixes | undefined, tokens: number, window?: numb
 	return fixes?.contextLength?.(w) ?? `load the model with a ${n(w)}-token context`;
 }
 
-function windowOf(t: TurnInput, ctx: SessionContext): number | undefined {
-	if (t.r.contextWindow !== undefined) return t.r.contextWindow;
+/** A turn's window where its request does not say: the listed model's, else the server's per slot (the same for every turn). */
+function listedWindow(ctx: SessionContext): number | undefined {
 	const model = ctx.models.find(m => m.name === ctx.model) ?? (ctx.models.length === 1 ? ctx.models[0] : undefined);
 	return model?.contextLength ?? model?.contextPerSlot ?? (ctx.models.length <= 1 ? ctx.slotContext : undefined);
 }
@@ -151,35 +151,75 @@ export function placeSignals<T extends {readonly r: RequestRecord; readonly end:
 		if (list) list.push(s);
 		else out.set(t, [s]);
 	};
-	for (const s of signals) {
+	// Indexed loops: this runs on every derivation of a busy ring, where V8 does not optimize.
+	for (let k = 0; k < signals.length; k++) {
+		const s = signals[k]!;
 		if (s.earlier || !PLACED_KINDS.has(s.kind)) continue;
+		let t: T | undefined;
 		if (s.key !== undefined) {
-			const t = turns.findLast(x => x.r.key === s.key && x.end >= s.t - 1000);
+			for (let i = turns.length - 1; i >= 0; i--) {
+				const x = turns[i]!;
+				if (x.r.key === s.key && x.end >= s.t - 1000) {
+					t = x;
+					break;
+				}
+			}
 			if (t) add(t, s);
 			continue;
 		}
-		const t = turns.find(x => x.end >= s.t && x.earliest <= s.t + 1000) ?? turns.find(x => x.end >= s.t);
+		for (let i = 0; i < turns.length; i++) {
+			const x = turns[i]!;
+			if (x.end >= s.t && x.earliest <= s.t + 1000) {
+				t = x;
+				break;
+			}
+		}
+		if (t === undefined) {
+			for (let i = 0; i < turns.length; i++) {
+				const x = turns[i]!;
+				if (x.end >= s.t) {
+					t = x;
+					break;
+				}
+			}
+		}
 		if (t) add(t, s);
 	}
 	return out;
 }
 
 const stated = (s: ServerSignal): s is AgentSignal & {t: number} => s.kind !== 'loaded' && s.kind !== 'unloaded';
+const hasKind = (findings: readonly Finding[], k: FindingKind): boolean => {
+	for (let i = 0; i < findings.length; i++) if (findings[i]!.kind === k) return true;
+	return false;
+};
+const NO_LOADS: readonly ServerSignal[] = [];
 
 /** Diagnose every turn of one session, in order. */
 export function diagnoseTurns(turns: readonly TurnInput[], ctx: SessionContext): TurnDiagnosis[] {
+	// Indexed loops and what is the same for every turn worked out once: this runs on every
+	// derivation of a busy ring, in the app's interpreter (no optimizing compiler).
 	const out: TurnDiagnosis[] = [];
-	const windows = turns.map(t => windowOf(t, ctx));
-	const held = turns.map(t => t.promptTokens);
+	const listed = listedWindow(ctx);
+	const windows: (number | undefined)[] = [];
+	for (let i = 0; i < turns.length; i++) {
+		const w = turns[i]!.r.contextWindow;
+		windows.push(w !== undefined ? w : listed);
+	}
+	// Part of the model on the CPU (as the server says now): the same on every turn.
+	const spills = spillOf(ctx) !== undefined;
 	const misses: {i: number; position?: number}[] = [];
-	for (const [i, t] of turns.entries()) {
+	for (let i = 0; i < turns.length; i++) {
+		const t = turns[i]!;
 		const findings: Finding[] = [];
-		const signals = ctx.placed[i] ?? [];
+		const signals = ctx.placed[i] ?? NO_LOADS;
 		const window = windows[i];
-		const tokens = held[i];
+		const tokens = t.promptTokens;
 		const fill = tokens !== undefined && window !== undefined && window > 0 ? tokens / window : undefined;
 		// The engine's own words first.
-		for (const s of signals.filter(stated)) {
+		for (let k = 0; k < signals.length; k++) {
+			const s = signals[k]!;
+			if (!stated(s)) continue;
 			if (s.kind === 'truncated') {
 				const sent = s.prompt;
 				findings.push({kind: 'truncated', evidence: s.evidence, fix: contextFix(ctx.fixes, sent ?? tokens ?? 0, window), tokens: sent, window: window ?? s.limit});
@@ -192,17 +232,16 @@ export function diagnoseTurns(turns: readonly TurnInput[], ctx: SessionContext):
 				findings.push({kind: 'tool-call-failed', evidence: s.evidence, fix: 'use the tool-call format the model was trained on (its own chat template / the engine\'s parser for it), or a model that calls tools reliably'});
 			}
 		}
-		const has = (k: FindingKind) => findings.some(f => f.kind === k);
 		// A held prompt that stopped growing at the window (or at about half of it: Ollama ≥ 0.30.11's
 		// shift cut) while the agent kept adding: cut, though no line said so.
-		const prevHeld = i > 0 ? held[i - 1] : undefined;
-		if (!has('truncated') && !has('context-exceeded') && tokens !== undefined && window !== undefined && prevHeld !== undefined && windows[i - 1] === window) {
+		const prevHeld = i > 0 ? turns[i - 1]!.promptTokens : undefined;
+		if (!hasKind(findings, 'truncated') && !hasKind(findings, 'context-exceeded') && tokens !== undefined && window !== undefined && prevHeld !== undefined && windows[i - 1] === window) {
 			const capped = (x: number) => x >= 0.98 * window || (x >= 0.49 * window && x <= 0.6 * window);
 			if (capped(tokens) && capped(prevHeld) && Math.abs(tokens - prevHeld) <= 0.01 * window) {
 				findings.push({kind: 'truncated', evidence: `prompt held ${n(tokens)} tokens of a ${n(window)} window on this and the previous turn: it stopped growing`, fix: contextFix(ctx.fixes, window, window), tokens, window, inferred: true});
 			}
 		}
-		if (!has('truncated') && !has('context-exceeded') && fill !== undefined && fill >= NEAR_FULL) {
+		if (!hasKind(findings, 'truncated') && !hasKind(findings, 'context-exceeded') && fill !== undefined && fill >= NEAR_FULL) {
 			findings.push({kind: 'context-near-full', evidence: `prompt ${n(tokens!)} of a ${n(window!)} window (${Math.round(fill * 100)} %)`, fix: contextFix(ctx.fixes, tokens!, window), tokens, window, inferred: true});
 		}
 		// Cache reuse: against the previous prompt where this one resent it and grew.
@@ -217,14 +256,14 @@ export function diagnoseTurns(turns: readonly TurnInput[], ctx: SessionContext):
 			cacheReuse = Math.min(1, t.cachedTokens / tokens);
 			basis = 'prompt';
 		}
-		if (continues && cacheReuse !== undefined && cacheReuse < MISS_REUSE && !has('truncated') && !has('context-shifted')) {
+		if (continues && cacheReuse !== undefined && cacheReuse < MISS_REUSE && !hasKind(findings, 'truncated') && !hasKind(findings, 'context-shifted')) {
 			// Where the prefix diverged: the engine's matched prefix, else what the cache reused.
 			const position = t.r.sharedPrefixTokens ?? t.cachedTokens;
 			misses.push({i, position});
 			findings.push({kind: 'cache-miss', evidence: `${n(t.cachedTokens!)} of ${n(tokens!)} prompt tokens from the cache after a ${n(prevPrompt)}-token turn${position !== undefined ? `: prefix diverges at token ${n(position)}` : ''}`, fix: 'keep the prompt\'s start the same every turn (no timestamps or moving reminders in the system prompt)', tokens, position, inferred: true});
 		}
 		// Loads during the turn, and why.
-		const loads = signals.filter(s => s.kind === 'loaded');
+		const loads = signals.length === 0 ? NO_LOADS : signals.filter(s => s.kind === 'loaded');
 		let loadMs: number | undefined = ctx.logsLoads ? 0 : undefined;
 		if (loads.length > 0) {
 			// One load can be said twice (Ollama's `llama-server started in N seconds` and the runner's own
@@ -241,7 +280,7 @@ export function diagnoseTurns(turns: readonly TurnInput[], ctx: SessionContext):
 		}
 		// How it finished.
 		const finishReason = t.r.outcome ?? t.r.finishReason;
-		if (finishReason === 'length' && !has('context-exceeded') && !has('truncated')) {
+		if (finishReason === 'length' && !hasKind(findings, 'context-exceeded') && !hasKind(findings, 'truncated')) {
 			const limit = t.r.outputLimit;
 			findings.push({kind: 'output-limit', evidence: `finish_reason length after ${t.generatedTokens !== undefined ? n(t.generatedTokens) : '--'} tokens${limit !== undefined ? ` (n_predict ${n(limit)})` : ''}`, fix: 'raise the request\'s max_tokens (num_predict), or lower the reasoning effort so the answer fits', inferred: true});
 		}
@@ -257,8 +296,7 @@ export function diagnoseTurns(turns: readonly TurnInput[], ctx: SessionContext):
 			findings.push({kind: 'queued', evidence: `waited ${Math.round(slotWait / 100) / 10} s for a slot, longer than its own prefill (${Math.round(t.prefillMs / 100) / 10} s)`, fix: ctx.fixes?.parallel ?? 'run fewer requests at once (subagents), or give the server more slots', inferred: true});
 		}
 		// Part of the model on the CPU (as the server says now).
-		const spill = spillOf(ctx);
-		if (spill) findings.push(spill);
+		if (spills) findings.push(spillOf(ctx)!);
 		out.push({
 			contextTokens: tokens,
 			contextWindow: window,

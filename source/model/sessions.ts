@@ -9,8 +9,8 @@
  */
 import {engineOf} from '../engines/index.js';
 import {modelLabel} from './derive.js';
-import {requestFigures, totalsOf} from './figures.js';
-import {diagnoseTurns, FINDING_KINDS, placeSignals, prefillRisk, type Finding, type FindingKind, type TurnDiagnosis} from './findings.js';
+import {requestFigures, totalsOf, type RequestFigures} from './figures.js';
+import {diagnoseTurns, FINDING_KINDS, placeSignals, prefillRisk, type Finding, type FindingKind, type TurnDiagnosis, type TurnInput} from './findings.js';
 import {macGpuSummary, type WiredVerdict} from './wired-limit.js';
 import type {MonitorState, Refusal, RequestRecord, ServerSignal, ServerState} from '../types/state.js';
 
@@ -98,28 +98,14 @@ export interface SessionsView {
 	readonly withoutTime: number;
 }
 
-const sum = (xs: readonly (number | undefined)[]): number | undefined => {
-	let s = 0;
-	for (const x of xs) {
-		if (x === undefined) return undefined;
-		s += x;
-	}
-	return s;
-};
-
-/** Σ uncached ÷ Σ prefill time over a model's finished requests with both known, tok/s. */
-function measuredPrefillTps(requests: readonly RequestRecord[]): number | undefined {
-	let tokens = 0;
-	let ms = 0;
-	for (const r of requests) {
-		if (r.outcome !== undefined) continue;
-		const {uncached} = totalsOf(r);
-		if (uncached === undefined || uncached <= 0 || r.prefillMs === undefined || r.prefillMs <= 0) continue;
-		tokens += uncached;
-		ms += r.prefillMs;
-	}
-	return ms > 0 ? (tokens * 1000) / ms : undefined;
-}
+/**
+ * What the derivation did, counted (tests assert structure, not time: the work of one derivation
+ * is bounded by the ring, never turns × ring, and a ring that did not change costs nothing).
+ * `derives`: serverSessions runs; `timelines`: requests' timelines worked out (once per record);
+ * `slotIndexes`: free-slot indexes built (one per derivation that needs it); `slotSteps`: elements
+ * the free-slot test visited (binary-search steps; a request each where the scan is linear).
+ */
+export const sessionsWork = {derives: 0, timelines: 0, slotIndexes: 0, slotSteps: 0};
 
 interface Timed {
 	readonly r: RequestRecord;
@@ -130,10 +116,14 @@ interface Timed {
 	readonly slotQueueMs?: number;
 	/** A lower bound of the arrival, for the gap rule where the arrival is unknown. */
 	readonly earliest: number;
+	/** The request's figures (requestFigures) and uncached prompt tokens (totalsOf), worked out with it. */
+	readonly f: RequestFigures;
+	readonly uncached?: number;
 }
 
 /** One request's own timeline: when it arrived and how long it waited for a slot. */
 function timeline(r: RequestRecord, refuses: boolean): Timed {
+	sessionsWork.timelines++;
 	const end = r.lastSeen;
 	const work = r.prefillMs !== undefined && r.decodeMs !== undefined ? r.prefillMs + r.decodeMs : undefined;
 	let slotQueueMs = r.queueMs;
@@ -149,7 +139,94 @@ function timeline(r: RequestRecord, refuses: boolean): Timed {
 	}
 	// A logged start line and a known wait place the arrival exactly (llama.cpp `-v`: launch − deferred).
 	const arrival = r.accessMs === undefined && r.startedAt !== undefined && slotQueueMs !== undefined ? r.startedAt - slotQueueMs : duration !== undefined ? end - duration : undefined;
-	return {r, end, arrival, slotQueueMs, earliest: arrival ?? Math.min(r.startedAt ?? r.firstSeen, r.firstSeen, end - (work ?? 0))};
+	return {r, end, arrival, slotQueueMs, earliest: arrival ?? Math.min(r.startedAt ?? r.firstSeen, r.firstSeen, end - (work ?? 0)), f: requestFigures(r), uncached: totalsOf(r).uncached};
+}
+
+/**
+ * Timelines kept per record: a record is never changed in place once published (the reducer
+ * copies it), so its timeline holds as long as the record does. A busy ring is remade every batch
+ * but keeps most of its records: each is worked out once, not on every derivation. `pass` marks the
+ * derivation that used it last: a record that stood twice in one ring gets a timeline of its own
+ * for its second place (the free-slot test tells two places apart by identity).
+ */
+interface Kept {
+	readonly refuses: boolean;
+	readonly timed: Timed;
+	pass: number;
+}
+const timelines = new WeakMap<RequestRecord, Kept>();
+let pass = 0;
+
+function timelineOf(r: RequestRecord, refuses: boolean, reuse: boolean): Timed {
+	if (!reuse) return timeline(r, refuses);
+	const kept = timelines.get(r);
+	if (kept !== undefined && kept.refuses === refuses) {
+		if (kept.pass === pass) return timeline(r, refuses);
+		kept.pass = pass;
+		return kept.timed;
+	}
+	const timed = timeline(r, refuses);
+	timelines.set(r, {refuses, timed, pass});
+	return timed;
+}
+
+/** Where a request began for the free-slot test: its launch, else its arrival, else when it was first seen. */
+const startOf = (o: Timed): number => o.r.startedAt ?? o.arrival ?? o.r.firstSeen;
+
+/**
+ * The free-slot test's index over one server's timed requests (sorted by end): for each suffix of
+ * them (those that ended after some time), the least start in it, where it is, and the least start
+ * but that one. Built once per derivation (O(ring)); each test is then a binary search instead of a
+ * scan of the whole ring for every turn (was O(turns × ring): 20,000 steps a derivation at 100 turns
+ * and a ring of 200, and an iterator result object per step in the app's interpreter).
+ */
+interface SlotIndex {
+	readonly all: readonly Timed[];
+	readonly ends: number[];
+	readonly least: number[];
+	readonly leastAt: number[];
+	readonly second: number[];
+}
+
+/** The index, or undefined where the ends are not in order (a NaN): the linear scan answers then. */
+function slotIndex(all: readonly Timed[]): SlotIndex | undefined {
+	sessionsWork.slotIndexes++;
+	const n = all.length;
+	const ends: number[] = [];
+	let before = -Infinity;
+	for (let k = 0; k < n; k++) {
+		const e = all[k]!.end;
+		if (!(e >= before)) return undefined;
+		ends.push(e);
+		before = e;
+	}
+	const least: number[] = new Array<number>(n);
+	const leastAt: number[] = new Array<number>(n);
+	const second: number[] = new Array<number>(n);
+	// A NaN start is never less than a launch (the scan's `<` is false): it is never the least.
+	let m1 = Infinity;
+	let at = -1;
+	let m2 = Infinity;
+	for (let k = n - 1; k >= 0; k--) {
+		const s = startOf(all[k]!);
+		if (s < m1) {
+			m2 = m1;
+			m1 = s;
+			at = k;
+		} else if (s < m2) m2 = s;
+		least[k] = m1;
+		leastAt[k] = at;
+		second[k] = m2;
+	}
+	return {all, ends, least, leastAt, second};
+}
+
+/** The index of one derivation, built when the first turn asks for it. */
+interface SlotIndexHolder {
+	readonly all: readonly Timed[];
+	readonly indexed: boolean;
+	built: boolean;
+	index: SlotIndex | undefined;
 }
 
 /**
@@ -157,114 +234,230 @@ function timeline(r: RequestRecord, refuses: boolean): Timed {
  * previous turn ended, its slot freed) until then no other request of the server was in flight —
  * a slot stood free the whole time, and these engines start a request whenever one is free.
  */
-function freeSlotSince(t: Timed, since: number, all: readonly Timed[]): boolean {
+function freeSlotSince(t: Timed, since: number, slots: SlotIndexHolder): boolean {
 	const began = t.r.startedAt;
 	if (began === undefined || began < since) return false;
-	for (const o of all) {
-		if (o === t) continue;
-		const oStart = o.r.startedAt ?? o.arrival ?? o.r.firstSeen;
-		if (oStart < began && o.end > since) return false;
+	if (slots.indexed && !slots.built) {
+		slots.built = true;
+		slots.index = slotIndex(slots.all);
 	}
-	return true;
+	const ix = slots.index;
+	if (ix === undefined) {
+		// Another request that began before this one and ended after `since`: a slot was not free.
+		const all = slots.all;
+		for (let k = 0; k < all.length; k++) {
+			sessionsWork.slotSteps++;
+			const o = all[k]!;
+			if (o === t) continue;
+			if (startOf(o) < began && o.end > since) return false;
+		}
+		return true;
+	}
+	// The first request (by end) that ended after `since`; every one from there on did.
+	const ends = ix.ends;
+	let lo = 0;
+	let hi = ends.length;
+	while (lo < hi) {
+		sessionsWork.slotSteps++;
+		const mid = (lo + hi) >>> 1;
+		if (ends[mid]! > since) hi = mid;
+		else lo = mid + 1;
+	}
+	if (lo === ends.length) return true;
+	const least = ix.all[ix.leastAt[lo]!] === t ? ix.second[lo]! : ix.least[lo]!;
+	return !(least < began);
 }
 
 const refusedBy = (f: Refusal, client: string | undefined): boolean => !f.earlier && (client === undefined ? f.client === undefined : f.client === client);
 
-/** Group one server's finished requests into sessions. */
-export function serverSessions(server: ServerState, gapMs = DEFAULT_SESSION_GAP_MS): SessionsView {
+/** Sessions of one client on one model being formed, in the order their first turn came. */
+interface Forming {
+	readonly model: string;
+	readonly client?: string;
+	readonly items: Timed[];
+}
+
+const byEnd = (a: Timed, b: Timed): number => a.end - b.end;
+const NO_SIGNALS: readonly ServerSignal[] = [];
+
+/**
+ * Group one server's finished requests into sessions. `reuse` (default): timelines kept per record
+ * and the free-slot test from an index; false: every timeline worked out anew and the free-slot test
+ * a scan of the ring (the tests compare the two).
+ */
+export function serverSessions(server: ServerState, gapMs = DEFAULT_SESSION_GAP_MS, reuse = true): SessionsView {
+	sessionsWork.derives++;
+	pass++;
 	const refuses = engineOf(server.engine).whenBusy === 'refuses';
 	// infertop's own probes (matched to their log request) are not an agent's turns. A failed or
 	// cancelled request is a turn that went wrong (its findings say why), outside the budget.
-	const done = server.requests.filter(r => r.done && r.attribution?.by !== 'probe');
-	const timed = done.filter(r => !r.earlier).map(r => timeline(r, refuses)).sort((a, b) => a.end - b.end);
-	const withoutTime = done.length - timed.length;
-	const rateOf = new Map<string, number | undefined>();
-	const open = new Map<string, {model: string; client?: string; items: Timed[]}[]>();
-	for (const t of timed) {
+	// Indexed loops, no iterators or per-request temporaries: this runs every second on a busy ring
+	// in the app's interpreter (no optimizing compiler).
+	const requests = server.requests;
+	const timed: Timed[] = [];
+	let doneCount = 0;
+	// Σ uncached ÷ Σ prefill time over each model's finished requests with both known (in ring order).
+	const prefill = new Map<string, {tokens: number; ms: number}>();
+	for (let k = 0; k < requests.length; k++) {
+		const r = requests[k]!;
+		if (!r.done || r.attribution?.by === 'probe') continue;
+		doneCount++;
+		const t = r.earlier ? undefined : timelineOf(r, refuses, reuse);
+		if (t !== undefined) timed.push(t);
+		if (r.outcome !== undefined) continue;
+		const uncached = t !== undefined ? t.uncached : totalsOf(r).uncached;
+		if (uncached === undefined || uncached <= 0 || r.prefillMs === undefined || r.prefillMs <= 0) continue;
+		const model = modelLabel(r, server);
+		const sums = prefill.get(model);
+		if (sums === undefined) prefill.set(model, {tokens: uncached, ms: r.prefillMs});
+		else {
+			sums.tokens += uncached;
+			sums.ms += r.prefillMs;
+		}
+	}
+	timed.sort(byEnd);
+	const withoutTime = doneCount - timed.length;
+	// Model → client → the sessions forming; `forming` keeps them in the order they began.
+	const open = new Map<string, Map<string, Forming[]>>();
+	const forming: Forming[][] = [];
+	for (let k = 0; k < timed.length; k++) {
+		const t = timed[k]!;
 		const model = modelLabel(t.r, server);
-		const group = `${model}\u0000${t.r.client ?? ''}`;
-		const list = open.get(group) ?? [];
-		const current = list.at(-1);
-		const prev = current?.items.at(-1);
+		let clients = open.get(model);
+		if (clients === undefined) {
+			clients = new Map();
+			open.set(model, clients);
+		}
+		const clientKey = t.r.client ?? '';
+		let list = clients.get(clientKey);
+		if (list === undefined) {
+			list = [];
+			clients.set(clientKey, list);
+			forming.push(list);
+		}
+		const current = list.length > 0 ? list[list.length - 1] : undefined;
+		const prev = current !== undefined && current.items.length > 0 ? current.items[current.items.length - 1] : undefined;
 		let joins = false;
-		if (prev) {
-			const prevPrompt = requestFigures(prev.r).promptTokens;
-			const f = requestFigures(t.r);
+		if (prev !== undefined) {
+			const prevPrompt = prev.f.promptTokens;
+			const f = t.f;
 			const grows = prevPrompt !== undefined && prevPrompt > 0 && f.promptTokens !== undefined && f.cachedTokens !== undefined && f.promptTokens > prevPrompt && f.cachedTokens >= PREFIX_REUSE_SHARE * prevPrompt;
 			joins = grows || t.earliest - prev.end <= gapMs;
 		}
-		if (current && joins) current.items.push(t);
+		if (current !== undefined && joins) current.items.push(t);
 		else list.push({model, client: t.r.client, items: [t]});
-		open.set(group, list);
 	}
 	const sessions: Session[] = [];
 	const signals = server.signals ?? [];
 	const placed = placeSignals(signals, timed);
-	for (const list of open.values()) {
-		for (const s of list) {
-			if (!rateOf.has(s.model)) rateOf.set(s.model, measuredPrefillTps(done.filter(r => modelLabel(r, server) === s.model)));
-			sessions.push(buildSession(server, s.model, s.client, s.items.slice(-MAX_TURNS), rateOf.get(s.model), server.refusals ?? [], timed, gapMs, {placed, signals}));
+	const refusals = server.refusals ?? [];
+	const slots: SlotIndexHolder = {all: timed, indexed: reuse, built: false, index: undefined};
+	for (let g = 0; g < forming.length; g++) {
+		const list = forming[g]!;
+		for (let j = 0; j < list.length; j++) {
+			const s = list[j]!;
+			const sums = prefill.get(s.model);
+			const tps = sums !== undefined && sums.ms > 0 ? (sums.tokens * 1000) / sums.ms : undefined;
+			const items = s.items.length > MAX_TURNS ? s.items.slice(-MAX_TURNS) : s.items;
+			sessions.push(buildSession(server, s.model, s.client, items, tps, refusals, slots, gapMs, placed, signals));
 		}
 	}
-	sessions.sort((a, b) => (a.turns.at(-1)?.time ?? 0) - (b.turns.at(-1)?.time ?? 0));
+	sessions.sort(byLastTurn);
 	return {sessions, withoutTime};
 }
 
-function buildSession(server: ServerState, model: string, client: string | undefined, items: readonly Timed[], prefillTps: number | undefined, refusals: readonly Refusal[], all: readonly Timed[], gapMs: number, evidence: {placed: Map<Timed, ServerSignal[]>; signals: readonly ServerSignal[]}): Session {
+const lastTime = (s: Session): number => (s.turns.length > 0 ? s.turns[s.turns.length - 1]!.time : 0);
+const byLastTurn = (a: Session, b: Session): number => lastTime(a) - lastTime(b);
+
+/** `t` with a slot wait known to be 0: it arrived when it began. */
+const withFreeSlot = (t: Timed): Timed => ({r: t.r, end: t.end, arrival: t.r.startedAt, slotQueueMs: 0, earliest: t.earliest, f: t.f, uncached: t.uncached});
+
+function buildSession(server: ServerState, model: string, client: string | undefined, items: readonly Timed[], prefillTps: number | undefined, refusals: readonly Refusal[], slots: SlotIndexHolder, gapMs: number, placed: Map<Timed, ServerSignal[]>, signals: readonly ServerSignal[]): Session {
+	const n = items.length;
 	// One shape for every turn (its diagnosis filled in below): spreads of optional fields are slow.
 	const turns: {-readonly [K in keyof Turn]: Turn[K]}[] = [];
 	// A slot wait known to be 0 (nothing else held the server since the last turn ended).
 	const adjusted: Timed[] = [];
 	let last: number | undefined;
-	for (const t of items) {
-		adjusted.push(t.slotQueueMs === undefined && last !== undefined && freeSlotSince(t, last, all) ? {...t, slotQueueMs: 0, arrival: t.r.startedAt} : t);
+	for (let i = 0; i < n; i++) {
+		const t = items[i]!;
+		adjusted.push(t.slotQueueMs === undefined && last !== undefined && freeSlotSince(t, last, slots) ? withFreeSlot(t) : t);
 		last = last === undefined ? t.end : Math.max(last, t.end);
 	}
 	// Refused tries of this client: each belongs to the first turn (in the order they ended) that
 	// arrived after it — an agent's turns overlap (side requests), so a try refused while the last
 	// turn ran is still a later one's. A try a whole-second stamp puts just after every arrival goes
 	// to the first turn that ended after it. Tries older than the session by more than the gap are another's.
-	const sessionFrom = (items[0]?.earliest ?? 0) - gapMs;
-	const mine = refusals.filter(x => refusedBy(x, client) && x.t >= sessionFrom && x.t <= (last ?? -Infinity));
-	const claims: Refusal[][] = adjusted.map(() => []);
-	const claimed = new Set<Refusal>();
-	adjusted.forEach((t, i) => {
-		const until = t.arrival ?? t.r.firstSeen;
-		for (const x of mine) {
-			if (claimed.has(x) || x.t > until) continue;
-			claimed.add(x);
-			claims[i]!.push(x);
-		}
-	});
-	for (const x of mine) {
-		if (claimed.has(x)) continue;
-		const i = adjusted.findIndex(t => t.end >= x.t);
-		if (i >= 0) claims[i]!.push(x);
+	const sessionFrom = (n > 0 ? items[0]!.earliest : 0) - gapMs;
+	const until = last ?? -Infinity;
+	let mine: Refusal[] | undefined;
+	for (let k = 0; k < refusals.length; k++) {
+		const x = refusals[k]!;
+		if (refusedBy(x, client) && x.t >= sessionFrom && x.t <= until) (mine ??= []).push(x);
 	}
+	// Only where this client was refused: a list per turn.
+	let claims: Refusal[][] | undefined;
+	if (mine !== undefined) {
+		const lists: Refusal[][] = [];
+		const claimed = new Set<Refusal>();
+		for (let i = 0; i < n; i++) {
+			const t = adjusted[i]!;
+			const arrived = t.arrival ?? t.r.firstSeen;
+			const list: Refusal[] = [];
+			for (let k = 0; k < mine.length; k++) {
+				const x = mine[k]!;
+				if (claimed.has(x) || x.t > arrived) continue;
+				claimed.add(x);
+				list.push(x);
+			}
+			lists.push(list);
+		}
+		for (let k = 0; k < mine.length; k++) {
+			const x = mine[k]!;
+			if (claimed.has(x)) continue;
+			for (let i = 0; i < n; i++) {
+				if (adjusted[i]!.end >= x.t) {
+					lists[i]!.push(x);
+					break;
+				}
+			}
+		}
+		claims = lists;
+	}
+	const inputs: TurnInput[] = [];
+	const placedOn: (readonly ServerSignal[])[] = [];
 	let prevEnd: number | undefined;
-	for (const [i, t] of adjusted.entries()) {
-		const f = requestFigures(t.r);
-		const retries = claims[i]!.length;
-		const firstRefusal = retries > 0 ? Math.min(...claims[i]!.map(x => x.t)) : undefined;
+	let failed = false;
+	for (let i = 0; i < n; i++) {
+		const t = adjusted[i]!;
+		const f = t.f;
+		const claim = claims?.[i];
+		const retries = claim !== undefined ? claim.length : 0;
+		const firstRefusal = retries > 0 ? Math.min(...claim!.map(x => x.t)) : undefined;
 		const retryWait = firstRefusal !== undefined && t.arrival !== undefined ? Math.max(0, t.arrival - firstRefusal) : firstRefusal === undefined ? 0 : undefined;
 		const queueMs = t.slotQueueMs !== undefined && retryWait !== undefined ? t.slotQueueMs + retryWait : undefined;
 		const start = firstRefusal ?? t.arrival;
 		let idleBeforeMs: number | undefined;
 		// Turns that overlap (an agent's side request) leave no idle between them: 0, known.
 		if (prevEnd !== undefined && start !== undefined) idleBeforeMs = Math.max(0, start - prevEnd);
+		const promptTokens = f.promptTokens;
+		const cachedTokens = f.cachedTokens;
+		const prefillMs = t.r.prefillMs;
+		const generatedTokens = t.r.generatedTokens ?? t.r.decodedTokens;
+		if (t.r.outcome !== undefined) failed = true;
 		turns.push({
 			serverId: server.id,
 			key: t.r.key,
 			time: t.end,
 			start,
-			promptTokens: f.promptTokens,
-			cachedTokens: f.cachedTokens,
+			promptTokens,
+			cachedTokens,
 			promptEstimated: f.promptEstimated === true,
 			prefillTokens: t.r.prefillTokens,
 			queueMs,
-			prefillMs: t.r.prefillMs,
+			prefillMs,
 			decodeMs: t.r.decodeMs,
-			generatedTokens: t.r.generatedTokens ?? t.r.decodedTokens,
+			generatedTokens,
 			idleBeforeMs,
 			retries,
 			backlog: t.r.backlog === true,
@@ -278,24 +471,31 @@ function buildSession(server: ServerState, model: string, client: string | undef
 			finishReason: undefined,
 			findings: [],
 		});
+		inputs.push({r: t.r, end: t.end, earliest: t.earliest, promptTokens, cachedTokens, queueMs, prefillMs, generatedTokens});
+		placedOn.push((placed.size > 0 ? placed.get(items[i]!) : undefined) ?? NO_SIGNALS);
 		prevEnd = prevEnd === undefined ? t.end : Math.max(prevEnd, t.end);
 	}
 	const descriptor = engineOf(server.engine);
-	const diagnosis = diagnoseTurns(
-		adjusted.map((t, i) => ({r: t.r, end: t.end, earliest: t.earliest, promptTokens: turns[i]!.promptTokens, cachedTokens: turns[i]!.cachedTokens, queueMs: turns[i]!.queueMs, prefillMs: turns[i]!.prefillMs, generatedTokens: turns[i]!.generatedTokens})),
-		{
-			model,
-			models: server.models,
-			slotContext: server.context?.nCtxPerSlot,
-			offload: server.offloads[model],
-			fixes: descriptor.agentFixes,
-			prefillTps,
-			placed: items.map(t => evidence.placed.get(t) ?? []),
-			signals: evidence.signals,
-			logsLoads: evidence.signals.some(x => x.kind === 'loaded'),
-		},
-	);
-	for (const [i, t] of turns.entries()) {
+	let logsLoads = false;
+	for (let k = 0; k < signals.length; k++) {
+		if (signals[k]!.kind === 'loaded') {
+			logsLoads = true;
+			break;
+		}
+	}
+	const diagnosis = diagnoseTurns(inputs, {
+		model,
+		models: server.models,
+		slotContext: server.context?.nCtxPerSlot,
+		offload: server.offloads[model],
+		fixes: descriptor.agentFixes,
+		prefillTps,
+		placed: placedOn,
+		signals,
+		logsLoads,
+	});
+	for (let i = 0; i < n; i++) {
+		const t = turns[i]!;
 		const d = diagnosis[i]!;
 		t.contextTokens = d.contextTokens;
 		t.contextWindow = d.contextWindow;
@@ -308,14 +508,14 @@ function buildSession(server: ServerState, model: string, client: string | undef
 	}
 	const full: readonly Turn[] = turns;
 	return {
-		id: `${server.id}/${model}/${client ?? '-'}/${items[0]?.r.key ?? ''}`,
+		id: `${server.id}/${model}/${client ?? '-'}/${n > 0 ? items[0]!.r.key : ''}`,
 		serverId: server.id,
 		engine: server.engine,
 		model,
 		client,
 		turns: full,
 		// Failed and cancelled turns hold no whole figures: the budget is over the turns that finished.
-		budget: budgetOf(full.filter(t => t.outcome === undefined), prefillTps),
+		budget: budgetOf(failed ? full.filter(t => t.outcome === undefined) : full, prefillTps),
 		prefillTps,
 	};
 }
@@ -346,34 +546,77 @@ export function openingSession(sessions: readonly Session[], serverId: string | 
 	return best;
 }
 
-/** The budget of a series of turns (exported for the exporter's counters and the tests). */
+/**
+ * The budget of a series of turns (exported for the exporter's counters and the tests). One pass
+ * over the turns (was a dozen maps and filters of them): every sum still adds the same numbers in
+ * the same order from 0, so the figures are the same floats.
+ */
 export function budgetOf(turns: readonly Turn[], prefillTps: number | undefined): Budget {
-	const later = turns.slice(1);
-	const queueMs = sum(turns.map(t => t.queueMs));
-	const prefillMs = sum(turns.map(t => t.prefillMs));
-	const decodeMs = sum(turns.map(t => t.decodeMs));
-	const idleMs = later.length === 0 ? 0 : sum(later.map(t => t.idleBeforeMs));
-	const cachedTokens = sum(turns.map(t => t.cachedTokens));
-	const savedByCacheMs = cachedTokens !== undefined && prefillTps !== undefined && prefillTps > 0 ? (cachedTokens * 1000) / prefillTps : undefined;
-	const unknown = {
-		queue: turns.filter(t => t.queueMs === undefined).length,
-		prefill: turns.filter(t => t.prefillMs === undefined).length,
-		decode: turns.filter(t => t.decodeMs === undefined).length,
-		idle: later.filter(t => t.idleBeforeMs === undefined).length,
-	};
+	const n = turns.length;
+	const first = n > 0 ? turns[0] : undefined;
+	// Sums over every turn (idle: over turns 2…n); undefined from the first unknown on.
+	let queueMs: number | undefined = 0;
+	let prefillMs: number | undefined = 0;
+	let decodeMs: number | undefined = 0;
+	let idleSum: number | undefined = 0;
+	let cachedTokens: number | undefined = 0;
+	const unknown = {queue: 0, prefill: 0, decode: 0, idle: 0};
+	let cachedUnknown = 0;
 	// Shares over the turns whose every part is known (the first turn has no idle to know), so one
 	// unknown part of one turn does not take that part out of every share; where no turn is fully
 	// known, over the parts known in every turn.
-	const full = turns.filter((t, i) => t.queueMs !== undefined && t.prefillMs !== undefined && t.decodeMs !== undefined && (i === 0 || t.idleBeforeMs !== undefined));
-	const fullIdle = full.filter(t => t !== turns[0]);
-	const parts: Record<BudgetPart, number | undefined> = full.length > 0
-		? {
-			queue: sum(full.map(t => t.queueMs)),
-			prefill: sum(full.map(t => t.prefillMs)),
-			decode: sum(full.map(t => t.decodeMs)),
-			idle: fullIdle.length > 0 ? sum(fullIdle.map(t => t.idleBeforeMs)) : undefined,
+	let full = 0;
+	let fullIdle = 0;
+	let fullQueue = 0;
+	let fullPrefill = 0;
+	let fullDecode = 0;
+	let fullIdleMs = 0;
+	for (let i = 0; i < n; i++) {
+		const t = turns[i]!;
+		const q = t.queueMs;
+		const p = t.prefillMs;
+		const d = t.decodeMs;
+		const c = t.cachedTokens;
+		if (q === undefined) {
+			unknown.queue++;
+			queueMs = undefined;
+		} else if (queueMs !== undefined) queueMs += q;
+		if (p === undefined) {
+			unknown.prefill++;
+			prefillMs = undefined;
+		} else if (prefillMs !== undefined) prefillMs += p;
+		if (d === undefined) {
+			unknown.decode++;
+			decodeMs = undefined;
+		} else if (decodeMs !== undefined) decodeMs += d;
+		if (c === undefined) {
+			cachedUnknown++;
+			cachedTokens = undefined;
+		} else if (cachedTokens !== undefined) cachedTokens += c;
+		const idle = t.idleBeforeMs;
+		if (i > 0) {
+			if (idle === undefined) {
+				unknown.idle++;
+				idleSum = undefined;
+			} else if (idleSum !== undefined) idleSum += idle;
 		}
-		: {queue: queueMs, prefill: prefillMs, decode: decodeMs, idle: later.length > 0 ? idleMs : undefined};
+		if (q !== undefined && p !== undefined && d !== undefined && (i === 0 || idle !== undefined)) {
+			full++;
+			fullQueue += q;
+			fullPrefill += p;
+			fullDecode += d;
+			if (t !== first) {
+				fullIdle++;
+				fullIdleMs += idle!;
+			}
+		}
+	}
+	const later = n > 0 ? n - 1 : 0;
+	const idleMs = later === 0 ? 0 : idleSum;
+	const savedByCacheMs = cachedTokens !== undefined && prefillTps !== undefined && prefillTps > 0 ? (cachedTokens * 1000) / prefillTps : undefined;
+	const parts: Record<BudgetPart, number | undefined> = full > 0
+		? {queue: fullQueue, prefill: fullPrefill, decode: fullDecode, idle: fullIdle > 0 ? fullIdleMs : undefined}
+		: {queue: queueMs, prefill: prefillMs, decode: decodeMs, idle: later > 0 ? idleMs : undefined};
 	const share = (keys: readonly BudgetPart[]): Partial<Record<BudgetPart, number>> => {
 		const total = keys.reduce((a, k) => a + (parts[k] ?? 0), 0);
 		const out: Partial<Record<BudgetPart, number>> = {};
@@ -384,7 +627,7 @@ export function budgetOf(turns: readonly Turn[], prefillTps: number | undefined)
 	// A share is of a whole: none where a part of the wait is unknown (never `idle 100 %` over idle
 	// alone), and none of wall time where the idle between the turns it is over is unknown.
 	const waitKnown = parts.queue !== undefined && parts.prefill !== undefined && parts.decode !== undefined;
-	const idleApplies = full.length > 0 ? fullIdle.length > 0 : later.length > 0;
+	const idleApplies = full > 0 ? fullIdle > 0 : later > 0;
 	return {
 		queueMs,
 		prefillMs,
@@ -394,11 +637,12 @@ export function budgetOf(turns: readonly Turn[], prefillTps: number | undefined)
 		cachedTokens,
 		unknown,
 		shares: waitKnown && (parts.idle !== undefined || !idleApplies) ? share(BUDGET_PARTS) : {},
-		waitShares: (waitKnown ? share(['queue', 'prefill', 'decode']) : {}) as Budget['waitShares'],
-		sharesOver: full.length > 0 ? full.length : turns.length,
-		cachedUnknown: turns.filter(t => t.cachedTokens === undefined).length,
+		waitShares: (waitKnown ? share(WAIT_PARTS) : {}) as Budget['waitShares'],
+		sharesOver: full > 0 ? full : n,
+		cachedUnknown,
 	};
 }
+const WAIT_PARTS: readonly BudgetPart[] = ['queue', 'prefill', 'decode'];
 
 interface Memo {
 	readonly requests: ServerState['requests'];

@@ -98,8 +98,17 @@ export function readLine(parser: LineParser, raw: string, t: number, at?: 'backl
 	return {t, text, parsed: events !== null, events: events !== null && events.length > 0 ? events : undefined, at};
 }
 
-/** Lines of one batch at most (a read of a busy log is cut into batches of this many). */
-export const MAX_BATCH_LINES = 2000;
+/**
+ * Lines of one batch at most (a read step of a busy log is cut into batches of this many). A batch
+ * is one read step (READ_CHUNK, 64 KiB: ~560 llama.cpp request lines) or this many lines, whichever
+ * is less. Why small: a batch's line objects, events and texts live until the store has it, and the
+ * app's young generation is 1 MB a semi-space (bin/infertop.js). A batch of 2,000 lines (~2.6 MB of
+ * allocation at ~1.3 KB a line) lived through two scavenges, so all of it was promoted to the old
+ * generation and copied twice: ~420 B a line promoted; batches of a 64 KiB step, ~260-300 B (the
+ * rest is mostly the text the log ring keeps). Measured: 1,000 req/s of llama.cpp lines, the app's
+ * V8 flags (issue 32, the lines helper's note in docs/measured.md).
+ */
+export const MAX_BATCH_LINES = 1000;
 
 export function createLogSource(options: LogSourceOptions): Collector {
 	const parser = createParser(options.engine);

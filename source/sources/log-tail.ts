@@ -18,8 +18,8 @@
  * the 35 % of a core that eight such logs cost (issue 32); the size it saw is not needed, since a
  * file cut and regrown between two reads is told by its head, its tail mark and the ledger.
  */
-import {watch, type FSWatcher, type Stats} from 'node:fs';
-import {open, stat, type FileHandle} from 'node:fs/promises';
+import {fstatSync, readSync, statSync, watch, type FSWatcher, type Stats} from 'node:fs';
+import {lstat, open, stat, statfs, type FileHandle} from 'node:fs/promises';
 import path from 'node:path';
 import {StringDecoder} from 'node:string_decoder';
 import type {Collector} from '../types/state.js';
@@ -33,10 +33,13 @@ export const MAX_KEPT_LINE = 64 * 1024;
 /** Bytes decoded to one string at a time (below V8's large-object size: see LineSplitter.write). */
 export const DECODE_BYTES = 32 * 1024;
 /**
- * One step of a read: the lines of 256 KiB (~2,000 request lines) are parsed and go to the store
- * before the next step is read, so a key is answered between steps while a backlog is caught up.
+ * One step of a read: the lines of 64 KiB (~560 llama.cpp request lines) are parsed and go to the
+ * store (one batch) before the next step is read, so a key is answered between steps while a
+ * backlog is caught up. 64 KiB, not 256: a step's lines, events and texts stay alive until its
+ * batch is applied, and at ~1.3 KB allocated a line a 256 KiB step (~2,200 lines) outlived two of
+ * the app's 1 MB scavenges and was promoted whole (see MAX_BATCH_LINES in log-source.ts).
  */
-export const READ_CHUNK = 256 * 1024;
+export const READ_CHUNK = 64 * 1024;
 /**
  * Reads are at least this far apart: a busy engine appends many times a second, and each file
  * event read what was new at once (a stat, an fstat, the identity checks and a store update per
@@ -79,6 +82,8 @@ export interface LogTailOptions {
 	readonly minReadGapMs?: number;
 	/** Bytes behind past which the tail skips ahead (default SKIP_BEHIND_BYTES). */
 	readonly skipBehindBytes?: number;
+	/** Read with synchronous calls where readsLocally says so (default); false: always asynchronously. */
+	readonly syncReads?: boolean;
 }
 
 export interface TailLag {
@@ -87,6 +92,44 @@ export interface TailLag {
 	/** Lines skipped on purpose since start (never read: the tail jumped ahead). */
 	readonly linesSkipped: number;
 	readonly skips: number;
+}
+
+/**
+ * Linux file systems on a local disk or in memory (statfs's f_type, linux/magic.h): a file on one
+ * is read with synchronous calls. Each asynchronous fs call is a round trip through libuv's thread
+ * pool: a promise, a request object, a worker's wake-up and its own CPU, 30-90 µs of the main
+ * thread's CPU each under V8's interpreter, where the read itself takes a few µs from the page
+ * cache. A read of a busy log made five of them (the path's stat, its head, its tail mark, the
+ * ledger's spot check, the new bytes), ten times a second per log: with eight logs, 0.8 % of a
+ * core in the pool's threads and ~20 ms a second of the main thread's (issue 32).
+ * A file anywhere else (NFS, SMB, FUSE such as sshfs, any other system, macOS) is read as before,
+ * asynchronously: a hung mount must never freeze the screen.
+ */
+const LOCAL_FS: ReadonlySet<number> = new Set([
+	0xef53, // ext2/3/4
+	0x58465342, // xfs
+	0x9123683e, // btrfs
+	0x01021994, // tmpfs
+	0x794c7630, // overlayfs (containers)
+	0x2fc12fc1, // zfs
+	0xf2f52010, // f2fs
+	0xca451a4e, // bcachefs
+	0x858458f6, // ramfs
+]);
+
+/**
+ * Whether `file` (open, a regular file) may be read synchronously: on Linux, on a local file
+ * system (LOCAL_FS), and named by a path that is no symbolic link (the path is stat'ed on every
+ * read: a link could lead anywhere later). Anything unknown: no.
+ */
+export async function readsLocally(file: string, platform: NodeJS.Platform = process.platform): Promise<boolean> {
+	if (platform !== 'linux') return false;
+	try {
+		const [fsInfo, link] = await Promise.all([statfs(file), lstat(file)]);
+		return LOCAL_FS.has(Number(fsInfo.type) >>> 0) && !link.isSymbolicLink();
+	} catch {
+		return false;
+	}
 }
 
 /** Newlines in `buf` (native search, no decoding). */
@@ -491,6 +534,8 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 	let offset = 0;
 	/** The file being followed, kept open (it may have been renamed away meanwhile). */
 	let handle: FileHandle | undefined;
+	/** The open file is read with synchronous calls (readsLocally), and its path stat'ed so. */
+	let local = false;
 	let identity: {dev: number; ino: number; birth: number} | undefined;
 	/** Hash of the first `headLength` bytes of the file being followed. */
 	/** The file's first bytes as we read them (at most HEAD_BYTES): compared whole, no hash (and no node:crypto to load). */
@@ -590,6 +635,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 	async function closeHandle(): Promise<void> {
 		const h = handle;
 		handle = undefined;
+		local = false;
 		identity = undefined;
 		head = undefined;
 		headLength = 0;
@@ -597,9 +643,15 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 		await h?.close().catch(() => undefined);
 	}
 
+	/** Read into `buf` at `position`: the bytes read (synchronously where the file is `local`). */
+	async function readInto(h: FileHandle, buf: Buffer, length: number, position: number): Promise<number> {
+		if (local) return readSync(h.fd, buf, 0, length, position);
+		return (await h.read(buf, 0, length, position)).bytesRead;
+	}
+
 	async function readAt(h: FileHandle, length: number, position: number): Promise<Buffer> {
 		const buf = Buffer.alloc(length);
-		const {bytesRead} = await h.read(buf, 0, length, position);
+		const bytesRead = await readInto(h, buf, length, position);
 		return buf.subarray(0, bytesRead);
 	}
 
@@ -632,7 +684,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 	async function drain(skipPartial: boolean, known?: number): Promise<void> {
 		const h = handle;
 		if (!h) return;
-		const size = known ?? (await h.stat()).size;
+		const size = known ?? (local ? fstatSync(h.fd).size : (await h.stat()).size);
 		if (size < offset || (size > offset && !(await contentHolds(h, size)))) {
 			// Truncated in place (copytruncate), maybe regrown past our offset since: resume at the first
 			// line that no longer reads as it did (none read twice, none of the new skipped); a new file
@@ -656,7 +708,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 			const counter = Buffer.allocUnsafe(READ_CHUNK);
 			let at = offset;
 			while (!stopped && at < target) {
-				const {bytesRead} = await h.read(counter, 0, Math.min(READ_CHUNK, target - at), at);
+				const bytesRead = await readInto(h, counter, Math.min(READ_CHUNK, target - at), at);
 				if (bytesRead <= 0) break;
 				linesSkipped += countNewlines(counter.subarray(0, bytesRead));
 				at += bytesRead;
@@ -677,7 +729,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 			if (!first) await new Promise(r => setImmediate(r));
 			first = false;
 			const want = Math.min(READ_CHUNK, size - offset);
-			const {bytesRead} = await h.read(buffer, 0, want, offset);
+			const bytesRead = await readInto(h, buffer, want, offset);
 			if (bytesRead <= 0) break;
 			let chunk = buffer.subarray(0, bytesRead);
 			ledger.feed(chunk, offset);
@@ -702,7 +754,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 		let st: Stats | undefined;
 		let why: string | undefined;
 		try {
-			st = await stat(file);
+			st = local ? statSync(file) : await stat(file);
 		} catch (error) {
 			const code = (error as NodeJS.ErrnoException).code;
 			why = code === 'ENOENT' ? `no such file: ${shown} (waiting for it)` : `cannot read ${shown}: ${code ?? String(error)}`;
@@ -733,6 +785,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 				return;
 			}
 			const opened = await handle.stat();
+			local = options.syncReads !== false && (await readsLocally(file));
 			identity = identityOf(opened);
 			offset = 0;
 			splitter.reset();
