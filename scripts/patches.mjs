@@ -204,6 +204,7 @@ export function versionProblems(dir = root) {
  */
 export const PATCH_MARKS = [
 	{patch: 'ink+6.8.0.patch', file: 'node_modules/ink/build/utils.js', mark: 'isDev = () => false'},
+	{patch: 'ink+6.8.0.patch', file: 'node_modules/ink/build/ansi-tokenizer.js', mark: 'controlCharacters.test(text)', bundled: 'controlCharacters.test('},
 	{patch: 'ink+6.8.0.patch', file: 'node_modules/ink/build/reconciler.js', mark: '(trackHostChanges({'},
 	{patch: 'ink+6.8.0.patch', file: 'node_modules/ink/build/log-update.js', mark: 'previousVisible - (previousOutput.endsWith("\\n") ? 0 : 1)'},
 	{patch: 'ink+6.8.0.patch', file: 'node_modules/ink/build/output.js', mark: 'rowsToText(this.caches, output, styledCharsToString)'},
