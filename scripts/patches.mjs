@@ -204,7 +204,6 @@ export function versionProblems(dir = root) {
  */
 export const PATCH_MARKS = [
 	{patch: 'ink+6.8.0.patch', file: 'node_modules/ink/build/utils.js', mark: 'isDev = () => false'},
-	{patch: 'ink+6.8.0.patch', file: 'node_modules/ink/build/ansi-tokenizer.js', mark: 'controlCharacters.test(text)', bundled: 'controlCharacters.test('},
 	{patch: 'ink+6.8.0.patch', file: 'node_modules/ink/build/reconciler.js', mark: '(trackHostChanges({'},
 	{patch: 'ink+6.8.0.patch', file: 'node_modules/ink/build/log-update.js', mark: 'previousVisible - (previousOutput.endsWith("\\n") ? 0 : 1)'},
 	{patch: 'ink+6.8.0.patch', file: 'node_modules/ink/build/output.js', mark: 'rowsToText(this.caches, output, styledCharsToString)'},
@@ -212,10 +211,11 @@ export const PATCH_MARKS = [
 	{patch: 'ink+6.8.0.patch', file: 'node_modules/ink/build/measure-text.js', mark: '.size > 4000) cache.clear()', bundled: '.size > 4e3) cache'},
 	{patch: 'ink+6.8.0.patch', file: 'node_modules/ink/build/wrap-text.js', mark: '.set(cacheKey, wrappedText)'},
 	{patch: 'ink+6.8.0.patch', file: 'node_modules/ink/build/components/Text.js', mark: 'strikethrough, inverse]);'},
+	{patch: 'ink+6.8.0.patch', file: 'node_modules/ink/build/ansi-tokenizer.js', mark: 'c1ControlCharacter.test('},
 	{patch: 'yoga-layout+3.2.1.patch', file: 'node_modules/yoga-layout/dist/binaries/yoga-wasm-base64-esm.js', mark: 'new WebAssembly.Module(Buffer.from(H.slice(37)'},
 	{patch: 'yoga-layout+3.2.1.patch', file: 'node_modules/yoga-layout/dist/src/index.js', mark: 'yoga-layout did not start synchronously'},
 	{patch: 'string-width+8.3.0.patch', file: 'node_modules/string-width/index.js', mark: 'narrowText.test('},
-	{patch: 'wrap-ansi++string-width+7.2.0.patch', file: 'node_modules/wrap-ansi/node_modules/string-width/index.js', mark: '= graphemeSegmenter;'},
+	{patch: 'wrap-ansi++string-width+7.2.0.patch', file: 'node_modules/wrap-ansi/node_modules/string-width/index.js', mark: '= widthV7('},
 	{patch: 'slice-ansi+8.0.0.patch', file: 'node_modules/slice-ansi/tokenize-ansi.js', mark: 'GRAPHEME_SEGMENTER = graphemeSegmenter;'},
 	{patch: '@alcalzone+ansi-tokenize+0.2.5.patch', file: 'node_modules/@alcalzone/ansi-tokenize/build/tokenize.js', mark: 'of graphemesOf('},
 	{patch: '@alcalzone+ansi-tokenize+0.2.5.patch', file: 'node_modules/@alcalzone/ansi-tokenize/build/diff.js', mark: 'if (sameCodes(from, to))'},

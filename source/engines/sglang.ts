@@ -51,7 +51,9 @@ const FINISH_TYPE = /'finish_reason': \{'type': '(\w+)'/;
  * speculative decoding, `spec_verify_ct` (verify passes).
  */
 export function parseSglangFinish(msg: string, seq: number): EngineEvent | undefined {
-	const i = msg.indexOf("'meta_info': {");
+	// The last one: `out`'s meta_info closes the line, after obj's and out's texts (a prompt or an
+	// answer that quotes "'meta_info': {" comes before it).
+	const i = msg.lastIndexOf("'meta_info': {");
 	if (i < 0) return undefined;
 	let prompt: string | undefined;
 	let completion: string | undefined;
@@ -153,10 +155,21 @@ export function parseSglangMessage(msg: string, state?: {retracted: number; fini
 	return withCheck([clean({type: 'interval-stats', promptTps: input, running, waiting: queue, kvUsage, prefixHitRate: hit, cachedTokens: cached, newTokens: fresh}) as EngineEvent], check);
 }
 
+/**
+ * The longest `Finish` line read whole: the tail keeps the first 64 KiB of a line (sources/log-tail.ts
+ * MAX_KEPT_LINE). At `--log-requests-level 2` SGLang cuts each text and id list to 2,048 (characters,
+ * items: tokenizer_manager.py, sgl-project/sglang), so a Finish line runs to ~10-30 KB and its
+ * meta_info, last, was past the 4,096 characters other lines are read to: the request went uncounted.
+ * At level 3 nothing is cut, and a line past 64 KiB still loses its meta_info (its figures missing,
+ * never wrong).
+ */
+export const SGLANG_FINISH_CHARS = 64 * 1024;
+const FINISH_AT = /^\[[^\]]{10,60}\] Finish: obj=/;
+
 export function createSglangParser(): LineParser {
 	const state = {retracted: 0, finished: 0};
 	const push = (line: string): EngineEvent[] | null => {
-		if (line.length === 0 || line.length > MAX_PARSE_CHARS) return null;
+		if (line.length === 0 || (line.length > MAX_PARSE_CHARS && !(line.length <= SGLANG_FINISH_CHARS + 64 && FINISH_AT.test(line)))) return null;
 		if (line.charCodeAt(0) === 91 /* [ */) {
 			const m = PREFIX.exec(line);
 			if (m) return parseSglangMessage(m[3]!, state);
@@ -167,7 +180,7 @@ export function createSglangParser(): LineParser {
 		if (/^(?:INFO|WARNING|ERROR):/.test(line)) return [];
 		return null;
 	};
-	return {engine: 'sglang', push};
+	return {engine: 'sglang', push, maxChars: SGLANG_FINISH_CHARS};
 }
 
 /** SGLang's worker processes (`sglang::scheduler`) are not servers of their own. */

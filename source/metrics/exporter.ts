@@ -135,6 +135,14 @@ interface ServerTurns {
 	readonly pending: readonly PendingTurn[];
 }
 
+/** Seconds of one part of a settled turn added to its model's budget, or the turn counted as unknown there. */
+function addPart(b: BudgetTotals, part: 'queue' | 'prefill' | 'decode' | 'idle' | 'saved', ms: number | undefined): void {
+	if (known(ms) && ms >= 0) {
+		b[part] += ms / 1000;
+		b.known[part]++;
+	} else b.unknown[part]++;
+}
+
 export class RequestCounters {
 	private state: MonitorState | undefined;
 	/**
@@ -181,21 +189,26 @@ export class RequestCounters {
 			// Turns that left the ring are forgotten (their seconds stay in the counters).
 			const counted = new Set<string>();
 			const pending: PendingTurn[] = [];
-			for (const session of view.sessions) {
-				session.turns.forEach((t, i) => {
+			// Indexed loops (no iterator or closure a session): a busy log's sessions are new each second.
+			const sessions = view.sessions;
+			for (let k = 0; k < sessions.length; k++) {
+				const session = sessions[k]!;
+				const turns = session.turns;
+				for (let i = 0; i < turns.length; i++) {
+					const t = turns[i]!;
 					const id = `${serverId}\u0000${t.key}\u0000${t.time}`;
 					if (before.has(id)) {
 						counted.add(id);
-						return;
+						continue;
 					}
-					const settled = i < session.turns.length - 1 || state.now - t.time >= TURN_SETTLE_MS;
+					const settled = i < turns.length - 1 || state.now - t.time >= TURN_SETTLE_MS;
 					if (!settled) {
 						pending.push({session, turn: t, index: i, id});
-						return;
+						continue;
 					}
 					counted.add(id);
 					this.countTurn(server, serverId, session, t, i);
-				});
+				}
 			}
 			next.set(serverId, {view, counted, pending});
 		}
@@ -213,23 +226,30 @@ export class RequestCounters {
 		}
 		const b = e.totals;
 		b.turns++;
-		for (const kind of new Set(t.findings.map(f => f.kind))) b.findings[kind] = (b.findings[kind] ?? 0) + 1;
+		// Each kind once a turn, in the order the turn has them (no Set and array a turn: a busy
+		// log's turns are all new each second, in the app's interpreter).
+		const findings = t.findings;
+		for (let f = 0; f < findings.length; f++) {
+			const kind = findings[f]!.kind;
+			let before = false;
+			for (let g = 0; g < f; g++) {
+				if (findings[g]!.kind === kind) {
+					before = true;
+					break;
+				}
+			}
+			if (!before) b.findings[kind] = (b.findings[kind] ?? 0) + 1;
+		}
 		if (b.contextFillAt === undefined || t.time >= b.contextFillAt) {
 			b.contextFill = t.contextFill;
 			b.contextFillAt = t.time;
 		}
-		const add = (part: 'queue' | 'prefill' | 'decode' | 'idle' | 'saved', ms: number | undefined) => {
-			if (known(ms) && ms >= 0) {
-				b[part] += ms / 1000;
-				b.known[part]++;
-			} else b.unknown[part]++;
-		};
-		add('queue', t.queueMs);
-		add('prefill', t.prefillMs);
-		add('decode', t.decodeMs);
+		addPart(b, 'queue', t.queueMs);
+		addPart(b, 'prefill', t.prefillMs);
+		addPart(b, 'decode', t.decodeMs);
 		// The first turn of a session has no idle before it (not unknown: nothing to count).
-		if (i > 0) add('idle', t.idleBeforeMs);
-		add('saved', t.cachedTokens !== undefined && session.prefillTps !== undefined && session.prefillTps > 0 ? (t.cachedTokens * 1000) / session.prefillTps : undefined);
+		if (i > 0) addPart(b, 'idle', t.idleBeforeMs);
+		addPart(b, 'saved', t.cachedTokens !== undefined && session.prefillTps !== undefined && session.prefillTps > 0 ? (t.cachedTokens * 1000) / session.prefillTps : undefined);
 	}
 
 	budgetEntries(): readonly {readonly key: CounterKey; readonly totals: Readonly<BudgetTotals>}[] {

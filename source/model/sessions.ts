@@ -143,32 +143,20 @@ function timeline(r: RequestRecord, refuses: boolean): Timed {
 }
 
 /**
- * Timelines kept per record: a record is never changed in place once published (the reducer
- * copies it), so its timeline holds as long as the record does. A busy ring is remade every batch
- * but keeps most of its records: each is worked out once, not on every derivation. `pass` marks the
- * derivation that used it last: a record that stood twice in one ring gets a timeline of its own
- * for its second place (the free-slot test tells two places apart by identity).
+ * The last derivation's timelines of each server, by place in its ring. A record is never changed
+ * once published (the reducer copies it), so a record still in the ring keeps its timeline; the
+ * ring drops its oldest and appends, so a record now at place k stood at k + shift then (shift: the
+ * places dropped since). Matched by identity, place by place: no per-record table. A WeakMap keyed
+ * by the records did the same and cost more than it saved: an entry a finished request made every
+ * scavenge walk the table (under a busy log every record is new by the next look; the app's V8
+ * without TurboFan: 1.3 → 1.8 ms a derivation of a 200-request ring, the GC 7 → 48 % of it).
  */
-interface Kept {
+interface LastRing {
+	readonly requests: readonly RequestRecord[];
 	readonly refuses: boolean;
-	readonly timed: Timed;
-	pass: number;
+	readonly timed: readonly (Timed | undefined)[];
 }
-const timelines = new WeakMap<RequestRecord, Kept>();
-let pass = 0;
-
-function timelineOf(r: RequestRecord, refuses: boolean, reuse: boolean): Timed {
-	if (!reuse) return timeline(r, refuses);
-	const kept = timelines.get(r);
-	if (kept !== undefined && kept.refuses === refuses) {
-		if (kept.pass === pass) return timeline(r, refuses);
-		kept.pass = pass;
-		return kept.timed;
-	}
-	const timed = timeline(r, refuses);
-	timelines.set(r, {refuses, timed, pass});
-	return timed;
-}
+const lastRings = new Map<string, LastRing>();
 
 /** Where a request began for the free-slot test: its launch, else its arrival, else when it was first seen. */
 const startOf = (o: Timed): number => o.r.startedAt ?? o.arrival ?? o.r.firstSeen;
@@ -281,29 +269,49 @@ const byEnd = (a: Timed, b: Timed): number => a.end - b.end;
 const NO_SIGNALS: readonly ServerSignal[] = [];
 
 /**
- * Group one server's finished requests into sessions. `reuse` (default): timelines kept per record
- * and the free-slot test from an index; false: every timeline worked out anew and the free-slot test
- * a scan of the ring (the tests compare the two).
+ * Group one server's finished requests into sessions. `reuse` (default): the timelines of the records
+ * still in the ring since the last derivation kept, and the free-slot test from an index; false:
+ * every timeline worked out anew and the free-slot test a scan of the ring (the tests compare the two).
  */
 export function serverSessions(server: ServerState, gapMs = DEFAULT_SESSION_GAP_MS, reuse = true): SessionsView {
 	sessionsWork.derives++;
-	pass++;
 	const refuses = engineOf(server.engine).whenBusy === 'refuses';
 	// infertop's own probes (matched to their log request) are not an agent's turns. A failed or
 	// cancelled request is a turn that went wrong (its findings say why), outside the budget.
 	// Indexed loops, no iterators or per-request temporaries: this runs every second on a busy ring
 	// in the app's interpreter (no optimizing compiler).
 	const requests = server.requests;
+	const n = requests.length;
+	// Where the last derivation's ring had this ring's first record (-1: nothing to keep).
+	const last = reuse ? lastRings.get(server.id) : undefined;
+	let shift = -1;
+	if (last !== undefined && last.refuses === refuses && n > 0) {
+		const old = last.requests;
+		const first = requests[0];
+		for (let j = 0; j < old.length; j++) {
+			if (old[j] === first) {
+				shift = j;
+				break;
+			}
+		}
+	}
+	const byPlace: (Timed | undefined)[] | undefined = reuse ? new Array<Timed | undefined>(n) : undefined;
 	const timed: Timed[] = [];
 	let doneCount = 0;
 	// Σ uncached ÷ Σ prefill time over each model's finished requests with both known (in ring order).
 	const prefill = new Map<string, {tokens: number; ms: number}>();
-	for (let k = 0; k < requests.length; k++) {
+	for (let k = 0; k < n; k++) {
 		const r = requests[k]!;
 		if (!r.done || r.attribution?.by === 'probe') continue;
 		doneCount++;
-		const t = r.earlier ? undefined : timelineOf(r, refuses, reuse);
-		if (t !== undefined) timed.push(t);
+		let t: Timed | undefined;
+		if (!r.earlier) {
+			const o = shift >= 0 ? k + shift : -1;
+			const kept = o >= 0 && o < last!.requests.length && last!.requests[o] === r ? last!.timed[o] : undefined;
+			t = kept ?? timeline(r, refuses);
+			timed.push(t);
+			if (byPlace !== undefined) byPlace[k] = t;
+		}
 		if (r.outcome !== undefined) continue;
 		const uncached = t !== undefined ? t.uncached : totalsOf(r).uncached;
 		if (uncached === undefined || uncached <= 0 || r.prefillMs === undefined || r.prefillMs <= 0) continue;
@@ -315,6 +323,7 @@ export function serverSessions(server: ServerState, gapMs = DEFAULT_SESSION_GAP_
 			sums.ms += r.prefillMs;
 		}
 	}
+	if (byPlace !== undefined) lastRings.set(server.id, {requests, refuses, timed: byPlace});
 	timed.sort(byEnd);
 	const withoutTime = doneCount - timed.length;
 	// Model → client → the sessions forming; `forming` keeps them in the order they began.

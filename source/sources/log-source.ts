@@ -6,7 +6,7 @@
 import {createParser, engineOf} from '../engines/index.js';
 import {LOG_TIME_FORMATS, readLogTime} from '../engines/log-time.js';
 import type {LogTimeFormat} from '../engines/descriptor.js';
-import {sanitize, sanitizeName} from '../util/sanitize.js';
+import {MAX_LINE_CHARS, sanitize, sanitizeName} from '../util/sanitize.js';
 import type {Collector, Dispatch, LogBatchLine} from '../types/state.js';
 import type {EngineKind, LineParser} from '../types/events.js';
 import {createLogTail} from './log-tail.js';
@@ -44,11 +44,19 @@ export function labelOf(input: LogInput): string {
 }
 
 /** Feed one raw line through sanitize → parser → store. Exported for replays and tests. */
+/**
+ * What the parser reads of a line: the kept text (`text`, cut at MAX_LINE_CHARS), or, for a longer
+ * line and a parser that reads longer ones whole (LineParser.maxChars), the line sanitized up to that.
+ */
+function parsedText(parser: LineParser, raw: string, text: string): string {
+	return parser.maxChars !== undefined && raw.length > MAX_LINE_CHARS ? sanitize(raw, parser.maxChars) : text;
+}
+
 export function feedLine(parser: LineParser, serverId: string, raw: string, t: number, dispatch: Dispatch, at?: 'backlog' | 'earlier'): void {
 	const text = sanitize(raw);
 	let events = null;
 	try {
-		events = parser.push(text);
+		events = parser.push(parsedText(parser, raw, text));
 	} catch {
 		events = null; // A parser bug on odd input must never take the monitor down: count it as unparsed.
 	}
@@ -90,7 +98,7 @@ export function readLine(parser: LineParser, raw: string, t: number, at?: 'backl
 	const text = sanitize(raw);
 	let events = null;
 	try {
-		events = parser.push(text);
+		events = parser.push(parsedText(parser, raw, text));
 	} catch {
 		events = null; // as in feedLine: a parser bug is an unparsed line, never a crash
 	}

@@ -726,7 +726,12 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 		let first = true;
 		while (!stopped && offset < size) {
 			// Between steps, whatever else waits runs first (a key, a frame): a backlog is read in steps.
-			if (!first) await new Promise(r => setImmediate(r));
+			// (After the microtasks the last step queued, its batch's store update among them: what that
+			// queued runs before the next step too. A synchronous read has no await of its own.)
+			if (!first) {
+				await null;
+				await new Promise(r => setImmediate(r));
+			}
 			first = false;
 			const want = Math.min(READ_CHUNK, size - offset);
 			const bytesRead = await readInto(h, buffer, want, offset);

@@ -192,4 +192,10 @@ export interface AgentSignal {
 export interface LineParser {
 	readonly engine: EngineKind;
 	push(line: string): EngineEvent[] | null;
+	/**
+	 * The longest line it is given whole (sanitized, not cut); default MAX_LINE_CHARS (util/sanitize.ts),
+	 * past which the line reaches it cut, as the log pane keeps it. An engine whose figures sit at the
+	 * end of long lines says more (SGLang's `Finish` lines at `--log-requests-level 2`).
+	 */
+	readonly maxChars?: number;
 }

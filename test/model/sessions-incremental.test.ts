@@ -1,9 +1,9 @@
 /**
  * The agent view's derivation runs every second on a busy ring (the exporter's look, the footer's
- * findings, --notify). It keeps each request's timeline with the record and answers the free-slot
- * test from an index built once per derivation (issue 32): the sessions must be exactly those of
- * working everything out anew with the linear scan, and the work of one derivation must be bounded
- * by what changed and the ring, whatever number of requests came before.
+ * findings, --notify). It keeps the timelines of the records still in the ring since the last look
+ * and answers the free-slot test from an index built once per derivation (issue 32): the sessions
+ * must be exactly those of working everything out anew with the linear scan, and the work of one
+ * derivation must be bounded by what changed and the ring, whatever number of requests came before.
  */
 import {describe, expect, it} from 'vitest';
 import {reduce} from '../../source/model/reducer.js';
@@ -51,6 +51,37 @@ describe('kept timelines and the free-slot index = everything worked out anew', 
 			for (const k of ['cache-miss', 'truncated', 'context-shifted', 'queued', 'spilled-to-cpu']) expect(kinds).toContain(k);
 		});
 	}
+});
+
+describe('kept = anew on rough input', () => {
+	it('ends at the same millisecond, requests without a start line, keys reused, backlog and earlier lines, refused tries, two models', {timeout: 60_000}, () => {
+		const rand = rng(29);
+		const st = {state: trafficState()};
+		let now = T0;
+		let compared = 0;
+		for (let step = 0; step < 150; step++) {
+			now += Math.floor(rand() * 3000);
+			for (let k = Math.floor(rand() * 5); k > 0; k--) {
+				const key = `s${Math.floor(rand() * 3)}/t${Math.floor(rand() * 40)}`;
+				const at = rand() < 0.05 ? 'earlier' : rand() < 0.1 ? 'backlog' : undefined;
+				// whole seconds now and then: several requests end at the same millisecond
+				const end = rand() < 0.3 ? Math.floor(now / 1000) * 1000 : now - Math.floor(rand() * 800);
+				if (rand() < 0.7) st.state = reduce(st.state, {type: 'engine-event', serverId: 'llama', t: end - 200 - Math.floor(rand() * 2000), event: {type: 'request', key, started: true}, ...(at ? {at} : {})});
+				const prompt = 500 + Math.floor(rand() * 8000);
+				st.state = reduce(st.state, {type: 'engine-event', serverId: 'llama', t: end, event: {type: 'request', key, done: true, model: rand() < 0.5 ? 'qwen' : 'gemma', promptTokens: prompt, cachedTokens: Math.floor(prompt * rand()), prefillMs: rand() < 0.8 ? 20 + rand() * 900 : undefined, decodeMs: 50 + rand() * 3000, generatedTokens: 1 + Math.floor(rand() * 300), ...(rand() < 0.2 ? {queueMs: Math.floor(rand() * 500)} : {})}, ...(at ? {at} : {})});
+				if (rand() < 0.1) st.state = reduce(st.state, {type: 'engine-event', serverId: 'ollama', t: end, event: {type: 'busy', status: 429, reason: 'busy', client: rand() < 0.5 ? '10.0.0.7' : undefined}});
+				if (rand() < 0.3) st.state = reduce(st.state, {type: 'engine-event', serverId: 'ollama', t: end, event: {type: 'request', key: `o${step}-${k}`, done: true, model: 'llama3.2', client: rand() < 0.5 ? '10.0.0.7' : undefined, promptTokens: prompt, cachedTokens: 0, prefillMs: 100, decodeMs: 900, accessMs: rand() < 0.7 ? 1000 + Math.floor(rand() * 900) : undefined}});
+			}
+			st.state = reduce(st.state, {type: 'tick', t: now});
+			for (const id of ['llama', 'ollama']) {
+				const server = st.state.servers[id]!;
+				const kept = serverSessions(server, 20_000);
+				expect(kept).toStrictEqual(serverSessions(server, 20_000, false));
+				compared += kept.sessions.length;
+			}
+		}
+		expect(compared).toBeGreaterThan(300);
+	});
 });
 
 /**

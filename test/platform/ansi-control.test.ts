@@ -1,9 +1,9 @@
 /**
  * Ink's test for control characters (ink/build/ansi-tokenizer.js hasAnsiControlCharacters), patched
- * to one native regular-expression test (patches/ink+6.8.0.patch; issue 32, third round: Ink runs the
- * text of every text node of every frame through it, a function call a code point before). What must
- * hold: the published function's answer for every code point alone, for each next to others, for
- * surrogate pairs and lone halves, and for fuzzed strings of the kinds a frame holds.
+ * to a native search (patches/ink+6.8.0.patch; issue 32: Ink runs the text of every text node of every
+ * frame through it, a function call a code point before). Beside the random strings of
+ * render-patches.test.ts, exhaustively: the published function's answer for every code point alone,
+ * each between others, surrogate pairs and lone halves, and fuzzed strings of the kinds a frame holds.
  */
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import os from 'node:os';
@@ -27,7 +27,7 @@ async function load(text: string): Promise<Tokenizer> {
 	}
 }
 
-describe('Ink\'s control-character test, one regular expression', () => {
+describe('Ink\'s control-character test, a native search', () => {
 	it('answers as the published one for every code point, pairs, halves and fuzzed frame text', async () => {
 		const patched = (await import(pathToFileURL(path.resolve(FILE)).href)) as Tokenizer;
 		const stock = await load(stockSource(FILE));

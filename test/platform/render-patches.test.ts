@@ -12,7 +12,7 @@ import {pathToFileURL} from 'node:url';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {stockSource} from '../../scripts/patches.mjs';
-import {ONE_CODE_POINT_EMOJI, NARROW_CLASS} from '../../patches/render/string-width.js';
+import {ONE_CODE_POINT_EMOJI, NARROW_CLASS, NARROW_CLASS_V7, WIDE_V7} from '../../patches/render/string-width.js';
 import {SIMPLE_GRAPHEMES} from '../../patches/render/ansi-tokenize.js';
 import {forgetGraphemeSegmenter, graphemeSegmenterBuilt} from '@infertop/render-patches/segmenter.js';
 import {currentOutputCaches, forgetOutputCaches} from '@infertop/render-patches/ink.js';
@@ -167,6 +167,74 @@ describe("string-width's single-column fast path", () => {
 			const text = chars.join('');
 			expect(patched.default(text), JSON.stringify(text)).toBe(original.default(text));
 		}
+	});
+});
+
+describe("wrap-ansi's string-width 7: the single-column fast path", () => {
+	const file = 'wrap-ansi/node_modules/string-width/index.js';
+	const members = membersOf(NARROW_CLASS_V7);
+
+	it('every code point of its class is one column by the unpatched string-width 7; NARROW_CLASS\'s others are two there', async () => {
+		type Sw = {default: (s: string) => number};
+		const original = await loadStock<Sw>(file);
+		expect(members.length).toBe(membersOf(NARROW_CLASS).length - 25);
+		expect(members.filter(c => original.default(c) !== 1).map(c => c.codePointAt(0)!.toString(16))).toEqual([]);
+		// what it leaves out of NARROW_CLASS is exactly what string-width 7 counts otherwise
+		const v7 = new Set(members);
+		const left = membersOf(NARROW_CLASS).filter(c => !v7.has(c));
+		expect(left.map(c => c.codePointAt(0)!.toString(16))).toEqual(['a9', 'ae', '203c', '2049', '2122', '2139', '2194', '2195', '2196', '2197', '2198', '2199', '21a9', '21aa', '23f1', '25aa', '25ab', '25b6', '25c0', '25fb', '25fc', '2692', '26a0', '2702', '2716']);
+		for (const c of left) expect(original.default(c), c).toBe(2);
+		// and those are WIDE_V7, no more
+		expect(membersOf(WIDE_V7)).toEqual(left);
+	});
+
+	it('lines of both (a finding\'s ✖, a ▶), and with one code point outside them, measure what the original measures', async () => {
+		type Sw = {default: (s: string) => number};
+		const patched = await installed<Sw>(file);
+		const original = await loadStock<Sw>(file);
+		const wide = membersOf(WIDE_V7);
+		const rnd = lcg(17);
+		const outside = ['\u0301', '\ufe0f', '\u200d', '\u20e3', '☕', '日', '👍', '\t'];
+		for (let i = 0; i < 3000; i++) {
+			const chars = Array.from({length: 1 + rnd(40)}, () => (rnd(5) === 0 ? wide[rnd(wide.length)]! : members[rnd(members.length)]!));
+			if (i % 3 === 2) chars.splice(rnd(chars.length + 1), 0, outside[rnd(outside.length)]!);
+			const text = chars.join('');
+			expect(patched.default(text), JSON.stringify(text)).toBe(original.default(text));
+		}
+		expect(patched.default('✖ prompt cache missed: 3 of 20 turns · fix: …')).toBe(original.default('✖ prompt cache missed: 3 of 20 turns · fix: …'));
+	});
+
+	it('strings of its class, words as wrap-ansi cuts them, and strings with one code point outside it, measure what the original measures', async () => {
+		type Sw = {default: (s: string) => number};
+		const patched = await installed<Sw>(file);
+		const original = await loadStock<Sw>(file);
+		const rnd = lcg(13);
+		const outside = ['\u0301', '\u00ad', '\u200d', '\ufe0f', '©', '▶', '↔', '◽', '⌚', '☕', '日', '한', '👍', '\u001b[31m', '\t', '\u2028'];
+		for (let i = 0; i < 3000; i++) {
+			const chars = Array.from({length: 1 + rnd(40)}, () => members[rnd(members.length)]!);
+			if (i % 2 === 1) chars.splice(rnd(chars.length + 1), 0, outside[rnd(outside.length)]!);
+			const text = chars.join('');
+			expect(patched.default(text), JSON.stringify(text)).toBe(original.default(text));
+			for (const word of text.split(' ')) expect(patched.default(word), JSON.stringify(word)).toBe(original.default(word));
+		}
+	});
+});
+
+describe("Ink's test for control characters (each Text, each render)", () => {
+	it('answers what the original answers: ESC, C1 controls, their neighbours, lone surrogates, astral code points', async () => {
+		type Tok = {hasAnsiControlCharacters: (s: string) => boolean};
+		const patched = await installed<Tok>('ink/build/ansi-tokenizer.js');
+		const original = await loadStock<Tok>('ink/build/ansi-tokenizer.js');
+		const pool = ['a', ' ', '·', '⣿', '\u001b', '\u007f', '\u0080', '\u0085', '\u009b', '\u009f', '\u00a0', '\ud83d', '\ude00', '😀', '\u2028', '日'];
+		const rnd = lcg(19);
+		let hits = 0;
+		for (let i = 0; i < 5000; i++) {
+			const text = Array.from({length: rnd(30)}, () => pool[rnd(rnd(3) === 0 ? pool.length : 4)]!).join('');
+			const want = original.hasAnsiControlCharacters(text);
+			if (want) hits++;
+			expect(patched.hasAnsiControlCharacters(text), JSON.stringify(text)).toBe(want);
+		}
+		expect(hits).toBeGreaterThan(500);
 	});
 });
 
