@@ -162,7 +162,10 @@ function writableMap<V>(map: Readonly<Record<string, V>>): Record<string, V> {
 const push = <T>(ring: readonly T[], item: T, cap: number): readonly T[] => {
 	if (owned?.has(ring)) {
 		const mine = ring as T[];
-		if (mine.length >= cap) mine.splice(0, mine.length - cap + 1);
+		// shift, not splice, for the one item a full ring drops: splice makes an array of what it removes
+		// (~100 B a finished request on a busy log's request ring)
+		if (mine.length > cap) mine.splice(0, mine.length - cap + 1);
+		else if (mine.length === cap) mine.shift();
 		mine.push(item);
 		return mine;
 	}
@@ -302,7 +305,11 @@ function applyRequest(server: ServerState, serverId: string, t: number, ev: Extr
 		const v = ev[k as keyof typeof ev];
 		if (v !== undefined) fields[k] = v;
 	}
-	record.lastSeen = Math.max(record.lastSeen, t);
+	// Math.max(lastSeen, t) without a new number object for every event (the interpreter boxes its
+	// result): t itself where it is later; Math.max where a NaN or a -0 makes the comparison not say.
+	const last = record.lastSeen;
+	if (t > last) record.lastSeen = t;
+	else if (!(t <= last) || Object.is(last, -0)) record.lastSeen = Math.max(last, t);
 	record.done = wasDone || done;
 	// A live line of a backlog request makes its time known.
 	if (at === undefined && record.earlier) {

@@ -83,6 +83,18 @@ function figuresThroughTotals(r: RequestCounts) {
 	return r.promptEstimated === true ? {promptTokens: t.prompt, cachedTokens: r.cachedTokens, promptEstimated: true, ...rest} : {promptTokens: t.prompt, cachedTokens: r.cachedTokens, ...rest};
 }
 
+describe('a record\'s last time: Math.max of its lines\' times, as before', () => {
+	it('later, earlier, equal, NaN and -0 times give what Math.max gave', () => {
+		const cases: number[][] = [[10, 5, 20, 15], [7, 7, 7], [3, Number.NaN, 9], [Number.NaN, 4], [-0, 0], [0, -0], [-0, -0, 2]];
+		for (const times of cases) {
+			const lines: LogBatchLine[] = times.map((t, i) => ({t, text: `l${i}`, parsed: true, events: [{type: 'request', key: 'k', ...(i === 0 ? {started: true} : {}), prefillTokens: i + 1}]}));
+			const s = applyBatch(newServer({id: 'log:m', engine: 'llamacpp', source: 'log'}), lines, false);
+			const want = times.reduce((a, b) => Math.max(a, b));
+			expect(Object.is(s.requests[0]!.lastSeen, want), `${times.join()} → ${s.requests[0]!.lastSeen}`).toBe(true);
+		}
+	});
+});
+
 describe('requestFigures without totalsOf\'s object', () => {
 	it('the same figures, key order included, over 20,000 fuzzed count sets', () => {
 		const rnd = prng(3203);
