@@ -84,15 +84,20 @@ describe('the runtime and the bin\'s optimize hook', () => {
 		for (const d of dirs.splice(0)) fs.rmSync(d, {recursive: true, force: true});
 	});
 
-	it('a log busy for two seconds turns it on; the hook is never called while the log is quiet', async () => {
-		const calls: boolean[] = [];
-		(globalThis as Record<symbol, unknown>)[hook] = (on: boolean) => calls.push(on);
+	/** The runtime watching an empty llama.cpp log of its own (named with --log). */
+	async function watchLog() {
 		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'infertop-busy-'));
 		dirs.push(dir);
 		const log = path.join(dir, 'server.log');
 		fs.writeFileSync(log, '');
 		const config = mergeConfig(DEFAULTS, {}, {logs: [`llamacpp=${log}`], demo: false, history: '/dev/null'});
-		const runtime = await startRuntime({config, scan: false, system: false});
+		return {log, runtime: await startRuntime({config, scan: false, system: false})};
+	}
+
+	it('a log busy for two seconds turns it on; the hook is never called while the log is quiet', async () => {
+		const calls: boolean[] = [];
+		(globalThis as Record<symbol, unknown>)[hook] = (on: boolean) => calls.push(on);
+		const {log, runtime} = await watchLog();
 		try {
 			// a quiet log: a few lines a second for two seconds
 			for (let i = 0; i < 4; i++) {
@@ -121,12 +126,7 @@ describe('the runtime and the bin\'s optimize hook', () => {
 	}, 30_000);
 
 	it('without the bin (from source) nothing is called and nothing breaks', async () => {
-		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'infertop-busy-'));
-		dirs.push(dir);
-		const log = path.join(dir, 'server.log');
-		fs.writeFileSync(log, '');
-		const config = mergeConfig(DEFAULTS, {}, {logs: [`llamacpp=${log}`], demo: false, history: '/dev/null'});
-		const runtime = await startRuntime({config, scan: false, system: false});
+		const {log, runtime} = await watchLog();
 		try {
 			fs.appendFileSync(log, lines(5000));
 			await waitUntil(() => Object.values(runtime.store.getSnapshot().servers).some(s => (s.linesParsed ?? 0) >= 5000), {timeoutMs: 15_000, what: 'the lines'});
