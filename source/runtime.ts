@@ -31,6 +31,7 @@ import {readHistory} from './probe/history.js';
 import {compareTargets, createCompareController} from './probe/compare-controller.js';
 import {DEFAULT_DEPTHS, measureProfile} from './probe/depths.js';
 import {matchProbeRequest} from './model/derive.js';
+import {attributeLate} from './probe/late-match.js';
 import type {LogQuery} from './probe/timing.js';
 import {readProfiles, saveProfiles} from './probe/profiles.js';
 import {loadPrompt} from './probe/prompts.js';
@@ -522,6 +523,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 			const source = (await loadPrompt('long')).text;
 			const problems: string[] = [];
 			const measured: Profile[] = [];
+			// Its requests whose log lines came after the probe stopped waiting (attributeLate).
+			const late: Promise<boolean>[] = [];
 			for (const t of compareTargets(store.getSnapshot(), apiKeyFor)) {
 				if (t.model === undefined || have.some(p => p.url === t.url && p.model === t.model)) continue;
 				const model = t.model;
@@ -540,6 +543,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 								? {
 										logFigures: (q: LogQuery) => matchProbeRequest(store.getSnapshot(), t.serverId!, q),
 										onLogRequest: (key: string, m: string) => dispatch({type: 'request-attributed', serverId: t.serverId!, key, model: m, by: 'probe'}),
+										onUnmatchedLog: (q: LogQuery) => late.push(attributeLate(() => store.getSnapshot(), dispatch, t.serverId!, q)),
 									}
 								: {}),
 						}),
@@ -549,6 +553,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 				}
 			}
 			if (measured.length > 0) await saveProfiles(file, measured);
+			// Done when its own requests are told from an agent's (each waits at most LATE_MATCH_MS).
+			await Promise.all(late);
 			return {measured: measured.length, problems};
 		},
 	};

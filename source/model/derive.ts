@@ -213,11 +213,12 @@ export function matchProbeRequest(
 	state: MonitorState,
 	serverId: string,
 	q: {readonly fromMs: number; readonly toMs: number; readonly completionTokens?: number; readonly promptTokens?: number},
+	lagMs = LOG_LAG_MS,
 ): ProbeLogMatch | undefined {
 	const server = state.servers[serverId];
 	if (!server) return undefined;
 	// Its first log line comes after the request was sent, its last before the stream ended plus the log's lag.
-	const inWindow = server.requests.filter(r => r.done && !r.backlog && r.firstSeen >= q.fromMs - CLOCK_SLACK_MS && r.lastSeen <= q.toMs + LOG_LAG_MS);
+	const inWindow = server.requests.filter(r => r.done && !r.backlog && r.firstSeen >= q.fromMs - CLOCK_SLACK_MS && r.lastSeen <= q.toMs + lagMs);
 	const n = q.completionTokens;
 	if (n === undefined) return {reason: 'no token count in the answer to match'};
 	const candidates = inWindow.filter(r => {

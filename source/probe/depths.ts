@@ -17,6 +17,7 @@
 import {randomBytes} from 'node:crypto';
 import {performance} from 'node:perf_hooks';
 import {runProbe, type RunProbeOptions} from './run.js';
+import type {LogQuery} from './timing.js';
 import {CHARS_PER_TOKEN_LOW, type ProbePrompt} from './prompts.js';
 import type {ProtocolPlan} from './protocols.js';
 import type {ProbeResult} from '../types/probe.js';
@@ -114,6 +115,8 @@ export interface MeasureOptions extends ProbePass {
 	readonly onResult?: (r: ProbeResult) => void;
 	/** The log request a probe matched (`logFigures`): infertop's own, not an agent's turn. */
 	readonly onLogRequest?: (key: string, model: string) => void;
+	/** A probe whose log request was not found in time (`logFigures`): its query, to be matched when the line comes. */
+	readonly onUnmatchedLog?: (q: LogQuery) => void;
 	readonly now?: () => number;
 	/** Nonces (tests); default random. */
 	readonly nonce?: () => string;
@@ -149,6 +152,7 @@ export async function measureProfile(o: MeasureOptions): Promise<Profile> {
 		});
 		plan = out.plan;
 		if (out.logRequest?.model !== undefined) o.onLogRequest?.(out.logRequest.key, out.logRequest.model);
+		else if (out.unmatchedLog !== undefined) o.onUnmatchedLog?.(out.unmatchedLog);
 		o.onResult?.(out.result);
 		return out.result;
 	};

@@ -69,6 +69,8 @@ export interface RunProbeOutcome {
 	readonly plan: ProtocolPlan;
 	/** The log request the answer's counts matched (logFigures), and the model the probe asked or was answered by. */
 	readonly logRequest?: {readonly key: string; readonly model?: string};
+	/** The query that matched no log request in time (logFigures given, the answer consistent): its line may come later. */
+	readonly unmatchedLog?: LogQuery;
 }
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 30_000;
@@ -297,5 +299,11 @@ async function runProbeWithin(o: RunProbeOptions): Promise<RunProbeOutcome> {
 			? {logNote: `the answer has no draft counts: give the engine's log (--log ${o.target.engine ?? 'ENGINE'}=PATH)`}
 			: {}),
 	};
-	return {result, plan: out.protocol, ...(log?.reason === undefined && log?.key !== undefined ? {logRequest: {key: log.key, model: query.model}} : {})};
+	const matched = log?.reason === undefined && log?.key !== undefined;
+	return {
+		result,
+		plan: out.protocol,
+		...(matched ? {logRequest: {key: log.key!, model: query.model}} : {}),
+		...(!matched && o.logFigures !== undefined && bad === undefined && query.completionTokens !== undefined ? {unmatchedLog: query} : {}),
+	};
 }
