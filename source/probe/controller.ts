@@ -11,6 +11,7 @@ import {appendHistory, defaultHistoryPath} from './history.js';
 import {DEFAULT_MAX_TOKENS, loadPrompt} from './prompts.js';
 import {runProbe, totalTimeoutFor, type LiveProgress, type ProbeTarget} from './run.js';
 import {matchProbeRequest} from '../model/derive.js';
+import {attributeLate} from './late-match.js';
 import {probeQueue} from '../model/queue.js';
 import type {Transport} from './transport.js';
 import type {ProbePromptKind, ProbeProgress, ProbeResult} from '../types/probe.js';
@@ -138,6 +139,8 @@ export function createProbeController(opts: ProbeControllerOptions): ProbeContro
 					plan = out.plan;
 					// The probe's own counts are evidence of which model its log request is of.
 					if (out.logRequest?.model !== undefined) opts.dispatch({type: 'request-attributed', serverId: target.serverId, key: out.logRequest.key, model: out.logRequest.model, by: 'probe'});
+					// Its line read after the probe stopped waiting: attributed when it comes (never an agent's turn).
+					else if (out.unmatchedLog !== undefined) void attributeLate(opts.getState, opts.dispatch, target.serverId, out.unmatchedLog);
 					const queue = probeQueue(before, opts.getState().servers?.[target.serverId]?.requests ?? [], leftAt, out.result.ttftMs);
 					const result: ProbeResult = {...out.result, serverId: target.serverId, queuedBehind: queue?.behind, queuedMs: queue?.queuedMs};
 					if (current !== ac) return;

@@ -34,6 +34,7 @@ export async function attributeLate(
 			return true;
 		}
 		if (Date.now() >= deadline) return false;
-		await new Promise(r => setTimeout(r, STEP_MS));
+		// (a timer that keeps no process alive: quitting never waits for a late line)
+		await new Promise(r => setTimeout(r, STEP_MS).unref());
 	}
 }
