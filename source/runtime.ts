@@ -523,11 +523,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 			const source = (await loadPrompt('long')).text;
 			const problems: string[] = [];
 			const measured: Profile[] = [];
-			// Its requests whose log lines came after the probe stopped waiting (attributeLate).
-			const late: Promise<boolean>[] = [];
+			// Its requests not told apart while each probe waited (attributeLate).
+			const late: Promise<number>[] = [];
 			for (const t of compareTargets(store.getSnapshot(), apiKeyFor)) {
 				if (t.model === undefined || have.some(p => p.url === t.url && p.model === t.model)) continue;
 				const model = t.model;
+				const unmatched: LogQuery[] = [];
 				try {
 					measured.push(
 						await measureProfile({
@@ -543,7 +544,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 								? {
 										logFigures: (q: LogQuery) => matchProbeRequest(store.getSnapshot(), t.serverId!, q),
 										onLogRequest: (key: string, m: string) => dispatch({type: 'request-attributed', serverId: t.serverId!, key, model: m, by: 'probe'}),
-										onUnmatchedLog: (q: LogQuery) => late.push(attributeLate(() => store.getSnapshot(), dispatch, t.serverId!, q)),
+										onUnmatchedLog: (q: LogQuery) => unmatched.push(q),
 									}
 								: {}),
 						}),
@@ -551,6 +552,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 				} catch (error) {
 					problems.push(`${t.url} ${model}: ${error instanceof Error ? error.message : String(error)}`);
 				}
+				if (t.serverId !== undefined && unmatched.length > 0) late.push(attributeLate(() => store.getSnapshot(), dispatch, t.serverId, unmatched));
 			}
 			if (measured.length > 0) await saveProfiles(file, measured);
 			// Done when its own requests are told from an agent's (each waits at most LATE_MATCH_MS).

@@ -204,6 +204,27 @@ export type ProbeLogMatch =
 	| {readonly reason: string};
 
 /**
+ * The finished requests of `server` that may be a probe's whose answer is `q`: in its time window
+ * (the first log line after the request was sent, the last before the stream ended plus the log's
+ * lag) with its generated tokens, and its prompt tokens where both say.
+ */
+export function probeCandidates(
+	server: ServerState,
+	q: {readonly fromMs: number; readonly toMs: number; readonly completionTokens?: number; readonly promptTokens?: number},
+	lagMs = LOG_LAG_MS,
+): RequestRecord[] {
+	const n = q.completionTokens;
+	if (n === undefined) return [];
+	return server.requests.filter(r => {
+		if (!r.done || r.backlog || r.firstSeen < q.fromMs - CLOCK_SLACK_MS || r.lastSeen > q.toMs + lagMs) return false;
+		const counts = [r.generatedTokens, r.decodedTokens, r.decodedTokens === undefined ? undefined : r.decodedTokens + 1].filter(x => x !== undefined);
+		if (!counts.includes(n)) return false;
+		const prompt = totalsOf(r).prompt;
+		return q.promptTokens === undefined || prompt === undefined || prompt === q.promptTokens;
+	});
+}
+
+/**
  * The probe's own request in a server's log (issue 11 item 2): the finished request whose counts
  * match the probe's answer (generated tokens = the API's eval_count / completion tokens; prompt
  * tokens where both say), inside the probe's time window. Exactly one, or a reason: never the sum
@@ -217,16 +238,8 @@ export function matchProbeRequest(
 ): ProbeLogMatch | undefined {
 	const server = state.servers[serverId];
 	if (!server) return undefined;
-	// Its first log line comes after the request was sent, its last before the stream ended plus the log's lag.
-	const inWindow = server.requests.filter(r => r.done && !r.backlog && r.firstSeen >= q.fromMs - CLOCK_SLACK_MS && r.lastSeen <= q.toMs + lagMs);
-	const n = q.completionTokens;
-	if (n === undefined) return {reason: 'no token count in the answer to match'};
-	const candidates = inWindow.filter(r => {
-		const counts = [r.generatedTokens, r.decodedTokens, r.decodedTokens === undefined ? undefined : r.decodedTokens + 1].filter(x => x !== undefined);
-		if (!counts.includes(n)) return false;
-		const prompt = totalsOf(r).prompt;
-		return q.promptTokens === undefined || prompt === undefined || prompt === q.promptTokens;
-	});
+	if (q.completionTokens === undefined) return {reason: 'no token count in the answer to match'};
+	const candidates = probeCandidates(server, q, lagMs);
 	if (candidates.length === 0) return {reason: 'no log line for this request'};
 	if (candidates.length > 1) return {reason: `${candidates.length} candidates`};
 	const r = candidates[0]!;

@@ -140,7 +140,7 @@ export function createProbeController(opts: ProbeControllerOptions): ProbeContro
 					// The probe's own counts are evidence of which model its log request is of.
 					if (out.logRequest?.model !== undefined) opts.dispatch({type: 'request-attributed', serverId: target.serverId, key: out.logRequest.key, model: out.logRequest.model, by: 'probe'});
 					// Its line read after the probe stopped waiting: attributed when it comes (never an agent's turn).
-					else if (out.unmatchedLog !== undefined) void attributeLate(opts.getState, opts.dispatch, target.serverId, out.unmatchedLog);
+					else if (out.unmatchedLog !== undefined) void attributeLate(opts.getState, opts.dispatch, target.serverId, [out.unmatchedLog]);
 					const queue = probeQueue(before, opts.getState().servers?.[target.serverId]?.requests ?? [], leftAt, out.result.ttftMs);
 					const result: ProbeResult = {...out.result, serverId: target.serverId, queuedBehind: queue?.behind, queuedMs: queue?.queuedMs};
 					if (current !== ac) return;

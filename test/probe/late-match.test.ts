@@ -45,11 +45,11 @@ describe('a probe request read late from the log', () => {
 		const q = {fromMs: now - 5_000, toMs: now - 3_500, completionTokens: 64, model: 'qwen'};
 		// read 3.5 s after the stream ended: outside LOG_LAG_MS, so the probe's own wait found nothing
 		expect(LOG_LAG_MS).toBeLessThan(3_500);
-		const pending = attributeLate(() => store.getSnapshot(), dispatch, 's', q, 2_000);
+		const pending = attributeLate(() => store.getSnapshot(), dispatch, 's', [q], 2_000);
 		await new Promise(r => setTimeout(r, 300));
 		read(block(7), now);
 		expect(matchProbeRequest(store.getSnapshot(), 's', q)).toEqual({reason: 'no log line for this request'});
-		expect(await pending).toBe(true);
+		expect(await pending).toBe(1);
 		const key = store.getSnapshot().servers.s!.requests.find(r => r.done)!.key;
 		expect(dispatched.filter(a => a.type === 'request-attributed')).toEqual([{type: 'request-attributed', serverId: 's', key, model: 'qwen', by: 'probe'}]);
 		expect(store.getSnapshot().servers.s!.requests.find(r => r.key === key)!.attribution).toEqual({model: 'qwen', by: 'probe'});
@@ -60,14 +60,35 @@ describe('a probe request read late from the log', () => {
 		const now = Date.now();
 		read([...block(7, 1), ...block(8, 2)], now - 1_000);
 		const q = {fromMs: now - 5_000, toMs: now - 4_000, completionTokens: 64, model: 'qwen'};
-		expect(await attributeLate(() => store.getSnapshot(), dispatch, 's', q, 600)).toBe(false);
+		expect(await attributeLate(() => store.getSnapshot(), dispatch, 's', [q], 600)).toBe(0);
 		expect(dispatched).toEqual([]);
+	});
+
+	it('two answers with the same counts (the concurrency pair), each in the other\'s window: both requests are the probe\'s, no agent turn is taken', async () => {
+		const {store, dispatch, dispatched, read} = setup();
+		const now = Date.now();
+		read(block(1, 0).slice(0, 2), now - 9_000);
+		// an agent's request with other counts in the same span stays the agent's
+		const agent = block(9, 3).map(l => l.replace('/    64 tokens', '/    80 tokens'));
+		read([...block(7, 1), ...block(8, 2), ...agent], now - 1_000);
+		const a = {fromMs: now - 3_000, toMs: now - 1_500, completionTokens: 64, model: 'qwen'};
+		const b = {fromMs: now - 2_500, toMs: now - 1_200, completionTokens: 64, model: 'qwen'};
+		expect(matchProbeRequest(store.getSnapshot(), 's', a)).toEqual({reason: '2 candidates'});
+		expect(await attributeLate(() => store.getSnapshot(), dispatch, 's', [a, b], 2_000)).toBe(2);
+		const byProbe = store.getSnapshot().servers.s!.requests.filter(r => r.attribution?.by === 'probe').map(r => r.generatedTokens);
+		expect(byProbe).toEqual([64, 64]);
+		expect(dispatched).toHaveLength(2);
+		// one answer against those two requests: neither is taken (a guess between two)
+		const fresh = setup();
+		fresh.read(block(1, 0).slice(0, 2), now - 9_000);
+		fresh.read([...block(7, 1), ...block(8, 2)], now - 1_000);
+		expect(await attributeLate(() => fresh.store.getSnapshot(), fresh.dispatch, 's', [a], 400)).toBe(0);
 	});
 
 	it('a server whose log is not read: nothing is waited for', async () => {
 		const {store, dispatch} = setup();
 		const t0 = Date.now();
-		expect(await attributeLate(() => store.getSnapshot(), dispatch, 's', {fromMs: t0 - 2_000, toMs: t0 - 1_000, completionTokens: 64, model: 'qwen'}, 5_000)).toBe(false);
+		expect(await attributeLate(() => store.getSnapshot(), dispatch, 's', [{fromMs: t0 - 2_000, toMs: t0 - 1_000, completionTokens: 64, model: 'qwen'}], 5_000)).toBe(0);
 		expect(Date.now() - t0).toBeLessThan(1_000);
 	});
 });
