@@ -5,7 +5,7 @@
  */
 import type {EngineEvent, LineParser, OllamaRunner} from '../types/events.js';
 import type {ModelInfo} from '../types/state.js';
-import {numberCheck, type CheckOptions} from '../util/numbers.js';
+import {checkedValue, INVALID, numberCheck, type CheckOptions, type NumberKind} from '../util/numbers.js';
 import {bufferDevice, clean, finite, isRecord, MAX_PARSE_CHARS, OFFLOADED, offloaded, posInt, processBase, text, withCheck} from './answers.js';
 import type {FingerprintEvidence} from './fingerprint.js';
 import {OPENAI_MODEL_LIST, OPENAI_PROBE, type AnswerBlock, type AnswerStamp, type EngineDescriptor, type RestartMarker} from './descriptor.js';
@@ -43,8 +43,8 @@ const TAGGED = /^[a-z]{3,4} +(\S+): (.*)$/;
 
 // Numbers are captured with their sign (`-?`): a negative one is seen and counted as inconsistent,
 // not silently skipped (util/numbers.ts checks every one).
-const PROMPT_EVAL = /^\s*prompt eval time = +(-?[\d.]+) ms \/ +(-?\d+) tokens \( *(-?[\d.]+|-?nan|inf) ms per token, +(-?[\d.]+|-?nan|inf) tokens per second\)/;
-const EVAL = /^\s*eval time = +(-?[\d.]+) ms \/ +(-?\d+) (?:tokens|runs) +\( *(-?[\d.]+|-?nan|inf) ms per token, +(-?[\d.]+|-?nan|inf) tokens per second\)/;
+export const PROMPT_EVAL = /^\s*prompt eval time = +(-?[\d.]+) ms \/ +(-?\d+) tokens \( *(-?[\d.]+|-?nan|inf) ms per token, +(-?[\d.]+|-?nan|inf) tokens per second\)/;
+export const EVAL = /^\s*eval time = +(-?[\d.]+) ms \/ +(-?\d+) (?:tokens|runs) +\( *(-?[\d.]+|-?nan|inf) ms per token, +(-?[\d.]+|-?nan|inf) tokens per second\)/;
 const TOTAL = /^\s*total time = +[\d.]+ ms \/ +\d+ tokens/;
 const GRAPHS = /^\s*graphs reused = +\d+/;
 const DRAFT = /draft acceptance(?: rate)? = (-?[\d.]+|-?nan) \( *(-?\d+) accepted \/ +(-?\d+) generated\)(?:, mean (?:len|acceptance length) = +(-?[\d.]+|-?nan))?/;
@@ -424,6 +424,93 @@ function bare(s: LlamaState, slot: number | undefined, task: number | undefined)
 	return slot !== undefined && task !== undefined && s.runner === undefined && s.modelOf === undefined;
 }
 
+/** Exact powers of ten (10^0..10^15: each a double without rounding). */
+const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+/** Where the last plainDecimal stopped. */
+let scanEnd = 0;
+
+/**
+ * The run of digits and dots at `i` of `line` as Number() reads it, where it is a plain decimal
+ * (`\d*(\.\d+)?` with 1 to 15 digits; `whole`: no dot at all); else NaN (the caller then leaves the line to
+ * the regex). The digits as an integer (exact: below 10^15 < 2^53) divided by an exact power of ten
+ * is one correctly rounded division, the same double Number() gives (Clinger's fast path).
+ * scanEnd: the end of the run.
+ */
+function plainDecimal(line: string, i: number, whole: boolean): number {
+	let mantissa = 0;
+	let digits = 0;
+	let frac = -1;
+	for (;; i++) {
+		const c = line.charCodeAt(i);
+		if (c >= 48 && c <= 57) {
+			if (++digits > 15) return Number.NaN;
+			mantissa = mantissa * 10 + (c - 48);
+			if (frac >= 0) frac++;
+		} else if (c === 46 && frac < 0 && !whole) frac = 0;
+		else break;
+	}
+	scanEnd = i;
+	if (digits === 0 || frac === 0) return Number.NaN;
+	return frac > 0 ? mantissa / POW10[frac]! : mantissa;
+}
+
+/** Past the spaces (U+0020 only, as the regexes' literal ` `) from `i`: at least `least` of them, else -1. */
+function spaces(line: string, i: number, least: number): number {
+	const from = i;
+	while (line.charCodeAt(i) === 32) i++;
+	return i - from >= least ? i : -1;
+}
+
+/**
+ * The four numbers of a timing line, read by hand: TIMES[0..3] = the regex's captures 1..4 of
+ * PROMPT_EVAL (`prompt`) or EVAL, as checkedValue reads them (ms, tokens, ms per token, tokens per
+ * second). Only for the common form: each number a plain decimal within its bounds; anything else
+ * (nan, inf, a minus sign, a number out of bounds, another layout) answers false and the line
+ * goes through the regex and the number checker as before, which then decides match and problems.
+ * Why: these two lines are a quarter of a llama.cpp request's lines, and the match array and its
+ * four captured strings plus the checker were ~440 B allocated per line (timing was 9.3 MB of
+ * exec's 15.3 MB and 9.3 MB itself in 20 s at 1,000 requests a second; V8's sampling heap profiler).
+ * `at`: where the message's first non-space character is (the regexes' leading \s* skipped).
+ * test/engines/llamacpp-timing-scan.test.ts compares it with the regexes on the fixtures and fuzzed lines.
+ */
+export const TIMES = new Float64Array(4);
+const TIME_KINDS: readonly NumberKind[] = ['ms', 'tokens', 'ms', 'tps'];
+export function scanTimes(line: string, at: number, prompt: boolean): boolean {
+	const head = prompt ? 'prompt eval time =' : 'eval time =';
+	if (!line.startsWith(head, at)) return false;
+	let i = spaces(line, at + head.length, 1);
+	if (i < 0) return false;
+	TIMES[0] = plainDecimal(line, i, false);
+	if (!line.startsWith(' ms /', scanEnd)) return false;
+	i = spaces(line, scanEnd + 5, 1);
+	if (i < 0) return false;
+	TIMES[1] = plainDecimal(line, i, true);
+	i = scanEnd;
+	if (prompt) {
+		if (!line.startsWith(' tokens (', i)) return false;
+		i += 9;
+	} else {
+		if (line.startsWith(' tokens', i)) i += 7;
+		else if (line.startsWith(' runs', i)) i += 5;
+		else return false;
+		i = spaces(line, i, 1);
+		if (i < 0 || line.charCodeAt(i) !== 40 /* ( */) return false;
+		i++;
+	}
+	TIMES[2] = plainDecimal(line, spaces(line, i, 0), false);
+	if (!line.startsWith(' ms per token,', scanEnd)) return false;
+	i = spaces(line, scanEnd + 14, 1);
+	if (i < 0) return false;
+	TIMES[3] = plainDecimal(line, i, false);
+	if (!line.startsWith(' tokens per second)', scanEnd)) return false;
+	for (let k = 0; k < 4; k++) {
+		const v = TIMES[k]!;
+		// NaN: not a plain decimal; INVALID: out of bounds (the checker words the problem from the text)
+		if (v !== v || checkedValue(v, TIME_KINDS[k]!) === INVALID) return false;
+	}
+	return true;
+}
+
 /**
  * Timing/acceptance lines, shared by slot lines and bare continuation lines: the message of `line`
  * that starts at `at`.
@@ -432,8 +519,16 @@ function timing(s: LlamaState, line: string, at: number, key: string, slot?: num
 	// The first character that is not a space picks the one regex to try (a search is one native
 	// call; a loop of charCodeAt calls costs several under the interpreter). The checker is made
 	// only for a line that matched.
-	const c = testAt(NOT_SPACE_FROM, line, at) ? line.charCodeAt(NOT_SPACE_FROM.lastIndex - 1) : Number.NaN;
+	const first = testAt(NOT_SPACE_FROM, line, at) ? NOT_SPACE_FROM.lastIndex - 1 : -1;
+	const c = first >= 0 ? line.charCodeAt(first) : Number.NaN;
 	if (c === 112 /* p */) {
+		if (scanTimes(line, first, true)) {
+			// the regex path's answer where it matches and every number is valid (no checker problem)
+			const ms = TIMES[0]!;
+			const n = TIMES[1]!;
+			tallyOf(s, key).prefill = n;
+			return [bare(s, slot, task) ? ({type: 'request', key, slot, task, prefillMs: ms, prefillTokens: n} as Ev) : req(s, key, slot, task, {prefillMs: ms, prefillTokens: n})];
+		}
 		const m = execAt(PROMPT_EVAL_AT, line, at);
 		if (m) {
 			const check = numberCheck();
@@ -448,6 +543,15 @@ function timing(s: LlamaState, line: string, at: number, key: string, slot?: num
 			return withCheck([ev], check);
 		}
 	} else if (c === 101 /* e */) {
+		if (scanTimes(line, first, false)) {
+			const n = TIMES[1]!;
+			const ms = TIMES[0]!;
+			const tps = TIMES[3]!;
+			tallyOf(s, key).generated = n;
+			return [bare(s, slot, task)
+				? ({type: 'request', key, slot, task, generatedTokens: n, decodedTokens: decodedFromEval(n), decodeMs: ms, engineTps: tps} as Ev)
+				: req(s, key, slot, task, {generatedTokens: n, decodedTokens: decodedFromEval(n), decodeMs: ms, engineTps: tps})];
+		}
 		const m = execAt(EVAL_AT, line, at);
 		if (m) {
 			const check = numberCheck();
