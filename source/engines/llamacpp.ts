@@ -5,7 +5,7 @@
  */
 import type {EngineEvent, LineParser, OllamaRunner} from '../types/events.js';
 import type {ModelInfo} from '../types/state.js';
-import {checkedValue, INVALID, numberCheck, type CheckOptions, type NumberKind} from '../util/numbers.js';
+import {BOUNDS, numberCheck, type CheckOptions} from '../util/numbers.js';
 import {bufferDevice, clean, finite, isRecord, MAX_PARSE_CHARS, OFFLOADED, offloaded, posInt, processBase, text, withCheck} from './answers.js';
 import type {FingerprintEvidence} from './fingerprint.js';
 import {OPENAI_MODEL_LIST, OPENAI_PROBE, type AnswerBlock, type AnswerStamp, type EngineDescriptor, type RestartMarker} from './descriptor.js';
@@ -424,67 +424,31 @@ function bare(s: LlamaState, slot: number | undefined, task: number | undefined)
 	return slot !== undefined && task !== undefined && s.runner === undefined && s.modelOf === undefined;
 }
 
-/** Exact powers of ten (10^0..10^15: each a double without rounding). */
-const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
 /** Where the last plainDecimal stopped. */
 let scanEnd = 0;
 
 /**
- * The run of digits and dots at `i` of `line` as Number() reads it, where it is a plain decimal
- * (`\d*(\.\d+)?` with 1 to 15 digits; `whole`: no dot at all); else NaN (the caller then leaves the line to
- * the regex). The digits as an integer (exact: below 10^15 < 2^53) divided by an exact power of ten
- * is one correctly rounded division, the same double Number() gives (Clinger's fast path).
- * scanEnd: the end of the run.
- */
-function plainDecimal(line: string, i: number, whole: boolean): number {
-	let mantissa = 0;
-	let digits = 0;
-	let frac = -1;
-	for (;; i++) {
-		const c = line.charCodeAt(i);
-		if (c >= 48 && c <= 57) {
-			if (++digits > 15) return Number.NaN;
-			mantissa = mantissa * 10 + (c - 48);
-			if (frac >= 0) frac++;
-		} else if (c === 46 && frac < 0 && !whole) frac = 0;
-		else break;
-	}
-	scanEnd = i;
-	if (digits === 0 || frac === 0) return Number.NaN;
-	return frac > 0 ? mantissa / POW10[frac]! : mantissa;
-}
-
-/** Past the spaces (U+0020 only, as the regexes' literal ` `) from `i`: at least `least` of them, else -1. */
-function spaces(line: string, i: number, least: number): number {
-	const from = i;
-	while (line.charCodeAt(i) === 32) i++;
-	return i - from >= least ? i : -1;
-}
-
-/**
  * The four numbers of a timing line, read by hand: TIMES[0..3] = the regex's captures 1..4 of
- * PROMPT_EVAL (`prompt`) or EVAL, as checkedValue reads them (ms, tokens, ms per token, tokens per
- * second). Only for the common form: each number a plain decimal within its bounds; anything else
- * (nan, inf, a minus sign, a number out of bounds, another layout) answers false and the line
- * goes through the regex and the number checker as before, which then decides match and problems.
- * Why: these two lines are a quarter of a llama.cpp request's lines, and the match array and its
- * four captured strings plus the checker were ~440 B allocated per line (timing was 9.3 MB of
- * exec's 15.3 MB and 9.3 MB itself in 20 s at 1,000 requests a second; V8's sampling heap profiler).
+ * PROMPT_EVAL (`prompt`) or EVAL, as the number checker reads them (ms, tokens, ms per token, tokens
+ * per second). Only for the common form: each number a plain decimal within its bounds; anything
+ * else (nan, inf, a minus sign, a number out of bounds, another layout) answers false and the line
+ * goes through the regex and the checker as before, which then decide the match and the problems.
+ * Why: these two lines are a quarter of a llama.cpp request's lines, and the regex's match array,
+ * its four captured strings and the checker were ~250 B allocated a timing line (exec 15.4 MB and
+ * the checker 2 MB in 20 s at 1,000 requests a second, 160,000 lines; V8's sampling heap profiler,
+ * the app's flags). The numbers go straight into a Float64Array: a number returned or passed under
+ * the interpreter is a new heap number each time.
  * `at`: where the message's first non-space character is (the regexes' leading \s* skipped).
- * test/engines/llamacpp-timing-scan.test.ts compares it with the regexes on the fixtures and fuzzed lines.
+ * test/engines/llamacpp-timing-scan.test.ts compares it with the regexes and the checker.
  */
 export const TIMES = new Float64Array(4);
-const TIME_KINDS: readonly NumberKind[] = ['ms', 'tokens', 'ms', 'tps'];
 export function scanTimes(line: string, at: number, prompt: boolean): boolean {
 	const head = prompt ? 'prompt eval time =' : 'eval time =';
 	if (!line.startsWith(head, at)) return false;
 	let i = spaces(line, at + head.length, 1);
-	if (i < 0) return false;
-	TIMES[0] = plainDecimal(line, i, false);
-	if (!line.startsWith(' ms /', scanEnd)) return false;
+	if (i < 0 || !plainDecimal(line, i, 0, BOUNDS.ms) || !line.startsWith(' ms /', scanEnd)) return false;
 	i = spaces(line, scanEnd + 5, 1);
-	if (i < 0) return false;
-	TIMES[1] = plainDecimal(line, i, true);
+	if (i < 0 || !plainDecimal(line, i, 1, BOUNDS.tokens)) return false;
 	i = scanEnd;
 	if (prompt) {
 		if (!line.startsWith(' tokens (', i)) return false;
@@ -497,18 +461,47 @@ export function scanTimes(line: string, at: number, prompt: boolean): boolean {
 		if (i < 0 || line.charCodeAt(i) !== 40 /* ( */) return false;
 		i++;
 	}
-	TIMES[2] = plainDecimal(line, spaces(line, i, 0), false);
-	if (!line.startsWith(' ms per token,', scanEnd)) return false;
+	if (!plainDecimal(line, spaces(line, i, 0), 2, BOUNDS.ms) || !line.startsWith(' ms per token,', scanEnd)) return false;
 	i = spaces(line, scanEnd + 14, 1);
-	if (i < 0) return false;
-	TIMES[3] = plainDecimal(line, i, false);
-	if (!line.startsWith(' tokens per second)', scanEnd)) return false;
-	for (let k = 0; k < 4; k++) {
-		const v = TIMES[k]!;
-		// NaN: not a plain decimal; INVALID: out of bounds (the checker words the problem from the text)
-		if (v !== v || checkedValue(v, TIME_KINDS[k]!) === INVALID) return false;
+	return i >= 0 && plainDecimal(line, i, 3, BOUNDS.tps) && line.startsWith(' tokens per second)', scanEnd);
+}
+
+/** Exact powers of ten (10^0..10^15: each a double without rounding). */
+const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+
+/**
+ * The run of digits and dots at `i` of `line` into TIMES[k], as the checker reads it, where it is a
+ * plain decimal (`\d*(\.\d+)?`, 1 to 15 digits; TIMES[1], a count: digits only) of at most `max`;
+ * else false (the line is left to the regex). The digits as an integer (exact: below 10^15 < 2^53)
+ * over an exact power of ten is one correctly rounded division: the double Number() gives (Clinger's
+ * fast path). Non-negative, finite and (a count) whole by construction, so checkedValue's one other
+ * rule is the bound. scanEnd: the end of the run.
+ */
+function plainDecimal(line: string, i: number, k: number, max: number): boolean {
+	let mantissa = 0;
+	let digits = 0;
+	let frac = -1;
+	for (;; i++) {
+		const c = line.charCodeAt(i);
+		if (c >= 48 && c <= 57) {
+			if (++digits > 15) return false;
+			mantissa = mantissa * 10 + (c - 48);
+			if (frac >= 0) frac++;
+		} else if (c === 46 && frac < 0 && k !== 1) frac = 0;
+		else break;
 	}
-	return true;
+	scanEnd = i;
+	if (digits === 0 || frac === 0) return false;
+	const v = frac > 0 ? mantissa / POW10[frac]! : mantissa;
+	TIMES[k] = v;
+	return v <= max;
+}
+
+/** Past the spaces (U+0020 only, as the regexes' literal ` `) from `i`: at least `least` of them, else -1. */
+function spaces(line: string, i: number, least: number): number {
+	const from = i;
+	while (line.charCodeAt(i) === 32) i++;
+	return i - from >= least ? i : -1;
 }
 
 /**
