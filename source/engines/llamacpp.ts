@@ -197,9 +197,9 @@ interface LlamaState {
 	 */
 	readonly fSimOfSlot: Map<string | number, number | undefined>;
 	/** Request key of each task id (send_error and cancel name the task only); the newest 256. */
-	readonly keyOfTask: Map<string, string>;
+	readonly keyOfTask: Map<TaskId, string>;
 	/** keyOfTask's keys in the order they were added (the oldest goes first). */
-	readonly keyOfTaskOrder: KeyRing;
+	readonly keyOfTaskOrder: KeyRing<TaskId>;
 	/** Keys that closed with a print_timing block (a later cancel is not theirs to change); the newest 256. */
 	readonly finished: Set<string>;
 	readonly finishedOrder: KeyRing;
@@ -208,8 +208,8 @@ interface LlamaState {
 	 * when the line had no timestamp). Once a debug (`D`) line was seen, a task launched without a
 	 * defer line did not wait for a slot: its queue time is 0, known.
 	 */
-	readonly deferredAt: Map<string, number>;
-	readonly declinedAt: Map<string, number>;
+	readonly deferredAt: Map<TaskId, number>;
+	readonly declinedAt: Map<TaskId, number>;
 	debugSeen: boolean;
 	/**
 	 * The line being parsed (its router-child prefix cut) where it starts with a stamp: its
@@ -271,6 +271,25 @@ function newLlamaState(options: LlamaCppParserOptions): LlamaState {
 	};
 }
 
+/**
+ * A task's id in keyOfTask, deferredAt and declinedAt: the task number itself in a log of one
+ * server (no router child prefix), else `<prefix><task>` (the string it always was). The string
+ * `${task}` made at every request start, and kept for 256 more, was ~20 B allocated and promoted a
+ * request; a small number is no object at all. The same keys meet as before: taskIdOfText gives a
+ * task's digits as written (send_error, cancel and defer lines) the number only where that number
+ * prints as those very digits (`${n}`, which the old key compared), else the text itself (no match,
+ * as before: `007`, digits past 2^53).
+ */
+type TaskId = string | number;
+export function taskIdOf(keyPrefix: string, task: number): TaskId {
+	return keyPrefix === '' ? task : `${keyPrefix}${task}`;
+}
+export function taskIdOfText(keyPrefix: string, digits: string): TaskId {
+	if (keyPrefix !== '') return `${keyPrefix}${digits}`;
+	const n = Number(digits);
+	return `${n}` === digits ? n : digits;
+}
+
 /** Task ids and finished keys remembered (the newest of them). */
 const KEPT_TASKS = 256;
 
@@ -279,17 +298,17 @@ const KEPT_TASKS = 256;
  * all at once): its first key is the Map's first key, found without `keys().next()` (an iterator
  * and a result object a request under the app's interpreter, issue 32). A ring of fixed size.
  */
-export class KeyRing {
-	private readonly slots: Array<string | undefined>;
+export class KeyRing<K extends string | number = string> {
+	private readonly slots: Array<K | undefined>;
 	private first = 0;
 	private count = 0;
 	constructor(readonly capacity: number) {
-		this.slots = new Array<string | undefined>(capacity).fill(undefined);
+		this.slots = new Array<K | undefined>(capacity).fill(undefined);
 	}
 	get size(): number {
 		return this.count;
 	}
-	push(key: string): void {
+	push(key: K): void {
 		if (this.count === this.capacity) throw new Error('KeyRing full');
 		let at = this.first + this.count;
 		if (at >= this.capacity) at -= this.capacity;
@@ -297,7 +316,7 @@ export class KeyRing {
 		this.count++;
 	}
 	/** Take the oldest key out. */
-	shift(): string | undefined {
+	shift(): K | undefined {
 		if (this.count === 0) return undefined;
 		const key = this.slots[this.first];
 		this.slots[this.first] = undefined;
@@ -672,7 +691,7 @@ function taskStart(s: LlamaState, key: string, slot: number | undefined, task: n
 			tallyOf(s, key).fSim = fSim;
 		}
 	}
-	const taskId = `${keyPrefix}${task}`;
+	const taskId = taskIdOf(keyPrefix, task);
 	if (!s.keyOfTask.has(taskId)) s.keyOfTaskOrder.push(taskId);
 	s.keyOfTask.set(taskId, key);
 	if (s.keyOfTask.size > KEPT_TASKS) s.keyOfTask.delete(s.keyOfTaskOrder.shift()!);
@@ -931,7 +950,7 @@ function library(rest: string): Ev[] | null {
 
 /** `send_error` / `stop: cancel task`: the task's request failed or was cancelled. */
 function taskEnd(s: LlamaState, keyPrefix: string, task: string, outcome: 'error' | 'cancelled', error?: string): Ev[] {
-	const key = s.keyOfTask.get(`${keyPrefix}${task}`);
+	const key = s.keyOfTask.get(taskIdOfText(keyPrefix, task));
 	if (key === undefined) return [];
 	const t = tallyOf(s, key);
 	// An error outranks the cancel llama-server sends after it (errors.log: send_error, release, cancel).
@@ -962,7 +981,7 @@ function taskEnd(s: LlamaState, keyPrefix: string, task: string, outcome: 'error
 function deferLine(s: LlamaState, msg: string, keyPrefix: string): Ev[] {
 	const m = DEFER.exec(msg);
 	if (!m) return [];
-	const id = `${keyPrefix}${m[1]}`;
+	const id = taskIdOfText(keyPrefix, m[1]!);
 	const at = lineRel(s) ?? Number.NaN;
 	if (msg.startsWith('decoding')) {
 		if (!s.declinedAt.has(id)) s.declinedAt.set(id, at);
