@@ -49,7 +49,7 @@ const TOTAL = /^\s*total time = +[\d.]+ ms \/ +\d+ tokens/;
 const GRAPHS = /^\s*graphs reused = +\d+/;
 const DRAFT = /draft acceptance(?: rate)? = (-?[\d.]+|-?nan) \( *(-?\d+) accepted \/ +(-?\d+) generated\)(?:, mean (?:len|acceptance length) = +(-?[\d.]+|-?nan))?/;
 const ACC_POS = /^\s*acc per pos = \(/;
-const LIVE = /n_(?:gen|decoded) = +(-?\d+), tg = +(-?[\d.]+) t\/s(?:, tg_3s = +(-?[\d.]+) t\/s)?/;
+export const LIVE = /n_(?:gen|decoded) = +(-?\d+), tg = +(-?[\d.]+) t\/s(?:, tg_3s = +(-?[\d.]+) t\/s)?/;
 const PROGRESS = /prompt processing(?: progress)?, n_(?:tokens|past) = +(-?\d+), (?:(?:batch\.)?n_tokens = +(-?\d+), )?progress = (-?[\d.]+)(?:, t = +(-?[\d.]+) s \/ (-?[\d.]+) tokens per second)?/;
 const PROMPT_DONE = /prompt (?:processing )?done, n_(?:past|tokens) = +(-?\d+)/;
 const NEW_PROMPT = /new prompt, n_ctx_slot = (-?\d+), n_keep = -?\d+, (?:task\.n_tokens|n_prompt_tokens) = (-?\d+)/;
@@ -465,9 +465,9 @@ export function scanTimes(line: string, at: number, prompt: boolean): boolean {
 	const head = prompt ? 'prompt eval time =' : 'eval time =';
 	if (!line.startsWith(head, at)) return false;
 	let i = spaces(line, at + head.length, 1);
-	if (i < 0 || !plainDecimal(line, i, 0, BOUNDS.ms) || !line.startsWith(' ms /', scanEnd)) return false;
+	if (i < 0 || !plainDecimal(line, i, 0, BOUNDS.ms, false) || !line.startsWith(' ms /', scanEnd)) return false;
 	i = spaces(line, scanEnd + 5, 1);
-	if (i < 0 || !plainDecimal(line, i, 1, BOUNDS.tokens)) return false;
+	if (i < 0 || !plainDecimal(line, i, 1, BOUNDS.tokens, true)) return false;
 	i = scanEnd;
 	if (prompt) {
 		if (!line.startsWith(' tokens (', i)) return false;
@@ -480,9 +480,34 @@ export function scanTimes(line: string, at: number, prompt: boolean): boolean {
 		if (i < 0 || line.charCodeAt(i) !== 40 /* ( */) return false;
 		i++;
 	}
-	if (!plainDecimal(line, spaces(line, i, 0), 2, BOUNDS.ms) || !line.startsWith(' ms per token,', scanEnd)) return false;
+	if (!plainDecimal(line, spaces(line, i, 0), 2, BOUNDS.ms, false) || !line.startsWith(' ms per token,', scanEnd)) return false;
 	i = spaces(line, scanEnd + 14, 1);
-	return i >= 0 && plainDecimal(line, i, 3, BOUNDS.tps) && line.startsWith(' tokens per second)', scanEnd);
+	return i >= 0 && plainDecimal(line, i, 3, BOUNDS.tps, false) && line.startsWith(' tokens per second)', scanEnd);
+}
+
+/**
+ * A live line (`n_gen = N, tg = X t/s[, tg_3s = Y t/s]`, LIVE) read by hand, as scanTimes reads the
+ * timing lines: 2 (TIMES[0] = n_gen, TIMES[1] = tg) or 3 (and TIMES[2] = tg_3s) where LIVE matches
+ * at `at` (the message's first non-space character: LIVE, searched from before it, can start no
+ * earlier) with every number a plain decimal within its bounds; 0 where anything else is there
+ * (then the regex and the checker read it, as before). A tg_3s part that is there but not read
+ * here is left to the regex too (it may be a capture the checker calls a problem).
+ * Why: a busy server writes one every few tokens per slot; its match array, three captures, the
+ * checker and its numbers were ~600 B allocated a line (the parser over the traffic bench's
+ * llama.cpp lines, V8's sampling heap profiler).
+ */
+export function scanLive(line: string, at: number): 0 | 2 | 3 {
+	let i: number;
+	if (line.startsWith('n_gen =', at)) i = at + 7;
+	else if (line.startsWith('n_decoded =', at)) i = at + 11;
+	else return 0;
+	i = spaces(line, i, 1);
+	if (i < 0 || !plainDecimal(line, i, 0, BOUNDS.tokens, true) || !line.startsWith(', tg =', scanEnd)) return 0;
+	i = spaces(line, scanEnd + 6, 1);
+	if (i < 0 || !plainDecimal(line, i, 1, BOUNDS.tps, false) || !line.startsWith(' t/s', scanEnd)) return 0;
+	if (!line.startsWith(', tg_3s =', scanEnd + 4)) return 2;
+	i = spaces(line, scanEnd + 13, 1);
+	return i >= 0 && plainDecimal(line, i, 2, BOUNDS.tps, false) && line.startsWith(' t/s', scanEnd) ? 3 : 0;
 }
 
 /** Exact powers of ten (10^0..10^15: each a double without rounding). */
@@ -490,13 +515,13 @@ const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,
 
 /**
  * The run of digits and dots at `i` of `line` into TIMES[k], as the checker reads it, where it is a
- * plain decimal (`\d*(\.\d+)?`, 1 to 15 digits; TIMES[1], a count: digits only) of at most `max`;
+ * plain decimal (`\d*(\.\d+)?`, 1 to 15 digits; `whole`, a count: digits only) of at most `max`;
  * else false (the line is left to the regex). The digits as an integer (exact: below 10^15 < 2^53)
  * over an exact power of ten is one correctly rounded division: the double Number() gives (Clinger's
  * fast path). Non-negative, finite and (a count) whole by construction, so checkedValue's one other
  * rule is the bound. scanEnd: the end of the run.
  */
-function plainDecimal(line: string, i: number, k: number, max: number): boolean {
+function plainDecimal(line: string, i: number, k: number, max: number, whole: boolean): boolean {
 	let mantissa = 0;
 	let digits = 0;
 	let frac = -1;
@@ -506,7 +531,7 @@ function plainDecimal(line: string, i: number, k: number, max: number): boolean 
 			if (++digits > 15) return false;
 			mantissa = mantissa * 10 + (c - 48);
 			if (frac >= 0) frac++;
-		} else if (c === 46 && frac < 0 && k !== 1) frac = 0;
+		} else if (c === 46 && frac < 0 && !whole) frac = 0;
 		else break;
 	}
 	scanEnd = i;
@@ -661,6 +686,13 @@ function slotMessage(s: LlamaState, fn: string, line: string, at: number, slot: 
 function printTiming(s: LlamaState, line: string, at: number, key: string, slot: number | undefined, task: number | undefined): Ev[] {
 	const t = timing(s, line, at, key, slot, task);
 	if (t) return t;
+	const live = testAt(NOT_SPACE_FROM, line, at) ? scanLive(line, NOT_SPACE_FROM.lastIndex - 1) : 0;
+	if (live !== 0) {
+		// the regex path's answer where it matches and every number is valid (no checker problem)
+		const generated = TIMES[0]!;
+		const tps = TIMES[1]!;
+		return [(live === 2 ? {type: 'live-rate', key, generated, tps} : {type: 'live-rate', key, generated, tps, tps3s: TIMES[2]!}) as Ev];
+	}
 	let m = execAt(LIVE_FROM, line, at);
 	if (m) {
 		const check = numberCheck();

@@ -1,5 +1,6 @@
 /**
- * The llama.cpp parser reads its two timing lines (`prompt eval time = …`, `eval time = …`) by hand
+ * The llama.cpp parser reads its two timing lines (`prompt eval time = …`, `eval time = …`) and its
+ * live lines (`n_gen = …, tg = … t/s`) by hand
  * where they have their common form (issue 32: no match array, no captured strings, no checker a
  * line). scanTimes must say yes only where the regex matches and every number checks valid, and then
  * give the very numbers the regex's captures give through the number checker; everything else is
@@ -8,7 +9,7 @@
  */
 import {readdirSync, readFileSync} from 'node:fs';
 import {describe, expect, it} from 'vitest';
-import {createLlamaCppParser, EVAL, PROMPT_EVAL, scanTimes, TIMES} from '../../source/engines/llamacpp.js';
+import {createLlamaCppParser, EVAL, LIVE, PROMPT_EVAL, scanLive, scanTimes, TIMES} from '../../source/engines/llamacpp.js';
 import {checkedValue, INVALID, type CheckOptions, type NumberKind} from '../../source/util/numbers.js';
 import {createReferenceLlamaCppParser} from '../helpers/llamacpp-48848bc.js';
 import {mutate, prng} from '../helpers/fuzz.js';
@@ -65,6 +66,32 @@ function madeLine(rnd: () => number, prompt: boolean): string {
 		: `       eval time = ${pad()}${num()} ms / ${pad()}${num(true)} ${rnd() < 0.2 ? 'runs ' : 'tokens'} ${pad()}(${pad()}${num()} ms per token, ${pad()}${num()} tokens per second)`;
 }
 
+/** A live line (n_gen or n_decoded; with tg_3s or not, or with a broken tg_3s part). */
+function madeLive(rnd: () => number): string {
+	const num = (whole: boolean): string => {
+		if (rnd() < 0.08) return NUMS[Math.floor(rnd() * NUMS.length)]!;
+		const int = String(Math.floor(rnd() * 10 ** Math.floor(rnd() * 7)));
+		return whole || rnd() < 0.2 ? int : `${int}.${String(Math.floor(rnd() * 100)).padStart(2, '0')}`;
+	};
+	const pad = (): string => ' '.repeat(Math.floor(rnd() * 5));
+	const tail = [``, `, tg_3s = ${pad()}${num(false)} t/s`, `, tg_3s =${pad()}${num(false)} t/s`, `, tg_3s = ${num(false)}`, `, tg_3s = ${num(false)} t/s, later`][Math.floor(rnd() * 5)];
+	return `${rnd() < 0.8 ? 'n_gen' : 'n_decoded'} = ${pad()}${num(true)}, tg = ${pad()}${num(false)} t/s${tail}`;
+}
+
+/** What the regex path reads of a live line: [n_gen, tg] or [n_gen, tg, tg_3s] where it matches and all are valid, else null. */
+function liveViaRegex(msg: string): number[] | null {
+	const m = LIVE.exec(msg);
+	if (!m) return null;
+	const kinds: ReadonlyArray<[NumberKind, CheckOptions | undefined]> = [['tokens', {integer: true}], ['tps', undefined], ['tps', undefined]];
+	const out: number[] = [];
+	for (let k = 0; k < 3; k++) {
+		const v = checkedValue(m[k + 1], kinds[k]![0], kinds[k]![1]);
+		if (v === INVALID || (v === undefined && k < 2)) return null;
+		if (v !== undefined) out.push(v);
+	}
+	return out;
+}
+
 describe('scanTimes: the timing lines read by hand as the regexes and the checker read them', () => {
 	const msgs = messages(corpus()).map(m => m.replace(/^ +/, ''));
 	const timingMsgs = msgs.filter(m => PROMPT_EVAL.test(m) || EVAL.test(m));
@@ -105,6 +132,25 @@ describe('scanTimes: the timing lines read by hand as the regexes and the checke
 		}
 	});
 
+	it('scanLive: yes only where LIVE matches with every number valid, and the same numbers', () => {
+		const liveMsgs = msgs.filter(m => LIVE.test(m));
+		expect(liveMsgs.length).toBeGreaterThan(5);
+		const r = prng(43);
+		const lines = [...liveMsgs, ...variants(liveMsgs, 23), ...Array.from({length: 4000}, () => madeLive(r))];
+		let yes = 0;
+		for (const m of lines) {
+			const n = scanLive(m, 0);
+			const b = `  ${m}`;
+			expect(scanLive(b, 2), JSON.stringify(m)).toBe(n);
+			if (n === 0) continue;
+			yes++;
+			const want = liveViaRegex(m);
+			expect(want?.length, JSON.stringify(m)).toBe(n);
+			for (let k = 0; k < n; k++) expect(Object.is(TIMES[k], want![k]), `${JSON.stringify(m)} #${k}`).toBe(true);
+		}
+		expect(yes).toBeGreaterThan(1000);
+	});
+
 	it('the parser gives the frozen reference parser\'s events on made and mutated timing blocks', () => {
 		const r = prng(99);
 		const fast = createLlamaCppParser();
@@ -116,6 +162,8 @@ describe('scanTimes: the timing lines read by hand as the regexes and the checke
 			const block = [
 				`${stamp(task % 60)}slot launch_slot_: id  ${slot} | task ${task} | processing task`,
 				`${stamp(task % 60)}${head}`,
+				`${stamp(task % 60)}${head}${madeLive(r)}`,
+				`${stamp(task % 60)}${head}  ${madeLive(r)}`,
 				`${stamp(task % 60)}${madeLine(r, true)}`,
 				`${stamp(task % 60)}${madeLine(r, false)}`,
 				`${stamp(task % 60)}${head}${madeLine(r, true)}`,
