@@ -4,7 +4,8 @@
  * string keys met: a task started as number n and a line naming it with the digits d (send_error,
  * cancel, defer/decline) are the same task iff d === `${n}`. Checked directly on awkward digits, and
  * the parser as a whole against the frozen reference parser on made logs with errors, cancels and
- * defers naming tasks in every form, with and without a router child's `[port] ` prefix.
+ * defers naming tasks in every form, with and without a router child's `[port] ` prefix. And the
+ * request keys (`s<slot>/t<task>`, the slot's head made once) of slots in every form.
  */
 import {describe, expect, it} from 'vitest';
 import {createLlamaCppParser, taskIdOf, taskIdOfText} from '../../source/engines/llamacpp.js';
@@ -49,6 +50,21 @@ describe('llama.cpp task ids', () => {
 			}
 			for (const line of lines.map(l => (r() < 0.05 ? mutate(l, r) : l))) {
 				expect(JSON.stringify(fast.push(line)), line).toBe(JSON.stringify(ref.push(line)));
+			}
+		}
+	});
+
+	it('request keys of every slot (the first 64 from a head made once, the rest as before) are the reference parser\'s', () => {
+		for (const child of ['', '[8081] ']) {
+			const fast = createLlamaCppParser();
+			const ref = createReferenceLlamaCppParser();
+			for (const slot of ['0', '00', '7', '63', '64', '65', '100', '4294967296', '9'.repeat(30)]) {
+				for (const task of [0, 5, 1_000_000]) {
+					for (const line of [
+						`${child}0.01.000.000 I slot launch_slot_: id  ${slot} | task ${task} | processing task`,
+						`${child}0.01.000.000 I slot release: id  ${slot} | task ${task} | stop processing: n_tokens = 4, truncated = 0`,
+					]) expect(JSON.stringify(fast.push(line)), line).toBe(JSON.stringify(ref.push(line)));
+				}
 			}
 		}
 	});
