@@ -169,6 +169,27 @@ export function totalsOf(r: RequestCounts): RequestTotals {
 	};
 }
 
+/** The figures a finished request is counted by in the store: its totals, histograms and pass sample. */
+export type EndFigures = Pick<RequestFigures, 'promptTokens' | 'decodeTps' | 'tokensPerPass'>;
+
+const NO_END_FIGURES: EndFigures = Object.freeze({});
+
+/**
+ * requestFigures's promptTokens, decodeTps and tokensPerPass, worked out as it works them out,
+ * without the rest: the store counts every finished request by these three only, and the whole
+ * figures object (eleven fields, and the rates it does not need) was ~230 B allocated a request
+ * on a busy log (V8's sampling heap profiler; the reducer over the traffic bench's llama.cpp lines).
+ * test/model/end-figures.test.ts compares it with requestFigures.
+ */
+export function endFigures(r: RequestCounts): EndFigures {
+	if (r.outcome !== undefined) return NO_END_FIGURES;
+	const cachedTokens = r.cachedTokens;
+	const decoded = r.decodedTokens ?? r.generatedTokens;
+	const passes = r.passes ?? passesFromCounts(decoded, r.accepted, r.drafted);
+	const promptTokens = r.promptTokens ?? (known(r.prefillTokens) && known(cachedTokens) ? r.prefillTokens + cachedTokens : undefined);
+	return {promptTokens, decodeTps: rate(decoded, r.decodeMs), tokensPerPass: tokensPerPassFromPasses(decoded, passes)};
+}
+
 export function requestFigures(r: RequestCounts): RequestFigures {
 	// A failed request has no figures of its own (llama.cpp send_error); a cancelled one only partial ones.
 	if (r.outcome !== undefined) return {};

@@ -4,7 +4,7 @@
  */
 import {emptySystem} from '../types/system.js';
 import {emptyProbe, MAX_PROBE_RESULTS} from '../types/probe.js';
-import {requestFigures, type RequestFigures} from './figures.js';
+import {endFigures, type EndFigures} from './figures.js';
 import {observeRequest} from './request-histograms.js';
 import {appendLog, appendTo, emptyLog, LOG_NOTE, LOG_PARSED, type DraftRing} from './log-ring.js';
 import {inconsistency} from './consistency.js';
@@ -211,7 +211,7 @@ function withServer(state: MonitorState, id: string, update: (s: ServerState) =>
 }
 
 /** The pass sample of a request that just finished (`f`: its figures, worked out once per request end). */
-function sampleOf(r: RequestRecord, f: RequestFigures, t: number, contention: boolean): PassSample | undefined {
+function sampleOf(r: RequestRecord, f: EndFigures, t: number, contention: boolean): PassSample | undefined {
 	if (f.decodeTps === undefined && f.tokensPerPass === undefined) return undefined;
 	return {t, decodeTps: f.decodeTps, tokensPerPass: f.tokensPerPass, contention: contention || undefined, model: r.attribution?.model ?? r.model, runner: r.runner};
 }
@@ -230,7 +230,7 @@ function moveCount(counts: Readonly<Record<string, number>>, from: string, to: s
 const plus = (prev: number | undefined, v: number | undefined): number | undefined => (v === undefined ? prev : (prev ?? 0) + v);
 
 /** Count a finished request under its model's label (a counter since start), into the draft `s`. */
-function counted(s: Draft, r: RequestRecord, f: RequestFigures): void {
+function counted(s: Draft, r: RequestRecord, f: EndFigures): void {
 	const label = r.attribution?.model ?? UNKNOWN_MODEL;
 	const t = s.totals[label] ?? {requests: 0};
 	s.requestsSeen++;
@@ -335,8 +335,9 @@ function applyRequest(server: ServerState, serverId: string, t: number, ev: Extr
 	if (record.done && !wasDone) {
 		const attribution = attribute(record, server.models);
 		if (attribution) record.attribution = attribution;
-		// The figures of a request are worked out once, when it ends (its count and its sample).
-		const f = requestFigures(record);
+		// The figures of a request are worked out once, when it ends (its count and its sample): the
+		// three these read (endFigures), not the eleven of the requests table.
+		const f = endFigures(record);
 		counted(s, record, f);
 		if (!record.backlog) {
 			const sample = sampleOf(record, f, t, contention);

@@ -8,7 +8,7 @@
  * between two looks: at 1,000 requests a second, 4 in 5 (issue 32: never drop a request silently).
  */
 import type {HistogramCounts, RequestRecord} from '../types/state.js';
-import {requestFigures, type RequestFigures} from './figures.js';
+import {requestFigures, type EndFigures} from './figures.js';
 
 export type {HistogramCounts};
 
@@ -17,7 +17,7 @@ export interface RequestHistogram {
 	readonly help: string;
 	readonly bounds: readonly number[];
 	/** The value one finished request gives; undefined: not observed (never 0). */
-	readonly pick: (r: RequestRecord, f: RequestFigures) => number | undefined;
+	readonly pick: (r: RequestRecord, f: EndFigures) => number | undefined;
 }
 
 const known = (v: number | undefined): v is number => v !== undefined && Number.isFinite(v);
@@ -73,7 +73,7 @@ export interface Drafts {
  * `drafts` a new object (`prev` is not changed); with them, what they hold is written in place and
  * what is made is added to them.
  */
-export function observeRequest(prev: Readonly<Record<string, HistogramCounts>> | undefined, r: RequestRecord, f: RequestFigures = requestFigures(r), drafts?: Drafts): Readonly<Record<string, HistogramCounts>> | undefined {
+export function observeRequest(prev: Readonly<Record<string, HistogramCounts>> | undefined, r: RequestRecord, f: EndFigures = requestFigures(r), drafts?: Drafts): Readonly<Record<string, HistogramCounts>> | undefined {
 	let next: Record<string, HistogramCounts> | undefined;
 	// an index loop: a for-of makes an iterator result a step where V8 does not optimize
 	for (let k = 0; k < REQUEST_HISTOGRAMS.length; k++) {
