@@ -510,6 +510,18 @@ export function scanLive(line: string, at: number): 0 | 2 | 3 {
 	return i >= 0 && plainDecimal(line, i, 2, BOUNDS.tps, false) && line.startsWith(' t/s', scanEnd) ? 3 : 0;
 }
 
+/**
+ * TIMES[k] as Number() would have given it: a whole value as a small integer. A Float64Array read
+ * is a new heap number even for 12 (V8's interpreter), and a count held as one made the store's
+ * sums and copies of it heap numbers too (+16 % allocated by the reducer over the same lines).
+ * Every value read here is within 0..1e9 (its bound), where `| 0` is exact.
+ */
+function timeAt(k: number): number {
+	const v = TIMES[k]!;
+	const whole = v | 0;
+	return whole === v ? whole : v;
+}
+
 /** Exact powers of ten (10^0..10^15: each a double without rounding). */
 const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
 
@@ -561,8 +573,8 @@ function timing(s: LlamaState, line: string, at: number, key: string, slot?: num
 	if (c === 112 /* p */) {
 		if (scanTimes(line, first, true)) {
 			// the regex path's answer where it matches and every number is valid (no checker problem)
-			const ms = TIMES[0]!;
-			const n = TIMES[1]!;
+			const ms = timeAt(0);
+			const n = timeAt(1);
 			tallyOf(s, key).prefill = n;
 			return [bare(s, slot, task) ? ({type: 'request', key, slot, task, prefillMs: ms, prefillTokens: n} as Ev) : req(s, key, slot, task, {prefillMs: ms, prefillTokens: n})];
 		}
@@ -581,9 +593,9 @@ function timing(s: LlamaState, line: string, at: number, key: string, slot?: num
 		}
 	} else if (c === 101 /* e */) {
 		if (scanTimes(line, first, false)) {
-			const n = TIMES[1]!;
-			const ms = TIMES[0]!;
-			const tps = TIMES[3]!;
+			const n = timeAt(1);
+			const ms = timeAt(0);
+			const tps = timeAt(3);
 			tallyOf(s, key).generated = n;
 			return [bare(s, slot, task)
 				? ({type: 'request', key, slot, task, generatedTokens: n, decodedTokens: decodedFromEval(n), decodeMs: ms, engineTps: tps} as Ev)
@@ -700,9 +712,9 @@ function printTiming(s: LlamaState, line: string, at: number, key: string, slot:
 	const live = testAt(NOT_SPACE_FROM, line, at) ? scanLive(line, NOT_SPACE_FROM.lastIndex - 1) : 0;
 	if (live !== 0) {
 		// the regex path's answer where it matches and every number is valid (no checker problem)
-		const generated = TIMES[0]!;
-		const tps = TIMES[1]!;
-		return [(live === 2 ? {type: 'live-rate', key, generated, tps} : {type: 'live-rate', key, generated, tps, tps3s: TIMES[2]!}) as Ev];
+		const generated = timeAt(0);
+		const tps = timeAt(1);
+		return [(live === 2 ? {type: 'live-rate', key, generated, tps} : {type: 'live-rate', key, generated, tps, tps3s: timeAt(2)}) as Ev];
 	}
 	let m = execAt(LIVE_FROM, line, at);
 	if (m) {
