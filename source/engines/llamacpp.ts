@@ -447,7 +447,7 @@ function bare(s: LlamaState, slot: number | undefined, task: number | undefined)
 let scanEnd = 0;
 
 /**
- * The four numbers of a timing line, read by hand: TIMES[0..3] = the regex's captures 1..4 of
+ * The four numbers of a timing line, read by hand: SCANNED[0..3] = the regex's captures 1..4 of
  * PROMPT_EVAL (`prompt`) or EVAL, as the number checker reads them (ms, tokens, ms per token, tokens
  * per second). Only for the common form: each number a plain decimal within its bounds; anything
  * else (nan, inf, a minus sign, a number out of bounds, another layout) answers false and the line
@@ -455,12 +455,11 @@ let scanEnd = 0;
  * Why: these two lines are a quarter of a llama.cpp request's lines, and the regex's match array,
  * its four captured strings and the checker were ~250 B allocated a timing line (exec 15.4 MB and
  * the checker 2 MB in 20 s at 1,000 requests a second, 160,000 lines; V8's sampling heap profiler,
- * the app's flags). The numbers go straight into a Float64Array: a number returned or passed under
- * the interpreter is a new heap number each time.
+ * the app's flags). The numbers are left in SCANNED (a number returned under the interpreter is a
+ * new heap number each time).
  * `at`: where the message's first non-space character is (the regexes' leading \s* skipped).
  * test/engines/llamacpp-timing-scan.test.ts compares it with the regexes and the checker.
  */
-export const TIMES = new Float64Array(4);
 export function scanTimes(line: string, at: number, prompt: boolean): boolean {
 	const head = prompt ? 'prompt eval time =' : 'eval time =';
 	if (!line.startsWith(head, at)) return false;
@@ -487,7 +486,7 @@ export function scanTimes(line: string, at: number, prompt: boolean): boolean {
 
 /**
  * A live line (`n_gen = N, tg = X t/s[, tg_3s = Y t/s]`, LIVE) read by hand, as scanTimes reads the
- * timing lines: 2 (TIMES[0] = n_gen, TIMES[1] = tg) or 3 (and TIMES[2] = tg_3s) where LIVE matches
+ * timing lines: 2 (SCANNED[0] = n_gen, SCANNED[1] = tg) or 3 (and SCANNED[2] = tg_3s) where LIVE matches
  * at `at` (the message's first non-space character: LIVE, searched from before it, can start no
  * earlier) with every number a plain decimal within its bounds; 0 where anything else is there
  * (then the regex and the checker read it, as before). A tg_3s part that is there but not read
@@ -511,23 +510,22 @@ export function scanLive(line: string, at: number): 0 | 2 | 3 {
 }
 
 /**
- * TIMES[k] as Number() would have given it: a whole value as a small integer. A Float64Array read
- * is a new heap number even for 12 (V8's interpreter), and a count held as one made the store's
- * sums and copies of it heap numbers too (+16 % allocated by the reducer over the same lines).
- * Every value read here is within 0..1e9 (its bound), where `| 0` is exact.
+ * The numbers the last scanTimes / scanLive read, each as Number() gives it (a whole value a small
+ * integer, a fraction one heap number). An array of any values (made with undefined, so V8 never
+ * keeps it as unboxed doubles): a read hands on the number stored, where a Float64Array read is a
+ * new heap number each time, even for 12 (the interpreter), and a count held as one made the
+ * store's sums and copies of it heap numbers too (+16 % allocated by the reducer over the same lines).
  */
-function timeAt(k: number): number {
-	const v = TIMES[k]!;
-	const whole = v | 0;
-	return whole === v ? whole : v;
-}
+export const SCANNED: Array<number | undefined> = [undefined, undefined, undefined, undefined];
+const scanned = (k: number): number => SCANNED[k]!;
 
-/** Exact powers of ten (10^0..10^15: each a double without rounding). */
-const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+/** Exact powers of ten up to 10^9 (small integers: an array with a larger one holds them unboxed, a new heap number a read). */
+const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
 
 /**
- * The run of digits and dots at `i` of `line` into TIMES[k], as the checker reads it, where it is a
- * plain decimal (`\d*(\.\d+)?`, 1 to 15 digits; `whole`, a count: digits only) of at most `max`;
+ * The run of digits and dots at `i` of `line` into SCANNED[k], as the checker reads it, where it is a
+ * plain decimal (`\d*(\.\d+)?`, 1 to 15 digits, at most 9 after the dot; `whole`, a count: digits
+ * only) of at most `max`;
  * else false (the line is left to the regex). The digits as an integer (exact: below 10^15 < 2^53)
  * over an exact power of ten is one correctly rounded division: the double Number() gives (Clinger's
  * fast path). Non-negative, finite and (a count) whole by construction, so checkedValue's one other
@@ -547,9 +545,9 @@ function plainDecimal(line: string, i: number, k: number, max: number, whole: bo
 		else break;
 	}
 	scanEnd = i;
-	if (digits === 0 || frac === 0) return false;
+	if (digits === 0 || frac === 0 || frac > 9) return false;
 	const v = frac > 0 ? mantissa / POW10[frac]! : mantissa;
-	TIMES[k] = v;
+	SCANNED[k] = v;
 	return v <= max;
 }
 
@@ -573,8 +571,8 @@ function timing(s: LlamaState, line: string, at: number, key: string, slot?: num
 	if (c === 112 /* p */) {
 		if (scanTimes(line, first, true)) {
 			// the regex path's answer where it matches and every number is valid (no checker problem)
-			const ms = timeAt(0);
-			const n = timeAt(1);
+			const ms = scanned(0);
+			const n = scanned(1);
 			tallyOf(s, key).prefill = n;
 			return [bare(s, slot, task) ? ({type: 'request', key, slot, task, prefillMs: ms, prefillTokens: n} as Ev) : req(s, key, slot, task, {prefillMs: ms, prefillTokens: n})];
 		}
@@ -593,9 +591,9 @@ function timing(s: LlamaState, line: string, at: number, key: string, slot?: num
 		}
 	} else if (c === 101 /* e */) {
 		if (scanTimes(line, first, false)) {
-			const n = timeAt(1);
-			const ms = timeAt(0);
-			const tps = timeAt(3);
+			const n = scanned(1);
+			const ms = scanned(0);
+			const tps = scanned(3);
 			tallyOf(s, key).generated = n;
 			return [bare(s, slot, task)
 				? ({type: 'request', key, slot, task, generatedTokens: n, decodedTokens: decodedFromEval(n), decodeMs: ms, engineTps: tps} as Ev)
@@ -712,9 +710,9 @@ function printTiming(s: LlamaState, line: string, at: number, key: string, slot:
 	const live = testAt(NOT_SPACE_FROM, line, at) ? scanLive(line, NOT_SPACE_FROM.lastIndex - 1) : 0;
 	if (live !== 0) {
 		// the regex path's answer where it matches and every number is valid (no checker problem)
-		const generated = timeAt(0);
-		const tps = timeAt(1);
-		return [(live === 2 ? {type: 'live-rate', key, generated, tps} : {type: 'live-rate', key, generated, tps, tps3s: timeAt(2)}) as Ev];
+		const generated = scanned(0);
+		const tps = scanned(1);
+		return [(live === 2 ? {type: 'live-rate', key, generated, tps} : {type: 'live-rate', key, generated, tps, tps3s: scanned(2)}) as Ev];
 	}
 	let m = execAt(LIVE_FROM, line, at);
 	if (m) {
