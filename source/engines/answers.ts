@@ -144,66 +144,12 @@ export function openAiModels(body: unknown): ModelInfo[] | undefined {
 
 // ---- formats more than one engine writes ----------------------------------------------------------
 
-export const UVICORN = /^(?:\([^)]*\) )?INFO: +(\[?[\da-fA-F.:]+\]?):(\d+) - "([A-Z]+) (\S+) HTTP\/[\d.]+" (\d{3})/;
+const UVICORN = /^(?:\([^)]*\) )?INFO: +(\[?[\da-fA-F.:]+\]?):(\d+) - "([A-Z]+) (\S+) HTTP\/[\d.]+" (\d{3})/;
 const STDLIB = /^(\S+) - - \[[^\]]+\] "([A-Z]+) (\S+) HTTP\/[\d.]+" (\d{3})/;
-const WHITESPACE = /\s/;
-
-/** The index past the run of characters `ok` accepts from `i` (no run: `i`). */
-function runEnd(line: string, i: number, ok: (c: number) => boolean): number {
-	while (i < line.length && ok(line.charCodeAt(i))) i++;
-	return i;
-}
-const isDigit = (c: number): boolean => c >= 48 && c <= 57;
-const isDigitOrDot = (c: number): boolean => (c >= 48 && c <= 57) || c === 46;
-const isUpper = (c: number): boolean => c >= 65 && c <= 90;
-const isSpace = (c: number): boolean => c === 32;
-
-/**
- * UVICORN's answer for the common access line, `[(<proc> pid=N) ]INFO:   <a.b.c.d>:<port> - "<METHOD> <path> HTTP/<v>" <status>`
- * (an IPv4 client), read by hand; undefined for anything else, which UVICORN then reads. A busy vLLM
- * writes one a request, and the match array with its five captures (the port and the status as strings
- * of their own) was ~310 B allocated a line, half of what the vLLM parser allocates (V8's sampling
- * heap profiler, the traffic bench's vLLM lines). Where this answers, UVICORN matches with the same
- * captures: the client is digits and dots only, so its one `:` is where the regex's backtracking
- * splits it from the port; the path is the text up to the first ` HTTP/` and holds no whitespace (\S+).
- * test/engines/uvicorn-scan.test.ts compares the two.
- */
-export function scanUvicorn(line: string): EngineEvent | undefined {
-	let i = 0;
-	if (line.charCodeAt(0) === 40 /* ( */) {
-		const close = line.indexOf(')');
-		if (close < 0 || line.charCodeAt(close + 1) !== 32) return undefined;
-		i = close + 2;
-	}
-	if (!line.startsWith('INFO:', i)) return undefined;
-	i += 5;
-	const clientAt = runEnd(line, i, isSpace);
-	if (clientAt === i) return undefined;
-	const clientEnd = runEnd(line, clientAt, isDigitOrDot);
-	if (clientEnd === clientAt || line.charCodeAt(clientEnd) !== 58 /* : */) return undefined;
-	const portEnd = runEnd(line, clientEnd + 1, isDigit);
-	if (portEnd === clientEnd + 1 || !line.startsWith(' - "', portEnd)) return undefined;
-	const methodAt = portEnd + 4;
-	const methodEnd = runEnd(line, methodAt, isUpper);
-	if (methodEnd === methodAt || line.charCodeAt(methodEnd) !== 32) return undefined;
-	const pathAt = methodEnd + 1;
-	const pathEnd = line.indexOf(' HTTP/', pathAt);
-	if (pathEnd <= pathAt) return undefined;
-	const path = line.slice(pathAt, pathEnd);
-	if (WHITESPACE.test(path)) return undefined;
-	const versionEnd = runEnd(line, pathEnd + 6, isDigitOrDot);
-	if (versionEnd === pathEnd + 6 || !line.startsWith('" ', versionEnd)) return undefined;
-	const s = versionEnd + 2;
-	if (!isDigit(line.charCodeAt(s)) || !isDigit(line.charCodeAt(s + 1)) || !isDigit(line.charCodeAt(s + 2))) return undefined;
-	const status = (line.charCodeAt(s) - 48) * 100 + (line.charCodeAt(s + 1) - 48) * 10 + (line.charCodeAt(s + 2) - 48);
-	return {type: 'http', client: line.slice(clientAt, clientEnd), method: line.slice(methodAt, methodEnd), path, status};
-}
 
 /** uvicorn access line: `INFO:     172.31.0.1:37016 - "POST /v1/chat/completions HTTP/1.1" 200 OK`. */
 export function parseUvicorn(line: string): EngineEvent | undefined {
 	if (!line.includes('INFO:') || !line.includes('" ')) return undefined;
-	const fast = scanUvicorn(line);
-	if (fast !== undefined) return fast;
 	const m = UVICORN.exec(line);
 	if (!m) return undefined;
 	return {type: 'http', client: m[1]!, method: m[3]!, path: m[4]!, status: Number(m[5])};
