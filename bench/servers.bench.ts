@@ -4,7 +4,7 @@
  * the same run, for the ratio (goal: eight cost ≤ 2× one).
  *
  *   npm run bench -- servers 8                    (≈ 2 min)
- *   npm run bench -- servers 8 --seconds=3        (a smoke test)
+ *   npm run bench -- servers 8 --seconds=3 --warmup=1   (a smoke test)
  */
 import {runWhenMain} from './lib.js';
 import {runTraffic, trafficOptions} from './traffic-lib.js';

@@ -11,7 +11,10 @@
  * skipped on purpose (too far behind). Linux only (it reads /proc); the machine's load is printed:
  * on a shared machine compare the ratios within one run, not the absolute figures.
  *
- * Options (after `--`): --seconds=N (window, default 20; 3 is a smoke test), --rates=100,1000,5000
+ * Options (after `--`): --seconds=N (window, default 20; 3 is a smoke test), --warmup=N (seconds of
+ * traffic before the window opens, default 30: under a busy log V8 optimizes infertop's hot functions
+ * during the first half-minute or so, and its compiles in that time are not what a log busy for hours
+ * costs; `--warmup=1.5` measures the first seconds, as the rounds before the fourth did), --rates=100,1000,5000
  * (requests a second per server), --formats=llama.cpp,vllm. INFERTOP_BENCH_BASELINE=DIR adds
  * another checkout (built there first), on the same files in the same run: before/after a change.
  */
@@ -29,6 +32,8 @@ const wait = (ms: number) => new Promise<void>(r => setTimeout(r, ms));
 export interface TrafficOptions {
 	readonly servers: number;
 	readonly seconds: number;
+	/** Seconds of traffic before the window opens. */
+	readonly warmup: number;
 	readonly rates: readonly number[];
 	readonly formats: readonly ('llama.cpp' | 'vllm')[];
 	readonly baseline?: string;
@@ -38,12 +43,13 @@ export interface TrafficOptions {
 export function trafficOptions(args: readonly string[], servers: number): TrafficOptions {
 	const opt = (name: string) => args.find(a => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 	const seconds = Number(opt('seconds') ?? process.env.INFERTOP_BENCH_SECONDS ?? 20);
+	const warmup = Number(opt('warmup') ?? process.env.INFERTOP_BENCH_WARMUP ?? 30);
 	const rates = (opt('rates') ?? (servers > 1 ? '100' : '100,1000,5000')).split(',').map(Number);
 	const formats = (opt('formats') ?? 'llama.cpp,vllm').split(',') as ('llama.cpp' | 'vllm')[];
-	if (!Number.isFinite(seconds) || seconds <= 0 || rates.some(r => !Number.isFinite(r) || r <= 0) || formats.some(f => f !== 'llama.cpp' && f !== 'vllm')) {
-		throw new Error('options: --seconds=N --rates=N,N --formats=llama.cpp,vllm');
+	if (!Number.isFinite(seconds) || seconds <= 0 || !Number.isFinite(warmup) || warmup < 0 || rates.some(r => !Number.isFinite(r) || r <= 0) || formats.some(f => f !== 'llama.cpp' && f !== 'vllm')) {
+		throw new Error('options: --seconds=N --warmup=N --rates=N,N --formats=llama.cpp,vllm');
 	}
-	return {servers, seconds, rates, formats, baseline: process.env.INFERTOP_BENCH_BASELINE};
+	return {servers, seconds, warmup, rates, formats, baseline: process.env.INFERTOP_BENCH_BASELINE};
 }
 
 function cpuSeconds(pid: number | undefined): number | undefined {
@@ -125,12 +131,12 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 		await wait(3000); // infertop's start-up is not the steady state
 		const statusFiles = files.map((_, i) => path.join(dir, `writer-${i}.json`));
 		const writers = files.map((f, i) => {
-			const w = spawn(process.execPath, [path.join(root, 'bench', 'traffic-writer.mjs'), f, format, String(rate), String(o.seconds + 60), statusFiles[i]!], {stdio: 'ignore'});
+			const w = spawn(process.execPath, [path.join(root, 'bench', 'traffic-writer.mjs'), f, format, String(rate), String(o.warmup + o.seconds + 60), statusFiles[i]!], {stdio: 'ignore'});
 			children.push(w);
 			return w;
 		});
 		subjects.push({label: o.servers > 1 ? `writers (${o.servers})` : 'writer', pids: () => writers.flatMap(w => (w.pid === undefined ? [] : [w.pid]))});
-		await wait(1500);
+		await wait(o.warmup * 1000);
 		const written = () => statusFiles.map(f => readJson<WriterStatus>(f) ?? {requests: 0, lines: 0, bytes: 0}).reduce((a, b) => ({requests: a.requests + b.requests, lines: a.lines + b.lines, bytes: a.bytes + b.bytes}));
 		const w0 = written();
 		for (const s of subjects) s.cpu0 = sumCpu(s.pids());
@@ -169,7 +175,7 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 		const f1 = (v: number | undefined, d = 1) => (v === undefined || !Number.isFinite(v) ? '--' : v.toFixed(d));
 		const mb = (v: number | undefined) => (v === undefined ? '--' : `${(v / 1e6).toFixed(0)} MB`);
 		const out = [
-			`traffic: ${format}, ${o.servers} server${o.servers > 1 ? 's' : ''} × ${rate.toLocaleString('en-US')} req/s (${f1(linesPerS, 0)} lines/s written in all), ${dt.toFixed(0)} s window, ${os.cpus().length} cores, load ${load}, node ${process.version}`,
+			`traffic: ${format}, ${o.servers} server${o.servers > 1 ? 's' : ''} × ${rate.toLocaleString('en-US')} req/s (${f1(linesPerS, 0)} lines/s written in all), ${dt.toFixed(0)} s window after ${o.warmup} s of traffic, ${os.cpus().length} cores, load ${load}, node ${process.version}`,
 			`  ${'subject'.padEnd(18)}${'CPU %'.padStart(8)}${'ms CPU / 1k lines'.padStart(19)}${'RSS end (peak)'.padStart(18)}${'lag at stop'.padStart(22)}${'skipped'.padStart(10)}`,
 		];
 		const tailCpu = subjects.find(s => s.label === 'tail -F');

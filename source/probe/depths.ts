@@ -14,7 +14,6 @@
  *
  * Requests run one at a time (never two servers racing one GPU), except the concurrency pair.
  */
-import {randomBytes} from 'node:crypto';
 import {performance} from 'node:perf_hooks';
 import {runProbe, type RunProbeOptions} from './run.js';
 import type {LogQuery} from './timing.js';
@@ -54,7 +53,14 @@ export function parseDepths(text: string): number[] {
 }
 
 /** A fixed-length nonce line: the prompt starts differently each time, so no earlier prefix matches. */
-export const nonceLine = (nonce = randomBytes(4).toString('hex')): string => `[request ${nonce}]\n`;
+/**
+ * Four random bytes in hex. node:crypto is loaded on the first call, not with this module: loading it
+ * with the bundle cost ~6.7 ms of every start (a CPU profile of the first frame; it is not among the
+ * modules the bin loads under node's own code cache), for a probe most starts never send.
+ */
+const randomHex = (): string => process.getBuiltinModule('node:crypto').randomBytes(4).toString('hex');
+
+export const nonceLine = (nonce = randomHex()): string => `[request ${nonce}]\n`;
 
 /** The depth-0 text (also the tokenizer text: every server counts the same characters). */
 export const SHORT_DEPTH_TEXT =
@@ -129,7 +135,7 @@ const round = (x: number, d = 2): number => Number(x.toFixed(d));
 export async function measureProfile(o: MeasureOptions): Promise<Profile> {
 	const maxTokens = o.maxTokens ?? DEPTH_MAX_TOKENS;
 	const now = o.now ?? Date.now;
-	const nonce = o.nonce ?? (() => randomBytes(4).toString('hex'));
+	const nonce = o.nonce ?? randomHex;
 	const t = o.target;
 	const notes: string[] = [];
 	let plan: ProtocolPlan | undefined;
