@@ -7,21 +7,13 @@
  * whole is compared with the frozen reference in llamacpp-reference.test.ts (and below, on a log
  * long enough to forget task ids).
  */
-import {readdirSync, readFileSync} from 'node:fs';
 import {describe, expect, it} from 'vitest';
 import {createLlamaCppParser, F_SIM, fSimOf, KeyRing, matchSlot, SLOT_MATCH, STOP_N_TOKENS, stopTokensOf, Tallies} from '../../source/engines/llamacpp.js';
 import {finite} from '../../source/engines/answers.js';
 import {createReferenceLlamaCppParser} from '../helpers/llamacpp-48848bc.js';
 import {mutate, prng} from '../helpers/fuzz.js';
+import {corpus, messages} from '../helpers/llamacpp-corpus.js';
 
-const DIR = new URL('../fixtures/engines/llama.cpp/', import.meta.url);
-const corpus = (): string[] => readdirSync(DIR).filter(f => f.endsWith('.log')).flatMap(f => readFileSync(new URL(f, DIR), 'utf8').split('\n').filter(l => l.length > 0));
-/** The message of each slot line (after `| `), as the parser hands it on. */
-const messages = (lines: readonly string[]): string[] => lines.flatMap(l => {
-	const at = l.indexOf('| task ');
-	const bar = at < 0 ? -1 : l.indexOf('| ', at + 7);
-	return bar < 0 ? [] : [l.slice(bar + 2)];
-});
 const NUMS = ['0', '00', '-1', '.', '..', '1.', '.5', '0.125', '1.000', '9'.repeat(20), '9'.repeat(400), '1e5', 'nan', '', ' 7', '7 ', '٣'];
 
 function variants(lines: readonly string[], seed: number): string[] {

@@ -7,21 +7,13 @@
  * left to the regex. On the timing lines of every llama.cpp capture we ship, on seeded mutations of
  * them, and on numbers of every awkward form; and the parser as a whole against the frozen reference.
  */
-import {readdirSync, readFileSync} from 'node:fs';
 import {describe, expect, it} from 'vitest';
 import {createLlamaCppParser, EVAL, LIVE, PROMPT_EVAL, scanLive, scanTimes, SCANNED} from '../../source/engines/llamacpp.js';
 import {checkedValue, INVALID, type CheckOptions, type NumberKind} from '../../source/util/numbers.js';
 import {createReferenceLlamaCppParser} from '../helpers/llamacpp-48848bc.js';
 import {mutate, prng} from '../helpers/fuzz.js';
+import {corpus, messages} from '../helpers/llamacpp-corpus.js';
 
-const DIR = new URL('../fixtures/engines/llama.cpp/', import.meta.url);
-const corpus = (): string[] => readdirSync(DIR).filter(f => f.endsWith('.log')).flatMap(f => readFileSync(new URL(f, DIR), 'utf8').split('\n').filter(l => l.length > 0));
-/** The message of each slot line (after `| `). */
-const messages = (lines: readonly string[]): string[] => lines.flatMap(l => {
-	const at = l.indexOf('| task ');
-	const bar = at < 0 ? -1 : l.indexOf('| ', at + 7);
-	return bar < 0 ? [] : [l.slice(bar + 2)];
-});
 const NUMS = ['0', '00', '-1', '-0', '.', '..', '1.', '.5', '0.125', '1.000', '1.2.3', '0.1', '0.3', '123456789012345', '1234567890123456', '99999999.999999', '9'.repeat(20), '9'.repeat(400), '1000000000', '1000000000.5', '1000001', '1e5', 'nan', '-nan', 'inf', '', ' 7', '7 ', '٣'];
 const KINDS: ReadonlyArray<[NumberKind, CheckOptions | undefined]> = [['ms', undefined], ['tokens', {integer: true}], ['ms', {nanIsUnknown: true}], ['tps', {nanIsUnknown: true}]];
 
