@@ -159,14 +159,20 @@ export interface RequestTotals {
 	readonly prompt?: number;
 }
 
+/**
+ * The four counts of RequestTotals, each written once: totalsOf, requestFigures and endFigures read
+ * them through these (no object made where a figure needs one or two of them).
+ */
+const decodedOf = (r: RequestCounts): number | undefined => r.decodedTokens ?? r.generatedTokens;
+const passesOf = (r: RequestCounts, decoded: number | undefined): number | undefined => r.passes ?? passesFromCounts(decoded, r.accepted, r.drafted);
+const uncachedOf = (r: RequestCounts): number | undefined =>
+	r.prefillTokens ?? (known(r.promptTokens) && known(r.cachedTokens) ? r.promptTokens - r.cachedTokens : undefined);
+const promptOf = (r: RequestCounts): number | undefined =>
+	r.promptTokens ?? (known(r.prefillTokens) && known(r.cachedTokens) ? r.prefillTokens + r.cachedTokens : undefined);
+
 export function totalsOf(r: RequestCounts): RequestTotals {
-	const decoded = r.decodedTokens ?? r.generatedTokens;
-	return {
-		decoded,
-		passes: r.passes ?? passesFromCounts(decoded, r.accepted, r.drafted),
-		uncached: r.prefillTokens ?? (known(r.promptTokens) && known(r.cachedTokens) ? r.promptTokens - r.cachedTokens : undefined),
-		prompt: r.promptTokens ?? (known(r.prefillTokens) && known(r.cachedTokens) ? r.prefillTokens + r.cachedTokens : undefined),
-	};
+	const decoded = decodedOf(r);
+	return {decoded, passes: passesOf(r, decoded), uncached: uncachedOf(r), prompt: promptOf(r)};
 }
 
 /** The figures a finished request is counted by in the store: its totals, histograms and pass sample. */
@@ -175,7 +181,7 @@ export type EndFigures = Pick<RequestFigures, 'promptTokens' | 'decodeTps' | 'to
 const NO_END_FIGURES: EndFigures = Object.freeze({});
 
 /**
- * requestFigures's promptTokens, decodeTps and tokensPerPass, worked out as it works them out,
+ * requestFigures's promptTokens, decodeTps and tokensPerPass (the same counts, the same formulas),
  * without the rest: the store counts every finished request by these three only, and the whole
  * figures object (eleven fields, and the rates it does not need) was ~230 B allocated a request
  * on a busy log (V8's sampling heap profiler; the reducer over the traffic bench's llama.cpp lines).
@@ -183,24 +189,21 @@ const NO_END_FIGURES: EndFigures = Object.freeze({});
  */
 export function endFigures(r: RequestCounts): EndFigures {
 	if (r.outcome !== undefined) return NO_END_FIGURES;
-	const cachedTokens = r.cachedTokens;
-	const decoded = r.decodedTokens ?? r.generatedTokens;
-	const passes = r.passes ?? passesFromCounts(decoded, r.accepted, r.drafted);
-	const promptTokens = r.promptTokens ?? (known(r.prefillTokens) && known(cachedTokens) ? r.prefillTokens + cachedTokens : undefined);
-	return {promptTokens, decodeTps: rate(decoded, r.decodeMs), tokensPerPass: tokensPerPassFromPasses(decoded, passes)};
+	const decoded = decodedOf(r);
+	return {promptTokens: promptOf(r), decodeTps: rate(decoded, r.decodeMs), tokensPerPass: tokensPerPassFromPasses(decoded, passesOf(r, decoded))};
 }
 
 export function requestFigures(r: RequestCounts): RequestFigures {
 	// A failed request has no figures of its own (llama.cpp send_error); a cancelled one only partial ones.
 	if (r.outcome !== undefined) return {};
-	// totalsOf's four counts, worked out here as it works them out, without its object: requestFigures
-	// runs once a finished request in the store and for each request the screen or a snapshot makes
-	// an entry of, and under the app's V8 (no TurboFan) the object was garbage at once (~70 B a request).
+	// totalsOf's four counts, without its object: requestFigures runs for each request the screen or a
+	// snapshot makes an entry of, and under the app's V8 (no TurboFan) the object was garbage at once
+	// (~70 B a request).
 	const cachedTokens = r.cachedTokens;
-	const decoded = r.decodedTokens ?? r.generatedTokens;
-	const passes = r.passes ?? passesFromCounts(decoded, r.accepted, r.drafted);
-	const uncached = r.prefillTokens ?? (known(r.promptTokens) && known(cachedTokens) ? r.promptTokens - cachedTokens : undefined);
-	const promptTokens = r.promptTokens ?? (known(r.prefillTokens) && known(cachedTokens) ? r.prefillTokens + cachedTokens : undefined);
+	const decoded = decodedOf(r);
+	const passes = passesOf(r, decoded);
+	const uncached = uncachedOf(r);
+	const promptTokens = promptOf(r);
 	const prefill = uncached !== undefined && uncached > 0 ? rate(uncached, r.prefillMs) : undefined;
 	const decodeTps = rate(decoded, r.decodeMs);
 	const perPass = tokensPerPassFromPasses(decoded, passes);
