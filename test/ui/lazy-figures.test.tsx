@@ -10,16 +10,7 @@ import {describe, expect, it, vi} from 'vitest';
 
 // Counts the figures worked out (the work an entry did for each record when it was made).
 const made = vi.hoisted(() => ({count: 0}));
-vi.mock('../../source/model/figures.js', async importOriginal => {
-	const real = await importOriginal<typeof import('../../source/model/figures.js')>();
-	return {
-		...real,
-		requestFigures: (...args: Parameters<typeof real.requestFigures>) => {
-			made.count++;
-			return real.requestFigures(...args);
-		},
-	};
-});
+vi.mock('../../source/model/figures.js', async importOriginal => (await import('../helpers/count-calls.js')).counting(await importOriginal<typeof import('../../source/model/figures.js')>(), 'requestFigures', made));
 import {requestFigures} from '../../source/model/figures.js';
 import type {RequestRecord, ServerState} from '../../source/types/state.js';
 import {RequestsPane} from '../../source/ui/panes/requests.js';

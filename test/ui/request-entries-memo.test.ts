@@ -9,16 +9,7 @@ import {modelLabel} from '../../source/model/derive.js';
 
 // Counts the model labels made: one per record walked (the work requestEntries does per record).
 const labels = vi.hoisted(() => ({count: 0}));
-vi.mock('../../source/model/derive.js', async importOriginal => {
-	const real = await importOriginal<typeof import('../../source/model/derive.js')>();
-	return {
-		...real,
-		modelLabel: (...args: Parameters<typeof real.modelLabel>) => {
-			labels.count++;
-			return real.modelLabel(...args);
-		},
-	};
-});
+vi.mock('../../source/model/derive.js', async importOriginal => (await import('../helpers/count-calls.js')).counting(await importOriginal<typeof import('../../source/model/derive.js')>(), 'modelLabel', labels));
 import {requestFigures} from '../../source/model/figures.js';
 import {engineName} from '../../source/engines/index.js';
 import type {MonitorState, RequestRecord, ServerState} from '../../source/types/state.js';

@@ -10,16 +10,7 @@ import {describe, expect, it, vi} from 'vitest';
 
 // Counts the row clocks made: entryText makes one per finished row (nothing else in the pane does).
 const clocks = vi.hoisted(() => ({count: 0}));
-vi.mock('../../source/ui/format.js', async importOriginal => {
-	const real = await importOriginal<typeof import('../../source/ui/format.js')>();
-	return {
-		...real,
-		clock: (...args: Parameters<typeof real.clock>) => {
-			clocks.count++;
-			return real.clock(...args);
-		},
-	};
-});
+vi.mock('../../source/ui/format.js', async importOriginal => (await import('../helpers/count-calls.js')).counting(await importOriginal<typeof import('../../source/ui/format.js')>(), 'clock', clocks));
 import type {RequestRecord, ServerState} from '../../source/types/state.js';
 import {entryText, modelColumn, RequestsPane, rowText} from '../../source/ui/panes/requests.js';
 import {noColorTheme} from '../../source/ui/theme.js';
