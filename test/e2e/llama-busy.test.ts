@@ -28,9 +28,13 @@ async function complete(url: string, i: number): Promise<Answer> {
 	return {status: res.status, predicted: body.timings?.predicted_n ?? Number.NaN};
 }
 
-/** One sample's value from the exposition text (`name{labels} value`), or undefined. */
-const sample = (text: string, name: string): number | undefined => {
-	const line = text.split('\n').find(l => l.startsWith(`${name}{`) || l.startsWith(`${name} `));
+/**
+ * One sample's value from the exposition text (`name{labels} value`), or undefined: the series of
+ * `server` (the runtime scans, so another llama-server on the machine, such as another live test's,
+ * has series of its own).
+ */
+const sample = (text: string, name: string, server: string): number | undefined => {
+	const line = text.split('\n').find(l => l.startsWith(`${name}{`) && l.includes(`server="${server}"`));
 	return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 };
 
@@ -75,9 +79,9 @@ describe.skipIf(!realLlamaServer.available)('a real llama-server, busy: every re
 		const counters = new RequestCounters();
 		counters.observe(state);
 		const text = renderMetrics(state, [], counters);
-		expect(sample(text, 'infertop_requests_total')).toBe(TOTAL);
-		expect(sample(text, 'infertop_generated_tokens_total')).toBe(answers.reduce((a, x) => a + x.predicted, 0));
-		expect(sample(text, 'infertop_request_decode_duration_seconds_count')).toBe(TOTAL);
-		expect(sample(text, 'infertop_request_prefill_duration_seconds_count')).toBe(TOTAL);
+		expect(sample(text, 'infertop_requests_total', server!.url)).toBe(TOTAL);
+		expect(sample(text, 'infertop_generated_tokens_total', server!.url)).toBe(answers.reduce((a, x) => a + x.predicted, 0));
+		expect(sample(text, 'infertop_request_decode_duration_seconds_count', server!.url)).toBe(TOTAL);
+		expect(sample(text, 'infertop_request_prefill_duration_seconds_count', server!.url)).toBe(TOTAL);
 	});
 });
