@@ -85,15 +85,22 @@ export function modelLabel(r: RequestRecord, server: Pick<ServerState, 'models' 
 	return UNKNOWN_MODEL;
 }
 
+/** A finished request with figures of its own (a failed or cancelled one has none). */
+const carriesFigures = (r: RequestRecord): boolean => r.done && r.outcome === undefined;
+
 /** The rows of one server: its listed models, else the models its requests are attributed to, else one row. */
 function rowsOf(server: ServerState): {model?: ModelInfo; requests: RequestRecord[]}[] {
 	// Failed and cancelled requests carry no figures of their own (they stay in the requests table).
-	const done = server.requests.filter(r => r.done && r.outcome === undefined);
+	const done = server.requests.filter(carriesFigures);
 	if (server.models.length > 0) {
 		const only = server.models.length === 1 && engineOf(server.engine).oneModel === true;
 		return server.models.map(m => ({model: m, requests: done.filter(r => (only ? true : r.attribution?.model === m.name))}));
 	}
-	const names = [...new Set(done.map(r => modelLabel(r, server)))].filter(n => n !== UNKNOWN_MODEL && n !== '--');
+	// loops, not closures made anew for each frame (issue 32: V8 compiled those again and again)
+	const seen = new Set<string>();
+	for (const r of done) seen.add(modelLabel(r, server));
+	const names: string[] = [];
+	for (const n of seen) if (n !== UNKNOWN_MODEL && n !== '--') names.push(n);
 	if (names.length > 1 || (names.length === 1 && engineOf(server.engine).oneModel !== true)) {
 		return names.map(name => {
 			const own = done.filter(r => modelLabel(r, server) === name);
@@ -118,8 +125,14 @@ export function figureSets(state: MonitorState, serverId: string): FigureSet[] {
 	const rows = rowsOf(server);
 	return rows.map(({model, requests}): FigureSet => {
 		const name = model?.name ?? 'this server';
-		const timed = requests.filter(r => !r.earlier);
-		const live = timed.filter(r => state.now - r.lastSeen <= FIGURE_WINDOW_MS).slice(-FIGURE_WINDOW_REQUESTS);
+		const timed: RequestRecord[] = [];
+		const recent: RequestRecord[] = [];
+		for (const r of requests) {
+			if (r.earlier) continue;
+			timed.push(r);
+			if (state.now - r.lastSeen <= FIGURE_WINDOW_MS) recent.push(r);
+		}
+		const live = recent.slice(-FIGURE_WINDOW_REQUESTS);
 		const probe = probeOf(state, server, model, rows.length);
 		const newest = live.at(-1);
 		// The probe's own request reaches the log a moment after its answer: the probe is the newer news.

@@ -731,11 +731,25 @@ export function findingEntries(state: MonitorState, view: SessionsView): Finding
 	const out: FindingEntry[] = [];
 	for (const s of view.sessions) {
 		for (const kind of FINDING_KINDS) {
-			const on = s.turns.flatMap((t, i) => (t.findings.some(f => f.kind === kind) ? [i] : []));
-			if (on.length === 0) continue;
-			const all = on.flatMap(i => s.turns[i]!.findings.filter(f => f.kind === kind));
-			const finding = all.find(f => !f.inferred) ?? all[0]!;
-			out.push({time: s.turns[on.at(-1)!]!.time, serverId: s.serverId, model: s.model, sessionId: s.id, kind, evidence: finding.evidence, fix: finding.fix, turns: on.map(i => i + 1), finding});
+			// Loops, not closures made anew for each session and kind each frame (issue 32: under a busy
+			// log V8 compiled those again and again). The turns (1-based) with the kind, and its first
+			// instance that is the engine's own (not inferred), else its first.
+			const turns: number[] = [];
+			let first: Finding | undefined;
+			let own: Finding | undefined;
+			for (let i = 0; i < s.turns.length; i++) {
+				let has = false;
+				for (const f of s.turns[i]!.findings) {
+					if (f.kind !== kind) continue;
+					has = true;
+					first ??= f;
+					if (own === undefined && !f.inferred) own = f;
+				}
+				if (has) turns.push(i + 1);
+			}
+			if (turns.length === 0) continue;
+			const finding = own ?? first!;
+			out.push({time: s.turns[turns.at(-1)! - 1]!.time, serverId: s.serverId, model: s.model, sessionId: s.id, kind, evidence: finding.evidence, fix: finding.fix, turns, finding});
 		}
 	}
 	for (const id of state.order) {

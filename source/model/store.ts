@@ -82,14 +82,19 @@ function serverChange(prev: MonitorState, next: MonitorState, action: Action, ig
  */
 export function invisible(prev: MonitorState, next: MonitorState, action: Action): boolean {
 	if (!REPEATING.has(action.type)) return false;
-	return serverChange(prev, next, action, k => UNSHOWN.has(k)) === false;
+	return serverChange(prev, next, action, isUnshown) === false;
 }
 
 /** True when `next` differs from `prev` only in one server's log (and what is never shown). */
 export function logOnly(prev: MonitorState, next: MonitorState, action: Action): boolean {
 	if (!LOG_ACTIONS.has(action.type)) return false;
-	return serverChange(prev, next, action, k => UNSHOWN.has(k) || LOG_FIELDS.has(k)) === false;
+	return serverChange(prev, next, action, isUnshownOrLog) === false;
 }
+
+// At module level, not made anew at each action: under a busy log V8 compiled each new closure
+// again (issue 32).
+const isUnshown = (k: string): boolean => UNSHOWN.has(k);
+const isUnshownOrLog = (k: string): boolean => UNSHOWN.has(k) || LOG_FIELDS.has(k);
 
 export function createStore(options: InitialOptions = {}): MonitorStore {
 	let state = initialState(options);

@@ -107,14 +107,20 @@ interface GraphsProps {
 	readonly rows: number;
 }
 
+// The samples' readers at module level, not closures made anew each frame (issue 32: under a busy
+// log V8 compiled each frame's new ones again).
+const decodeOf = (s: PassSample) => s.decodeTps;
+const passOf = (s: PassSample) => s.tokensPerPass;
+const contentionOf = (s: PassSample) => s.contention;
+
 /** tok/s braille graph with the ceiling line, contention marks under it, tokens-per-pass sparkline: one time axis. */
 const Graphs = memo(function Graphs({history, figures, width, rows}: GraphsProps) {
 	const plotWidth = graphPlotWidth({width, gutter: GUTTER, labelWidth: LABELS});
 	// Only what is on screen (2 samples per cell) counts for the scale.
 	const shown = useMemo(() => history.slice(-plotWidth * 2), [history, plotWidth]);
-	const tpsValues = useMemo(() => shown.map(s => s.decodeTps), [shown]);
-	const tppValues = useMemo(() => shown.map(s => s.tokensPerPass), [shown]);
-	const flags = useMemo(() => shown.map(s => s.contention), [shown]);
+	const tpsValues = useMemo(() => shown.map(decodeOf), [shown]);
+	const tppValues = useMemo(() => shown.map(passOf), [shown]);
+	const flags = useMemo(() => shown.map(contentionOf), [shown]);
 	const ceiling = figures?.ceilingTps;
 	// The scale grows at once and shrinks slowly (model/verdict.ts nextScale); the drawn and printed
 	// scale is that rounded up to a nice number, so it changes only when a step is crossed.
