@@ -8,15 +8,20 @@
  * end the lines read and skipped (skipped: the tail was more than SKIP_BEHIND_BYTES behind and
  * jumped ahead, counting them) against the lines written.
  *
+ * Then the key alone, without tmux: infertop in a pseudo-terminal of the bench's own (script(1)),
+ * `?` written to it and timed until the help's text comes out of it, at rest, while a second burst
+ * is written, and after. tmux's send-keys and capture-pane, each a process, are most of the first
+ * figure (~120 ms at rest against ~10 ms here).
+ *
  *   npm run bench -- burst                 (≈ 40 s)
  *   npm run bench -- burst --lines=200000  (a smaller burst)
  */
-import {execFileSync, spawnSync} from 'node:child_process';
+import {execFileSync, spawn, spawnSync} from 'node:child_process';
 import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
-import {rssBytes, runWhenMain} from './lib.js';
+import {ptyCommand, rssBytes, runWhenMain} from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const wait = (ms: number) => new Promise<void>(r => setTimeout(r, ms));
@@ -29,6 +34,76 @@ function cpuSeconds(pid: number): number | undefined {
 		return (Number(f[11]) + Number(f[12])) / 100;
 	} catch {
 		return undefined;
+	}
+}
+
+const ms = (xs: readonly number[]): string => {
+	if (xs.length === 0) return '--';
+	const s = [...xs].sort((a, b) => a - b);
+	const worst = s.at(-1)!;
+	return `median ${s[s.length >> 1]!.toFixed(0)} ms, worst ${Number.isFinite(worst) ? `${worst.toFixed(0)} ms` : 'no answer in 10 s'} (n=${s.length})`;
+};
+
+/**
+ * `?` to the help on screen, infertop in a pseudo-terminal of its own (no tmux between): at rest,
+ * while `burstRequests` request blocks are appended at once to the log it tails, and after. Undefined
+ * where there is no script(1).
+ */
+async function ptyKeys(dir: string, burstRequests: number): Promise<{rest: number[]; during: number[]; after: number[]; writeS: number} | undefined> {
+	const file = path.join(dir, 'pty.log');
+	writeFileSync(file, '');
+	const {file: cmd, args, pty} = ptyCommand(`${process.execPath} ${path.join(root, 'bin', 'infertop.js')} --log ${file} --no-scan`);
+	if (!pty) return undefined;
+	const child = spawn(cmd, args, {stdio: ['pipe', 'pipe', 'ignore'], detached: true, env: {...process.env, CI: 'false', NODE_ENV: 'production', TERM: 'xterm-256color'}});
+	let out = '';
+	let woke: (() => void) | undefined;
+	child.stdout.on('data', (b: Buffer) => {
+		out += b.toString('latin1');
+		// only what came after the key is searched: keep the end
+		if (out.length > 4_000_000) out = out.slice(-1_000_000);
+		woke?.();
+	});
+	const press = async (): Promise<number> => {
+		const from = out.length;
+		const t = performance.now();
+		child.stdin.write('?');
+		const shown = await new Promise<boolean>(resolve => {
+			const timer = setTimeout(() => resolve(false), 10_000);
+			const check = () => {
+				if (out.indexOf('Show all keys', Math.min(from, out.length)) < 0) return;
+				woke = undefined;
+				clearTimeout(timer);
+				resolve(true);
+			};
+			woke = check;
+			check();
+		});
+		const d = performance.now() - t;
+		child.stdin.write('\u001b');
+		await wait(400);
+		return shown ? d : Infinity;
+	};
+	try {
+		await wait(3000);
+		const rest: number[] = [];
+		for (let i = 0; i < 8; i++) rest.push(await press());
+		const t0 = performance.now();
+		const writer = spawn(process.execPath, [path.join(root, 'bench', 'traffic-writer.mjs'), file, 'llama.cpp', '--burst', String(burstRequests)], {stdio: 'ignore'});
+		const during: number[] = [];
+		await wait(200);
+		while (writer.exitCode === null && during.length < 100) during.push(await press());
+		const writeS = (performance.now() - t0) / 1000;
+		const after: number[] = [];
+		for (let i = 0; i < 8; i++) after.push(await press());
+		return {rest, during, after, writeS};
+	} finally {
+		child.stdin.write('q');
+		await wait(500);
+		try {
+			if (child.pid !== undefined) process.kill(-child.pid);
+		} catch {
+			// gone
+		}
 	}
 }
 
@@ -88,6 +163,7 @@ export async function run(args: readonly string[] = process.argv.slice(2)): Prom
 		for (let i = 0; i < 100 && !existsSync(stats); i++) await wait(100);
 		const j = existsSync(stats) ? (JSON.parse(readFileSync(stats, 'utf8')) as {logs?: Record<string, {lines: number; linesSkipped: number}>}) : undefined;
 		const log = j?.logs ? Object.values(j.logs)[0] : undefined;
+		const keys = await ptyKeys(dir, Math.round(lines / 8));
 		const mb = (v: number | undefined) => (v === undefined ? '--' : `${(v / 1e6).toFixed(0)} MB`);
 		return [
 			`burst: ${written.toLocaleString('en-US')} llama.cpp lines appended at once (${writeS.toFixed(1)} s to write), ${os.cpus().length} cores, load ${os.loadavg().map(l => l.toFixed(1)).join(' ')}, node ${process.version}`,
@@ -96,6 +172,9 @@ export async function run(args: readonly string[] = process.argv.slice(2)): Prom
 			`  RSS before ${mb(rss0)}, peak ${mb(peak)}; CPU ${cpu0 !== undefined && cpu1 !== undefined ? `${(cpu1 - cpu0).toFixed(1)} s` : '--'} in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
 			`  read ${log ? log.lines.toLocaleString('en-US') : '--'} lines, skipped ${log ? log.linesSkipped.toLocaleString('en-US') : '--'} (counted), unaccounted ${log ? (written - log.lines - log.linesSkipped).toLocaleString('en-US') : '--'}`,
 			`  the screen said: ${header.trim()}`,
+			keys
+				? `  key to screen in a pseudo-terminal of its own (no tmux; \`?\` timed until the help is written): at rest ${ms(keys.rest)}; while another ${lines.toLocaleString('en-US')} lines are written (${keys.writeS.toFixed(1)} s) ${ms(keys.during)}; after ${ms(keys.after)}`
+				: '  key to screen in a pseudo-terminal of its own: -- (no script(1))',
 			'  goals (issue 32): memory bounded (RSS ≤ 80 MB), a key answers within 100 ms, every line read or counted as skipped',
 		].join('\n');
 	} finally {

@@ -1,4 +1,5 @@
-/** What the benches share: reading a process's memory, and running one bench file on its own. */
+/** What the benches share: reading a process's memory, a pseudo-terminal, and running one bench file on its own. */
+import {spawnSync} from 'node:child_process';
 import {readFileSync} from 'node:fs';
 import {pathToFileURL} from 'node:url';
 
@@ -10,6 +11,18 @@ export function rssBytes(pid: number): number | undefined {
 	} catch {
 		return undefined;
 	}
+}
+
+/**
+ * `command` in a pseudo-terminal of cols × rows of its own, through script(1): what it writes comes
+ * out of script's stdout as a terminal would get it, and what is written to script's stdin reaches
+ * it as keys. `pty: false` where there is no script(1): a plain shell, no terminal.
+ */
+export function ptyCommand(command: string, cols = 120, rows = 40): {file: string; args: string[]; pty: boolean} {
+	const inner = `stty cols ${cols} rows ${rows} 2>/dev/null; exec ${command}`;
+	if (process.platform === 'linux' && spawnSync('script', ['--version']).status === 0) return {file: 'script', args: ['-qfec', inner, '/dev/null'], pty: true};
+	if (process.platform === 'darwin') return {file: 'script', args: ['-q', '/dev/null', 'sh', '-c', inner], pty: true};
+	return {file: 'sh', args: ['-c', command], pty: false};
 }
 
 /**

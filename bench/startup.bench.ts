@@ -25,6 +25,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import stripAnsi from 'strip-ansi';
+import {ptyCommand} from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -33,13 +34,6 @@ interface Timing {
 	firstFrameMs?: number;
 	exitMs?: number;
 	exitedByItself: boolean;
-}
-
-function ptyCommand(command: string, cols = 120, rows = 40): {file: string; args: string[]; pty: boolean} {
-	const inner = `stty cols ${cols} rows ${rows} 2>/dev/null; exec ${command}`;
-	if (process.platform === 'linux' && spawnSync('script', ['--version']).status === 0) return {file: 'script', args: ['-qfec', inner, '/dev/null'], pty: true};
-	if (process.platform === 'darwin') return {file: 'script', args: ['-q', '/dev/null', 'sh', '-c', inner], pty: true};
-	return {file: 'sh', args: ['-c', command], pty: false};
 }
 
 function once(command: string, cwd: string, extraEnv: Record<string, string> = {}, timeoutMs = 30_000): Promise<Timing> {

@@ -23,6 +23,8 @@ import {onStopSignals, serveMetrics} from './lifecycle.js';
  * source and in the bundle alike (the install and the build fail when the patch is not applied).
  */
 export const INCREMENTAL = true;
+/** Ink's cap on frames a second (see render() below). */
+export const MAX_FPS = 30;
 
 /** Ring once per new finding kind as the store publishes; returns the unsubscribe. */
 function notifyFindings(store: MonitorStore, sessionGapMs: number): () => void {
@@ -108,7 +110,11 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 	const app = render(screenOf(beforeStart), {
 		exitOnCtrlC: false,
 		patchConsole: false,
-		maxFps: 10,
+		// Ink holds a frame until 1/maxFps after the last: a key that came just after a store publish
+		// (at most 4 a second) waited up to that long. At 10, a key reached the screen in a median
+		// 10 ms but 107–110 ms one time in ~20 (bench/burst.bench.ts, a pseudo-terminal of its own);
+		// at 30 it waits ≤ 33 ms. Frames come from keys and publishes, not from a log's lines.
+		maxFps: MAX_FPS,
 		incrementalRendering: INCREMENTAL,
 		onRender: () => {
 			frames++;
