@@ -563,7 +563,10 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 		lastLag = next;
 		options.onLag?.(next);
 	};
-	const splitter = new LineSplitter(line => options.onLine(line, Date.now()));
+	// A line's time is when its chunk was read: one clock read a chunk, not one a line (each a
+	// heap number under a busy log, issue 32); a chunk's lines are split within a millisecond or two.
+	let chunkReadAt = 0;
+	const splitter = new LineSplitter(line => options.onLine(line, chunkReadAt));
 	const ledger = new LineLedger();
 	const state = (text: string) => {
 		if (text !== lastState) {
@@ -747,6 +750,7 @@ export function createLogTail(options: LogTailOptions): Collector & {readonly of
 				if (!skipPartial) linesSkipped++;
 				skip = false;
 			}
+			chunkReadAt = Date.now();
 			splitter.write(chunk);
 			tailMark = Buffer.from(buffer.subarray(Math.max(0, bytesRead - MARK_BYTES), bytesRead));
 			lag(size - offset);
