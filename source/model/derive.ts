@@ -240,8 +240,8 @@ export function probeCandidates(
 /**
  * The probe's own request in a server's log (issue 11 item 2): the finished request whose counts
  * match the probe's answer (generated tokens = the API's eval_count / completion tokens; prompt
- * tokens where both say), inside the probe's time window. Exactly one, or a reason: never the sum
- * of whatever finished at the same moment.
+ * tokens where both say), inside the probe's time window, not already taken for another of
+ * infertop's answers. Exactly one, or a reason: never the sum of whatever finished at the same moment.
  */
 export function matchProbeRequest(
 	state: MonitorState,
@@ -252,7 +252,11 @@ export function matchProbeRequest(
 	const server = state.servers[serverId];
 	if (!server) return undefined;
 	if (q.completionTokens === undefined) return {reason: 'no token count in the answer to match'};
-	const candidates = probeCandidates(server, q, lagMs);
+	// A request already taken for another of infertop's answers is not this one's: the what-if
+	// measurement's concurrency pair has two answers with the same counts, and the second, its own
+	// line not read yet, took the first's request (which then counted twice, and its own stayed in
+	// the log as an agent's turn).
+	const candidates = probeCandidates(server, q, lagMs).filter(r => r.attribution?.by !== 'probe');
 	if (candidates.length === 0) return {reason: 'no log line for this request'};
 	if (candidates.length > 1) return {reason: `${candidates.length} candidates`};
 	const r = candidates[0]!;

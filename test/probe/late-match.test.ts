@@ -92,3 +92,30 @@ describe('a probe request read late from the log', () => {
 		expect(Date.now() - t0).toBeLessThan(1_000);
 	});
 });
+
+describe('the probe matching its own request while it waits', () => {
+	it("the concurrency pair's second answer, its own line not read yet, does not take the first's request; once its line comes, it takes its own", () => {
+		const {store, dispatch, read} = setup();
+		const now = Date.now();
+		// both answers' windows hold the first request (sent together; the engine ran them one after the other)
+		const a = {fromMs: now - 3_000, toMs: now - 1_500, completionTokens: 64, model: 'qwen'};
+		const b = {fromMs: now - 3_000, toMs: now - 1_400, completionTokens: 64, model: 'qwen'};
+		read(block(7, 1), now - 1_600);
+		const first = matchProbeRequest(store.getSnapshot(), 's', a);
+		expect(first).toMatchObject({key: expect.any(String)});
+		const firstKey = (first as {key: string}).key;
+		// the first answer's request is infertop's (what the runtime dispatches on a match)
+		dispatch({type: 'request-attributed', serverId: 's', key: firstKey, model: 'qwen', by: 'probe'});
+		// the second's own line is not read yet: no candidate, not the first's request
+		expect(matchProbeRequest(store.getSnapshot(), 's', b)).toEqual({reason: 'no log line for this request'});
+		read(block(8, 2), now - 1_450);
+		const second = matchProbeRequest(store.getSnapshot(), 's', b);
+		expect(second).toMatchObject({key: expect.any(String)});
+		expect((second as {key: string}).key).not.toBe(firstKey);
+		// neither taken yet: a guess between two is never made
+		const fresh = setup();
+		fresh.read(block(7, 1), now - 1_600);
+		fresh.read(block(8, 2), now - 1_450);
+		expect(matchProbeRequest(fresh.store.getSnapshot(), 's', b)).toEqual({reason: '2 candidates'});
+	});
+});
