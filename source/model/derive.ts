@@ -219,7 +219,10 @@ export type ProbeLogMatch =
 /**
  * The finished requests of `server` that may be a probe's whose answer is `q`: in its time window
  * (the first log line after the request was sent, the last before the stream ended plus the log's
- * lag) with its generated tokens, and its prompt tokens where both say.
+ * lag) with its generated tokens, and its prompt tokens where both say; never one already taken for
+ * another of infertop's answers (the what-if measurement's concurrency pair has two answers with the
+ * same counts: the second, its own line not read yet, took the first's request, which then counted
+ * twice, and its own stayed in the log as an agent's turn).
  */
 export function probeCandidates(
 	server: ServerState,
@@ -229,7 +232,7 @@ export function probeCandidates(
 	const n = q.completionTokens;
 	if (n === undefined) return [];
 	return server.requests.filter(r => {
-		if (!r.done || r.backlog || r.firstSeen < q.fromMs - CLOCK_SLACK_MS || r.lastSeen > q.toMs + lagMs) return false;
+		if (!r.done || r.backlog || r.attribution?.by === 'probe' || r.firstSeen < q.fromMs - CLOCK_SLACK_MS || r.lastSeen > q.toMs + lagMs) return false;
 		const counts = [r.generatedTokens, r.decodedTokens, r.decodedTokens === undefined ? undefined : r.decodedTokens + 1].filter(x => x !== undefined);
 		if (!counts.includes(n)) return false;
 		const prompt = totalsOf(r).prompt;
@@ -252,11 +255,7 @@ export function matchProbeRequest(
 	const server = state.servers[serverId];
 	if (!server) return undefined;
 	if (q.completionTokens === undefined) return {reason: 'no token count in the answer to match'};
-	// A request already taken for another of infertop's answers is not this one's: the what-if
-	// measurement's concurrency pair has two answers with the same counts, and the second, its own
-	// line not read yet, took the first's request (which then counted twice, and its own stayed in
-	// the log as an agent's turn).
-	const candidates = probeCandidates(server, q, lagMs).filter(r => r.attribution?.by !== 'probe');
+	const candidates = probeCandidates(server, q, lagMs);
 	if (candidates.length === 0) return {reason: 'no log line for this request'};
 	if (candidates.length > 1) return {reason: `${candidates.length} candidates`};
 	const r = candidates[0]!;

@@ -42,7 +42,7 @@ export async function attributeLate(
 		const server = getState().servers[serverId];
 		for (const [key, qs] of groups) {
 			const span = {fromMs: Math.min(...qs.map(q => q.fromMs)), toMs: Math.max(...qs.map(q => q.toMs)), completionTokens: qs[0]!.completionTokens, promptTokens: qs[0]!.promptTokens};
-			const found = server === undefined ? [] : probeCandidates(server, span, LOG_LAG_MS + waitMs).filter(r => r.attribution?.by !== 'probe');
+			const found = server === undefined ? [] : probeCandidates(server, span, LOG_LAG_MS + waitMs);
 			// As many as the answers: each is one of them. Fewer: the rest may still come (taken at the end).
 			if (found.length === qs.length || (last && found.length > 0 && found.length < qs.length)) {
 				for (const r of found) dispatch({type: 'request-attributed', serverId, key: r.key, model: qs[0]!.model!, by: 'probe'});

@@ -113,7 +113,9 @@ export function requestEntries(servers: Readonly<Record<string, ServerState>>, o
 // optimizing compiler compiled each frame's new closures again, a few times a second (issue 32:
 // `--trace-opt` at 1,000 req/s, the same source compiled 4–5 times in 20 s).
 const byLastSeen = (a: RequestEntry, b: RequestEntry): number => b.record.lastSeen - a.record.lastSeen;
-const isLive = (e: RequestEntry): boolean => !e.record.done && !e.record.backlog;
+/** Running now: not done, and not a request the backlog left open (the header and the table alike). */
+const inFlight = (r: RequestRecord): boolean => !r.done && !r.backlog;
+const isLive = (e: RequestEntry): boolean => inFlight(e.record);
 /** Largest first; unknown (undefined) after every known one; ties in the order given. */
 const byValue = (a: SortItem, b: SortItem): number => (a.v === undefined ? (b.v === undefined ? a.i - b.i : 1) : b.v === undefined ? -1 : b.v - a.v || a.i - b.i);
 interface SortItem {
@@ -139,7 +141,7 @@ export function requestsSeen(servers: Readonly<Record<string, ServerState>>, ord
 		// request's next line); one the backlog left open is not running (as in tableEntries)
 		for (let i = s.requests.length - 1; i >= 0 && i >= s.requests.length - 32; i--) {
 			const r = s.requests[i]!;
-			if (!r.done && !r.backlog) requests++;
+			if (inFlight(r)) requests++;
 		}
 		bytesBehind += s.logLag?.bytesBehind ?? 0;
 		linesSkipped += s.logLag?.linesSkipped ?? 0;
