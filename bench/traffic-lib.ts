@@ -1,7 +1,7 @@
 /**
  * What `npm run bench -- traffic` and `npm run bench -- servers 8` share: infertop (bundled, in tmux
  * at 120×40, `--log FILE` per server, `--no-scan`) beside `tail -F` on the same files and the
- * writers (bench/traffic-writer.mjs: real llama.cpp b10587 request blocks, or vLLM
+ * writers (bench/traffic-writer.mjs, one write a line as the engines write: real llama.cpp b10587 request blocks, or vLLM
  * `--enable-log-requests` lines) in one run, at each rate.
  *
  * Per subject: CPU (% of one core, /proc/PID/stat utime + stime over the window), CPU per 1,000

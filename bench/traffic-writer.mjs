@@ -18,6 +18,12 @@
  *   (vllm/v1/engine/async_llm.py @ 8ef0b5f50994abaef30bca67b5ec167e5187b99b) and uvicorn's access
  *   line; every 10 s the stats line of vllm/v1/metrics/loggers.py.
  *
+ * Each line is its own write, as the engines write them: llama.cpp's log worker flushes each entry
+ * (common/log.cpp, `common_log_entry::print`, `fflush(fcur)`, ggml-org/llama.cpp 3f545be line 124),
+ * and Python's logging.StreamHandler each record (vLLM, SGLang, uvicorn). The lines due are written
+ * every 10 ms, one write a line (a burst: one write). INFERTOP_BENCH_WRITES=tick writes each 10 ms's
+ * lines in one write, as this writer did up to the fifth round of issue 32 (its figures).
+ *
  * Every 250 ms (and at the end) it writes `{"requests":N,"lines":N,"bytes":N}` to STATUS_FILE.
  * Plain JavaScript (no tsx): its own cost is part of what the bench shows.
  */
@@ -29,6 +35,7 @@ if (!file || (format !== 'llama.cpp' && format !== 'vllm')) {
 	process.exit(2);
 }
 
+const perLine = process.env.INFERTOP_BENCH_WRITES !== 'tick';
 const t0 = Date.now();
 let task = 1000;
 let requests = 0;
@@ -106,6 +113,15 @@ function append(n, rate) {
 		out.push(vllmStats(ms, rate));
 	}
 	if (out.length === 0) return;
+	if (perLine) {
+		for (const l of out) {
+			const line = `${l}\n`;
+			fs.writeSync(fd, line);
+			bytes += Buffer.byteLength(line);
+		}
+		lines += out.length;
+		return;
+	}
 	const text = `${out.join('\n')}\n`;
 	fs.writeSync(fd, text);
 	lines += out.length;

@@ -55,6 +55,28 @@ describe('the file watch alone (no poll)', {timeout: 30_000}, () => {
 		expect(reads()).toBeLessThanOrEqual(Math.ceil(elapsed / MIN_READ_GAP_MS) + 2);
 	});
 
+	it('a busy log (an engine writes each line on its own) is read by the clock, not by its events; when it quiets down the watch is open again', async () => {
+		const {file, lines, tail} = setup();
+		await tail.start();
+		expect(tail.watching()).toBe(true);
+		for (let i = 0; i < 300; i++) {
+			appendFileSync(file, `line ${i}\n`);
+			await new Promise(r => setTimeout(r, 3));
+		}
+		await waitUntil(() => lines.length === 300, {what: 'all 300 lines'});
+		expect(lines).toEqual(Array.from({length: 300}, (_, i) => `line ${i}`));
+		// One event opens a busy spell (a spell ends only when a read finds nothing: not while lines
+		// come every few ms); before, each of the 300 writes was an event taken.
+		expect(tail.fileEvents()).toBeLessThan(30);
+		// Quiet again: the watch is open, and the next line comes through it (no poll in this test).
+		await waitUntil(() => tail.watching(), {what: 'the watch open again'});
+		const before = tail.fileEvents();
+		appendFileSync(file, 'after\n');
+		await waitUntil(() => lines.length === 301, {what: 'the line after, through the watch'});
+		expect(lines.at(-1)).toBe('after');
+		expect(tail.fileEvents()).toBeGreaterThan(before);
+	});
+
 	it('a rotation (rename, new file under the name): the old one drained, the new one followed and watched', async () => {
 		const {dir, file, lines, tail} = setup();
 		await tail.start();
