@@ -626,8 +626,8 @@ export function createLogTail(options: LogTailOptions): LogTail {
 	 * and each write was a file event: a wake-up of the process and a call into JavaScript, ~1,900 a
 	 * second for a llama-server at 1,000 requests a second, ~290 at 100, for reads that happen at most
 	 * 10 times a second. Closing the watch at each event and opening it again after each read cost
-	 * more than the events (~85 µs of JavaScript a turn). Only a local file (`local`: its size is one
-	 * synchronous fstat away) is read so; elsewhere every event is taken, as before.
+	 * more than the events (~85 µs of JavaScript a turn). Where reads are asynchronous (macOS, network
+	 * folders) the size after the watch is opened again comes from an asynchronous stat.
 	 */
 	let quiet = false;
 	/** Bytes the current (or last) read took from the file. */
@@ -635,7 +635,7 @@ export function createLogTail(options: LogTailOptions): LogTail {
 	let events = 0;
 	function onEvent(): void {
 		events++;
-		if (local && !quiet && watcher) {
+		if (!quiet && watcher) {
 			quiet = true;
 			const w = watcher;
 			watcher = undefined;
@@ -654,10 +654,17 @@ export function createLogTail(options: LogTailOptions): LogTail {
 		quiet = false;
 		watchPath();
 		// appended between the check and the watch: read it (no event told of it)
-		if (grown()) onEvent();
+		if (local) {
+			if (grown()) onEvent();
+			return;
+		}
+		const h = handle;
+		void h?.stat().then(st => {
+			if (!stopped && handle === h && st.size > offset) onEvent();
+		}, () => undefined);
 	}
 
-	/** The open file is longer than what was read (false where it cannot be told at once). */
+	/** The open file is longer than what was read (false where that cannot be told synchronously: not `local`). */
 	function grown(): boolean {
 		const h = handle;
 		if (!h || !local) return false;

@@ -18,7 +18,7 @@ afterEach(async () => {
 	for (const d of dirs.splice(0)) rmSync(d, {recursive: true, force: true});
 });
 
-function setup() {
+function setup(syncReads?: boolean) {
 	const dir = mkdtempSync(path.join(tmpdir(), 'infertop-watch-'));
 	dirs.push(dir);
 	const file = path.join(dir, 'server.log');
@@ -35,7 +35,7 @@ function setup() {
 			setImmediate(() => (inRead = false));
 		}
 	};
-	const tail = createLogTail({path: file, onLine, pollMs: 3_600_000});
+	const tail = createLogTail({path: file, onLine, pollMs: 3_600_000, syncReads});
 	stops.push(() => tail.stop());
 	return {dir, file, lines, reads: () => reads, tail};
 }
@@ -55,8 +55,11 @@ describe('the file watch alone (no poll)', {timeout: 30_000}, () => {
 		expect(reads()).toBeLessThanOrEqual(Math.ceil(elapsed / MIN_READ_GAP_MS) + 2);
 	});
 
-	it('a busy log (an engine writes each line on its own) is read by the clock, not by its events; when it quiets down the watch is open again', async () => {
-		const {file, lines, tail} = setup();
+	it.each([
+		['synchronous reads (a local disk on Linux)', undefined],
+		['asynchronous reads (macOS, a network folder)', false],
+	])('a busy log (an engine writes each line on its own) is read by the clock, not by its events; when it quiets down the watch is open again: %s', async (_, syncReads) => {
+		const {file, lines, tail} = setup(syncReads);
 		await tail.start();
 		expect(tail.watching()).toBe(true);
 		for (let i = 0; i < 300; i++) {
