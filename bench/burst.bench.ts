@@ -21,21 +21,11 @@ import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node
 import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
-import {ptyCommand, rssBytes, runWhenMain} from './lib.js';
+import {cpuSeconds, ptyCommand, rssBytes, runWhenMain} from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const wait = (ms: number) => new Promise<void>(r => setTimeout(r, ms));
 const tmux = (...args: string[]) => execFileSync('tmux', args, {encoding: 'utf8'});
-
-function cpuSeconds(pid: number): number | undefined {
-	try {
-		const s = readFileSync(`/proc/${pid}/stat`, 'latin1');
-		const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-		return (Number(f[11]) + Number(f[12])) / 100;
-	} catch {
-		return undefined;
-	}
-}
 
 const ms = (xs: readonly number[]): string => {
 	if (xs.length === 0) return '--';

@@ -13,6 +13,20 @@ export function rssBytes(pid: number): number | undefined {
 	}
 }
 
+const CLK_TCK = 100;
+
+/** CPU a process has used, utime + stime of all its threads (/proc/PID/stat; Linux), seconds, or undefined. */
+export function cpuSeconds(pid: number | undefined): number | undefined {
+	if (pid === undefined) return undefined;
+	try {
+		const s = readFileSync(`/proc/${pid}/stat`, 'latin1');
+		const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+		return (Number(f[11]) + Number(f[12])) / CLK_TCK;
+	} catch {
+		return undefined;
+	}
+}
+
 /**
  * `command` in a pseudo-terminal of cols × rows of its own, through script(1): what it writes comes
  * out of script's stdout as a terminal would get it, and what is written to script's stdin reaches

@@ -19,22 +19,10 @@ import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {realLlamaServer, startLlamaServer} from '../test/helpers/llama-server.js';
-import {rssBytes, runWhenMain} from './lib.js';
+import {cpuSeconds, rssBytes, runWhenMain} from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const CLK_TCK = 100;
 const wait = (ms: number) => new Promise<void>(r => setTimeout(r, ms));
-
-/** utime + stime of a process (all its threads), in seconds. */
-function cpuSeconds(pid: number): number | undefined {
-	try {
-		const s = readFileSync(`/proc/${pid}/stat`, 'latin1');
-		const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-		return (Number(f[11]) + Number(f[12])) / CLK_TCK;
-	} catch {
-		return undefined;
-	}
-}
 
 /** The main thread's voluntary context switches (each a wake-up from a wait). */
 function wakeups(pid: number): number | undefined {

@@ -23,10 +23,9 @@ import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node
 import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
-import {rssBytes} from './lib.js';
+import {cpuSeconds, rssBytes} from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const CLK_TCK = 100;
 const wait = (ms: number) => new Promise<void>(r => setTimeout(r, ms));
 
 export interface TrafficOptions {
@@ -50,17 +49,6 @@ export function trafficOptions(args: readonly string[], servers: number): Traffi
 		throw new Error('options: --seconds=N --warmup=N --rates=N,N --formats=llama.cpp,vllm');
 	}
 	return {servers, seconds, warmup, rates, formats, baseline: process.env.INFERTOP_BENCH_BASELINE};
-}
-
-function cpuSeconds(pid: number | undefined): number | undefined {
-	if (pid === undefined) return undefined;
-	try {
-		const s = readFileSync(`/proc/${pid}/stat`, 'latin1');
-		const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-		return (Number(f[11]) + Number(f[12])) / CLK_TCK;
-	} catch {
-		return undefined;
-	}
 }
 
 function has(bin: string): boolean {
