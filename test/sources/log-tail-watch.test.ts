@@ -80,6 +80,27 @@ describe('the file watch alone (no poll)', {timeout: 30_000}, () => {
 		expect(tail.fileEvents()).toBeGreaterThan(before);
 	});
 
+	it('a rotation in the middle of a busy spell (the watch closed, reads by the clock): the old file drained, the new one followed, no line lost or read twice', async () => {
+		const {dir, file, lines, tail} = setup();
+		await tail.start();
+		for (let i = 0; i < 150; i++) {
+			appendFileSync(file, `old ${i}\n`);
+			await new Promise(r => setTimeout(r, 3));
+		}
+		// renamed while lines still come (logrotate's default, or an engine restarted under the same name)
+		renameSync(file, path.join(dir, 'server.log.1'));
+		for (let i = 0; i < 150; i++) {
+			appendFileSync(file, `new ${i}\n`);
+			await new Promise(r => setTimeout(r, 3));
+		}
+		await waitUntil(() => lines.length === 300, {what: 'all 300 lines, across the rotation'});
+		expect(lines).toEqual([...Array.from({length: 150}, (_, i) => `old ${i}`), ...Array.from({length: 150}, (_, i) => `new ${i}`)]);
+		expect(tail.fileEvents()).toBeLessThan(60);
+		await waitUntil(() => tail.watching(), {what: 'the new file watched once it is quiet'});
+		appendFileSync(file, 'new after\n');
+		await waitUntil(() => lines.length === 301, {what: 'a line of the new file, through its watch'});
+	});
+
 	it('a rotation (rename, new file under the name): the old one drained, the new one followed and watched', async () => {
 		const {dir, file, lines, tail} = setup();
 		await tail.start();
