@@ -4,7 +4,7 @@
  * into at most a read per MIN_READ_GAP_MS, misses no write, and follows a rotation (rename + new
  * file) by re-arming on the new file. Real files.
  */
-import {appendFileSync, mkdtempSync, renameSync, rmSync, writeFileSync} from 'node:fs';
+import {appendFileSync, mkdtempSync, renameSync, rmSync, truncateSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
@@ -99,6 +99,27 @@ describe('the file watch alone (no poll)', {timeout: 30_000}, () => {
 		await waitUntil(() => tail.watching(), {what: 'the new file watched once it is quiet'});
 		appendFileSync(file, 'new after\n');
 		await waitUntil(() => lines.length === 301, {what: 'a line of the new file, through its watch'});
+	});
+
+	it('a copytruncate in the middle of a busy spell: every line written after the cut is read, none twice', async () => {
+		const {file, lines, tail} = setup();
+		await tail.start();
+		for (let i = 0; i < 150; i++) {
+			appendFileSync(file, `old ${i}\n`);
+			await new Promise(r => setTimeout(r, 3));
+		}
+		// logrotate's copytruncate: the file cut to nothing under the writer, which goes on appending
+		// (lines written since the last read and before the cut are gone from the file: tail -F loses them too)
+		truncateSync(file, 0);
+		for (let i = 0; i < 150; i++) {
+			appendFileSync(file, `new ${i}\n`);
+			await new Promise(r => setTimeout(r, 3));
+		}
+		await waitUntil(() => lines.at(-1) === 'new 149', {what: 'the last line after the cut'});
+		const old = lines.filter(l => l.startsWith('old '));
+		expect(old).toEqual(Array.from({length: old.length}, (_, i) => `old ${i}`));
+		expect(lines.slice(old.length)).toEqual(Array.from({length: 150}, (_, i) => `new ${i}`));
+		expect(tail.fileEvents()).toBeLessThan(60);
 	});
 
 	it('a rotation (rename, new file under the name): the old one drained, the new one followed and watched', async () => {
