@@ -13,11 +13,12 @@
  * node's fs.watch watches the file itself, not its folder (a busy sibling file costs nothing); a
  * slow stat poll notices a file that appears or reappears, and backs the watch up where file events
  * are unreliable (network folders, some container mounts). An event only schedules a read (at most
- * one per MIN_READ_GAP_MS): the read's own stat says what changed. While a log is busy the watch is
- * closed and the file read by the clock (`quiet`, below): engines write a line a write. chokidar, used before, stats
+ * one per MIN_READ_GAP_MS): the read's own stat says what changed. chokidar, used before, stats
  * the file on every event — 100 stats a second per log of a server at 100 requests a second, 6 of
  * the 35 % of a core that eight such logs cost (issue 32); the size it saw is not needed, since a
  * file cut and regrown between two reads is told by its head, its tail mark and the ledger.
+ * While a log is busy its watch is closed and it is read by the clock (`quiet`, below): engines
+ * write a line a write, and each write was an event.
  */
 import {fstatSync, readSync, statSync, watch, type FSWatcher, type Stats} from 'node:fs';
 import {lstat, open, stat, statfs, type FileHandle} from 'node:fs/promises';
