@@ -246,4 +246,34 @@ describe('a tail too far behind', () => {
 			await tail.stop();
 		}
 	}, 40_000);
+
+	it('lets the event loop turn while it counts the lines it skips: a key pressed meanwhile is answered', async () => {
+		const file = path.join(tempDir(), 'server.log');
+		writeFileSync(file, 'first\n');
+		const states: string[] = [];
+		const tail = createLogTail({path: file, onLine: () => undefined, onState: t => states.push(t), watch: false, pollMs: 3_600_000});
+		await tail.start();
+		try {
+			// 24 MB at once (the default threshold, 16 MiB, passed): ~22 MB of it counted and skipped
+			const line = `${'x'.repeat(110)}\n`;
+			appendFileSync(file, line.repeat(24 * 1024 * 1024 / line.length));
+			let turns = 0;
+			let skipped = false;
+			const tick = (): void => {
+				if (skipped) return;
+				if (states.some(t => t.includes('skipped ahead'))) skipped = true;
+				else {
+					turns++;
+					setImmediate(tick);
+				}
+			};
+			setImmediate(tick);
+			await tail.readNow();
+			expect(states.some(t => t.includes('skipped ahead'))).toBe(true);
+			// one turn a MiB counted at least (it was none: 110 MB counted in one go held a key 100-180 ms)
+			expect(turns).toBeGreaterThanOrEqual(15);
+		} finally {
+			await tail.stop();
+		}
+	}, 40_000);
 });
