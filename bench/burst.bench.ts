@@ -21,7 +21,7 @@ import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node
 import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
-import {cpuSeconds, ptyCommand, rssBytes, runWhenMain} from './lib.js';
+import {BENCH_ENV, cpuSeconds, ptyCommand, rssBytes, runWhenMain, tmuxStart} from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const wait = (ms: number) => new Promise<void>(r => setTimeout(r, ms));
@@ -107,10 +107,9 @@ export async function run(args: readonly string[] = process.argv.slice(2)): Prom
 	const stats = path.join(dir, 'stats.json');
 	writeFileSync(file, '');
 	const session = `ib-burst-${process.pid}`;
-	const env = `PATH=${path.dirname(process.execPath)}:$PATH CI=false NODE_ENV=production TERM=xterm-256color INFERTOP_RENDER_STATS=${stats}`;
+	const env = `${BENCH_ENV} INFERTOP_RENDER_STATS=${stats}`;
 	try {
-		tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '40', `${env} exec ${process.execPath} ${path.join(root, 'bin', 'infertop.js')} --log ${file} --no-scan`);
-		const pid = Number(tmux('display-message', '-p', '-t', session, '#{pane_pid}').trim());
+		const pid = tmuxStart(session, `${env} exec ${process.execPath} ${path.join(root, 'bin', 'infertop.js')} --log ${file} --no-scan`);
 		await wait(3000);
 		const screen = () => tmux('capture-pane', '-p', '-t', session);
 		const keyLatency = async (key: string, shown: boolean): Promise<number> => {

@@ -1,6 +1,7 @@
 /** What the benches share: reading a process's memory, a pseudo-terminal, and running one bench file on its own. */
-import {spawnSync} from 'node:child_process';
+import {execFileSync, spawnSync} from 'node:child_process';
 import {readFileSync} from 'node:fs';
+import path from 'node:path';
 import {pathToFileURL} from 'node:url';
 
 /** Resident memory of a pid, bytes (/proc/PID/status VmRSS; Linux), or undefined. */
@@ -25,6 +26,15 @@ export function cpuSeconds(pid: number | undefined): number | undefined {
 	} catch {
 		return undefined;
 	}
+}
+
+/** The environment a bench starts infertop in (the shell words before its command): this node first on PATH, no CI mode, a colour terminal. */
+export const BENCH_ENV = `PATH=${path.dirname(process.execPath)}:$PATH CI=false NODE_ENV=production TERM=xterm-256color`;
+
+/** `command` in a new detached tmux session of cols × rows; the pid of its pane's process (what `exec` in the command became). */
+export function tmuxStart(session: string, command: string, cols = 120, rows = 40): number {
+	execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', String(cols), '-y', String(rows), command]);
+	return Number(execFileSync('tmux', ['display-message', '-p', '-t', session, '#{pane_pid}'], {encoding: 'utf8'}).trim());
 }
 
 /**

@@ -13,13 +13,13 @@
  *
  * Without INFERTOP_LLAMA_SERVER and INFERTOP_LLAMA_MODEL it prints why it did not run.
  */
-import {execFileSync, spawn, spawnSync, type ChildProcess} from 'node:child_process';
+import {spawn, spawnSync, type ChildProcess} from 'node:child_process';
 import {closeSync, openSync, readFileSync, readSync, rmSync, statSync} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {realLlamaServer, startLlamaServer} from '../test/helpers/llama-server.js';
-import {cpuSeconds, rssBytes, runWhenMain} from './lib.js';
+import {BENCH_ENV, cpuSeconds, rssBytes, runWhenMain, tmuxStart} from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const wait = (ms: number) => new Promise<void>(r => setTimeout(r, ms));
@@ -82,16 +82,14 @@ export async function run(args: readonly string[] = process.argv.slice(2)): Prom
 	if (!Number.isFinite(seconds) || seconds <= 0 || !Number.isFinite(warmup) || warmup < 0) throw new Error('options: --seconds=N --warmup=N');
 	const baseline = process.env.INFERTOP_BENCH_BASELINE;
 	const server = await startLlamaServer({args: ['-np', '8', '-c', '4096'], logFile: 'server.log'});
-	const env = `PATH=${path.dirname(process.execPath)}:$PATH CI=false NODE_ENV=production TERM=xterm-256color`;
 	const sessions: string[] = [];
 	const children: ChildProcess[] = [];
 	try {
 		const subjects: {label: string; pid: number; cpu0?: number; cpu1?: number; w0?: number; w1?: number; rss?: number}[] = [];
 		const infertop = (label: string, checkout: string) => {
 			const session = `il-${label}-${process.pid}`;
-			execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '120', '-y', '40', `${env} exec ${process.execPath} ${path.join(checkout, 'bin', 'infertop.js')} --log ${server.logPath} --no-scan`]);
 			sessions.push(session);
-			subjects.push({label, pid: Number(execFileSync('tmux', ['display-message', '-p', '-t', session, '#{pane_pid}'], {encoding: 'utf8'}).trim())});
+			subjects.push({label, pid: tmuxStart(session, `${BENCH_ENV} exec ${process.execPath} ${path.join(checkout, 'bin', 'infertop.js')} --log ${server.logPath} --no-scan`)});
 		};
 		infertop('infertop', root);
 		if (baseline) infertop('baseline', baseline);

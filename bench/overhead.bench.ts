@@ -25,7 +25,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {startDemoEngine} from '../source/demo/engine.js';
-import {rssBytes, runWhenMain} from './lib.js';
+import {BENCH_ENV, rssBytes, runWhenMain, tmuxStart} from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLK_TCK = 100;
@@ -73,7 +73,7 @@ const mb = (v: number | undefined) => (v === undefined ? '--' : `${(v / 1e6).toF
 async function once(seconds: number, dir: string, logPath: string, url: string): Promise<{subjects: Subject[]; notes: string[]}> {
 	const notes: string[] = [];
 	// the bin runs through its own shebang (its V8 flags apply), with this node first on PATH
-	const env = `PATH=${path.dirname(process.execPath)}:$PATH CI=false NODE_ENV=production TERM=xterm-256color`;
+	const env = BENCH_ENV;
 	const bin = path.join(root, 'bin', 'infertop.js');
 	const stats = (name: string) => `INFERTOP_RENDER_STATS=${path.join(dir, `${name}.stats.json`)}`;
 	const subjects: Subject[] = [
@@ -86,8 +86,7 @@ async function once(seconds: number, dir: string, logPath: string, url: string):
 	else notes.push('htop is not installed: its column is empty (install it to compare, e.g. apt-get install htop; the bench never installs it)');
 	try {
 		for (const s of subjects) {
-			tmux('new-session', '-d', '-s', s.session, '-x', '120', '-y', '40', s.command);
-			s.pid = Number(tmux('display-message', '-p', '-t', s.session, '#{pane_pid}'));
+			s.pid = tmuxStart(s.session, s.command);
 		}
 		await wait(5000); // warm-up: start-up and the first scans are not the steady state
 		for (const s of subjects) {

@@ -13,13 +13,13 @@
  *                                                  kinds that grew most between them
  * Linux only (RSS from /proc/PID/status).
  */
-import {execFileSync, spawnSync} from 'node:child_process';
+import {spawnSync} from 'node:child_process';
 import {mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {startDemoEngine} from '../source/demo/engine.js';
-import {rssBytes, runWhenMain} from './lib.js';
+import {rssBytes, runWhenMain, tmuxStart} from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const wait = (ms: number) => new Promise<void>(r => setTimeout(r, ms));
@@ -88,8 +88,7 @@ export async function run(): Promise<string> {
 	let failed = 0;
 	const model = demo.models[0]?.name ?? 'demo';
 	try {
-		execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '120', '-y', '40', command]);
-		const pid = Number(execFileSync('tmux', ['display-message', '-p', '-t', session, '#{pane_pid}'], {encoding: 'utf8'}).trim());
+		const pid = tmuxStart(session, command);
 		const t0 = performance.now();
 		const end = t0 + minutes * 60_000;
 		const warmup = Math.min(120_000, minutes * 60_000 * 0.2);

@@ -23,7 +23,7 @@ import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node
 import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
-import {cpuSeconds, rssBytes} from './lib.js';
+import {BENCH_ENV, cpuSeconds, rssBytes, tmuxStart} from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const wait = (ms: number) => new Promise<void>(r => setTimeout(r, ms));
@@ -96,7 +96,7 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 	const dir = mkdtempSync(path.join(os.tmpdir(), 'infertop-traffic-'));
 	const files = Array.from({length: o.servers}, (_, i) => path.join(dir, `server-${i}.log`));
 	for (const f of files) writeFileSync(f, '');
-	const env = `PATH=${path.dirname(process.execPath)}:$PATH CI=false NODE_ENV=production TERM=xterm-256color`;
+	const env = BENCH_ENV;
 	const logs = files.map(f => `--log ${f}`).join(' ');
 	const children: ChildProcess[] = [];
 	const sessions: string[] = [];
@@ -105,9 +105,8 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 		const session = `it-${name}-${process.pid}`;
 		const stats = path.join(dir, `${name}.stats.json`);
 		const bin = path.join(checkout, 'bin', 'infertop.js');
-		execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '120', '-y', '40', `${env} INFERTOP_RENDER_STATS=${stats} exec ${process.execPath} ${bin} ${logs} --no-scan`]);
+		const pid = tmuxStart(session, `${env} INFERTOP_RENDER_STATS=${stats} exec ${process.execPath} ${bin} ${logs} --no-scan`);
 		sessions.push(session);
-		const pid = Number(execFileSync('tmux', ['display-message', '-p', '-t', session, '#{pane_pid}'], {encoding: 'utf8'}).trim());
 		return {label, pids: () => [pid], stats, session};
 	};
 	try {
