@@ -148,10 +148,18 @@ function countNewlines(buf: Buffer): number {
 }
 
 /**
- * Lines a ledger remembers (two numbers each, in typed-array rings: 12 bytes a line, 2.4 MB at
+ * Lines a ledger remembers (two numbers each, in typed-array rings: 12 bytes a line, 192 KiB at
  * most, outside the JS heap); past it the oldest line is forgotten, one for each new one.
+ *
+ * Why not more (issue 32): the ledger is one per log and fills with every line read, so its size
+ * is logs × ledger. At 200,000 lines (2.4 MB a log) eight busy logs held 19 MB once full (6 MB of
+ * ArrayBuffers 35 s in, in a heap snapshot at 8 × 100 req/s), and RSS grew with it for minutes.
+ * What it is for needs far fewer: a copytruncate changes the file's head, and a changed head means
+ * the new text began at 0 (resumeAt's `headChanged`), whatever was forgotten; the ledger places only
+ * a cut that kept the head (a writer that truncated its log part-way), within its last 16,384
+ * lines (~1.6 MB of llama.cpp request lines).
  */
-export const LEDGER_LINES = 200_000;
+export const LEDGER_LINES = 16_384;
 /** Lines a ledger's rings hold at first; they grow ×4 up to its capacity (a quiet log keeps them small). */
 const LEDGER_FIRST_LINES = 1024;
 const HASH_SEED = 0x811c9dc5 | 0;
@@ -404,9 +412,11 @@ export class LineLedger {
 	 * Where to read from in the file as it is now: the start of the first remembered line that no
 	 * longer reads as it did (or is gone), else the end of the last one. `lost`: the first
 	 * remembered line changed although lines before it were read and forgotten, so the new text may
-	 * have begun earlier (what lies between is not read).
+	 * have begun earlier (what lies between is not read). `headChanged`: the file's first bytes no
+	 * longer read as they did: a cut to 0 (copytruncate) and regrown, so where nothing remembered
+	 * still holds the new text is read from 0, not from the first remembered line, and nothing is lost.
 	 */
-	async resumeAt(read: (length: number, position: number) => Promise<Buffer>, size: number): Promise<{offset: number; lost: boolean}> {
+	async resumeAt(read: (length: number, position: number) => Promise<Buffer>, size: number, headChanged = false): Promise<{offset: number; lost: boolean}> {
 		const n = this.count;
 		let j = 0;
 		const start0 = n > 0 ? this.line(0).start : 0;
@@ -442,6 +452,10 @@ export class LineLedger {
 			// The file now ends before the first remembered line (a copytruncate to 0 of a busy log, not
 			// yet regrown that far): all it holds is read, as GNU tail -F reads a truncated file. (It
 			// resumed at start0, past the end: a negative read size threw, and the next read began at 0.)
+			offset = 0;
+		} else if (headChanged) {
+			// The head changed too: the file was cut to 0 and regrown past the first remembered line
+			// (a busy log's copytruncate): all of it is new text.
 			offset = 0;
 		} else if (this.forgot) {
 			// Even the first remembered line changed, and lines before it were read and forgotten: the
@@ -751,12 +765,17 @@ export function createLogTail(options: LogTailOptions): LogTail {
 	let checkHandle: FileHandle | undefined;
 	const checkRead = (length: number, position: number): Promise<Buffer> => checkAt(checkHandle!, length, position);
 
+	/** The file's first bytes still read as we read them (true while none were noted). */
+	async function headHolds(h: FileHandle, size: number): Promise<boolean> {
+		if (headLength === 0) return true;
+		return size >= headLength && head !== undefined && (await checkAt(h, headLength, 0)).equals(head);
+	}
+	/** The last contentHolds (or drain's check of a shrunk file) found the head changed: what resumeAt is told. */
+	let headChanged = false;
 	/** The head and the mark before our offset still read as they did: the same content. */
 	async function contentHolds(h: FileHandle, size: number): Promise<boolean> {
-		if (headLength > 0) {
-			if (size < headLength) return false;
-			if (!head || !(await checkAt(h, headLength, 0)).equals(head)) return false;
-		}
+		headChanged = !(await headHolds(h, size));
+		if (headChanged) return false;
 		if (tailMark && offset >= tailMark.length) {
 			if (size < offset) return false;
 			if (!(await checkAt(h, tailMark.length, offset - tailMark.length)).equals(tailMark)) return false;
@@ -782,11 +801,14 @@ export function createLogTail(options: LogTailOptions): LogTail {
 		const h = handle;
 		if (!h) return;
 		const size = known ?? (local ? fstatSync(h.fd).size : (await h.stat()).size);
-		if (size < offset || (size > offset && !(await contentHolds(h, size)))) {
+		let cut = size < offset;
+		if (cut) headChanged = !(await headHolds(h, size));
+		else if (size > offset && !(await contentHolds(h, size))) cut = true;
+		if (cut) {
 			// Truncated in place (copytruncate), maybe regrown past our offset since: resume at the first
 			// line that no longer reads as it did (none read twice, none of the new skipped); a new file
 			// under the same inode changed from its first line, and is read from its start.
-			const r = await ledger.resumeAt((length, position) => readAt(h, length, position), size);
+			const r = await ledger.resumeAt((length, position) => readAt(h, length, position), size, headChanged);
 			offset = r.offset;
 			const lost = r.lost;
 			head = undefined;

@@ -150,4 +150,41 @@ describe.each([{syncReads: true}, {syncReads: false}])('reads: synchronous $sync
 		await tail.readNow();
 		expect(lines.slice(n)).toEqual(['after the cut 1', 'after the cut 2', 'after the cut 3']);
 	});
+
+	/**
+	 * Issue 32: the ledger keeps the last LEDGER_LINES lines only (one per log: logs × ledger). A busy
+	 * log cut to 0 and regrown, before the next read, past where the first remembered line began: the
+	 * head changed, so the new text began at 0 and is all read, none twice, none lost. (With the head
+	 * not consulted it resumed at the first remembered line and said the lines before it were not read.)
+	 */
+	it.each([
+		{regrown: 'past the first remembered line, short of our offset', extra: 0},
+		{regrown: 'past our offset', extra: 2},
+	])('copytruncate of a log busier than the ledger, regrown $regrown: every new line read once, from 0', {timeout: 30_000}, async ({extra}) => {
+		const {file, lines, states, tail} = setup();
+		await tail.start();
+		const n = LEDGER_LINES * 2;
+		const before = Array.from({length: n}, (_, i) => `srv  log_server_r: request ${String(i).padStart(6, '0')}`);
+		fs.writeFileSync(file, before.join('\n') + '\n');
+		await tail.readNow();
+		expect(lines.length).toBe(n);
+		const oldSize = fs.statSync(file).size;
+		// New lines of another length (their ends never line up with the old ones), to past 3/4 of the
+		// old file (the ledger remembers the last half of it) or past its end.
+		const line = (i: number) => `new ${i}`;
+		const after: string[] = [];
+		let bytes = 0;
+		const target = extra === 0 ? Math.floor(oldSize * 0.8) : oldSize + 1000;
+		for (let i = 0; bytes < target; i++) {
+			after.push(line(i));
+			bytes += line(i).length + 1;
+		}
+		fs.truncateSync(file, 0);
+		fs.appendFileSync(file, after.join('\n') + '\n');
+		await tail.readNow();
+		expect(lines.length - n).toBe(after.length);
+		expect(lines.slice(n)).toEqual(after);
+		expect(states).toContain(`following ${file} (truncated)`);
+		expect(states.filter(s => s.includes('not read') || s.startsWith('error'))).toEqual([]);
+	});
 });
