@@ -7,7 +7,8 @@
  */
 import {describe, expect, it} from 'vitest';
 import {deriveSessions, findingEntries, type Session} from '../../source/model/sessions.js';
-import {summaryLine, windowFor} from '../../source/model/findings.js';
+import {FINDING_KINDS, summaryLine, windowFor, type Finding, type FindingKind} from '../../source/model/findings.js';
+import {initialState} from '../../source/model/reducer.js';
 import {toSnapshot} from '../../source/model/snapshot.js';
 import {emptySystem} from '../../source/types/system.js';
 import {GIB} from '../../source/model/wired-limit.js';
@@ -354,6 +355,48 @@ describe('Prometheus: turns per finding kind, and the newest turn\'s context fil
 			'infertop_agent_findings_total{engine="ollama",server="http://ollama",model="qwen3-coder:30b",kind="context-near-full"} 1',
 			'infertop_agent_findings_total{engine="ollama",server="http://ollama",model="qwen3-coder:30b",kind="truncated"} 6',
 			'infertop_agent_context_fill_ratio{engine="ollama",server="http://ollama",model="qwen3-coder:30b"} 0.999755859375',
+		]);
+	});
+});
+
+describe('findingEntries: one pass over the turns for every kind (issue 32)', () => {
+	/** The entries as the list states them: per session, per kind in FINDING_KINDS order, the turns with it and its own (else first) instance. */
+	function reference(sessions: readonly Session[]) {
+		const out = [];
+		for (const s of sessions) {
+			for (const kind of FINDING_KINDS) {
+				const turns = s.turns.flatMap((t, i) => (t.findings.some(f => f.kind === kind) ? [i + 1] : []));
+				if (turns.length === 0) continue;
+				const all = s.turns.flatMap(t => t.findings.filter(f => f.kind === kind));
+				const finding = all.find(f => !f.inferred) ?? all[0]!;
+				out.push({time: s.turns[turns.at(-1)! - 1]!.time, serverId: s.serverId, model: s.model, sessionId: s.id, kind, evidence: finding.evidence, fix: finding.fix, turns, finding});
+			}
+		}
+		return out.sort((a, b) => b.time - a.time);
+	}
+	const f = (kind: FindingKind, evidence: string, inferred?: boolean): Finding => ({kind, evidence, fix: `fix ${evidence}`, ...(inferred ? {inferred} : {})});
+	const turn = (time: number, findings: Finding[]) => ({time, findings}) as unknown as Session['turns'][number];
+	const session = (id: string, turns: Session['turns']): Session => ({id, serverId: id.split('/')[0]!, engine: 'llamacpp', model: 'm', turns, budget: {} as Session['budget']}) as Session;
+
+	it('several kinds on a turn, one kind twice on a turn, the engine\'s own line after an inferred one, kinds out of list order: as the list states them', () => {
+		const sessions = [
+			session('a/m/-/1', [
+				turn(1000, [f('cache-miss', 'miss 1', true), f('context-near-full', 'near 1', true)]),
+				turn(2000, []),
+				turn(3000, [f('context-near-full', 'near 3', true), f('truncated', 'cut 3 inferred', true), f('truncated', 'cut 3 WARN')]),
+				turn(4000, [f('truncated', 'cut 4 WARN'), f('cache-miss', 'miss 4', true), f('cache-miss', 'miss 4 again', true)]),
+			]),
+			session('b/m/-/1', [turn(1500, [f('queued', 'queued 1', true)]), turn(5000, [f('tool-call-failed', 'tool 2'), f('queued', 'queued 2', true)])]),
+			session('c/m/-/1', [turn(2500, [])]),
+		];
+		const state = initialState({});
+		const got = findingEntries(state, {sessions, withoutTime: 0});
+		expect(got).toEqual(reference(sessions));
+		const a = got.filter(e => e.serverId === 'a');
+		expect(a.map(e => [e.kind, e.turns, e.evidence])).toEqual([
+			['truncated', [3, 4], 'cut 3 WARN'],
+			['cache-miss', [1, 4], 'miss 1'],
+			['context-near-full', [1, 3], 'near 1'],
 		]);
 	});
 });
