@@ -28,7 +28,7 @@ import {waitUntil} from '../helpers/wait.js';
 import {mergeConfig, DEFAULTS} from '../../source/config/config.js';
 import type {Snapshot} from '../../source/model/snapshot.js';
 import {startFake, type Fake} from '../helpers/fake-engines.js';
-import {realLlamaServer, sayWhySkipped, startLlamaServer, type StartedLlamaServer} from '../helpers/llama-server.js';
+import {postFresh, realLlamaServer, sayWhySkipped, startLlamaServer, type StartedLlamaServer} from '../helpers/llama-server.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/discovery/llama.cpp/named-and-found/', import.meta.url));
 
@@ -187,8 +187,8 @@ describe.skipIf(!realLlamaServer.available)('naming what discovery also finds: a
 	const turn = async (n: number) => {
 		const body = await readFile(path.join(FIXTURE, `req${n}.request.json`), 'utf8');
 		const sent = Date.now();
-		const res = await fetch(`${server.url}/v1/chat/completions`, {method: 'POST', headers: {'content-type': 'application/json'}, body});
-		const text = await res.text();
+		const res = await postFresh(`${server.url}/v1/chat/completions`, body);
+		const text = res.text;
 		const ended = Date.now();
 		expect(res.status).toBe(200);
 		const chunks = text.split('\n').filter(l => l.startsWith('data: {')).map(l => JSON.parse(l.slice(6)) as {timings?: Record<string, number>; usage?: Turn['usage']});

@@ -13,6 +13,7 @@
  */
 import {spawn, type ChildProcess} from 'node:child_process';
 import {accessSync, constants, mkdtempSync, openSync, closeSync, readFileSync, statSync} from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -189,4 +190,23 @@ export async function startLlamaServer(options: StartOptions = {}): Promise<Star
 		if (!/couldn't bind/.test(tail)) break;
 	}
 	throw new Error(lastError);
+}
+
+/**
+ * POST `body` (JSON) to a real llama-server on a connection of its own, and its status and text.
+ * Not fetch: fetch keeps the connection open for the next request, and a request sent on it just as
+ * the server closed it failed with "other side closed" (UND_ERR_SOCKET) in 1 of 5 runs of the live
+ * tests here. A request must reach the server exactly once (the tests count them), so it is not retried.
+ */
+export function postFresh(url: string, body: string): Promise<{status: number; text: string}> {
+	return new Promise((resolve, reject) => {
+		const req = http.request(url, {method: 'POST', agent: false, headers: {'content-type': 'application/json', 'content-length': Buffer.byteLength(body)}}, res => {
+			const chunks: Buffer[] = [];
+			res.on('data', (c: Buffer) => chunks.push(c));
+			res.on('end', () => resolve({status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8')}));
+			res.on('error', reject);
+		});
+		req.on('error', reject);
+		req.end(body);
+	});
 }
