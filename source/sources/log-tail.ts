@@ -770,14 +770,9 @@ export function createLogTail(options: LogTailOptions): LogTail {
 		if (headLength === 0) return true;
 		return size >= headLength && head !== undefined && (await checkAt(h, headLength, 0)).equals(head);
 	}
-	/** The last contentHolds (or drain's check of a shrunk file) found the head changed: what resumeAt is told. */
-	let headChanged = false;
-	/** The head and the mark before our offset still read as they did: the same content. */
-	async function contentHolds(h: FileHandle, size: number): Promise<boolean> {
-		headChanged = !(await headHolds(h, size));
-		if (headChanged) return false;
+	/** Past the head (checked first, by the caller): the mark before our offset and the ledger's spot check still read as they did. */
+	async function restHolds(h: FileHandle, size: number): Promise<boolean> {
 		if (tailMark && offset >= tailMark.length) {
-			if (size < offset) return false;
 			if (!(await checkAt(h, tailMark.length, offset - tailMark.length)).equals(tailMark)) return false;
 		}
 		checkHandle = h;
@@ -801,9 +796,14 @@ export function createLogTail(options: LogTailOptions): LogTail {
 		const h = handle;
 		if (!h) return;
 		const size = known ?? (local ? fstatSync(h.fd).size : (await h.stat()).size);
+		// The same content (head first, then the rest), or cut in place; a changed head tells resumeAt
+		// that the new text began at 0.
+		let headChanged = false;
 		let cut = size < offset;
-		if (cut) headChanged = !(await headHolds(h, size));
-		else if (size > offset && !(await contentHolds(h, size))) cut = true;
+		if (cut || size > offset) {
+			headChanged = !(await headHolds(h, size));
+			cut ||= headChanged || !(await restHolds(h, size));
+		}
 		if (cut) {
 			// Truncated in place (copytruncate), maybe regrown past our offset since: resume at the first
 			// line that no longer reads as it did (none read twice, none of the new skipped); a new file
