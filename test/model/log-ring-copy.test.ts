@@ -3,9 +3,12 @@
  * one block where they are a Float64Array (issue 32: no heap number a line under the interpreter).
  * The lines read back must be exactly those appended (fractional, -0, NaN and huge times included),
  * across many copies, from a ring made by appendTo and from one whose times are a plain array.
+ * The texts are kept as UTF-8 bytes (a store copied when its lines or its bytes run out): texts of
+ * every width, empty ones and ones longer than the whole store read back as written, and a ring
+ * seen earlier never changes when a later one is appended to.
  */
 import {describe, expect, it} from 'vitest';
-import {appendTo, emptyLog, logLines, LOG_NOTE, LOG_PARSED, type DraftRing} from '../../source/model/log-ring.js';
+import {appendTo, emptyLog, logLines, logTextAt, LOG_NOTE, LOG_PARSED, type DraftRing} from '../../source/model/log-ring.js';
 import type {LogLine, LogRing} from '../../source/types/state.js';
 import {prng} from '../helpers/fuzz.js';
 
@@ -41,5 +44,40 @@ describe('log ring copies', () => {
 		const before: LogLine[] = [{t: 1.25, text: 'a', parsed: true}, {t: -0, text: 'b', parsed: false}, {t: 3.5, text: 'c', parsed: true, note: true}];
 		const ring: LogRing = {buffer: ['a', 'b', 'c'], times: [1.25, -0, 3.5], flags: [LOG_PARSED, 0, LOG_PARSED | LOG_NOTE], start: 0, end: 3, length: 3};
 		check(ring, 5, 40, 9, before);
+	});
+
+	it('texts of every width (multi-byte, astral, empty, longer than a store) read back as written, and earlier rings never change', () => {
+		const r = prng(77);
+		const parts = ['a', 'é', '€', '😀', 'słot 0 | task 12', ' ', 'ΕΛΛΗΝΙΚΆ', '漢字'];
+		const text = (): string => {
+			const n = r() < 0.05 ? 2000 + Math.floor(r() * 3000) : r() < 0.1 ? 0 : Math.floor(r() * 40);
+			let s = '';
+			for (let k = 0; k < n; k++) s += parts[Math.floor(r() * parts.length)]!;
+			return s;
+		};
+		for (const cap of [1, 3, 50]) {
+			let ring = {...emptyLog()} as DraftRing;
+			const want: string[] = [];
+			const seen: [LogRing, string[]][] = [];
+			for (let i = 0; i < cap * 12 + 5; i++) {
+				// a new batch (a copy of the ring, appended to in place) every few lines; a branch sometimes
+				if (r() < 0.3) {
+					seen.push([ring, logLines(ring).map(l => l.text)]);
+					ring = {...ring};
+				}
+				if (r() < 0.05 && seen.length > 0) {
+					// a ring seen earlier appended to again (a branch): it must copy, not overwrite
+					const [old, was] = seen[Math.floor(r() * seen.length)]!;
+					const branch = appendTo({...old}, i, 'branch', 0, cap);
+					expect(logLines(branch).map(l => l.text)).toEqual([...was, 'branch'].slice(-cap));
+				}
+				const t = text();
+				ring = appendTo(ring, i, t, 0, cap);
+				want.push(t);
+				expect(logTextAt(ring, ring.length - 1)).toBe(t);
+			}
+			expect(logLines(ring).map(l => l.text)).toEqual(want.slice(-cap));
+			for (const [old, was] of seen) expect(logLines(old).map(l => l.text)).toEqual(was);
+		}
 	});
 });
