@@ -9,17 +9,10 @@
  *
  * A line is kept as its text, its time and its flags in three arrays, not as an object: a busy
  * log's lines each lived through a scavenge or two in the ring and were copied by it (an object
- * and a boxed time, ~100 bytes a line). Kept apart they are bytes, an unboxed double and a small
- * integer; a LogLine is made when one is read (the rows on screen).
- *
- * The texts are kept as their UTF-8 bytes in a Buffer (LogTexts), decoded when read, not as
- * strings: a line's string is a slice of the 64 KiB chunk its read decoded, and a ring of strings
- * kept every chunk alive for as long as one of its lines was held (1 s of a log at 100 requests a
- * second). All of them outlived the young generation: with eight busy logs, the decoded chunks were
- * a quarter of the bytes promoted to the old one (14.4 of 61.7 MB in 20 s, issue 32). Bytes outside
- * the collected heap are copied once into the store, and never by the collector.
+ * and a boxed time, ~100 bytes a line). Kept apart they are a pointer, an unboxed double and a
+ * small integer; a LogLine is made when one is read (the rows on screen).
  */
-import type {LogLine, LogRing, LogTexts} from '../types/state.js';
+import type {LogLine, LogRing} from '../types/state.js';
 
 export type {LogRing} from '../types/state.js';
 
@@ -53,23 +46,22 @@ export type DraftRing = {-readonly [K in keyof LogRing]: LogRing[K]};
  * comes as its parts (no LogLine made to be taken apart).
  */
 export function appendTo(ring: DraftRing, t: number, text: string, flags: number, cap: number): DraftRing {
-	let store = ring.buffer;
+	let buffer = ring.buffer as string[];
 	let times = ring.times as Float64Array | number[] | undefined;
 	let marks = ring.flags as Uint8Array | number[] | undefined;
 	let start = ring.start;
 	let end = ring.end;
-	// Only the newest window may write into a store (it ends where the store's lines do); anything
-	// else copies (never overwrites). A store with no room for the line (its lines or its bytes:
-	// at most 3 a UTF-16 unit, counted exactly only near the end) copies too.
-	let texts = isTexts(store) ? store : undefined;
-	if (texts === undefined || times === undefined || marks === undefined || end !== texts.lines || end >= texts.length || !roomFor(texts, end, text)) {
+	// Only the newest window may write into a backing array (slot `end` still unwritten: a text is
+	// never undefined); anything else copies (never overwrites). A full backing array copies too.
+	if (times === undefined || marks === undefined || end >= buffer.length || buffer[end] !== undefined || buffer === EMPTY.buffer) {
 		// (a ring written out empty has no times or flags: nothing to keep)
 		const keep = times === undefined || marks === undefined ? 0 : Math.min(end - start, cap - 1);
-		// The store is made at its full size (2 × cap lines) once per `cap` lines: grown by a push a
-		// line, it was copied at each growth (~90 bytes a line of a busy log, all of it outliving a
-		// scavenge: V8's sampling heap profiler, llama.cpp at 1,000 requests a second).
+		// The backing arrays are made at their full size (2 × cap) once per `cap` lines: grown by a push
+		// a line, they were copied at each growth (~90 bytes a line of a busy log, all of it outliving
+		// a scavenge: V8's sampling heap profiler, llama.cpp at 1,000 requests a second). Times and flags
+		// are typed arrays (their store is outside the collected heap); the texts a holey array.
 		const size = Math.max(2 * cap, keep + 1);
-		texts = newTexts(store, end - keep, end, size, text);
+		const texts = new Array<string>(size);
 		const at = new Float64Array(size);
 		const marked = new Uint8Array(size);
 		// The times copied as a block where they are a Float64Array: read one by one, each was a new
@@ -78,23 +70,22 @@ export function appendTo(ring: DraftRing, t: number, text: string, flags: number
 		if (typed) at.set((times as Float64Array).subarray(end - keep, end));
 		for (let i = 0; i < keep; i++) {
 			const k = end - keep + i;
+			texts[i] = buffer[k]!;
 			if (!typed) at[i] = times![k]!;
 			marked[i] = marks![k]!;
 		}
-		store = texts;
+		buffer = texts;
 		times = at;
 		marks = marked;
 		start = 0;
 		end = keep;
 	}
-	const from = texts.offsets[end]!;
-	texts.offsets[end + 1] = from + (texts.bytes as Buffer).write(text, from);
-	texts.lines = end + 1;
+	buffer[end] = text;
 	times[end] = t;
 	marks[end] = flags;
 	end++;
 	if (end - start > cap) start = end - cap;
-	ring.buffer = store;
+	ring.buffer = buffer;
 	ring.times = times;
 	ring.flags = marks;
 	ring.start = start;
@@ -103,50 +94,11 @@ export function appendTo(ring: DraftRing, t: number, text: string, flags: number
 	return ring;
 }
 
-const isTexts = (store: LogTexts | readonly string[]): store is LogTexts => !Array.isArray(store);
-
-/** The store has room for `text` as line `end`. */
-function roomFor(texts: LogTexts, end: number, text: string): boolean {
-	const free = texts.bytes.length - texts.offsets[end]!;
-	return 3 * text.length <= free || Buffer.byteLength(text) <= free;
-}
-
-/** Bytes a store is made with at least. */
-const MIN_STORE_BYTES = 4096;
-
-/**
- * A new store of `size` lines holding lines [from, to) of `old` (its bytes copied as one block), with
- * room for `size` lines as long as the kept ones on average (a quarter more), and for `next`.
- */
-function newTexts(old: LogTexts | readonly string[], from: number, to: number, size: number, next: string): LogTexts {
-	const keep = to - from;
-	const offsets = new Uint32Array(size + 1);
-	if (isTexts(old)) {
-		const a = old.offsets[from]!;
-		const kept = old.offsets[to]! - a;
-		const bytes = Buffer.allocUnsafeSlow(storeBytes(kept, keep, size, next));
-		(old.bytes as Buffer).copy(bytes, 0, a, a + kept);
-		for (let i = 0; i <= keep; i++) offsets[i] = old.offsets[from + i]! - a;
-		return {bytes, offsets, lines: keep, length: size};
-	}
-	// a ring made by hand: its texts written out
-	let kept = 0;
-	for (let k = from; k < to; k++) kept += Buffer.byteLength(old[k]!);
-	const bytes = Buffer.allocUnsafeSlow(storeBytes(kept, keep, size, next));
-	for (let i = 0; i < keep; i++) offsets[i + 1] = offsets[i]! + bytes.write(old[from + i]!, offsets[i]!);
-	return {bytes, offsets, lines: keep, length: size};
-}
-
-function storeBytes(kept: number, keep: number, size: number, next: string): number {
-	const perLine = keep > 0 ? kept / keep : 0;
-	return Math.max(MIN_STORE_BYTES, Math.ceil(1.25 * perLine * size), kept + Buffer.byteLength(next));
-}
-
 /** Line `i` of the ring (0 = oldest held), made on read: the same fields as the line appended. */
 export function logLineAt(ring: LogRing, i: number): LogLine {
 	const k = ring.start + i;
 	const t = ring.times?.[k] ?? 0;
-	const text = textOf(ring.buffer, k);
+	const text = ring.buffer[k]!;
 	const flags = ring.flags?.[k] ?? 0;
 	const parsed = (flags & LOG_PARSED) !== 0;
 	return (flags & LOG_NOTE) === 0 ? {t, text, parsed} : {t, text, parsed, note: true};
@@ -154,12 +106,7 @@ export function logLineAt(ring: LogRing, i: number): LogLine {
 
 /** The text of line `i` (0 = oldest held), read in place (a filter reads only the texts). */
 export function logTextAt(ring: LogRing, i: number): string {
-	return textOf(ring.buffer, ring.start + i);
-}
-
-/** Line k of a store, decoded (or of a ring's plain array). */
-function textOf(store: LogTexts | readonly string[], k: number): string {
-	return isTexts(store) ? (store.bytes as Buffer).toString('utf8', store.offsets[k], store.offsets[k + 1]) : store[k]!;
+	return ring.buffer[ring.start + i]!;
 }
 
 function linesOf(ring: LogRing, from: number, to: number): LogLine[] {

@@ -20,27 +20,9 @@ export interface LogLine {
  * The log buffer: a window [start, end) onto shared, append-only backing arrays (model/log-ring.ts
  * appends in amortised O(1) and reads it, a LogLine made on read; nothing else writes it).
  */
-/**
- * The shared, append-only store of a log ring's texts (model/log-ring.ts): their UTF-8 bytes one
- * after another, outside the collected heap, and where each line's bytes begin.
- */
-export interface LogTexts {
-	/** The bytes (a Buffer); written only past `offsets[lines]`. */
-	readonly bytes: Uint8Array;
-	/** Line k's bytes are [offsets[k], offsets[k + 1]). */
-	readonly offsets: Uint32Array;
-	/** Lines written so far: only the ring whose window ends here may write the next. */
-	lines: number;
-	/** Lines it has room for. */
-	readonly length: number;
-}
-
 export interface LogRing {
-	/**
-	 * Shared, append-only backing store of the lines' texts: read only [start, end). Their bytes
-	 * (log-ring.ts), or a plain array of texts in a ring made by hand.
-	 */
-	readonly buffer: LogTexts | readonly string[];
+	/** Shared, append-only backing store of the lines' texts: read only [start, end). */
+	readonly buffer: readonly string[];
 	/**
 	 * The lines' times and flags (log-ring.ts), index for index with `buffer`; absent only in a ring
 	 * written out empty. Typed arrays as log-ring.ts makes them (a plain array in a ring made by hand).

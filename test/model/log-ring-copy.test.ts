@@ -3,9 +3,8 @@
  * one block where they are a Float64Array (issue 32: no heap number a line under the interpreter).
  * The lines read back must be exactly those appended (fractional, -0, NaN and huge times included),
  * across many copies, from a ring made by appendTo and from one whose times are a plain array.
- * The texts are kept as UTF-8 bytes (a store copied when its lines or its bytes run out): texts of
- * every width, empty ones and ones longer than the whole store read back as written, and a ring
- * seen earlier never changes when a later one is appended to.
+ * Texts of every width (multi-byte, astral, empty, thousands of characters) read back as written,
+ * and a ring seen earlier never changes when a later one, or itself again (a branch), is appended to.
  */
 import {describe, expect, it} from 'vitest';
 import {appendTo, emptyLog, logLines, logTextAt, LOG_NOTE, LOG_PARSED, type DraftRing} from '../../source/model/log-ring.js';
@@ -46,7 +45,7 @@ describe('log ring copies', () => {
 		check(ring, 5, 40, 9, before);
 	});
 
-	it('texts of every width (multi-byte, astral, empty, longer than a store) read back as written, and earlier rings never change', () => {
+	it('texts of every width (multi-byte, astral, empty, very long) read back as written, and earlier rings never change', () => {
 		const r = prng(77);
 		const parts = ['a', 'é', '€', '😀', 'słot 0 | task 12', ' ', 'ΕΛΛΗΝΙΚΆ', '漢字'];
 		const text = (): string => {
