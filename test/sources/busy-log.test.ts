@@ -51,7 +51,7 @@ const writeBurst = (file: string, format: 'llama.cpp' | 'vllm', n: number): numb
  * shared backing array, outside every earlier state's window: model/log-ring.ts).
  */
 const seen = (s: ServerState | undefined) => (s ? {...s, log: logLines(s.log)} : s);
-/** Every server as its readers see it (the rings' stores are made at sizes of their own). */
+/** Every server as its readers see it: each log ring as the lines of its window, not its backing arrays. */
 const seenAll = (state: MonitorState) => Object.fromEntries(Object.entries(state.servers).map(([id, s]) => [id, seen(s)]));
 
 /** Line by line, as before batches: a log-line and an engine-event per event. */
