@@ -131,14 +131,20 @@ for (const m of STARTUP_BUILTINS) require(`node:${m}`);
 v8.setFlagsFromString(START_FLAGS);
 
 /**
- * TurboFan while the logs are busy: the runtime calls this (source/runtime.ts, createOptimizerSwitch)
- * as source/model/busy-gate.ts decides. Off again, what was optimized stays so; only new compiles stop.
+ * TurboFan while the logs are busy, and a larger young generation: the runtime calls this
+ * (source/runtime.ts, createOptimizerSwitch) as source/model/busy-gate.ts decides. Off again, what
+ * was optimized stays so; only new compiles stop.
  */
 let optimizing = false;
+// and a young generation of 4 MB a semi-space, not 1 (bin/young-generation.js: loaded on the first
+// busy log, not at every start)
+let young;
 globalThis[Symbol.for('infertop.optimize')] = (on) => {
 	if (on === optimizing) return;
 	optimizing = on;
 	v8.setFlagsFromString(on ? '--opt' : '--no-opt');
+	young ??= require('./young-generation.js').createYoungGeneration(v8);
+	young.busy(on);
 };
 
 let source;

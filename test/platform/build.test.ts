@@ -177,6 +177,25 @@ describe('scripts/build.mjs', () => {
 		expect(plain).toBeGreaterThan(8e6);
 	}, 60_000);
 
+	it('a busy log (the optimize hook on) lets the young generation grow to 4 MB a semi-space, and no further (bin/young-generation.js)', async () => {
+		// a stand-in bundle: objects that outlive scavenges, replaced in small turns of the event loop
+		// (as a busy log's batches are), for 1.5 s, with the runtime's hook called on or not
+		const stub = standIn('stub-busy', [
+			'const hook = globalThis[Symbol.for("infertop.optimize")];',
+			"if (process.argv[2] === 'busy') hook(true);",
+			'let ring = new Array(8000), k = 0;',
+			'const end = Date.now() + 1500;',
+			"const step = () => { for (let i = 0; i < 100; i++) ring[k++ % ring.length] = {k, text: 'line ' + k}; if (Date.now() < end) setTimeout(step, 1); else process.stdout.write(JSON.stringify({young: young()})); };",
+			'step();',
+		]);
+		const ask = async (arg: string) => (JSON.parse((await run(process.execPath, [path.join(stub, 'bin', 'infertop.js'), arg], {cwd: stub, env: env(), timeout: 30_000})).stdout) as {young: number}).young;
+		const [busy, quiet] = await Promise.all([ask('busy'), ask('quiet')]);
+		// the new space holds two semi-spaces: 2 × 4 MB busy (V8 grows it to 2 × 16 MB on its own), 2 × 1 MB quiet
+		expect(busy).toBeGreaterThan(7e6);
+		expect(busy).toBeLessThan(9e6);
+		expect(quiet).toBeLessThanOrEqual(2.2e6);
+	}, 40_000);
+
 	it('the shim runs the bundle: --version', async () => {
 		const {stdout} = await run(process.execPath, [path.join(dir, 'bin', 'infertop.js'), '--version'], {cwd: dir, env: env(), timeout: 30_000});
 		expect(stdout.trim()).toBe(version);

@@ -56,6 +56,8 @@ describe.skipIf(!npmAvailable)('npm pack → install → run', () => {
 
 	it('ships the bundle, the shim and the data, not the sources', () => {
 		expect(packedFiles).toContain('bin/infertop.js');
+		// what it requires under a busy log
+		expect(packedFiles).toContain('bin/young-generation.js');
 		expect(packedFiles).toContain('dist/cli.cjs');
 		expect(packedFiles.filter((f) => f.startsWith('dist/')).sort()).toEqual(['dist/cli.cjs', 'dist/execa.cjs', 'dist/systeminformation.cjs']);
 		expect(packedFiles).toContain('package.json');
