@@ -127,8 +127,15 @@ function append(n, rate) {
 	lines += out.length;
 	bytes += Buffer.byteLength(text);
 }
+/**
+ * Written whole, then renamed into place: a bench that read the file while it was rewritten saw it
+ * empty, took the count for 0, and divided every line since the start by its window (a run's
+ * "23,933 lines/s" at 1,000 req/s, 3× what was written).
+ */
 function status() {
-	if (statusFile) fs.writeFileSync(statusFile, JSON.stringify({requests, lines, bytes}));
+	if (!statusFile) return;
+	fs.writeFileSync(`${statusFile}.tmp`, JSON.stringify({requests, lines, bytes}));
+	fs.renameSync(`${statusFile}.tmp`, statusFile);
 }
 
 if (rateArg === '--burst') {
