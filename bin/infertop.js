@@ -59,7 +59,7 @@ const debug = process.env.INFERTOP_CODE_CACHE_DEBUG === '1' ? (text) => process.
  *   request a second, RSS at 150 s was 80.6–82.0 MiB against 88.2 (TurboFan's pages of node's
  *   binary and its compile zones in the worker threads' malloc arenas), at the same CPU (299–309
  *   ticks in 150 s against 298). Under a busy log it is turned on again, and off when the logs
- *   quiet down (the `optimize` hook below): there it halves the cost of a line (issue 32).
+ *   quiet down (the `busy` hook below): there it halves the cost of a line (issue 32).
  * - the old generation may grow 15 % past what a full collection left live before the next one
  *   (--heap-growing-percent=15), not V8's own factor, which under a busy log (issue 32) let the old
  *   space fill with dead log lines and request records up to 3–4× what is live: at 1,000 req/s
@@ -131,17 +131,16 @@ for (const m of STARTUP_BUILTINS) require(`node:${m}`);
 v8.setFlagsFromString(START_FLAGS);
 
 /**
- * TurboFan while the logs are busy, and a larger young generation: the runtime calls this
- * (source/runtime.ts, createOptimizerSwitch) as source/model/busy-gate.ts decides. Off again, what
- * was optimized stays so; only new compiles stop.
+ * While the logs are busy (the runtime calls this, source/runtime.ts createBusySwitch, as
+ * source/model/busy-gate.ts decides): TurboFan, and a young generation of 4 MB a semi-space, not 1
+ * (bin/young-generation.js: loaded on the first busy log, not at every start). Off again, what was
+ * optimized stays so (only new compiles stop), and V8 shrinks the young generation by itself.
  */
-let optimizing = false;
-// and a young generation of 4 MB a semi-space, not 1 (bin/young-generation.js: loaded on the first
-// busy log, not at every start)
+let busy = false;
 let young;
-globalThis[Symbol.for('infertop.optimize')] = (on) => {
-	if (on === optimizing) return;
-	optimizing = on;
+globalThis[Symbol.for('infertop.busy')] = (on) => {
+	if (on === busy) return;
+	busy = on;
 	v8.setFlagsFromString(on ? '--opt' : '--no-opt');
 	young ??= require('./young-generation.js').createYoungGeneration(v8);
 	young.busy(on);

@@ -303,13 +303,14 @@ async function demoEngine(ctx: RuntimeContext, collectors: Collector[]): Promise
 }
 
 /**
- * TurboFan while the logs are busy (model/busy-gate.ts says when and why): bin/infertop.js leaves
- * a function at Symbol.for('infertop.optimize') that turns V8's optimizing compiler on and off.
+ * V8 set for busy logs while they are (model/busy-gate.ts says when and why): bin/infertop.js leaves
+ * a function at Symbol.for('infertop.busy') that turns V8's optimizing compiler on and off, and
+ * gives its young generation room (bin/young-generation.js).
  * Nothing when run from source (tsx, the tests: V8's defaults, always on). A timer runs only while
  * lines come or it is on: none at rest.
  */
-function createOptimizerSwitch(): {lines(n: number): void; stop(): void} | undefined {
-	const hook = (globalThis as Record<symbol, unknown>)[Symbol.for('infertop.optimize')];
+function createBusySwitch(): {lines(n: number): void; stop(): void} | undefined {
+	const hook = (globalThis as Record<symbol, unknown>)[Symbol.for('infertop.busy')];
 	if (typeof hook !== 'function') return undefined;
 	const gate = createBusyGate();
 	let applied = false;
@@ -363,11 +364,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 	const apiKeyFor = (url: string | undefined): string | undefined => (url ? namedServers.find(s => s.url === url)?.apiKey : undefined);
 
 	const reactions: Reaction[] = [resolveBytesPerToken(createModelBytesResolver({dispatch: a => store.dispatch(a)}))];
-	const optimizer = createOptimizerSwitch();
+	const busySwitch = createBusySwitch();
 	const dispatch: Dispatch = (action: Action) => {
 		if (stopped) return;
 		if (removed.size > 0 && removed.has('serverId' in action ? action.serverId : action.type === 'server-seen' ? action.server.id : '')) return;
-		if (action.type === 'log-batch') optimizer?.lines(action.lines.length);
+		if (action.type === 'log-batch') busySwitch?.lines(action.lines.length);
 		store.dispatch(action);
 		for (const react of reactions) react(action, ctx);
 	};
@@ -577,7 +578,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 			await demoStarting?.catch(() => undefined);
 			stopped = true;
 			stopTicker();
-			optimizer?.stop();
+			busySwitch?.stop();
 			probe.cancel();
 			comparer.cancel();
 			await Promise.all(collectors.filter(c => !early.includes(c)).map(c => c.stop().catch(() => undefined)));

@@ -77,7 +77,7 @@ describe('busy gate', () => {
 });
 
 describe('the runtime and the bin\'s optimize hook', () => {
-	const hook = Symbol.for('infertop.optimize');
+	const hook = Symbol.for('infertop.busy');
 	const dirs: string[] = [];
 	afterEach(() => {
 		delete (globalThis as Record<symbol, unknown>)[hook];
@@ -114,7 +114,7 @@ describe('the runtime and the bin\'s optimize hook', () => {
 				}
 			})();
 			try {
-				await waitUntil(() => calls.length > 0, {timeoutMs: 15_000, what: 'the optimize hook'});
+				await waitUntil(() => calls.length > 0, {timeoutMs: 15_000, what: 'the busy hook'});
 			} finally {
 				busy = false;
 				await writer;

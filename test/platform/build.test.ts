@@ -177,11 +177,11 @@ describe('scripts/build.mjs', () => {
 		expect(plain).toBeGreaterThan(8e6);
 	}, 60_000);
 
-	it('a busy log (the optimize hook on) lets the young generation grow to 4 MB a semi-space, and no further (bin/young-generation.js)', async () => {
+	it('a busy log (the busy hook on) lets the young generation grow to 4 MB a semi-space, and no further (bin/young-generation.js)', async () => {
 		// a stand-in bundle: objects that outlive scavenges, replaced in small turns of the event loop
 		// (as a busy log's batches are), for 1.5 s, with the runtime's hook called on or not
 		const stub = standIn('stub-busy', [
-			'const hook = globalThis[Symbol.for("infertop.optimize")];',
+			'const hook = globalThis[Symbol.for("infertop.busy")];',
 			"if (process.argv[2] === 'busy') hook(true);",
 			'let ring = new Array(8000), k = 0;',
 			'const end = Date.now() + 1500;',
