@@ -45,9 +45,14 @@ export const READ_CHUNK = 64 * 1024;
 /**
  * Reads are at least this far apart: a busy engine appends many times a second, and each file
  * event read what was new at once (a stat, an fstat, the identity checks and a store update per
- * append). Now the appends of 100 ms are read together; the screen shows them at most 4 times a second anyway.
+ * append). Now the appends of 250 ms are read together: the screen shows them at most 4 times a
+ * second (PUBLISH_INTERVAL_MS), once a second by default, so reading more often shows nothing
+ * sooner. A read of a quiet log still happens at once on its file event. 100 ms before (issue 32):
+ * each read of a busy log costs its checks, a store update and what they allocate, whatever it
+ * finds; measured with both builds on the same logs at once, 250 ms took 8–11 % off one llama.cpp
+ * log at 1,000 req/s and 17–22 % off eight logs at 100 req/s each (docs/measured.md, tenth round).
  */
-export const MIN_READ_GAP_MS = 100;
+export const MIN_READ_GAP_MS = 250;
 /**
  * The most a tail falls behind the file's end: past this (a burst of a million lines, an engine
  * writing faster than infertop reads), it jumps ahead to the last SKIP_KEEP_BYTES and counts the
@@ -57,7 +62,7 @@ export const SKIP_BEHIND_BYTES = 16 * 1024 * 1024;
 export const SKIP_KEEP_BYTES = 2 * 1024 * 1024;
 /** Bytes passed over (their lines counted) between two turns of the event loop while skipping ahead. */
 const SKIP_STEP_BYTES = 1024 * 1024;
-/** Bytes behind below this show as 0 (a read always finds what 100 ms of appends wrote). */
+/** Bytes behind below this show as 0 (a read always finds what 250 ms of appends wrote). */
 export const LAG_SHOWN_BYTES = 1024 * 1024;
 const MARK_BYTES = 64;
 /** Bytes at the start of the file that are part of its identity (kept and compared whole). */
@@ -104,8 +109,8 @@ export interface TailLag {
  * pool: a promise, a request object, a worker's wake-up and its own CPU, 30-90 µs of the main
  * thread's CPU each under V8's interpreter, where the read itself takes a few µs from the page
  * cache. A read of a busy log made five of them (the path's stat, its head, its tail mark, the
- * ledger's spot check, the new bytes), ten times a second per log: with eight logs, 0.8 % of a
- * core in the pool's threads and ~20 ms a second of the main thread's (issue 32).
+ * ledger's spot check, the new bytes), ten times a second per log then (now four): with eight logs,
+ * 0.8 % of a core in the pool's threads and ~20 ms a second of the main thread's (issue 32).
  * A file anywhere else (NFS, SMB, FUSE such as sshfs, any other system, macOS) is read as before,
  * asynchronously: a hung mount must never freeze the screen.
  */
@@ -649,8 +654,8 @@ export function createLogTail(options: LogTailOptions): LogTail {
 	 * each line on its own (llama.cpp common/log.cpp flushes each entry; Python's logging each record),
 	 * and each write was a file event: a wake-up of the process and a call into JavaScript, ~1,900 a
 	 * second for a llama-server at 1,000 requests a second, ~290 at 100, for reads that happen at most
-	 * 10 times a second. Closing the watch at each event and opening it again after each read cost
-	 * more than the events (~85 µs of JavaScript a turn). Where reads are asynchronous (macOS, network
+	 * 4 times a second (10 when this was written). Closing the watch at each event and opening it
+	 * again after each read cost more than the events (~85 µs of JavaScript a turn). Where reads are asynchronous (macOS, network
 	 * folders) the size after the watch is opened again comes from an asynchronous stat.
 	 */
 	let quiet = false;
