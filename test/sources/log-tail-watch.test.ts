@@ -8,6 +8,7 @@ import {appendFileSync, mkdtempSync, renameSync, rmSync, truncateSync, writeFile
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
+import {PUBLISH_INTERVAL_MS} from '../../source/model/store.js';
 import {createLogTail, MIN_READ_GAP_MS} from '../../source/sources/log-tail.js';
 import {waitUntil} from '../helpers/wait.js';
 
@@ -41,6 +42,10 @@ function setup(syncReads?: boolean) {
 }
 
 describe('the file watch alone (no poll)', {timeout: 30_000}, () => {
+	it('a busy log is read no more often than the screen can show it (issue 32: each read costs its checks and a store update)', () => {
+		expect(MIN_READ_GAP_MS).toBeGreaterThanOrEqual(PUBLISH_INTERVAL_MS);
+	});
+
 	it('300 appends a few ms apart: every line read once, in order, in a read per gap at most', async () => {
 		const {file, lines, reads, tail} = setup();
 		await tail.start();
