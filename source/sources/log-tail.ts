@@ -48,9 +48,11 @@ export const READ_CHUNK = 64 * 1024;
  * append). Now the appends of 250 ms are read together: the screen shows them at most 4 times a
  * second (PUBLISH_INTERVAL_MS), once a second by default, so reading more often shows nothing
  * sooner. A read of a quiet log still happens at once on its file event. 100 ms before (issue 32):
- * each read of a busy log costs its checks, a store update and what they allocate, whatever it
- * finds; measured with both builds on the same logs at once, 250 ms took 8–11 % off one llama.cpp
- * log at 1,000 req/s and 11–22 % off eight logs at 100 req/s each (docs/measured.md, tenth round).
+ * each read of a busy log costs its checks and a store update whatever it finds, and its batch
+ * copies the server's rings, copies that outlived the young generation and died in the old one
+ * (half as many full collections at 250 ms). Measured with both builds on the same logs at once,
+ * 250 ms took 8–11 % off one llama.cpp log at 1,000 req/s and 11–22 % off eight logs at 100 req/s
+ * each (docs/measured.md, tenth round).
  */
 export const MIN_READ_GAP_MS = 250;
 /**
@@ -655,8 +657,9 @@ export function createLogTail(options: LogTailOptions): LogTail {
 	 * and each write was a file event: a wake-up of the process and a call into JavaScript, ~1,900 a
 	 * second for a llama-server at 1,000 requests a second, ~290 at 100, for reads that happen at most
 	 * 4 times a second (10 when this was written). Closing the watch at each event and opening it
-	 * again after each read cost more than the events (~85 µs of JavaScript a turn). Where reads are asynchronous (macOS, network
-	 * folders) the size after the watch is opened again comes from an asynchronous stat.
+	 * again after each read cost more than the events (~85 µs of JavaScript a turn). Where reads are
+	 * asynchronous (macOS, network folders) the size after the watch is opened again comes from an
+	 * asynchronous stat.
 	 */
 	let quiet = false;
 	/** Bytes the current (or last) read took from the file. */
