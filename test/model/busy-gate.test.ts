@@ -76,7 +76,7 @@ describe('busy gate', () => {
 	});
 });
 
-describe('the runtime and the bin\'s optimize hook', () => {
+describe('the runtime and the bin\'s busy hook', () => {
 	const hook = Symbol.for('infertop.busy');
 	const dirs: string[] = [];
 	afterEach(() => {
