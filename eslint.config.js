@@ -35,6 +35,19 @@ export default tseslint.config(
     rules: {'no-restricted-globals': ['error', {name: 'fetch', message: 'fetch loads undici (~19 MB kept for the whole run): use httpGet/httpPost from sources/http-get.ts'}]},
   },
   {
+    // ICU's locale data: the first toLocaleString or Intl.NumberFormat pages in ~4–5 MB of node's
+    // binary, localeCompare's collator ~2 MB, and they stay in RSS for the whole run (issue 32,
+    // measured with /proc/PID/smaps). Numbers: grouped(); ASCII keys: codeUnitOrder() (util/format.ts).
+    files: ['source/**/*.ts', 'source/**/*.tsx'],
+    rules: {
+      'no-restricted-properties': ['error',
+        ...['toLocaleString', 'toLocaleDateString', 'toLocaleTimeString'].map((property) => ({property, message: "ICU's locale data stays in RSS for the whole run (~5 MB): use grouped() from util/format.ts, or an ISO time"})),
+        {property: 'localeCompare', message: "ICU's collator stays in RSS for the whole run (~2 MB): codeUnitOrder() from util/format.ts orders ASCII keys the same"},
+        ...['NumberFormat', 'DateTimeFormat', 'Collator', 'PluralRules', 'RelativeTimeFormat', 'ListFormat'].map((property) => ({object: 'Intl', property, message: "ICU's locale data stays in RSS for the whole run: format by hand (util/format.ts)"})),
+      ],
+    },
+  },
+  {
     files: ['source/types/**/*.ts'],
     rules: {'no-restricted-imports': ['error', {paths: io(IO_MODULES), patterns: [{group: ['../*', '!../types/*'], message: 'types/ is the leaf vocabulary: it imports nothing of ours'}]}]},
   },

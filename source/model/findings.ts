@@ -11,6 +11,7 @@
 import type {AgentFixes} from '../engines/descriptor.js';
 import type {ModelInfo, RequestRecord, ServerSignal} from '../types/state.js';
 import type {AgentSignal} from '../types/events.js';
+import {grouped} from '../util/format.js';
 
 export type FindingKind =
 	| 'truncated'
@@ -115,7 +116,7 @@ const MISS_REUSE = 0.5;
 const NONCE_MAX_POSITION = 2048;
 const NONCE_SLACK = 2;
 
-const n = (x: number): string => Math.round(x).toLocaleString('en-US');
+const n = (x: number): string => grouped(Math.round(x));
 
 /** The smallest power of two ≥ max(tokens, the agents' floor), doubled past the window it replaces. */
 export function windowFor(tokens: number, window?: number): number {

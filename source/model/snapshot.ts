@@ -6,6 +6,7 @@ import {deriveModels, modelLabel} from './derive.js';
 import {requestFigures} from './figures.js';
 import {deriveSessions, DEFAULT_SESSION_GAP_MS, findingEntries, type Session} from './sessions.js';
 import {sanitize} from '../util/sanitize.js';
+import {codeUnitOrder} from '../util/format.js';
 import {FIGURES, type BatchJson, type FigureTable, type ModelFigures, type ModelJson} from './figure-table.js';
 import type {BatchFigures} from '../types/figures.js';
 import {macGpuSummary, type MacGpuSummary} from './wired-limit.js';
@@ -200,7 +201,7 @@ export function toSnapshot(state: MonitorState, version: string, options: Snapsh
 			requestsByModel: {...s.requestsByModel},
 		})),
 		models: figures.map(f => modelJson(f, table)),
-		requests: servers.flatMap(s => s.requests.filter(r => r.done).map(r => requestJson(r, s))).sort((a, b) => (a.time ?? '').localeCompare(b.time ?? '')),
+		requests: servers.flatMap(s => s.requests.filter(r => r.done).map(r => requestJson(r, s))).sort((a, b) => codeUnitOrder(a.time ?? '', b.time ?? '')),
 		sessions: agent.sessions.map(sessionJson),
 		// Every session's findings (issue 28), newest first: turns are 1-based within the session.
 		findings: findingEntries(state, agent).map(e => ({time: new Date(e.time).toISOString(), server: e.serverId, model: e.model === '--' ? null : e.model, kind: e.kind, evidence: sanitize(e.evidence), fix: e.fix, turns: [...e.turns]})),

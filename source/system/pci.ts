@@ -11,6 +11,7 @@
  */
 import type {GpuInfo} from '../types/system.js';
 import {sanitize} from '../util/sanitize.js';
+import {codeUnitOrder} from '../util/format.js';
 
 /** One PCI function as sysfs lists it (the files' text, as read). */
 export interface PciDeviceFiles {
@@ -72,7 +73,7 @@ const count = (v: string | undefined): number | undefined => {
 /** The display controllers among `devices` as GPUs, in slot order, named from pci.ids (or by id). */
 export function gpusFromPci(devices: readonly PciDeviceFiles[], names: ReadonlyMap<string, {vendor?: string; device?: string}>): GpuInfo[] {
 	const out: GpuInfo[] = [];
-	const gpus = devices.filter((d) => isDisplayController(d.cls)).sort((a, b) => a.slot.localeCompare(b.slot));
+	const gpus = devices.filter((d) => isDisplayController(d.cls)).sort((a, b) => codeUnitOrder(a.slot, b.slot));
 	for (const d of gpus) {
 		const v = hex4(d.vendor);
 		const dev = hex4(d.device);

@@ -7,6 +7,7 @@ import {engineName, engineOf, UNKNOWN_ENGINE} from '../../engines/index.js';
 import type {ModelInfo, ServerLifecycle, ServerState} from '../../types/state.js';
 import {batchFigures} from '../../model/figure-table.js';
 import {batchSummary, DASH, shortUrl, until} from '../format.js';
+import {grouped} from '../../util/format.js';
 
 export interface EngineRow {
 	readonly serverId: string;
@@ -87,7 +88,7 @@ export function engineRows(servers: Readonly<Record<string, ServerState>>, order
 		});
 		if (s.modelsListed && s.modelsListed.total > s.models.length) {
 			// Say what is shown when the server listed more than is kept.
-			const n = s.modelsListed.total.toLocaleString('en-US');
+			const n = grouped(s.modelsListed.total);
 			const note = `first ${s.models.length} of ${s.modelsListed.atLeast ? 'at least ' : ''}${n} models listed`;
 			rows.push({serverId: id, first: false, state: s.state, engine: '', url: '', model: note, processor: '', context: '', until: '', demo: s.demo === true, note});
 		}
