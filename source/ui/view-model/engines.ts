@@ -6,8 +6,7 @@ import {residencyOf} from '../../model/derive.js';
 import {engineName, engineOf, UNKNOWN_ENGINE} from '../../engines/index.js';
 import type {ModelInfo, ServerLifecycle, ServerState} from '../../types/state.js';
 import {batchFigures} from '../../model/figure-table.js';
-import {batchSummary, DASH, shortUrl, until} from '../format.js';
-import {grouped} from '../../util/format.js';
+import {batchSummary, DASH, grouped, shortUrl, until} from '../format.js';
 
 export interface EngineRow {
 	readonly serverId: string;
