@@ -6,7 +6,7 @@
  * session projected onto the big one, then the same turns replayed on the big one. The projection
  * must land within 15 % of the replay; the numbers are printed for the readme.
  */
-import {readFile} from 'node:fs/promises';
+import {readFile, rm} from 'node:fs/promises';
 import {performance} from 'node:perf_hooks';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {measureProfile} from '../../source/probe/depths.js';
@@ -106,6 +106,8 @@ describe.skipIf(!available)('what if on a real llama-server: small model → big
 	afterAll(async () => {
 		await small?.stop();
 		await big?.stop();
+		// the folders startLlamaServer made for the servers' logs
+		for (const s of [small, big]) if (s) await rm(s.cwd, {recursive: true, force: true});
 	});
 
 	it('the projection onto the big model lands within 15 % of replaying the turns there', () => {
