@@ -50,9 +50,9 @@ export const READ_CHUNK = 64 * 1024;
  * sooner. A read of a quiet log still happens at once on its file event. 100 ms before (issue 32):
  * each read of a busy log costs its checks and a store update whatever it finds, and leaves more
  * behind for the old generation (half as many full collections at 250 ms, as many scavenges;
- * likely its batch's copies of the server's rings, not measured object by object). Measured with both builds on the same logs at once,
- * 250 ms took 8–11 % off one llama.cpp log at 1,000 req/s and 11–22 % off eight logs at 100 req/s
- * each (docs/measured.md, tenth round).
+ * likely its batch's copies of the server's rings, not measured object by object). Measured with
+ * both builds on the same logs at once, 250 ms took 8–11 % off one llama.cpp log at 1,000 req/s
+ * and 11–22 % off eight logs at 100 req/s each (docs/measured.md, tenth round).
  */
 export const MIN_READ_GAP_MS = 250;
 /**

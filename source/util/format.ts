@@ -85,7 +85,7 @@ export function codeUnitOrder(a: string, b: string): number {
  * per-turn evidence text may use it too. Anything but a safe integer goes to toLocaleString itself.
  */
 export function grouped(n: number): string {
-	// what no count reaches (a fraction, NaN, ±Infinity, −0, past 2^53): ICU's text, its data paged in then
+	// only for what no count reaches (lint keeps ICU out of the rest of source/)
 	// eslint-disable-next-line no-restricted-properties
 	if (!Number.isSafeInteger(n) || Object.is(n, -0)) return n.toLocaleString('en-US');
 	const digits = String(Math.abs(n));
