@@ -9,7 +9,7 @@ import {flagsNotFor, parseCommandLine} from './config/flags.js';
 import {loadTheme} from './config/themes.js';
 import {resolveReplayArg} from './sources/replay.js';
 import {VERSION} from './version.js';
-import {parseDepths} from './probe/depths.js';
+import {parseDepths} from './config/depths.js';
 import {sanitizeName} from './util/sanitize.js';
 import {exposedWarning} from './metrics/address.js';
 

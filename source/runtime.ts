@@ -29,7 +29,8 @@ import {defaultLogLocations, findExistingLogs} from './sources/log-locations.js'
 import {createProbeController} from './probe/controller.js';
 import {readHistory} from './probe/history.js';
 import {compareTargets, createCompareController} from './probe/compare-controller.js';
-import {DEFAULT_DEPTHS, measureProfile} from './probe/depths.js';
+import {DEFAULT_DEPTHS} from './config/depths.js';
+import {measureProfile} from './probe/depths.js';
 import {matchProbeRequest} from './model/derive.js';
 import {attributeLate} from './probe/late-match.js';
 import type {LogQuery} from './probe/timing.js';

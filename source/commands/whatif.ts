@@ -9,7 +9,7 @@ import {deriveSessions} from '../model/sessions.js';
 import {whatIfOf, whatIfText, type WhatIfRow} from '../model/whatif.js';
 import {profilesFile} from '../config/paths.js';
 import {readProfiles} from '../probe/profiles.js';
-import {DEFAULT_DEPTHS} from '../probe/depths.js';
+import {DEFAULT_DEPTHS} from '../config/depths.js';
 import {redactUserinfo, sanitize, sanitizeDeep, sanitizeName} from '../util/sanitize.js';
 
 export interface WhatIfCliOptions extends RuntimeOptions {

@@ -22,8 +22,6 @@ import type {ProtocolPlan} from './protocols.js';
 import type {ProbeResult} from '../types/probe.js';
 import type {CacheBehaviour, Concurrency, DepthPoint, Profile} from '../types/whatif.js';
 
-/** Depths when `--depths` is given without a list. */
-export const DEFAULT_DEPTHS: readonly number[] = [0, 4096, 16_384, 32_768];
 /** Tokens generated at each depth: enough for a decode rate, short enough that prefill is the story. */
 export const DEPTH_MAX_TOKENS = 64;
 /** Characters per token assumed to size a depth's prompt (source code in these vocabularies: ~3–4). */
@@ -32,25 +30,6 @@ const CHARS_PER_TOKEN_TARGET = 3.5;
 const WINDOW_MARGIN = 256;
 /** A second TTFT under this share of the first says the prefix was reused (where the server gives no count). */
 export const REUSED_BY_TIME = 0.5;
-
-/**
- * `0,4k,16k,32k` → [0, 4096, 16384, 32768] (k = 1024, the unit context windows are given in).
- * Rejects with a one-line reason: not a list of whole token counts, or more than 8.
- */
-export function parseDepths(text: string): number[] {
-	const parts = text.split(',').map((p) => p.trim()).filter((p) => p !== '');
-	if (parts.length === 0) throw new Error('--depths: give depths in tokens, e.g. 0,4k,16k,32k');
-	if (parts.length > 8) throw new Error(`--depths: at most 8 depths (got ${parts.length})`);
-	const out: number[] = [];
-	for (const p of parts) {
-		const m = /^(\d{1,7})(k?)$/i.exec(p);
-		if (!m) throw new Error(`--depths: "${p.slice(0, 20)}" is not a token count (e.g. 4k or 4096)`);
-		const n = Number(m[1]) * (m[2] ? 1024 : 1);
-		if (n > 2_097_152) throw new Error(`--depths: ${p} is beyond 2M tokens`);
-		out.push(n);
-	}
-	return [...new Set(out)].sort((a, b) => a - b);
-}
 
 /** A fixed-length nonce line: the prompt starts differently each time, so no earlier prefix matches. */
 /**
