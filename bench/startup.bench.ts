@@ -15,6 +15,8 @@
  * and kills the process once the frame is seen if it does not exit by itself.
  * If source/cli.tsx cannot be bundled yet it falls back to scripts/smoke-entry.tsx and says so.
  * The baseline row is `node -e` printing one character under the same terminal: the floor.
+ * The "least Ink app" row is bench/floor/hello.tsx (React, Ink and yoga, one box) bundled and started
+ * through the same bin (its V8 flags and code cache): what Ink itself costs before a first frame.
  * Two rows for infertop: with its V8 code cache (every start but the first) and without (cold).
  * INFERTOP_BENCH_BASELINE=DIR adds another checkout of infertop (its dependencies installed there),
  * bundled from its own sources and run interleaved with this one: before/after a change, same load.
@@ -82,6 +84,13 @@ const median = (xs: number[]): number => {
 	return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 };
 
+/** The median first frame of `xs` over that of `base`, as `1.6×`; `--` where either has none. */
+function ratio(xs: readonly Timing[], base: readonly Timing[]): string {
+	const a = xs.flatMap((t) => (t.firstFrameMs === undefined ? [] : [t.firstFrameMs]));
+	const b = base.flatMap((t) => (t.firstFrameMs === undefined ? [] : [t.firstFrameMs]));
+	return a.length === 0 || b.length === 0 || median(b) <= 0 ? '--' : `${(median(a) / median(b)).toFixed(2)}×`;
+}
+
 function stats(label: string, xs: (number | undefined)[]): string {
 	const known = xs.filter((x): x is number => x !== undefined);
 	if (known.length === 0) return `${label.padEnd(26)} --`;
@@ -133,6 +142,7 @@ export async function run(): Promise<string> {
 	const {dir, entry, note} = stage(process.env.INFERTOP_BENCH_ENTRY || undefined);
 	const baselineFrom = process.env.INFERTOP_BENCH_BASELINE || undefined;
 	const baseline = baselineFrom === undefined ? undefined : stage(undefined, path.resolve(baselineFrom));
+	const floor = stage('bench/floor/hello.tsx');
 	try {
 		const pty = ptyCommand('true').pty;
 		const base: Timing[] = [];
@@ -156,8 +166,12 @@ export async function run(): Promise<string> {
 			await once(`./bin/infertop.js --demo`, baseline.dir, {...bCache, INFERTOP_EXIT_AFTER_FIRST_FRAME: ''});
 			await once(`./bin/infertop.js --demo`, baseline.dir, bCache);
 		}
+		const floorCache = {INFERTOP_CODE_CACHE: path.join(floor.dir, 'code-cache')};
+		await once(`./bin/infertop.js`, floor.dir, {...floorCache, INFERTOP_EXIT_AFTER_FIRST_FRAME: ''});
+		const least: Timing[] = [];
 		for (let i = 0; i < runs; i++) {
 			base.push(await once(`node -e "process.stdout.write('x')"`, dir));
+			least.push(await once(`./bin/infertop.js`, floor.dir, floorCache));
 			warm.push(await once(`./bin/infertop.js --demo`, dir, withCache));
 			cold.push(await once(`./bin/infertop.js --demo`, dir, noCache));
 			if (baseline) {
@@ -170,6 +184,7 @@ export async function run(): Promise<string> {
 			`startup (bundled build, ${entry} → dist/cli.cjs ${(size / 1024).toFixed(0)} KiB, through bin/infertop.js's shebang; node ${process.version}; ${os.cpus().length} cores; load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; ${pty ? 'pseudo-terminal' : 'NO pseudo-terminal: pipes'})`,
 			...(note ? [`  note: ${note}`] : []),
 			`  ${stats('node -e baseline (frame)', base.map((t) => t.firstFrameMs))}`,
+			`  ${stats('least Ink app (frame)', least.map((t) => t.firstFrameMs))}   (bench/floor/hello.tsx through the same bin, code cache warm; ${(fs.statSync(path.join(floor.dir, 'dist', 'cli.cjs')).size / 1024).toFixed(0)} KiB)`,
 			...(cached ? [] : ['  note: the warm-up run wrote no code cache: the "warm" rows are cold too']),
 			`  ${stats('infertop first byte', warm.map((t) => t.firstByteMs))}   (code cache warm)`,
 			`  ${stats('infertop first frame', warm.map((t) => t.firstFrameMs))}   (code cache warm: every start but the first)`,
@@ -181,12 +196,14 @@ export async function run(): Promise<string> {
 					]
 				: []),
 			`  ${stats('infertop exit', warm.map((t) => (t.exitedByItself ? t.exitMs : undefined)))}${warm.some((t) => !t.exitedByItself) ? '  (runs that did not exit after the first frame were killed: INFERTOP_EXIT_AFTER_FIRST_FRAME not honoured)' : ''}`,
+			`  ratios of the medians to node -e: infertop warm ${ratio(warm, base)}, least Ink app ${ratio(least, base)}${baseline ? `, baseline warm ${ratio(bWarm, base)}` : ''} (goal, issue 32: infertop ≤ 1.5×)`,
 			...dependencyCosts(path.join(dir, 'dist')),
 		];
 		return lines.join('\n');
 	} finally {
 		fs.rmSync(dir, {recursive: true, force: true});
 		if (baseline) fs.rmSync(baseline.dir, {recursive: true, force: true});
+		fs.rmSync(floor.dir, {recursive: true, force: true});
 	}
 }
 

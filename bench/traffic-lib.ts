@@ -17,9 +17,11 @@
  * costs; `--warmup=1.5` measures the first seconds, as the rounds before the fourth did), --rates=100,1000,5000
  * (requests a second per server), --formats=llama.cpp,vllm. INFERTOP_BENCH_BASELINE=DIR adds
  * another checkout (built there first), on the same files in the same run: before/after a change.
+ * --floor adds the least Ink app that tails the same logs (bench/floor/tail.tsx, through the same
+ * bin): what node, React and Ink cost for this traffic at the least, beside infertop's figures.
  */
 import {execFileSync, spawn, spawnSync, type ChildProcess} from 'node:child_process';
-import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
@@ -36,6 +38,8 @@ export interface TrafficOptions {
 	readonly rates: readonly number[];
 	readonly formats: readonly ('llama.cpp' | 'vllm')[];
 	readonly baseline?: string;
+	/** Also run bench/floor/tail.tsx on the same logs (`--floor`). */
+	readonly floor?: boolean;
 }
 
 /** `--seconds=5 --rates=100,1000 --formats=vllm` (and the bench's defaults). */
@@ -46,9 +50,9 @@ export function trafficOptions(args: readonly string[], servers: number): Traffi
 	const rates = (opt('rates') ?? (servers > 1 ? '100' : '100,1000,5000')).split(',').map(Number);
 	const formats = (opt('formats') ?? 'llama.cpp,vllm').split(',') as ('llama.cpp' | 'vllm')[];
 	if (!Number.isFinite(seconds) || seconds <= 0 || !Number.isFinite(warmup) || warmup < 0 || rates.some(r => !Number.isFinite(r) || r <= 0) || formats.some(f => f !== 'llama.cpp' && f !== 'vllm')) {
-		throw new Error('options: --seconds=N --warmup=N --rates=N,N --formats=llama.cpp,vllm');
+		throw new Error('options: --seconds=N --warmup=N --rates=N,N --formats=llama.cpp,vllm --floor');
 	}
-	return {servers, seconds, warmup, rates, formats, baseline: process.env.INFERTOP_BENCH_BASELINE};
+	return {servers, seconds, warmup, rates, formats, baseline: process.env.INFERTOP_BENCH_BASELINE, floor: args.includes('--floor')};
 }
 
 function has(bin: string): boolean {
@@ -92,7 +96,20 @@ const sumCpu = (pids: number[]): number | undefined => {
 	return total;
 };
 
-async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: number): Promise<string[]> {
+/**
+ * bench/floor/tail.tsx laid out as npm installs a package (bin/, dist/cli.cjs, package.json) in a
+ * folder of its own, to be started through the same bin as infertop; the caller removes it.
+ */
+function stageFloor(): string {
+	const dir = mkdtempSync(path.join(os.tmpdir(), 'infertop-floor-'));
+	const b = spawnSync(process.execPath, ['scripts/build.mjs'], {cwd: root, env: {...process.env, INFERTOP_ENTRY: 'bench/floor/tail.tsx', INFERTOP_OUTFILE: path.join(dir, 'dist', 'cli.cjs')}, encoding: 'utf8'});
+	if (b.status !== 0) throw new Error(`build of bench/floor/tail.tsx failed:\n${b.stderr}`);
+	cpSync(path.join(root, 'bin'), path.join(dir, 'bin'), {recursive: true});
+	copyFileSync(path.join(root, 'package.json'), path.join(dir, 'package.json'));
+	return dir;
+}
+
+async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: number, floorDir?: string): Promise<string[]> {
 	const dir = mkdtempSync(path.join(os.tmpdir(), 'infertop-traffic-'));
 	const files = Array.from({length: o.servers}, (_, i) => path.join(dir, `server-${i}.log`));
 	for (const f of files) writeFileSync(f, '');
@@ -112,6 +129,7 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 	try {
 		subjects.push(infertop('infertop', root, 'new'));
 		if (o.baseline) subjects.push(infertop('baseline', o.baseline, 'base'));
+		if (floorDir) subjects.push(infertop('least Ink app', floorDir, 'floor'));
 		const tail = spawn('tail', ['-q', '-F', ...files], {stdio: ['ignore', 'ignore', 'ignore']});
 		children.push(tail);
 		subjects.push({label: 'tail -F', pids: () => (tail.pid === undefined ? [] : [tail.pid])});
@@ -196,7 +214,12 @@ export async function runTraffic(o: TrafficOptions): Promise<string> {
 		if (b.status !== 0) throw new Error(`build failed in ${dir}:\n${b.stderr}`);
 	}
 	const out: string[] = [];
-	for (const format of o.formats) for (const rate of o.rates) out.push(...(await once(o, format, rate)));
+	const floorDir = o.floor ? stageFloor() : undefined;
+	try {
+		for (const format of o.formats) for (const rate of o.rates) out.push(...(await once(o, format, rate, floorDir)));
+	} finally {
+		if (floorDir) rmSync(floorDir, {recursive: true, force: true});
+	}
 	out.push(
 		'  goals (issue 32): ≥ 200,000 lines/s per core end to end (≤ 5 ms CPU per 1,000 lines; 10,000 lines/s ≤ 5 % of a core); RSS ≤ 80 MB;',
 		`  ${o.servers > 1 ? `${o.servers} servers at 100 req/s each ≤ 2× one server at 100 req/s` : 'lag bounded (SKIP_BEHIND_BYTES), skipped lines counted'}`,
