@@ -1,6 +1,6 @@
 /** What the benches share: reading a process's memory, a pseudo-terminal, and running one bench file on its own. */
-import {execFileSync, spawnSync} from 'node:child_process';
-import {readFileSync} from 'node:fs';
+import {execFileSync, spawnSync, type SpawnSyncReturns} from 'node:child_process';
+import {copyFileSync, cpSync, existsSync, readFileSync} from 'node:fs';
 import path from 'node:path';
 import {pathToFileURL} from 'node:url';
 
@@ -65,4 +65,19 @@ export function runWhenMain(moduleUrl: string, run: () => Promise<string>): void
 			process.exit(1);
 		},
 	);
+}
+
+/**
+ * `from`'s scripts/build.mjs bundling `entry` (its default, source/cli.tsx, where undefined) into
+ * `dir`/dist/cli.cjs; the build's result, for the caller to judge.
+ */
+export function bundleInto(from: string, entry: string | undefined, dir: string): SpawnSyncReturns<string> {
+	return spawnSync(process.execPath, ['scripts/build.mjs'], {cwd: from, env: {...process.env, INFERTOP_OUTFILE: path.join(dir, 'dist', 'cli.cjs'), ...(entry ? {INFERTOP_ENTRY: entry} : {})}, encoding: 'utf8'});
+}
+
+/** The rest of a package as npm installs it, beside a bundle in `dir`: `from`'s bin/, package.json, themes/ and samples/. */
+export function layOut(from: string, dir: string): void {
+	cpSync(path.join(from, 'bin'), path.join(dir, 'bin'), {recursive: true});
+	copyFileSync(path.join(from, 'package.json'), path.join(dir, 'package.json'));
+	for (const d of ['themes', 'samples']) if (existsSync(path.join(from, d))) cpSync(path.join(from, d), path.join(dir, d), {recursive: true});
 }

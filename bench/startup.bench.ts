@@ -27,7 +27,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import stripAnsi from 'strip-ansi';
-import {ptyCommand} from './lib.js';
+import {bundleInto, layOut, ptyCommand} from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -101,20 +101,16 @@ function stats(label: string, xs: (number | undefined)[]): string {
 /** Lay out a package as npm installs it, with the bundle built from `entry`. */
 function stage(entry: string | undefined, from = root): {dir: string; entry: string; note?: string} {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'infertop-startup-'));
-	const build = (e: string | undefined) =>
-		spawnSync(process.execPath, ['scripts/build.mjs'], {cwd: from, env: {...process.env, INFERTOP_OUTFILE: path.join(dir, 'dist', 'cli.cjs'), ...(e ? {INFERTOP_ENTRY: e} : {})}, encoding: 'utf8'});
 	let used = entry ?? 'source/cli.tsx';
 	let note: string | undefined;
-	let r = build(entry);
+	let r = bundleInto(from, entry, dir);
 	if (r.status !== 0 && entry === undefined) {
 		note = `source/cli.tsx did not bundle (${(r.stderr.split('\n').find((l) => l.includes('ERROR')) ?? 'build failed').replace(/^\s*✘\s*/, '').trim()}); measured the smoke entry instead`;
 		used = 'scripts/smoke-entry.tsx';
-		r = build(used);
+		r = bundleInto(from, used, dir);
 	}
 	if (r.status !== 0) throw new Error(`build failed:\n${r.stderr}`);
-	fs.cpSync(path.join(from, 'bin'), path.join(dir, 'bin'), {recursive: true});
-	fs.copyFileSync(path.join(from, 'package.json'), path.join(dir, 'package.json'));
-	for (const d of ['themes', 'samples']) if (fs.existsSync(path.join(from, d))) fs.cpSync(path.join(from, d), path.join(dir, d), {recursive: true});
+	layOut(from, dir);
 	return {dir, entry: used, note};
 }
 

@@ -21,11 +21,11 @@
  * bin): what node, React and Ink cost for this traffic at the least, beside infertop's figures.
  */
 import {execFileSync, spawn, spawnSync, type ChildProcess} from 'node:child_process';
-import {copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
-import {BENCH_ENV, cpuSeconds, rssBytes, tmuxStart} from './lib.js';
+import {BENCH_ENV, bundleInto, cpuSeconds, layOut, rssBytes, tmuxStart} from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const wait = (ms: number) => new Promise<void>(r => setTimeout(r, ms));
@@ -97,15 +97,14 @@ const sumCpu = (pids: number[]): number | undefined => {
 };
 
 /**
- * bench/floor/tail.tsx laid out as npm installs a package (bin/, dist/cli.cjs, package.json) in a
- * folder of its own, to be started through the same bin as infertop; the caller removes it.
+ * bench/floor/tail.tsx laid out as npm installs a package, in a folder of its own, to be started
+ * through the same bin as infertop; the caller removes it.
  */
 function stageFloor(): string {
 	const dir = mkdtempSync(path.join(os.tmpdir(), 'infertop-floor-'));
-	const b = spawnSync(process.execPath, ['scripts/build.mjs'], {cwd: root, env: {...process.env, INFERTOP_ENTRY: 'bench/floor/tail.tsx', INFERTOP_OUTFILE: path.join(dir, 'dist', 'cli.cjs')}, encoding: 'utf8'});
+	const b = bundleInto(root, 'bench/floor/tail.tsx', dir);
 	if (b.status !== 0) throw new Error(`build of bench/floor/tail.tsx failed:\n${b.stderr}`);
-	cpSync(path.join(root, 'bin'), path.join(dir, 'bin'), {recursive: true});
-	copyFileSync(path.join(root, 'package.json'), path.join(dir, 'package.json'));
+	layOut(root, dir);
 	return dir;
 }
 
