@@ -9,6 +9,7 @@ import {existsSync, readFileSync} from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {describe, expect, it} from 'vitest';
+import {staticImports} from '../helpers/imports.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -16,14 +17,6 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const AFTER_FIRST_FRAME = ['probe', 'system', 'runtime', 'demo'];
 /** node's modules nothing before the first frame may load (each costs ~0.4–3 ms with node's own code cache). */
 const NODE_AFTER_FIRST_FRAME = ['http', 'https', 'worker_threads', 'crypto'];
-
-/** The module specifiers a file imports statically (not `import type`, not `import()`). */
-export function staticImportsOf(text: string): string[] {
-	const out: string[] = [];
-	for (const m of text.matchAll(/(?:^|[\s;])(import|export)\s+(type\s)?[^'"`;]*?from\s*['"]([^'"]+)['"]/g)) if (!m[2]) out.push(m[3]!);
-	for (const m of text.matchAll(/(?:^|[\s;])import\s*['"]([^'"]+)['"]/g)) out.push(m[1]!);
-	return out;
-}
 
 /** A relative specifier of `from` as a file of source/ (.ts or .tsx for .js), or undefined. */
 function resolve(from: string, spec: string): string | undefined {
@@ -43,7 +36,7 @@ export function closure(entries: readonly string[], read: (file: string) => stri
 		const rel = path.relative(path.join(root, 'source'), f).split(path.sep).join('/');
 		if (files.has(rel)) continue;
 		files.add(rel);
-		for (const spec of staticImportsOf(read(f))) {
+		for (const spec of staticImports({rel, text: read(f)})) {
 			if (spec.startsWith('node:')) {
 				if (!node.has(spec.slice(5))) node.set(spec.slice(5), rel);
 				continue;
@@ -87,6 +80,7 @@ describe('what runs before the first frame', () => {
 	});
 
 	it('type-only and dynamic imports are not static', () => {
-		expect(staticImportsOf("import type {A} from './a.js';\nconst m = await import('./b.js');\nimport {c, type D} from './c.js';\nexport {e} from './e.js';\nimport './f.js';")).toEqual(['./c.js', './e.js', './f.js']);
+		const text = "import type {A} from './a.js';\nconst m = await import('./b.js');\nimport {c, type D} from './c.js';\nexport {e} from './e.js';\nexport type {G} from './g.js';\nimport './f.js';";
+		expect(staticImports({rel: 'x.ts', text})).toEqual(['./c.js', './e.js', './f.js']);
 	});
 });

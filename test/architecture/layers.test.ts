@@ -15,6 +15,7 @@ import {fileURLToPath} from 'node:url';
 import ts from 'typescript';
 import {describe, expect, it} from 'vitest';
 import {ENGINE_KINDS, ENGINE_LABELS} from '../../source/engines/index.js';
+import {parse, type SourceFile} from '../helpers/imports.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const source = path.join(root, 'source');
@@ -69,18 +70,8 @@ export function violation(file: string, spec: string): string | undefined {
 	return undefined;
 }
 
-/** A file of source/: its path relative to source/ and its text. */
-interface SourceFile {
-	readonly rel: string;
-	readonly text: string;
-}
-
 function sourceFiles(): SourceFile[] {
 	return files(source).map((f) => ({rel: path.relative(source, f).split(path.sep).join('/'), text: readFileSync(f, 'utf8')}));
-}
-
-function parse(file: SourceFile): ts.SourceFile {
-	return ts.createSourceFile(file.rel, file.text, ts.ScriptTarget.Latest, false, file.rel.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
 }
 
 /** The modules of engines/ that are no engine: the shared leaf, the descriptor and evidence types, detection, log times, the registry. */
