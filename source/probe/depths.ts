@@ -31,7 +31,6 @@ const WINDOW_MARGIN = 256;
 /** A second TTFT under this share of the first says the prefix was reused (where the server gives no count). */
 export const REUSED_BY_TIME = 0.5;
 
-/** A fixed-length nonce line: the prompt starts differently each time, so no earlier prefix matches. */
 /**
  * Four random bytes in hex. node:crypto is loaded on the first call, not with this module: loading it
  * with the bundle cost ~6.7 ms of every start (a CPU profile of the first frame; it is not among the
@@ -39,6 +38,7 @@ export const REUSED_BY_TIME = 0.5;
  */
 const randomHex = (): string => process.getBuiltinModule('node:crypto').randomBytes(4).toString('hex');
 
+/** A fixed-length nonce line: the prompt starts differently each time, so no earlier prefix matches. */
 export const nonceLine = (nonce = randomHex()): string => `[request ${nonce}]\n`;
 
 /** The depth-0 text (also the tokenizer text: every server counts the same characters). */
