@@ -12,6 +12,7 @@ import {modelLabel} from './derive.js';
 import {requestFigures, totalsOf, type RequestFigures} from './figures.js';
 import {diagnoseTurns, FINDING_KINDS, placeSignals, prefillRisk, type Finding, type FindingKind, type TurnDiagnosis, type TurnInput} from './findings.js';
 import {macGpuSummary, type WiredVerdict} from './wired-limit.js';
+import {heldAt, ringShift} from './ring-shift.js';
 import type {MonitorState, Refusal, RequestRecord, ServerSignal, ServerState} from '../types/state.js';
 
 /** Default longest pause between two turns of one session (ms): config `sessionGap`, `--session-gap`. */
@@ -143,11 +144,9 @@ function timeline(r: RequestRecord, refuses: boolean): Timed {
 }
 
 /**
- * The last derivation's timelines of each server, by place in its ring. A record is never changed
- * once published (the reducer copies it), so a record still in the ring keeps its timeline; the
- * ring drops its oldest and appends, so a record now at place k stood at k + shift then (shift: the
- * places dropped since). Matched by identity, place by place: no per-record table. A WeakMap keyed
- * by the records did the same and cost more than it saved: an entry a finished request made every
+ * The last derivation's timelines of each server, by place in its ring (model/ring-shift.ts). A
+ * record is never changed once published (the reducer copies it), so a record still in the ring
+ * keeps its timeline. A WeakMap keyed by the records did the same and cost more than it saved: an entry a finished request made every
  * scavenge walk the table (under a busy log every record is new by the next look; the app's V8
  * without TurboFan: 1.3 → 1.8 ms a derivation of a 200-request ring, the GC 7 → 48 % of it).
  */
@@ -284,17 +283,7 @@ export function serverSessions(server: ServerState, gapMs = DEFAULT_SESSION_GAP_
 	const n = requests.length;
 	// Where the last derivation's ring had this ring's first record (-1: nothing to keep).
 	const last = reuse ? lastRings.get(server.id) : undefined;
-	let shift = -1;
-	if (last !== undefined && last.refuses === refuses && n > 0) {
-		const old = last.requests;
-		const first = requests[0];
-		for (let j = 0; j < old.length; j++) {
-			if (old[j] === first) {
-				shift = j;
-				break;
-			}
-		}
-	}
+	const shift = last !== undefined && last.refuses === refuses ? ringShift(last.requests, requests) : -1;
 	const byPlace: (Timed | undefined)[] | undefined = reuse ? new Array<Timed | undefined>(n) : undefined;
 	const timed: Timed[] = [];
 	let doneCount = 0;
@@ -306,8 +295,8 @@ export function serverSessions(server: ServerState, gapMs = DEFAULT_SESSION_GAP_
 		doneCount++;
 		let t: Timed | undefined;
 		if (!r.earlier) {
-			const o = shift >= 0 ? k + shift : -1;
-			const kept = o >= 0 && o < last!.requests.length && last!.requests[o] === r ? last!.timed[o] : undefined;
+			const o = last === undefined ? -1 : heldAt(last.requests, requests, shift, k);
+			const kept = o >= 0 ? last!.timed[o] : undefined;
 			t = kept ?? timeline(r, refuses);
 			timed.push(t);
 			if (byPlace !== undefined) byPlace[k] = t;

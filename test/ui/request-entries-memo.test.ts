@@ -1,5 +1,5 @@
 /**
- * requestEntries keeps each server's entries by the identity of its request ring (issue 32: 8 busy
+ * requestEntries keeps each server's entries by the identity of its request ring, and the entries of the records a changed ring still holds (issue 32: 8 busy
  * servers) and sorts the servers' lists together. The result must be what the full recompute gives:
  * every record of every server, one stable sort newest first. Checked on many random states, each
  * changing only some servers' rings from the one before (as the reducer does under traffic).
@@ -96,7 +96,7 @@ describe('requestEntries: per-server memo', () => {
 		expect(a).toEqual(b);
 	});
 
-	it('walks only the rings that changed: 8 servers of 200 requests, one new request on one server', () => {
+	it('labels only what is new: 8 servers of 200 requests, one new request on one server, then one replaced', () => {
 		const base = richState();
 		const t = base.servers[base.order[0]!]!;
 		const ids = Array.from({length: 8}, (_, i) => `busy${i}`);
@@ -108,16 +108,42 @@ describe('requestEntries: per-server memo', () => {
 		const first = requestEntries(servers, ids);
 		expect(first).toHaveLength(1600);
 		expect(labels.count).toBe(1600);
+		// the oldest dropped, one added: only the new record is labelled; the 199 kept keep their entries
 		const s3 = servers[ids[3]!]!;
 		const next = {...servers, [ids[3]!]: {...s3, requests: [...s3.requests.slice(1), rec(ids[3]!)]}};
 		labels.count = 0;
 		const second = requestEntries(next, ids);
-		expect(labels.count).toBe(200);
+		expect(labels.count).toBe(1);
 		expect(second[0]!.record.serverId).toBe(ids[3]);
 		expect(second.map(e => e.key)).toEqual(reference(next, ids).map(e => e.key));
+		const before = new Map(first.map(e => [e.record, e]));
+		expect(second.filter(e => before.get(e.record) === e)).toHaveLength(1599);
 		// nothing changed: no ring walked
 		labels.count = 0;
 		requestEntries(next, ids);
 		expect(labels.count).toBe(0);
+		// a record replaced by a newer version (the reducer writes it in its place), three dropped, two added
+		const r3 = next[ids[3]!]!.requests;
+		const changed = [...r3.slice(3)];
+		changed[150] = {...changed[150]!, lastSeen: 10_000, done: true};
+		changed.push(rec(ids[3]!), rec(ids[3]!));
+		const third = {...next, [ids[3]!]: {...next[ids[3]!]!, requests: changed}};
+		labels.count = 0;
+		const got = requestEntries(third, ids);
+		expect(labels.count).toBe(3);
+		expect(got[0]!.record).toBe(changed[150]);
+		expect(got.map(e => e.key)).toEqual(reference(third, ids).map(e => e.key));
+		// a ring whose records are all new (it turned over between two frames): every one labelled
+		const fresh = {...third, [ids[5]!]: {...third[ids[5]!]!, requests: Array.from({length: 200}, () => rec(ids[5]!))}};
+		labels.count = 0;
+		const turned = requestEntries(fresh, ids);
+		expect(labels.count).toBe(200);
+		expect(turned.map(e => e.key)).toEqual(reference(fresh, ids).map(e => e.key));
+		// the model labels change with the models listed: every record of that server labelled again
+		const listed = {...fresh, [ids[1]!]: {...fresh[ids[1]!]!, models: fresh[ids[1]!]!.models.length === 0 ? base.servers[base.order[0]!]!.models : []}};
+		labels.count = 0;
+		const relabelled = requestEntries(listed, ids);
+		expect(labels.count).toBe(200);
+		expect(relabelled.map(e => [e.key, e.model])).toEqual(reference(listed, ids).map(e => [e.key, e.model]));
 	});
 });

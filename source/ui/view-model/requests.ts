@@ -5,6 +5,7 @@
 import {requestFigures, type RequestFigures} from '../../model/figures.js';
 import {engineName} from '../../engines/index.js';
 import {modelLabel} from '../../model/derive.js';
+import {heldAt, ringShift} from '../../model/ring-shift.js';
 import type {RequestRecord, ServerState} from '../../types/state.js';
 import type {TableSort} from '../view-state.js';
 
@@ -18,30 +19,33 @@ export interface RequestEntry {
 	readonly figures: RequestFigures;
 }
 
-/**
- * The entry made for a record, while the record lives. Records are immutable (the reducer replaces
- * one that changes), so an entry stays right while its engine and model label do. Under traffic
- * every poll gives new `servers`, and remaking all 200 entries (their figures, their keys) each
- * second was the largest source of objects that outlived the young generation and died in the old
- * one (V8's sampling heap profiler, a request a second: 40 of 222 KB/s).
- */
-const ENTRIES = new WeakMap<RequestRecord, RequestEntry>();
-
 /** One server's entries in ring order, for one ring (and what its model labels and engine name read of the server). */
 interface ServerEntries {
 	readonly engine: string;
 	readonly kind: ServerState['engine'];
 	readonly noModels: boolean;
+	readonly ring: readonly RequestRecord[];
 	readonly entries: readonly RequestEntry[];
 }
 
 /**
  * Each server's entries by the identity of its request ring (the reducer makes a new array whenever
  * a ring changes): a server whose ring did not change since the last publish costs one lookup, not
- * a walk of its 200 records (a WeakMap lookup and a model label each). Measured with 8 servers of
- * 200 requests, `--no-opt`: 0.25 ms CPU per publish when one ring changed, against 0.42 ms.
+ * a walk of its 200 records. Measured with 8 servers of 200 requests, `--no-opt`: 0.25 ms CPU per
+ * publish when one ring changed, against 0.42 ms.
  */
 const SERVER_ENTRIES = new WeakMap<readonly RequestRecord[], ServerEntries>();
+
+/**
+ * Each server's last entries, by server id: a ring that changed keeps the entries of the records it
+ * still holds, found by their place in the old ring (model/ring-shift.ts), with no lookup and no
+ * model label. Under traffic
+ * every ring changes between two frames (eight servers at 100 requests a second: each ring's 200
+ * records, 100 of them new each second); a WeakMap from each record to its entry, looked up for each
+ * of the 1,600 records at each frame and holding 1,600 weak entries for V8's collector to trace, was
+ * 7 % of what eight busy logs cost (issue 32). Only the servers of the last call are kept.
+ */
+const LAST = new Map<string, ServerEntries>();
 
 /** The figures of the entries whose figures were read (entryOf). */
 const FIGURES = new WeakMap<RequestEntry, RequestFigures>();
@@ -82,19 +86,24 @@ function serverEntries(s: ServerState): readonly RequestEntry[] {
 	const engine = engineName(s);
 	// modelLabel reads the record, whether the server lists models, and its engine kind
 	const noModels = s.models.length === 0;
-	const cached = SERVER_ENTRIES.get(s.requests);
-	if (cached !== undefined && cached.engine === engine && cached.kind === s.engine && cached.noModels === noModels) return cached.entries;
-	const entries: RequestEntry[] = [];
-	for (const r of s.requests) {
-		const model = modelLabel(r, s);
-		let e = ENTRIES.get(r);
-		if (e === undefined || e.engine !== engine || e.model !== model) {
-			e = entryOf(r, engine, model);
-			ENTRIES.set(r, e);
-		}
-		entries.push(e);
+	const ring = s.requests;
+	const same = (c: ServerEntries | undefined): c is ServerEntries => c !== undefined && c.engine === engine && c.kind === s.engine && c.noModels === noModels;
+	const cached = SERVER_ENTRIES.get(ring);
+	if (same(cached)) {
+		LAST.set(s.id, cached);
+		return cached.entries;
 	}
-	SERVER_ENTRIES.set(s.requests, {engine, kind: s.engine, noModels, entries});
+	const last = LAST.get(s.id);
+	const old = same(last) ? last : undefined;
+	const shift = old === undefined ? -1 : ringShift(old.ring, ring);
+	const entries = new Array<RequestEntry>(ring.length);
+	for (let i = 0; i < ring.length; i++) {
+		const k = old === undefined ? -1 : heldAt(old.ring, ring, shift, i);
+		entries[i] = k >= 0 ? old!.entries[k]! : entryOf(ring[i]!, engine, modelLabel(ring[i]!, s));
+	}
+	const made: ServerEntries = {engine, kind: s.engine, noModels, ring, entries};
+	SERVER_ENTRIES.set(ring, made);
+	LAST.set(s.id, made);
 	return entries;
 }
 
@@ -105,6 +114,8 @@ export function requestEntries(servers: Readonly<Record<string, ServerState>>, o
 		const s = servers[id];
 		if (s) lists.push(serverEntries(s));
 	}
+	// a server gone from the state: its last entries are let go
+	if (LAST.size > lists.length) for (const id of LAST.keys()) if (servers[id] === undefined) LAST.delete(id);
 	// concat copies (the cached lists are never handed out to be changed); one native sort over runs already in order
 	return ([] as RequestEntry[]).concat(...lists).sort(byLastSeen);
 }
