@@ -39,11 +39,11 @@ const SERVER_ENTRIES = new WeakMap<readonly RequestRecord[], ServerEntries>();
 /**
  * Each server's last entries, by server id: a ring that changed keeps the entries of the records it
  * still holds, found by their place in the old ring (model/ring-shift.ts), with no lookup and no
- * model label. Under traffic
- * every ring changes between two frames (eight servers at 100 requests a second: each ring's 200
- * records, 100 of them new each second); a WeakMap from each record to its entry, looked up for each
- * of the 1,600 records at each frame and holding 1,600 weak entries for V8's collector to trace, was
- * 7 % of what eight busy logs cost (issue 32). Only the servers of the last call are kept.
+ * model label. Under traffic every ring changes between two frames (eight servers at 100 requests a
+ * second: 200 records a ring, 100 of them new each second). A WeakMap from each record to its entry
+ * was looked up and a label made for each of the 1,600 records at each frame, and V8's collector
+ * traced its 1,600 weak entries at each scavenge: by place, eight busy logs cost ~4 % less (issue 32,
+ * docs/measured.md). Only the servers of the state last asked for are kept.
  */
 const LAST = new Map<string, ServerEntries>();
 
@@ -81,20 +81,24 @@ function entryOf(r: RequestRecord, engine: string, model: string): RequestEntry 
 	return e as RequestEntry;
 }
 
+/** Whether `c`'s entries were made for what the labels read now (at module level: not a closure made each frame). */
+function labelledAs(c: ServerEntries | undefined, engine: string, s: ServerState, noModels: boolean): c is ServerEntries {
+	return c !== undefined && c.engine === engine && c.kind === s.engine && c.noModels === noModels;
+}
+
 /** One server's requests as entries, in ring order. */
 function serverEntries(s: ServerState): readonly RequestEntry[] {
 	const engine = engineName(s);
 	// modelLabel reads the record, whether the server lists models, and its engine kind
 	const noModels = s.models.length === 0;
 	const ring = s.requests;
-	const same = (c: ServerEntries | undefined): c is ServerEntries => c !== undefined && c.engine === engine && c.kind === s.engine && c.noModels === noModels;
 	const cached = SERVER_ENTRIES.get(ring);
-	if (same(cached)) {
+	if (labelledAs(cached, engine, s, noModels)) {
 		LAST.set(s.id, cached);
 		return cached.entries;
 	}
 	const last = LAST.get(s.id);
-	const old = same(last) ? last : undefined;
+	const old = labelledAs(last, engine, s, noModels) ? last : undefined;
 	const shift = old === undefined ? -1 : ringShift(old.ring, ring);
 	const entries = new Array<RequestEntry>(ring.length);
 	for (let i = 0; i < ring.length; i++) {
