@@ -146,9 +146,10 @@ function timeline(r: RequestRecord, refuses: boolean): Timed {
 /**
  * The last derivation's timelines of each server, by place in its ring (model/ring-shift.ts). A
  * record is never changed once published (the reducer copies it), so a record still in the ring
- * keeps its timeline. A WeakMap keyed by the records did the same and cost more than it saved: an entry a finished request made every
- * scavenge walk the table (under a busy log every record is new by the next look; the app's V8
- * without TurboFan: 1.3 → 1.8 ms a derivation of a 200-request ring, the GC 7 → 48 % of it).
+ * keeps its timeline. A WeakMap keyed by the records did the same and cost more than it saved: an
+ * entry a finished request made every scavenge walk the table (under a busy log every record is new
+ * by the next look; the app's V8 without TurboFan: 1.3 → 1.8 ms a derivation of a 200-request ring,
+ * the GC 7 → 48 % of it).
  */
 interface LastRing {
 	readonly requests: readonly RequestRecord[];
@@ -281,7 +282,7 @@ export function serverSessions(server: ServerState, gapMs = DEFAULT_SESSION_GAP_
 	// in the app's interpreter (no optimizing compiler).
 	const requests = server.requests;
 	const n = requests.length;
-	// Where the last derivation's ring had this ring's first record (-1: nothing to keep).
+	// Where the last derivation's ring had this ring's records (ring-shift.ts; -1: nothing to keep).
 	const last = reuse ? lastRings.get(server.id) : undefined;
 	const shift = last !== undefined && last.refuses === refuses ? ringShift(last.requests, requests) : -1;
 	const byPlace: (Timed | undefined)[] | undefined = reuse ? new Array<Timed | undefined>(n) : undefined;

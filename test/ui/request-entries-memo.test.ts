@@ -1,6 +1,7 @@
 /**
- * requestEntries keeps each server's entries by the identity of its request ring, and the entries of the records a changed ring still holds (issue 32: 8 busy
- * servers) and sorts the servers' lists together. The result must be what the full recompute gives:
+ * requestEntries keeps each server's entries by the identity of its request ring, and the entries of
+ * the records a changed ring still holds (issue 32: 8 busy servers), and sorts the servers' lists
+ * together. The result must be what the full recompute gives:
  * every record of every server, one stable sort newest first. Checked on many random states, each
  * changing only some servers' rings from the one before (as the reducer does under traffic).
  */
