@@ -26,6 +26,7 @@ import path from 'node:path';
 import {StringDecoder} from 'node:string_decoder';
 import type {Collector} from '../types/state.js';
 import {sanitizeName} from '../util/sanitize.js';
+import {HASH_SEED, hashBytes, hashRange} from './line-hash.js';
 
 /** How much of an existing file is read at start. */
 export const TAIL_START_BYTES = 64 * 1024;
@@ -169,81 +170,6 @@ function countNewlines(buf: Buffer): number {
 export const LEDGER_LINES = 16_384;
 /** Lines a ledger's rings hold at first; they grow ×4 up to its capacity (a quiet log keeps them small). */
 const LEDGER_FIRST_LINES = 1024;
-const HASH_SEED = 0x811c9dc5 | 0;
-const HASH_PRIME = 0x01000193;
-/**
- * Masks that keep part of a 4-byte word: KEEP_FROM[k] its bytes k..3 (a line starting at byte k),
- * KEEP_BELOW[k] its bytes 0..k-1 (a line ending before byte k). Made through a byte view of the
- * word, so they hold on either byte order.
- */
-const KEEP_FROM = new Int32Array(4);
-const KEEP_BELOW = new Int32Array(4);
-{
-	const bytes = new Uint8Array(4);
-	const word = new Int32Array(bytes.buffer);
-	for (let k = 0; k < 4; k++) {
-		for (let b = 0; b < 4; b++) bytes[b] = b >= k ? 0xff : 0;
-		KEEP_FROM[k] = word[0]!;
-		for (let b = 0; b < 4; b++) bytes[b] = b < k || k === 0 ? 0xff : 0;
-		KEEP_BELOW[k] = word[0]!;
-	}
-}
-
-const imul = Math.imul;
-
-/**
- * Hash the bytes at relative indices [a, b) of `words` (a < b), whose word i holds the bytes at
- * 4i..4i+3 (word 0 at a file offset that is a multiple of 8), into `h`: a pair of words (8 bytes)
- * at a step, the pairs taken from multiples of 8 in the file (so a line hashes the same however
- * the reads cut it, at multiples of 8), the bytes outside [a, b) masked off. Each step, h =
- * rotate(imul(h ^ x, odd) ^ y), is a bijection of x, of y and of h, so two byte runs that differ in
- * one word (one byte, or up to four in one word) never hash equal; other differences collide by
- * chance about once in 2^32, as FNV-1a's 32 bits did.
- * All in int32 (`|`, `^`, `<<`, `>>>` by less than 32, Math.imul): no value leaves V8's small
- * integers, so nothing is allocated (the per-byte FNV-1a's `>>> 0` gave a heap number every other
- * byte in the interpreter). A word cost ~22 ns in the interpreter with a multiply each and
- * `Math.imul` looked up each time; ~14 ns with a multiply a pair through a local alias.
- */
-function hashWords(words: Int32Array, h: number, a: number, b: number): number {
-	let i = (a >> 3) << 1;
-	const last = (b - 1) >> 2;
-	// The first pair, without the bytes before `a` (its first word wholly, where `a` is in the second).
-	const fa = a & 7;
-	let x = fa >= 4 ? 0 : words[i]! & KEEP_FROM[fa]!;
-	let y = fa >= 4 ? words[i + 1]! & KEEP_FROM[fa - 4]! : words[i + 1]!;
-	while (i + 1 < last) {
-		h = imul(h ^ x, HASH_PRIME) ^ y;
-		h = (h << 13) | (h >>> 19);
-		i += 2;
-		x = words[i]!;
-		y = words[i + 1]!;
-	}
-	// The pair that holds the last byte, without the bytes from `b` on.
-	if (i === last) {
-		x &= KEEP_BELOW[b & 3]!;
-		y = 0;
-	} else y &= KEEP_BELOW[b & 3]!;
-	h = imul(h ^ x, HASH_PRIME) ^ y;
-	return (h << 13) | (h >>> 19);
-}
-
-/** An aligned copy of bytes, `at` bytes into an Int32Array's buffer (grown as needed; one per ledger). */
-class Scratch {
-	bytes = new Uint8Array(0);
-	words = new Int32Array(0);
-	/** Room for `length` bytes and a sentinel after them (keeps the first `keep` bytes when it grows). */
-	fit(length: number, keep: number): void {
-		if (this.bytes.length >= length + 8) return;
-		const size = Math.max(4096, (length + 8 + 4095) & ~4095);
-		const bytes = new Uint8Array(size);
-		bytes.set(this.bytes.subarray(0, keep));
-		this.bytes = bytes;
-		this.words = new Int32Array(bytes.buffer);
-	}
-}
-
-const spotScratch = new Scratch();
-
 /**
  * The hash a ledger keeps for a line whose bytes are `bytes`, lying at `start` in the file (the
  * hash reads the file's bytes 8 at a time from a multiple of 8: the same bytes elsewhere in the
@@ -252,9 +178,8 @@ const spotScratch = new Scratch();
 export function lineHash(bytes: Uint8Array, start: number): number {
 	if (bytes.length === 0) return HASH_SEED;
 	const k = start % 8;
-	spotScratch.fit(k + bytes.length, 0);
-	spotScratch.bytes.set(bytes, k);
-	return hashWords(spotScratch.words, HASH_SEED, k, k + bytes.length);
+	hashBytes(k + bytes.length).set(bytes, k);
+	return hashRange(HASH_SEED, k, k + bytes.length);
 }
 
 /**
@@ -268,8 +193,8 @@ export function lineHash(bytes: Uint8Array, start: number): number {
  * Cost (measured, bin's V8 flags: interpreter, no optimizing compiler): the per-byte FNV-1a loop it
  * replaced was ~17 % of the app's CPU under traffic, and its three JS arrays of up to 200,000
  * numbers (the hashes mostly heap numbers) were spliced by 50,000 at a time. Now: newlines are found
- * natively, each line is hashed 8 bytes a step over an aligned copy of the read, and a line is two
- * typed-array slots (its end and its hash: lines are contiguous, so a line's start is the end
+ * natively, each line is hashed 8 bytes a step over an aligned copy of the read (in WebAssembly:
+ * sources/line-hash.ts), and a line is two typed-array slots (its end and its hash: lines are contiguous, so a line's start is the end
  * before it).
  */
 export class LineLedger {
@@ -287,7 +212,8 @@ export class LineLedger {
 	private hash = HASH_SEED;
 	/** Where the next chunk should begin (-1: anywhere); a chunk elsewhere is a gap (a skip ahead). */
 	private next = -1;
-	private readonly scratch = new Scratch();
+	/** The bytes of the last read after its last whole pair of words (< 8): the start of the next read's first pair. */
+	private readonly carry = new Uint8Array(8);
 	/** Lines were forgotten: what came before the first remembered one cannot be checked. */
 	forgot = false;
 
@@ -353,19 +279,18 @@ export class LineLedger {
 			this.forgot = true;
 		}
 		this.next = offset + chunk.length;
-		// The chunk goes into an aligned copy `k` bytes in, after the bytes of its first pair of words
-		// that the last chunk ended with (kept there by the last feed): word i of the copy is the file's
-		// word at base + 4i, whatever the chunk's own alignment. One native copy per read (~2,000 lines).
+		// The chunk goes into an aligned copy `k` bytes in (the hash's memory, sources/line-hash.ts),
+		// after the bytes of its first pair of words that the last chunk ended with (kept by the last
+		// feed): word i of the copy is the file's word at base + 4i, whatever the chunk's own alignment.
+		// One native copy per read (~2,000 lines).
 		const k = offset % 8;
 		const base = offset - k;
 		const n = k + chunk.length;
-		const scratch = this.scratch;
-		scratch.fit(n, k);
-		const bytes = scratch.bytes;
+		const bytes = hashBytes(n);
+		if (k > 0) bytes.set(this.carry.subarray(0, k));
 		bytes.set(chunk, k);
 		// A sentinel newline after the data: the native search below always stops within the copy.
 		bytes[n] = 0x0a;
-		const words = scratch.words;
 		let h = this.hash;
 		// The unhashed part of the line being read begins at `from` in the copy (the line's start, or
 		// the copy's first word: the last feed hashed every whole word before it).
@@ -374,7 +299,7 @@ export class LineLedger {
 		while (nl < n) {
 			const end = nl + 1;
 			const endAt = base + end;
-			if (from >= 0) this.remember(this.lineStart, endAt, hashWords(words, h, from, end));
+			if (from >= 0) this.remember(this.lineStart, endAt, hashRange(h, from, end));
 			this.lineStart = endAt;
 			from = end;
 			h = HASH_SEED;
@@ -382,9 +307,9 @@ export class LineLedger {
 		}
 		// The line being read: its whole pairs of words now; its last, partial pair with the next chunk.
 		const whole = n & ~7;
-		if (from >= 0 && whole > from) h = hashWords(words, h, from, whole);
+		if (from >= 0 && whole > from) h = hashRange(h, from, whole);
 		this.hash = h;
-		if (whole < n) bytes.copyWithin(0, whole, n);
+		if (whole < n) this.carry.set(bytes.subarray(whole, n));
 	}
 
 	/** Forget the remembered lines, keeping the line being read (a probe compares a chunk's lines at a time). */
