@@ -194,8 +194,8 @@ export function lineHash(bytes: Uint8Array, start: number): number {
  * replaced was ~17 % of the app's CPU under traffic, and its three JS arrays of up to 200,000
  * numbers (the hashes mostly heap numbers) were spliced by 50,000 at a time. Now: newlines are found
  * natively, each line is hashed 8 bytes a step over an aligned copy of the read (in WebAssembly:
- * sources/line-hash.ts), and a line is two typed-array slots (its end and its hash: lines are contiguous, so a line's start is the end
- * before it).
+ * sources/line-hash.ts), and a line is two typed-array slots (its end and its hash: lines are
+ * contiguous, so a line's start is the end before it).
  */
 export class LineLedger {
 	/** Ring of the remembered lines' ends (file offsets: past 2^31 in a big file, so doubles). */
