@@ -1,18 +1,30 @@
 /**
- * The log buffer: the newest `cap` lines, append in amortised O(1), immutable to its readers.
+ * The log buffer: the newest `cap` lines of a log, appended in amortised O(1), read as windows.
  *
- * A plain array copied on every line costs 1,000 copies per line at the cap. Here every state holds
- * a window [start, end) onto shared, append-only backing arrays: appending writes past every
- * existing window, so no earlier state sees a change. When the backing arrays reach twice the cap
- * the newest `cap` lines move to fresh ones (one copy per `cap` lines). A state that is appended to
- * twice (a branch, never done by the store) gets its own copy, so windows never overlap writes.
+ * Where the lines live (issue 32): outside V8's collected heap, in an arena of UTF-8 bytes reused
+ * in a circle, with each line's place, length, time and flags in typed arrays. Kept as strings, a
+ * busy log's lines (slices of the decoded read, which they kept alive) lived 1–3 s in the ring:
+ * each outlived a scavenge or two and was copied and promoted, and the old generation they filled
+ * was collected again and again. Measured with both builds on the same logs at once (docs/measured.md,
+ * fourteenth round): eight vLLM logs at 100 requests a second each 16–20 % less CPU, eight llama.cpp
+ * logs 14–17 % less; V8's heap 8–10 MB smaller, the arenas' bytes (malloc) 3–9 MB more. Writing a
+ * line's bytes costs ~0.1 µs, reading one back (the rows on screen, a filter) ~0.2 µs. (Tried once
+ * before as append-only stores made anew every cap lines, when the rest cost twice what it does now:
+ * no gain then.)
  *
- * A line is kept as its text, its time and its flags in three arrays, not as an object: a busy
- * log's lines each lived through a scavenge or two in the ring and were copied by it (an object
- * and a boxed time, ~100 bytes a line). Kept apart they are a pointer, an unboxed double and a
- * small integer; a LogLine is made when one is read (the rows on screen).
+ * A state's ring is a window [start, end) of absolute line numbers onto its arena. The arena keeps
+ * readable the newest window's lines and those of one pinned window: the store pins the state it
+ * publishes to the screen (pinLogs), which may be a few appends behind, or held (space pauses the
+ * screen). A pinned window far behind (PIN_LAG × cap lines) is given its own copy of its lines, so
+ * a paused screen or a log not on screen never makes an arena grow. Any other window reads its
+ * lines while none of them was reused; reading one that was throws (only a state older than the
+ * published one, which nothing on screen reads). Appending to a window that is not its arena's
+ * newest (a branch, never done by the store) copies it to an arena of its own.
+ *
+ * A text reads back as its UTF-8 round trip: the same string, except that a lone surrogate (half of
+ * a character cut at MAX_KEPT_LINE) reads back as U+FFFD.
  */
-import type {LogLine, LogRing} from '../types/state.js';
+import type {LogArena, LogLine, LogRing, MonitorState} from '../types/state.js';
 
 export type {LogRing} from '../types/state.js';
 
@@ -20,14 +32,21 @@ export type {LogRing} from '../types/state.js';
 export const LOG_PARSED = 1;
 export const LOG_NOTE = 2;
 
-const EMPTY: LogRing = {buffer: [], times: [], flags: [], start: 0, end: 0, length: 0};
+/** A pinned window this many caps behind the newest line gets a copy of its own. */
+export const PIN_LAG = 4;
+const MIN_BYTES = 16 * 1024;
+const MIN_SLOTS = 64;
+
+type Arena = {-readonly [K in keyof LogArena]: LogArena[K]} & {bytes: Buffer};
+
+const EMPTY: LogRing = {arena: undefined, start: 0, end: 0, length: 0};
 
 export function emptyLog(): LogRing {
 	return EMPTY;
 }
 
 export function isLogRing(x: unknown): x is LogRing {
-	return typeof x === 'object' && x !== null && 'buffer' in x && 'start' in x && 'end' in x;
+	return typeof x === 'object' && x !== null && 'start' in x && 'end' in x && !Array.isArray(x);
 }
 
 /** The flags of a line. */
@@ -40,73 +59,166 @@ export function appendLog(ring: LogRing, line: LogLine, cap: number): LogRing {
 /** A ring whose window may be moved in place: one that a batch made and no reader has seen yet. */
 export type DraftRing = {-readonly [K in keyof LogRing]: LogRing[K]};
 
+function arrays(size: number, slots: number): Pick<Arena, 'bytes' | 'at' | 'len' | 'times' | 'flags'> {
+	return {bytes: Buffer.allocUnsafeSlow(size), at: new Uint32Array(slots), len: new Uint32Array(slots), times: new Float64Array(slots), flags: new Uint8Array(slots)};
+}
+
+/** Bytes of lines [from, to) of `a`. */
+function bytesOf(a: Arena, from: number, to: number): number {
+	const slots = a.at.length;
+	let sum = 0;
+	for (let n = from; n < to; n++) sum += a.len[n % slots]!;
+	return sum;
+}
+
+type Packed = Pick<Arena, 'bytes' | 'at' | 'len' | 'times' | 'flags' | 'head'>;
+
 /**
- * appendLog into `ring` itself, for a ring nobody has seen yet (a batch's own copy): a busy log's
- * batch appends thousands of lines, and a new ring object for each was garbage at once. The line
- * comes as its parts (no LogLine made to be taken apart).
+ * Lines [from, to) of `a` in new arrays, sized for them, `room` bytes and a line more, packed from
+ * byte 0 (their numbers stay theirs). Runs of lines that lie end to end are copied as one block.
+ */
+function packed(a: Arena, from: number, to: number, room: number): Packed {
+	const next = arrays(Math.max(MIN_BYTES, Math.ceil((bytesOf(a, from, to) + room) * 1.25)), Math.max(MIN_SLOTS, 2 * (to - from + 1)));
+	const slots = a.at.length;
+	const size = next.at.length;
+	let head = 0;
+	let runAt = 0;
+	let runEnd = 0;
+	for (let n = from; n < to; n++) {
+		const i = n % slots;
+		const j = n % size;
+		const at = a.at[i]!;
+		const len = a.len[i]!;
+		if (at !== runEnd) {
+			if (runEnd > runAt) a.bytes.copy(next.bytes, head - (runEnd - runAt), runAt, runEnd);
+			runAt = at;
+		}
+		runEnd = at + len;
+		next.at[j] = head;
+		next.len[j] = len;
+		next.times[j] = a.times[i]!;
+		next.flags[j] = a.flags[i]!;
+		head += len;
+	}
+	if (runEnd > runAt) a.bytes.copy(next.bytes, head - (runEnd - runAt), runAt, runEnd);
+	return {...next, head};
+}
+
+/** A new arena holding lines [from, to) of `a` (none: an empty one numbered from `to`). */
+function arenaOf(a: Arena | undefined, from: number, to: number, room: number): Arena {
+	if (a === undefined || from >= to) return {lines: to, intact: to, pin: undefined, ...arrays(Math.max(MIN_BYTES, room * 2), MIN_SLOTS), head: 0};
+	if (from < a.intact) throw new RangeError(`log ring: line ${from} was reused (a state older than the one on screen was appended to)`);
+	return {lines: to, intact: from, pin: undefined, ...packed(a, from, to, room)};
+}
+
+/**
+ * Append into `ring` itself, for a ring nobody has seen yet (a batch's own copy): a busy log's batch
+ * appends thousands of lines, and a new ring object for each was garbage at once. The line comes as
+ * its parts (no LogLine made to be taken apart).
  */
 export function appendTo(ring: DraftRing, t: number, text: string, flags: number, cap: number): DraftRing {
-	let buffer = ring.buffer as string[];
-	let times = ring.times as Float64Array | number[] | undefined;
-	let marks = ring.flags as Uint8Array | number[] | undefined;
-	let start = ring.start;
-	let end = ring.end;
-	// Only the newest window may write into a backing array (slot `end` still unwritten: a text is
-	// never undefined); anything else copies (never overwrites). A full backing array copies too.
-	if (times === undefined || marks === undefined || end >= buffer.length || buffer[end] !== undefined || buffer === EMPTY.buffer) {
-		// (a ring written out empty has no times or flags: nothing to keep)
-		const keep = times === undefined || marks === undefined ? 0 : Math.min(end - start, cap - 1);
-		// The backing arrays are made at their full size (2 × cap) once per `cap` lines: grown by a push
-		// a line, they were copied at each growth (~90 bytes a line of a busy log, all of it outliving
-		// a scavenge: V8's sampling heap profiler, llama.cpp at 1,000 requests a second). Times and flags
-		// are typed arrays (their store is outside the collected heap); the texts a holey array.
-		const size = Math.max(2 * cap, keep + 1);
-		const texts = new Array<string>(size);
-		const at = new Float64Array(size);
-		const marked = new Uint8Array(size);
-		// The times copied as a block where they are a Float64Array: read one by one, each was a new
-		// heap number under the interpreter (16 B a line of a busy log, a third of appendTo's garbage).
-		const typed = times instanceof Float64Array;
-		if (typed) at.set((times as Float64Array).subarray(end - keep, end));
-		for (let i = 0; i < keep; i++) {
-			const k = end - keep + i;
-			texts[i] = buffer[k]!;
-			if (!typed) at[i] = times![k]!;
-			marked[i] = marks![k]!;
-		}
-		buffer = texts;
-		times = at;
-		marks = marked;
-		start = 0;
-		end = keep;
+	// UTF-8 takes at most 3 bytes for each UTF-16 unit (4 for a pair of them)
+	const need = text.length * 3;
+	let a = ring.arena as Arena | undefined;
+	if (a === undefined || ring.end !== a.lines) {
+		// the first line, or a branch: the window's newest cap − 1 lines to an arena of its own
+		a = arenaOf(a, Math.max(ring.start, ring.end - (cap - 1)), ring.end, need);
+		ring.arena = a;
+		ring.start = Math.max(ring.start, a.intact);
 	}
-	buffer[end] = text;
-	times[end] = t;
-	marks[end] = flags;
-	end++;
-	if (end - start > cap) start = end - cap;
-	ring.buffer = buffer;
-	ring.times = times;
-	ring.flags = marks;
-	ring.start = start;
-	ring.end = end;
-	ring.length = end - start;
+	const n = a.lines;
+	// what must stay readable: the new window, and the pinned one
+	let keep = Math.max(ring.start, n + 1 - cap);
+	const pin = a.pin;
+	if (pin !== undefined) {
+		if (pin.arena !== a || pin.end > n) a.pin = undefined;
+		else if (n - pin.start > PIN_LAG * cap) {
+			(pin as DraftRing).arena = arenaOf(a, pin.start, pin.end, 0);
+			a.pin = undefined;
+		} else if (pin.start < keep) keep = pin.start;
+	}
+	let slots = a.at.length;
+	let size = a.bytes.length;
+	let pos = a.head;
+	// the oldest line still whole once this one is written (lines lie in the order written, in a circle)
+	let k = a.intact;
+	let grow = n + 1 - keep > slots || need > size;
+	if (!grow) {
+		if (pos + need > size) {
+			// to byte 0: the lines after the head, to the end, go first
+			while (k < n && a.at[k % slots]! >= pos) k++;
+			pos = 0;
+			while (k < n && a.at[k % slots]! < need) k++;
+			// a burst of long lines made it large: back to about what it holds
+			grow = k > keep || size > 4 * (bytesOf(a, keep, n) + need) + MIN_BYTES;
+		} else {
+			const end = pos + need;
+			while (k < n && a.at[k % slots]! >= pos && a.at[k % slots]! < end) k++;
+			grow = k > keep;
+		}
+	}
+	if (grow) {
+		Object.assign(a, packed(a, keep, n, need));
+		a.intact = keep;
+		slots = a.at.length;
+		size = a.bytes.length;
+		pos = a.head;
+		k = a.intact;
+	}
+	const slot = n % slots;
+	const written = a.bytes.write(text, pos);
+	a.at[slot] = pos;
+	a.len[slot] = written;
+	a.times[slot] = t;
+	a.flags[slot] = flags;
+	a.head = pos + written;
+	a.lines = n + 1;
+	a.intact = Math.max(k, n + 1 - slots);
+	ring.end = n + 1;
+	ring.start = Math.max(ring.start, n + 1 - cap);
+	ring.length = ring.end - ring.start;
 	return ring;
+}
+
+/** The slot of line `i` (0 = oldest held) in its arena; throws where that line's place was reused. */
+function slotOf(ring: LogRing, i: number): number {
+	const a = ring.arena!;
+	const n = ring.start + i;
+	if (n < a.intact) throw new RangeError(`log ring: line ${n} was reused (a state older than the one on screen was read)`);
+	return n % a.at.length;
 }
 
 /** Line `i` of the ring (0 = oldest held), made on read: the same fields as the line appended. */
 export function logLineAt(ring: LogRing, i: number): LogLine {
-	const k = ring.start + i;
-	const t = ring.times?.[k] ?? 0;
-	const text = ring.buffer[k]!;
-	const flags = ring.flags?.[k] ?? 0;
+	const slot = slotOf(ring, i);
+	const a = ring.arena!;
+	const t = a.times[slot]!;
+	const at = a.at[slot]!;
+	const text = (a.bytes as Buffer).toString('utf8', at, at + a.len[slot]!);
+	const flags = a.flags[slot]!;
 	const parsed = (flags & LOG_PARSED) !== 0;
 	return (flags & LOG_NOTE) === 0 ? {t, text, parsed} : {t, text, parsed, note: true};
 }
 
 /** The text of line `i` (0 = oldest held), read in place (a filter reads only the texts). */
 export function logTextAt(ring: LogRing, i: number): string {
-	return ring.buffer[ring.start + i]!;
+	const slot = slotOf(ring, i);
+	const a = ring.arena!;
+	const at = a.at[slot]!;
+	return (a.bytes as Buffer).toString('utf8', at, at + a.len[slot]!);
+}
+
+/**
+ * Keep the rings of `state` readable (the store calls it with the state it publishes to the screen):
+ * each arena keeps one pinned window, this one in place of the last.
+ */
+export function pinLogs(state: MonitorState): void {
+	for (const id in state.servers) {
+		const ring = state.servers[id]!.log;
+		const a = ring.arena as Arena | undefined;
+		// (a state whose lines were already reused cannot be kept: never the one just published)
+		if (a !== undefined && ring.start >= a.intact) a.pin = ring;
+	}
 }
 
 function linesOf(ring: LogRing, from: number, to: number): LogLine[] {

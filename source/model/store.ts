@@ -4,6 +4,7 @@
  */
 import type {Action, MonitorState, ServerState} from '../types/state.js';
 import {reduce, initialState, type InitialOptions} from './reducer.js';
+import {pinLogs} from './log-ring.js';
 
 /** ≤ 4 commits/s keeps idle CPU low (ink-practices §4.2). */
 export const PUBLISH_INTERVAL_MS = 250;
@@ -150,6 +151,8 @@ export function createStore(options: InitialOptions = {}): MonitorStore {
 			clockDirty = false;
 			logDirty = false;
 			published = state;
+			// its logs stay readable while it is on screen (model/log-ring.ts)
+			pinLogs(published);
 			count++;
 			for (const l of listeners) l();
 		},

@@ -17,18 +17,34 @@ export interface LogLine {
 }
 
 /**
- * The log buffer: a window [start, end) onto shared, append-only backing arrays (model/log-ring.ts
- * appends in amortised O(1) and reads it, a LogLine made on read; nothing else writes it).
+ * Where a lineage of log rings keeps its lines (model/log-ring.ts writes it; nothing else does): one
+ * circular block of UTF-8 bytes and, per line, its place, length, time and flags, outside V8's
+ * collected heap. Absolute line numbers: line n is in slot n % slots while n ≥ intact.
+ */
+export interface LogArena {
+	readonly bytes: Uint8Array;
+	readonly at: Uint32Array;
+	readonly len: Uint32Array;
+	readonly times: Float64Array;
+	readonly flags: Uint8Array;
+	/** Lines ever written (the absolute number of the next line). */
+	readonly lines: number;
+	/** Where the next line's bytes go. */
+	readonly head: number;
+	/** The oldest line whose bytes and slot are still its own. */
+	readonly intact: number;
+	/** The window kept readable besides the newest (the screen's published state): log-ring.ts pinLogs. */
+	readonly pin?: LogRing;
+}
+
+/**
+ * The log buffer: a window [start, end) of absolute line numbers onto its arena (model/log-ring.ts
+ * appends in amortised O(1) and reads it, a LogLine made on read; nothing else writes it). A window
+ * reads its lines while it is its arena's newest, or pinned, or none of its lines was reused since.
  */
 export interface LogRing {
-	/** Shared, append-only backing store of the lines' texts: read only [start, end). */
-	readonly buffer: readonly string[];
-	/**
-	 * The lines' times and flags (log-ring.ts), index for index with `buffer`; absent only in a ring
-	 * written out empty. Typed arrays as log-ring.ts makes them (a plain array in a ring made by hand).
-	 */
-	readonly times?: ArrayLike<number>;
-	readonly flags?: ArrayLike<number>;
+	/** undefined: no line yet. */
+	readonly arena?: LogArena;
 	readonly start: number;
 	readonly end: number;
 	/** Lines in the ring (end − start). */

@@ -1,15 +1,25 @@
 /**
- * The log ring copies its newest lines to fresh backing arrays once per `cap` lines; the times go as
- * one block where they are a Float64Array (issue 32: no heap number a line under the interpreter).
+ * The log ring keeps its lines in an arena of bytes reused in a circle (model/log-ring.ts, issue 32).
  * The lines read back must be exactly those appended (fractional, -0, NaN and huge times included),
- * across many copies, from a ring made by appendTo and from one whose times are a plain array.
- * Texts of every width (multi-byte, astral, empty, thousands of characters) read back as written,
- * and a ring seen earlier never changes when a later one, or itself again (a branch), is appended to.
+ * across the arena's growth and many laps of it. Texts of every width (multi-byte, astral, empty,
+ * thousands of characters) read back as written. A ring seen earlier reads what it read, or, once
+ * its lines were reused, throws (never other lines); a pinned one (the screen's) always reads.
  */
 import {describe, expect, it} from 'vitest';
-import {appendTo, emptyLog, logLines, logTextAt, LOG_NOTE, LOG_PARSED, type DraftRing} from '../../source/model/log-ring.js';
+import {appendTo, emptyLog, logLines, logTextAt, LOG_NOTE, LOG_PARSED, pinLogs, PIN_LAG, type DraftRing} from '../../source/model/log-ring.js';
 import type {LogLine, LogRing} from '../../source/types/state.js';
 import {prng} from '../helpers/fuzz.js';
+
+/** Whether a ring still reads its lines (a RangeError: some were reused since; any other error fails). */
+function readable(ring: LogRing): boolean {
+	try {
+		logLines(ring);
+		return true;
+	} catch (error) {
+		if (error instanceof RangeError) return false;
+		throw error;
+	}
+}
 
 const TIMES = [0, -0, 1.5, 1_796_000_000_000.125, Number.NaN, 1e300, 12.3456789];
 
@@ -39,10 +49,35 @@ describe('log ring copies', () => {
 		for (const cap of [1, 2, 7, 100]) check(emptyLog(), cap, cap * 9 + 3, cap, []);
 	});
 
-	it('a ring whose times and flags are plain arrays (made elsewhere) reads the same after its copy', () => {
-		const before: LogLine[] = [{t: 1.25, text: 'a', parsed: true}, {t: -0, text: 'b', parsed: false}, {t: 3.5, text: 'c', parsed: true, note: true}];
-		const ring: LogRing = {buffer: ['a', 'b', 'c'], times: [1.25, -0, 3.5], flags: [LOG_PARSED, 0, LOG_PARSED | LOG_NOTE], start: 0, end: 3, length: 3};
-		check(ring, 5, 40, 9, before);
+	it('a pinned ring reads its lines while the newest moves on, then from a copy of its own; the arena stays small', () => {
+		for (const cap of [1, 10, 100]) {
+			let ring = {...emptyLog()} as DraftRing;
+			for (let i = 0; i < cap * 3; i++) ring = appendTo(ring, i, `line ${i} ${'x'.repeat(i % 50)}`, LOG_PARSED, cap);
+			const pinned = ring;
+			const was = logLines(pinned);
+			pinLogs({servers: {s: {log: pinned}}} as never);
+			ring = {...ring};
+			const arena = ring.arena!;
+			let copied = false;
+			for (let i = cap * 3; i < cap * 3 + cap * PIN_LAG * 3; i++) {
+				ring = appendTo(ring, i, `line ${i} ${'y'.repeat(i % 70)}`, 0, cap);
+				// read back all along, with the arena at work under it
+				if (i % 7 === 0) expect(logLines(pinned)).toEqual(was);
+				copied ||= pinned.arena !== arena;
+			}
+			expect(logLines(pinned)).toEqual(was);
+			// lagging PIN_LAG × cap lines, it was given a copy; the arena it left holds about one window
+			expect(copied).toBe(true);
+			expect(ring.arena).toBe(arena);
+			expect(arena.at.length).toBeLessThanOrEqual(Math.max(64, 2 * (PIN_LAG * cap + 2)));
+			expect(logLines(ring).map(l => l.t)).toEqual(Array.from({length: cap}, (_, k) => cap * 3 + cap * PIN_LAG * 3 - cap + k));
+		}
+	});
+
+	it('a lone surrogate (a character cut in two) reads back as U+FFFD; whole pairs as written', () => {
+		let ring = {...emptyLog()} as DraftRing;
+		for (const text of ['cut \ud83d', '\ude00 tail', 'whole 😀', '\ud83d\ude00']) ring = appendTo(ring, 0, text, 0, 10);
+		expect(logLines(ring).map(l => l.text)).toEqual(['cut \ufffd', '\ufffd tail', 'whole 😀', '😀']);
 	});
 
 	it('texts of every width (multi-byte, astral, empty, very long) read back as written, and earlier rings never change', () => {
@@ -54,6 +89,9 @@ describe('log ring copies', () => {
 			for (let k = 0; k < n; k++) s += parts[Math.floor(r() * parts.length)]!;
 			return s;
 		};
+		let kept = 0;
+		let reused = 0;
+		let branches = 0;
 		for (const cap of [1, 3, 50]) {
 			let ring = {...emptyLog()} as DraftRing;
 			const want: string[] = [];
@@ -65,10 +103,14 @@ describe('log ring copies', () => {
 					ring = {...ring};
 				}
 				if (r() < 0.05 && seen.length > 0) {
-					// a ring seen earlier appended to again (a branch): it must copy, not overwrite
+					// a ring seen earlier appended to again (a branch): it must copy, not overwrite; one whose
+					// lines were reused since cannot be (and says so)
 					const [old, was] = seen[Math.floor(r() * seen.length)]!;
-					const branch = appendTo({...old}, i, 'branch', 0, cap);
-					expect(logLines(branch).map(l => l.text)).toEqual([...was, 'branch'].slice(-cap));
+					if (readable(old)) {
+						const branch = appendTo({...old}, i, 'branch', 0, cap);
+						expect(logLines(branch).map(l => l.text)).toEqual([...was, 'branch'].slice(-cap));
+						branches++;
+					} else expect(() => appendTo({...old}, i, 'branch', 0, cap)).toThrow(RangeError);
 				}
 				const t = text();
 				ring = appendTo(ring, i, t, 0, cap);
@@ -76,7 +118,16 @@ describe('log ring copies', () => {
 				expect(logTextAt(ring, ring.length - 1)).toBe(t);
 			}
 			expect(logLines(ring).map(l => l.text)).toEqual(want.slice(-cap));
-			for (const [old, was] of seen) expect(logLines(old).map(l => l.text)).toEqual(was);
+			for (const [old, was] of seen) {
+				if (readable(old)) {
+					expect(logLines(old).map(l => l.text)).toEqual(was);
+					kept++;
+				} else reused++;
+			}
 		}
+		// all three happened: rings read as they were, rings whose lines were reused, branches
+		expect(kept).toBeGreaterThan(10);
+		expect(reused).toBeGreaterThan(10);
+		expect(branches).toBeGreaterThan(3);
 	});
 });

@@ -113,11 +113,12 @@ describe('requestFigures without totalsOf\'s object', () => {
 	});
 });
 
-describe('the log ring\'s backing arrays made once per cap lines', () => {
-	it('appending 10 × cap lines in place makes new backing arrays ~once per cap lines, and reads back every line', () => {
+describe('the log ring\'s arena reused in a circle', () => {
+	it('appending 10 × cap lines in place makes new arrays only while the window grows, and reads back every line', () => {
 		const cap = 100;
 		let ring = {...emptyLog()} as LogRing;
 		const made = new Set<unknown>();
+		const arenas = new Set<unknown>();
 		const earlier: [LogRing, string][] = [];
 		for (let i = 0; i < 10 * cap; i++) {
 			if (i % 37 === 0) {
@@ -125,12 +126,23 @@ describe('the log ring\'s backing arrays made once per cap lines', () => {
 				ring = {...ring};
 			}
 			ring = appendTo(ring as never, 1_796_000_000_000 + i / 8, `l${i}`, i % 3, cap);
-			made.add(ring.buffer);
+			made.add(ring.arena!.bytes);
+			arenas.add(ring.arena);
 		}
-		// the first line, then each time the backing arrays are full (2 × cap lines, cap − 1 of them kept): lines 200, 301, 402… 907
-		expect(made.size).toBe(9);
+		// one arena; its arrays made at the first line, and again when the window outgrew its first 64 line slots
+		expect(arenas.size).toBe(1);
+		expect(made.size).toBe(2);
 		expect(logLines(ring).map(l => l.t)).toEqual(Array.from({length: cap}, (_, k) => 1_796_000_000_000 + (9 * cap + k) / 8));
 		expect(logLines(ring).map(l => l.parsed)).toEqual(Array.from({length: cap}, (_, k) => (9 * cap + k) % 3 === 1));
-		for (const [r, was] of earlier) expect(JSON.stringify(logLines(r))).toBe(was);
+		// an earlier ring reads what it read, or (its lines reused since) throws; the newest cap's all read
+		let read = 0;
+		for (const [r, was] of earlier) {
+			if (r.length > 0 && r.start + 130 < ring.end) expect(() => logLines(r)).toThrow(RangeError);
+			else {
+				expect(JSON.stringify(logLines(r))).toBe(was);
+				read++;
+			}
+		}
+		expect(read).toBeGreaterThanOrEqual(2);
 	});
 });

@@ -53,18 +53,17 @@ describe('reducer', () => {
 		expect(s.servers[id]!.linesParsed + s.servers[id]!.linesUnparsed).toBe(MAX_LOG_LINES + 50);
 	});
 
-	it('the log ring: earlier states never change, the backing array stays under twice the cap, no copy per line', () => {
+	it('the log ring: earlier states never change, one arena for all of them, no copy per line', () => {
 		const cap = 4;
 		const line = (i: number) => ({t: i, text: `l${i}`, parsed: false});
 		const states: LogRing[] = [emptyLog()];
 		for (let i = 0; i < 20; i++) states.push(appendLog(states.at(-1)!, line(i), cap));
 		// every state still reads what it read when it was made
 		states.forEach((r, n) => expect(logLines(r).map(l => l.t)).toEqual(Array.from({length: Math.min(n, cap)}, (_, k) => n - Math.min(n, cap) + k)));
-		expect(states.every(r => r.buffer.length <= cap * 2)).toBe(true);
-		// between compactions consecutive states share one backing array (appended, not copied)
-		const shared = states.slice(1).filter((r, i) => r.buffer === states[i]!.buffer).length;
-		// 20 appends, 4 copies: the first line, then one each time the backing array reaches 2 × cap (lines 9, 13, 17)
-		expect(shared).toBe(16);
+		// consecutive states share one arena (appended to, not copied): 20 appends, one arena made by the first
+		const shared = states.slice(1).filter((r, i) => r.arena === states[i]!.arena).length;
+		expect(shared).toBe(19);
+		expect(states[20]!.arena!.at.length).toBe(64);
 		// a branch from an older state copies instead of writing over the newer state's line
 		const old = states[10]!;
 		const branch = appendLog(old, line(99), cap);
