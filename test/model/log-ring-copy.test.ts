@@ -6,7 +6,7 @@
  * its lines were reused, throws (never other lines); a pinned one (the screen's) always reads.
  */
 import {describe, expect, it} from 'vitest';
-import {appendTo, emptyLog, logLines, logTextAt, LOG_NOTE, LOG_PARSED, pinLogs, PIN_LAG, type DraftRing} from '../../source/model/log-ring.js';
+import {appendTo, emptyLog, logLines, logTextAt, LOG_NOTE, LOG_PARSED, pinLogs, PIN_LAG, utf8Of, type DraftRing} from '../../source/model/log-ring.js';
 import type {LogLine, LogRing} from '../../source/types/state.js';
 import {prng} from '../helpers/fuzz.js';
 
@@ -71,6 +71,21 @@ describe('log ring copies', () => {
 			expect(ring.arena).toBe(arena);
 			expect(arena.at.length).toBeLessThanOrEqual(Math.max(64, 2 * (PIN_LAG * cap + 2)));
 			expect(logLines(ring).map(l => l.t)).toEqual(Array.from({length: cap}, (_, k) => cap * 3 + cap * PIN_LAG * 3 - cap + k));
+		}
+	});
+
+	it('Buffer\'s own UTF-8 methods and the documented ones (where a Node lacks them) write and read the same bytes', () => {
+		const own = utf8Of(Buffer.prototype);
+		const documented = utf8Of({});
+		expect(own.write).not.toBe(documented.write);
+		for (const text of ['plain ascii', 'é€😀漢字', '', 'cut \ud83d', 'x'.repeat(5000)]) {
+			const a = Buffer.alloc(20_000);
+			const b = Buffer.alloc(20_000);
+			const n = own.write(a, text, 7);
+			expect(documented.write(b, text, 7)).toBe(n);
+			expect(a.equals(b)).toBe(true);
+			expect(own.read(a, 7, 7 + n)).toBe(documented.read(b, 7, 7 + n));
+			expect(own.read(a, 7, 7 + n)).toBe(text.replace(/\ud83d$/, '\ufffd'));
 		}
 	});
 
