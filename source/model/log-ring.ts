@@ -21,8 +21,8 @@
  * published one, which nothing on screen reads). Appending to a window that is not its arena's
  * newest (a branch, never done by the store) copies it to an arena of its own.
  *
- * A text reads back as its UTF-8 round trip: the same string, except that a lone surrogate (half of
- * a character cut at MAX_KEPT_LINE) reads back as U+FFFD.
+ * A text reads back as its UTF-8 round trip: the same string (a lone surrogate, half of a character,
+ * would read back as U+FFFD, but sanitize has replaced those before a line gets here).
  */
 import type {LogArena, LogLine, LogRing, MonitorState} from '../types/state.js';
 
@@ -33,7 +33,7 @@ export const LOG_PARSED = 1;
 export const LOG_NOTE = 2;
 
 /** A pinned window this many caps behind the newest line gets a copy of its own. */
-export const PIN_LAG = 4;
+export const PIN_LAG = 1;
 const MIN_BYTES = 16 * 1024;
 const MIN_SLOTS = 64;
 
