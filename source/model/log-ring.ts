@@ -33,7 +33,7 @@ export const LOG_PARSED = 1;
 export const LOG_NOTE = 2;
 
 /** A pinned window this many caps behind the newest line gets a copy of its own. */
-export const PIN_LAG = 1;
+export const PIN_LAG = 2;
 const MIN_BYTES = 16 * 1024;
 const MIN_SLOTS = 64;
 
@@ -60,9 +60,8 @@ export function utf8Of(proto: object): Utf8 {
 	return {write: (bytes, text, at) => bytes.write(text, at), read: (bytes, from, to) => bytes.toString('utf8', from, to)};
 }
 
-const UTF8 = utf8Of(Buffer.prototype);
-const writeText = UTF8.write;
-const readText = UTF8.read;
+const OWN_UTF8 = typeof (Buffer.prototype as Utf8Buffer).utf8Write === 'function';
+const readText = utf8Of(Buffer.prototype).read;
 
 const EMPTY: LogRing = {arena: undefined, start: 0, end: 0, length: 0};
 
@@ -88,11 +87,14 @@ function arrays(size: number, slots: number): Pick<Arena, 'bytes' | 'at' | 'len'
 	return {bytes: Buffer.allocUnsafeSlow(size), at: new Uint32Array(slots), len: new Uint32Array(slots), times: new Float64Array(slots), flags: new Uint8Array(slots)};
 }
 
+/** Line slots for `n` lines: a power of two (a line's slot is its number masked, not divided). */
+const slotsFor = (n: number): number => Math.max(MIN_SLOTS, 2 ** Math.ceil(Math.log2(n)));
+
 /** Bytes of lines [from, to) of `a`. */
 function bytesOf(a: Arena, from: number, to: number): number {
-	const slots = a.at.length;
 	let sum = 0;
-	for (let n = from; n < to; n++) sum += a.len[n % slots]!;
+	const mask = a.at.length - 1;
+	for (let n = from; n < to; n++) sum += a.len[n & mask]!;
 	return sum;
 }
 
@@ -103,15 +105,16 @@ type Packed = Pick<Arena, 'bytes' | 'at' | 'len' | 'times' | 'flags' | 'head'>;
  * byte 0 (their numbers stay theirs). Runs of lines that lie end to end are copied as one block.
  */
 function packed(a: Arena, from: number, to: number, room: number): Packed {
-	const next = arrays(Math.max(MIN_BYTES, Math.ceil((bytesOf(a, from, to) + room) * 1.25)), Math.max(MIN_SLOTS, 2 * (to - from + 1)));
-	const slots = a.at.length;
-	const size = next.at.length;
+	const next = arrays(Math.max(MIN_BYTES, Math.ceil((bytesOf(a, from, to) + room) * 1.25)), slotsFor(2 * (to - from + 1)));
+	// masks (slot counts are powers of two)
+	const slots = a.at.length - 1;
+	const size = next.at.length - 1;
 	let head = 0;
 	let runAt = 0;
 	let runEnd = 0;
 	for (let n = from; n < to; n++) {
-		const i = n % slots;
-		const j = n % size;
+		const i = n & slots;
+		const j = n & size;
 		const at = a.at[i]!;
 		const len = a.len[i]!;
 		if (at !== runEnd) {
@@ -163,6 +166,7 @@ export function appendTo(ring: DraftRing, t: number, text: string, flags: number
 		} else if (pin.start < keep) keep = pin.start;
 	}
 	let slots = a.at.length;
+	const mask = slots - 1;
 	let size = a.bytes.length;
 	let pos = a.head;
 	// the oldest line still whole once this one is written (lines lie in the order written, in a circle)
@@ -171,14 +175,14 @@ export function appendTo(ring: DraftRing, t: number, text: string, flags: number
 	if (!grow) {
 		if (pos + need > size) {
 			// to byte 0: the lines after the head, to the end, go first
-			while (k < n && a.at[k % slots]! >= pos) k++;
+			while (k < n && a.at[k & mask]! >= pos) k++;
 			pos = 0;
-			while (k < n && a.at[k % slots]! < need) k++;
+			while (k < n && a.at[k & mask]! < need) k++;
 			// a burst of long lines made it large: back to about what it holds
 			grow = k > keep || size > 4 * (bytesOf(a, keep, n) + need) + MIN_BYTES;
 		} else {
 			const end = pos + need;
-			while (k < n && a.at[k % slots]! >= pos && a.at[k % slots]! < end) k++;
+			while (k < n && a.at[k & mask]! >= pos && a.at[k & mask]! < end) k++;
 			grow = k > keep;
 		}
 	}
@@ -190,8 +194,9 @@ export function appendTo(ring: DraftRing, t: number, text: string, flags: number
 		pos = a.head;
 		k = a.intact;
 	}
-	const slot = n % slots;
-	const written = writeText(a.bytes, text, pos);
+	const slot = n & (slots - 1);
+	// (Buffer's own method called here, not through UTF8: a call less a line)
+	const written = OWN_UTF8 ? (a.bytes as Utf8Buffer).utf8Write!(text, pos) : a.bytes.write(text, pos);
 	a.at[slot] = pos;
 	a.len[slot] = written;
 	a.times[slot] = t;
@@ -210,7 +215,7 @@ function slotOf(ring: LogRing, i: number): number {
 	const a = ring.arena!;
 	const n = ring.start + i;
 	if (n < a.intact) throw new RangeError(`log ring: line ${n} was reused (a state older than the one on screen was read)`);
-	return n % a.at.length;
+	return n & (a.at.length - 1);
 }
 
 /** Line `i` of the ring (0 = oldest held), made on read: the same fields as the line appended. */
