@@ -106,15 +106,15 @@ type Packed = Pick<Arena, 'bytes' | 'at' | 'len' | 'times' | 'flags' | 'head'>;
  */
 function packed(a: Arena, from: number, to: number, room: number): Packed {
 	const next = arrays(Math.max(MIN_BYTES, Math.ceil((bytesOf(a, from, to) + room) * 1.25)), slotsFor(2 * (to - from + 1)));
-	// masks (slot counts are powers of two)
-	const slots = a.at.length - 1;
-	const size = next.at.length - 1;
+	// slot masks (slot counts are powers of two)
+	const fromMask = a.at.length - 1;
+	const toMask = next.at.length - 1;
 	let head = 0;
 	let runAt = 0;
 	let runEnd = 0;
 	for (let n = from; n < to; n++) {
-		const i = n & slots;
-		const j = n & size;
+		const i = n & fromMask;
+		const j = n & toMask;
 		const at = a.at[i]!;
 		const len = a.len[i]!;
 		if (at !== runEnd) {
@@ -178,13 +178,15 @@ export function appendTo(ring: DraftRing, t: number, text: string, flags: number
 			while (k < n && a.at[k & mask]! >= pos) k++;
 			pos = 0;
 			while (k < n && a.at[k & mask]! < need) k++;
-			// a burst of long lines made it large: back to about what it holds
-			grow = k > keep || size > 4 * (bytesOf(a, keep, n) + need) + MIN_BYTES;
+			grow = k > keep;
 		} else {
 			const end = pos + need;
 			while (k < n && a.at[k & mask]! >= pos && a.at[k & mask]! < end) k++;
 			grow = k > keep;
 		}
+		// every 1,024 lines: a burst of long lines made it large, and they have left: back to about
+		// what it holds (the sum is over what it keeps, so ~1 addition a line)
+		if (!grow && (n & 1023) === 0) grow = size > 4 * (bytesOf(a, keep, n) + need) + MIN_BYTES;
 	}
 	if (grow) {
 		Object.assign(a, packed(a, keep, n, need));

@@ -89,6 +89,21 @@ describe('log ring copies', () => {
 		}
 	});
 
+	it('a burst of long lines grows the arena; once they have left the ring it shrinks back', () => {
+		const cap = 100;
+		let ring = {...emptyLog()} as DraftRing;
+		const short = (i: number) => `short line ${i}`;
+		for (let i = 0; i < cap; i++) ring = appendTo(ring, i, short(i), 0, cap);
+		const small = ring.arena!.bytes.length;
+		for (let i = 0; i < cap; i++) ring = appendTo(ring, i, `long ${i} ${'€'.repeat(20_000)}`, 0, cap);
+		const large = ring.arena!.bytes.length;
+		expect(large).toBeGreaterThan(100 * 20_000 * 3);
+		// within 1,024 lines of the last long one leaving the ring
+		for (let i = 0; i < 1200; i++) ring = appendTo(ring, i, short(i), 0, cap);
+		expect(ring.arena!.bytes.length).toBeLessThan(4 * small);
+		expect(logLines(ring).map(l => l.text)).toEqual(Array.from({length: cap}, (_, k) => short(1100 + k)));
+	});
+
 	it('a lone surrogate (a character cut in two) reads back as U+FFFD; whole pairs as written', () => {
 		let ring = {...emptyLog()} as DraftRing;
 		for (const text of ['cut \ud83d', '\ude00 tail', 'whole 😀', '\ud83d\ude00']) ring = appendTo(ring, 0, text, 0, 10);
