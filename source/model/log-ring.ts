@@ -6,8 +6,8 @@
  * busy log's lines (slices of the decoded read, which they kept alive) lived 1–3 s in the ring:
  * each outlived a scavenge or two and was copied and promoted, and the old generation they filled
  * was collected again and again. Measured with both builds on the same logs at once
- * (docs/measured.md, fourteenth round): eight vLLM logs at 100 requests a second each cost 16–20 %
- * less CPU, eight llama.cpp logs 2–17 % less (six runs); with vLLM's long lines V8's heap is 10 MB
+ * (docs/measured.md, fourteenth round): eight vLLM logs at 100 requests a second each cost 14–20 %
+ * less CPU, eight llama.cpp logs 2–17 % less (seven runs); with vLLM's long lines V8's heap is 10 MB
  * smaller and malloc's 9 MB larger. Writing a line's bytes costs ~0.1 µs, reading one back (the
  * rows on screen, a filter) ~0.2 µs. (Tried once before as append-only stores made anew every cap
  * lines, when the rest cost twice what it does now: no gain then.)
