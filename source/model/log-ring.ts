@@ -47,6 +47,8 @@ type Arena = {-readonly [K in keyof LogArena]: LogArena[K]} & {bytes: Buffer};
 type Utf8Buffer = Buffer & {utf8Write?: (text: string, at: number) => number; utf8Slice?: (from: number, to: number) => string};
 
 export interface Utf8 {
+	/** Whether these are Buffer's own methods (appendTo then calls `utf8Write` in place: a call less a line). */
+	readonly own: boolean;
 	readonly write: (bytes: Buffer, text: string, at: number) => number;
 	readonly read: (bytes: Buffer, from: number, to: number) => string;
 }
@@ -55,13 +57,14 @@ export interface Utf8 {
 export function utf8Of(proto: object): Utf8 {
 	const own = proto as Partial<Utf8Buffer>;
 	if (typeof own.utf8Write === 'function' && typeof own.utf8Slice === 'function') {
-		return {write: (bytes, text, at) => (bytes as Utf8Buffer).utf8Write!(text, at), read: (bytes, from, to) => (bytes as Utf8Buffer).utf8Slice!(from, to)};
+		return {own: true, write: (bytes, text, at) => (bytes as Utf8Buffer).utf8Write!(text, at), read: (bytes, from, to) => (bytes as Utf8Buffer).utf8Slice!(from, to)};
 	}
-	return {write: (bytes, text, at) => bytes.write(text, at), read: (bytes, from, to) => bytes.toString('utf8', from, to)};
+	return {own: false, write: (bytes, text, at) => bytes.write(text, at), read: (bytes, from, to) => bytes.toString('utf8', from, to)};
 }
 
-const OWN_UTF8 = typeof (Buffer.prototype as Utf8Buffer).utf8Write === 'function';
-const readText = utf8Of(Buffer.prototype).read;
+const UTF8 = utf8Of(Buffer.prototype);
+const OWN_UTF8 = UTF8.own;
+const readText = UTF8.read;
 
 const EMPTY: LogRing = {arena: undefined, start: 0, end: 0, length: 0};
 
@@ -197,7 +200,7 @@ export function appendTo(ring: DraftRing, t: number, text: string, flags: number
 		k = a.intact;
 	}
 	const slot = n & (slots - 1);
-	// (Buffer's own method called here, not through UTF8: a call less a line)
+	// (Buffer's own method called in place, not through UTF8.write: a call less a line)
 	const written = OWN_UTF8 ? (a.bytes as Utf8Buffer).utf8Write!(text, pos) : a.bytes.write(text, pos);
 	a.at[slot] = pos;
 	a.len[slot] = written;

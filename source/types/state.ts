@@ -19,7 +19,7 @@ export interface LogLine {
 /**
  * Where a lineage of log rings keeps its lines (model/log-ring.ts writes it; nothing else does): one
  * circular block of UTF-8 bytes and, per line, its place, length, time and flags, outside V8's
- * collected heap. Absolute line numbers: line n is in slot n % slots while n ≥ intact.
+ * collected heap. Absolute line numbers: line n is in slot n mod slots (a power of two) while n ≥ intact.
  */
 export interface LogArena {
 	readonly bytes: Uint8Array;

@@ -78,6 +78,7 @@ describe('log ring copies', () => {
 		const own = utf8Of(Buffer.prototype);
 		const documented = utf8Of({});
 		expect(own.write).not.toBe(documented.write);
+		expect([own.own, documented.own]).toEqual([true, false]);
 		for (const text of ['plain ascii', 'é€😀漢字', '', 'cut \ud83d', 'x'.repeat(5000)]) {
 			const a = Buffer.alloc(20_000);
 			const b = Buffer.alloc(20_000);
