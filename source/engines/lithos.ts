@@ -5,6 +5,7 @@
  */
 import type {EngineEvent, LineParser} from '../types/events.js';
 import {numberCheck} from '../util/numbers.js';
+import {own} from '../util/sanitize.js';
 import {clean, dictNumber, MAX_PARSE_CHARS, parseUvicorn, PYTHON_HOST, withCheck} from './answers.js';
 import {OPENAI_MODEL_LIST, OPENAI_POLL, OPENAI_PROBE, type EngineDescriptor} from './descriptor.js';
 
@@ -114,7 +115,7 @@ export function createLithosParser(): LineParser {
 		if (msg.startsWith('lithos-metal ready')) {
 			const r = READY.exec(msg);
 			if (!r) return [];
-			model = r[2]?.trim();
+			model = own(r[2]?.trim());
 			// The Generations before this line were the warmup.
 			pending = [];
 			serving = true;

@@ -6,6 +6,7 @@
 import type {EngineEvent, LineParser, OllamaRunner} from '../types/events.js';
 import type {ModelInfo} from '../types/state.js';
 import {BOUNDS, numberCheck, type CheckOptions} from '../util/numbers.js';
+import {own} from '../util/sanitize.js';
 import {bufferDevice, clean, finite, isRecord, MAX_PARSE_CHARS, OFFLOADED, offloaded, posInt, processBase, text, withCheck} from './answers.js';
 import type {FingerprintEvidence} from './fingerprint.js';
 import {OPENAI_MODEL_LIST, OPENAI_PROBE, type AnswerBlock, type AnswerStamp, type EngineDescriptor, type RestartMarker} from './descriptor.js';
@@ -1078,7 +1079,7 @@ function tagged(s: LlamaState, fn: string, msg: string, keyPrefix = ''): Ev[] | 
 	if (msg.startsWith('model loaded')) return [{type: 'model-loaded', model: s.modelOf?.() ?? s.modelName, runner: s.runner}];
 	if (msg.startsWith('loading model')) {
 		m = LOADING.exec(msg);
-		if (m) s.modelName = m[1];
+		if (m) s.modelName = own(m[1]);
 		return [];
 	}
 	if (msg.startsWith('initializing')) {
@@ -1269,7 +1270,18 @@ function pushLine(s: LlamaState, raw: string): EngineEvent[] | null {
 
 export function createLlamaCppParser(options: LlamaCppParserOptions = {}): LineParser {
 	const s = newLlamaState(options);
-	return {engine: 'llamacpp', push: (line) => pushLine(s, line)};
+	return {
+		engine: 'llamacpp',
+		push(line) {
+			const events = pushLine(s, line);
+			// What the line was read from is let go once it is parsed: a line is a slice of its read's
+			// decoded chunk (~25 KB at 100 requests a second), and a slice kept here until the next line
+			// of this log (a read 250 ms later) kept the chunk alive through V8's scavenges (issue 32).
+			s.stamped = undefined;
+			SLOT_MATCH.line = '';
+			return events;
+		},
+	};
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import type {EngineEvent, LineParser} from '../types/events.js';
 import type {ModelInfo} from '../types/state.js';
+import {own} from '../util/sanitize.js';
 import {clean, dataModels, isRecord, MAX_MODELS, MAX_PARSE_CHARS, num, posInt, text} from './answers.js';
 import {CHAT, COMPLETIONS, OPENAI_MODEL_LIST, OPENAI_POLL, type AnswerBlock, type EngineDescriptor} from './descriptor.js';
 import {createLlamaCppParser} from './llamacpp.js';
@@ -139,11 +140,11 @@ export function createLmStudioLogParser(): LineParser {
 				return [];
 			}
 			if (b[1] === 'type') {
-				block.type = b[2];
+				block.type = own(b[2]);
 				return b[2]!.startsWith('llm.prediction.') ? [] : null;
 			}
 			if (b[1] === 'modelIdentifier') {
-				block.model = text(b[2]);
+				block.model = own(text(b[2]));
 				if (block.type === 'llm.prediction.input') {
 					openKey = `lms#${++seq}`;
 					return [request(clean({key: openKey, model: block.model, started: true}))];

@@ -6,6 +6,7 @@
 import type {EngineEvent, LineParser, OllamaRunner} from '../types/events.js';
 import type {ModelInfo} from '../types/state.js';
 import {numberCheck} from '../util/numbers.js';
+import {own} from '../util/sanitize.js';
 import {bufferDevice, clean, isRecord, MAX_MODELS, MAX_PARSE_CHARS, num, OFFLOADED, offloaded, posInt, processBase, text, versionOf, withCheck} from './answers.js';
 import {ok} from './fingerprint.js';
 import {CHAT, OLLAMA_GENERATE, OPENAI_MODEL_LIST, type EngineDescriptor, type LogLocation, type LogLocationContext} from './descriptor.js';
@@ -379,6 +380,7 @@ function serverLine(s: OllamaState, msg: string, attrs: string, line = ''): Ev[]
 	if (msg === 'starting mlx runner subprocess') {
 		const a = slogAttrs(attrs);
 		if (a.model !== undefined) {
+			a.model = own(a.model);
 			s.mlxStarted.add(a.model);
 			s.mlxModel = s.mlxStarted.size === 1 ? a.model : undefined;
 			// Only while no MLX request is open: one already running may have others queued behind it.
@@ -392,11 +394,11 @@ function serverLine(s: OllamaState, msg: string, attrs: string, line = ''): Ev[]
 	if (msg === 'loading model via llama-server' || msg === 'starting llama-server' || msg === 'starting llama server' || msg === 'starting runner') {
 		const a = slogAttrs(attrs);
 		if (a.model !== undefined) {
-			s.ggufModel = a.model;
+			s.ggufModel = own(a.model);
 			s.ggufNamed = true;
 		} else if (!s.ggufNamed) {
 			const fromCmd = /--model (\S+)/.exec(a.cmd ?? '')?.[1];
-			if (fromCmd !== undefined) s.ggufModel = fromCmd;
+			if (fromCmd !== undefined) s.ggufModel = own(fromCmd);
 		}
 		if (s.ggufModel !== undefined && (msg === 'loading model via llama-server' || !s.ggufNamed) && !s.ggufStarted.has(s.ggufModel)) {
 			s.ggufStarted.add(s.ggufModel);
