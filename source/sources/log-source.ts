@@ -6,9 +6,9 @@
 import {createParser, engineOf} from '../engines/index.js';
 import {LOG_TIME_FORMATS, readLogTime} from '../engines/log-time.js';
 import type {LogTimeFormat} from '../engines/descriptor.js';
-import {MAX_LINE_CHARS, sanitize, sanitizeName} from '../util/sanitize.js';
+import {MAX_LINE_CHARS, own, sanitize, sanitizeName} from '../util/sanitize.js';
 import type {Collector, Dispatch, LogBatchLine} from '../types/state.js';
-import type {EngineKind, LineParser} from '../types/events.js';
+import type {EngineEvent, EngineKind, LineParser} from '../types/events.js';
 import {createLogTail} from './log-tail.js';
 import {createCommandLog} from './command-log.js';
 import {createReplay} from './replay.js';
@@ -43,6 +43,64 @@ export function labelOf(input: LogInput): string {
 	}
 }
 
+/**
+ * V8 makes a cut of a string this long or longer a view onto the string it was cut from
+ * (SlicedString::kMinLength): a shorter one is a copy of its own.
+ */
+const VIEW_CHARS = 13;
+
+/**
+ * The events whose text the state keeps for the rest of the run (the server's models, its start,
+ * speculation, what went wrong and why): rare, a few a model load. A request's own events (the hot
+ * ones under traffic) are left as they are: the parsers own the text they put in them where it is
+ * cut from the line (a model's name, the block being read; util/sanitize.ts own()).
+ */
+const KEEPS_TEXT: ReadonlySet<EngineEvent['type']> = new Set(['offload', 'buffer', 'model-loaded', 'agent-signal', 'model-unloaded', 'server-start', 'busy', 'spec-init', 'inconsistent']);
+
+/** Whether detached() copied a string (strings compare by value: a copy is `===` to what it copies). */
+let copied = false;
+
+/** `value` with every string of VIEW_CHARS or more made a string of its own; `copied` says whether any was. */
+function detached<T>(value: T): T {
+	if (typeof value === 'string') {
+		if (value.length < VIEW_CHARS) return value;
+		copied = true;
+		return own(value) as T;
+	}
+	if (value === null || typeof value !== 'object') return value;
+	const was = copied;
+	copied = false;
+	let out: T;
+	if (Array.isArray(value)) {
+		const items = value.map(v => detached(v as unknown));
+		out = (copied ? items : value) as T;
+	} else {
+		const fields: Record<string, unknown> = {};
+		for (const [k, v] of Object.entries(value)) fields[k] = detached(v);
+		out = (copied ? fields : value) as T;
+	}
+	copied ||= was;
+	return out;
+}
+
+/**
+ * `events` with the text the state keeps (KEEPS_TEXT) copied out of the line. A log's line is a
+ * view onto the piece of the read it came from (log-tail.ts, up to 32 KiB of text), and a cut of it
+ * a view onto that: a model's name or an engine's line kept as evidence kept the whole piece alive
+ * for the rest of the run (issue 32; test/engines/line-retention.test.ts).
+ */
+function keptText(events: EngineEvent[]): EngineEvent[] {
+	let out: EngineEvent[] | undefined;
+	for (let i = 0; i < events.length; i++) {
+		const e = events[i]!;
+		if (!KEEPS_TEXT.has(e.type)) continue;
+		copied = false;
+		const d = detached(e);
+		if (copied) (out ??= events.slice())[i] = d;
+	}
+	return out ?? events;
+}
+
 /** Feed one raw line through sanitize → parser → store. Exported for replays and tests. */
 /**
  * What the parser reads of a line: the kept text (`text`, cut at MAX_LINE_CHARS), or, for a longer
@@ -57,6 +115,7 @@ export function feedLine(parser: LineParser, serverId: string, raw: string, t: n
 	let events = null;
 	try {
 		events = parser.push(parsedText(parser, raw, text));
+		if (events !== null && events.length > 0) events = keptText(events);
 	} catch {
 		events = null; // A parser bug on odd input must never take the monitor down: count it as unparsed.
 	}
@@ -99,6 +158,7 @@ export function readLine(parser: LineParser, raw: string, t: number, at?: 'backl
 	let events = null;
 	try {
 		events = parser.push(parsedText(parser, raw, text));
+		if (events !== null && events.length > 0) events = keptText(events);
 	} catch {
 		events = null; // as in feedLine: a parser bug is an unparsed line, never a crash
 	}
