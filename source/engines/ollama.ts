@@ -380,11 +380,12 @@ function serverLine(s: OllamaState, msg: string, attrs: string, line = ''): Ev[]
 	if (msg === 'starting mlx runner subprocess') {
 		const a = slogAttrs(attrs);
 		if (a.model !== undefined) {
-			a.model = own(a.model);
-			s.mlxStarted.add(a.model);
-			s.mlxModel = s.mlxStarted.size === 1 ? a.model : undefined;
+			// kept for the run: a string of its own, not a view onto the read (util/sanitize.ts own())
+			const model = own(a.model);
+			s.mlxStarted.add(model);
+			s.mlxModel = s.mlxStarted.size === 1 ? model : undefined;
 			// Only while no MLX request is open: one already running may have others queued behind it.
-			s.mlxNext = s.mlxStarted.size === 1 || s.mlxOpen !== undefined ? undefined : a.model;
+			s.mlxNext = s.mlxStarted.size === 1 || s.mlxOpen !== undefined ? undefined : model;
 		}
 		return [];
 	}

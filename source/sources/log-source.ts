@@ -57,48 +57,26 @@ const VIEW_CHARS = 13;
  */
 const KEEPS_TEXT: ReadonlySet<EngineEvent['type']> = new Set(['offload', 'buffer', 'model-loaded', 'agent-signal', 'model-unloaded', 'server-start', 'busy', 'spec-init', 'inconsistent']);
 
-/** Whether detached() copied a string (strings compare by value: a copy is `===` to what it copies). */
-let copied = false;
-
-/** `value` with every string of VIEW_CHARS or more made a string of its own; `copied` says whether any was. */
+/** `value` with every string of VIEW_CHARS or more a string of its own: a new value, for the rare events (KEEPS_TEXT). */
 function detached<T>(value: T): T {
-	if (typeof value === 'string') {
-		if (value.length < VIEW_CHARS) return value;
-		copied = true;
-		return own(value) as T;
-	}
+	if (typeof value === 'string') return (value.length < VIEW_CHARS ? value : own(value)) as T;
 	if (value === null || typeof value !== 'object') return value;
-	const was = copied;
-	copied = false;
-	let out: T;
-	if (Array.isArray(value)) {
-		const items = value.map(v => detached(v as unknown));
-		out = (copied ? items : value) as T;
-	} else {
-		const fields: Record<string, unknown> = {};
-		for (const [k, v] of Object.entries(value)) fields[k] = detached(v);
-		out = (copied ? fields : value) as T;
-	}
-	copied ||= was;
-	return out;
+	if (Array.isArray(value)) return value.map(detached) as T;
+	return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, detached(v)])) as T;
 }
 
 /**
  * `events` with the text the state keeps (KEEPS_TEXT) copied out of the line. A log's line is a
  * view onto the piece of the read it came from (log-tail.ts, up to 32 KiB of text), and a cut of it
  * a view onto that: a model's name or an engine's line kept as evidence kept the whole piece alive
- * for the rest of the run (issue 32; test/engines/line-retention.test.ts).
+ * for the rest of the run (issue 32; test/engines/line-retention.test.ts). A request's own events
+ * pass as they are (a loop of lookups: no copy, no closure).
  */
 function keptText(events: EngineEvent[]): EngineEvent[] {
-	let out: EngineEvent[] | undefined;
 	for (let i = 0; i < events.length; i++) {
-		const e = events[i]!;
-		if (!KEEPS_TEXT.has(e.type)) continue;
-		copied = false;
-		const d = detached(e);
-		if (copied) (out ??= events.slice())[i] = d;
+		if (KEEPS_TEXT.has(events[i]!.type)) return events.map(e => (KEEPS_TEXT.has(e.type) ? detached(e) : e));
 	}
-	return out ?? events;
+	return events;
 }
 
 /** Feed one raw line through sanitize → parser → store. Exported for replays and tests. */
