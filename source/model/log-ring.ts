@@ -64,6 +64,7 @@ export function utf8Of(proto: object): Utf8 {
 
 const UTF8 = utf8Of(Buffer.prototype);
 const OWN_UTF8 = UTF8.own;
+const writeText = UTF8.write;
 const readText = UTF8.read;
 
 const EMPTY: LogRing = {arena: undefined, start: 0, end: 0, length: 0};
@@ -201,7 +202,7 @@ export function appendTo(ring: DraftRing, t: number, text: string, flags: number
 	}
 	const slot = n & (slots - 1);
 	// (Buffer's own method called in place, not through UTF8.write: a call less a line)
-	const written = OWN_UTF8 ? (a.bytes as Utf8Buffer).utf8Write!(text, pos) : a.bytes.write(text, pos);
+	const written = OWN_UTF8 ? (a.bytes as Utf8Buffer).utf8Write!(text, pos) : writeText(a.bytes, text, pos);
 	a.at[slot] = pos;
 	a.len[slot] = written;
 	a.times[slot] = t;
@@ -223,13 +224,18 @@ function slotOf(ring: LogRing, i: number): number {
 	return n & (a.at.length - 1);
 }
 
+/** The text in `slot` of `a`. */
+function textIn(a: LogArena, slot: number): string {
+	const at = a.at[slot]!;
+	return readText(a.bytes as Buffer, at, at + a.len[slot]!);
+}
+
 /** Line `i` of the ring (0 = oldest held), made on read: the same fields as the line appended. */
 export function logLineAt(ring: LogRing, i: number): LogLine {
 	const slot = slotOf(ring, i);
 	const a = ring.arena!;
 	const t = a.times[slot]!;
-	const at = a.at[slot]!;
-	const text = readText(a.bytes as Buffer, at, at + a.len[slot]!);
+	const text = textIn(a, slot);
 	const flags = a.flags[slot]!;
 	const parsed = (flags & LOG_PARSED) !== 0;
 	return (flags & LOG_NOTE) === 0 ? {t, text, parsed} : {t, text, parsed, note: true};
@@ -237,10 +243,7 @@ export function logLineAt(ring: LogRing, i: number): LogLine {
 
 /** The text of line `i` (0 = oldest held), read in place (a filter reads only the texts). */
 export function logTextAt(ring: LogRing, i: number): string {
-	const slot = slotOf(ring, i);
-	const a = ring.arena!;
-	const at = a.at[slot]!;
-	return readText(a.bytes as Buffer, at, at + a.len[slot]!);
+	return textIn(ring.arena!, slotOf(ring, i));
 }
 
 /**
@@ -269,10 +272,6 @@ export function logLines(ring: LogRing | readonly LogLine[]): readonly LogLine[]
 
 /** The newest `n` lines, oldest first, skipping the newest `skip` (O(n)). */
 export function logTail(ring: LogRing | readonly LogLine[], n: number, skip = 0): readonly LogLine[] {
-	if (!isLogRing(ring)) {
-		const end = Math.max(0, ring.length - skip);
-		return ring.slice(Math.max(0, end - n), end);
-	}
 	const end = Math.max(0, ring.length - skip);
-	return linesOf(ring, Math.max(0, end - n), end);
+	return isLogRing(ring) ? linesOf(ring, Math.max(0, end - n), end) : ring.slice(Math.max(0, end - n), end);
 }

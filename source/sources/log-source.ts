@@ -44,12 +44,6 @@ export function labelOf(input: LogInput): string {
 }
 
 /**
- * V8 makes a cut of a string this long or longer a view onto the string it was cut from
- * (SlicedString::kMinLength): a shorter one is a copy of its own.
- */
-const VIEW_CHARS = 13;
-
-/**
  * The events whose text the state keeps for the rest of the run (the server's models, its start,
  * speculation, what went wrong and why): rare, a few a model load. A request's own events (the hot
  * ones under traffic) are left as they are: the parsers own the text they put in them where it is
@@ -57,9 +51,9 @@ const VIEW_CHARS = 13;
  */
 const KEEPS_TEXT: ReadonlySet<EngineEvent['type']> = new Set(['offload', 'buffer', 'model-loaded', 'agent-signal', 'model-unloaded', 'server-start', 'busy', 'spec-init', 'inconsistent']);
 
-/** `value` with every string of VIEW_CHARS or more a string of its own: a new value, for the rare events (KEEPS_TEXT). */
+/** `value` with every string in it a string of its own (own()): a new value, for the rare events (KEEPS_TEXT). */
 function detached<T>(value: T): T {
-	if (typeof value === 'string') return (value.length < VIEW_CHARS ? value : own(value)) as T;
+	if (typeof value === 'string') return own(value) as T;
 	if (value === null || typeof value !== 'object') return value;
 	if (Array.isArray(value)) return value.map(detached) as T;
 	return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, detached(v)])) as T;
@@ -79,7 +73,6 @@ function keptText(events: EngineEvent[]): EngineEvent[] {
 	return events;
 }
 
-/** Feed one raw line through sanitize → parser → store. Exported for replays and tests. */
 /**
  * What the parser reads of a line: the kept text (`text`, cut at MAX_LINE_CHARS), or, for a longer
  * line and a parser that reads longer ones whole (LineParser.maxChars), the line sanitized up to that.
@@ -88,17 +81,11 @@ function parsedText(parser: LineParser, raw: string, text: string): string {
 	return parser.maxChars !== undefined && raw.length > MAX_LINE_CHARS ? sanitize(raw, parser.maxChars) : text;
 }
 
+/** Feed one raw line through sanitize → parser → store, an action each (readLine's line). Exported for replays and tests. */
 export function feedLine(parser: LineParser, serverId: string, raw: string, t: number, dispatch: Dispatch, at?: 'backlog' | 'earlier'): void {
-	const text = sanitize(raw);
-	let events = null;
-	try {
-		events = parser.push(parsedText(parser, raw, text));
-		if (events !== null && events.length > 0) events = keptText(events);
-	} catch {
-		events = null; // A parser bug on odd input must never take the monitor down: count it as unparsed.
-	}
-	dispatch({type: 'log-line', serverId, t, text, parsed: events !== null});
-	if (events) for (const event of events) dispatch(at === undefined ? {type: 'engine-event', serverId, t, event} : {type: 'engine-event', serverId, t, event, at});
+	const line = readLine(parser, raw, t, at);
+	dispatch({type: 'log-line', serverId, t, text: line.text, parsed: line.parsed});
+	if (line.events) for (const event of line.events) dispatch(at === undefined ? {type: 'engine-event', serverId, t, event} : {type: 'engine-event', serverId, t, event, at});
 }
 
 /** Time formats in the writing machine's local time, without a zone. */
@@ -138,7 +125,7 @@ export function readLine(parser: LineParser, raw: string, t: number, at?: 'backl
 		events = parser.push(parsedText(parser, raw, text));
 		if (events !== null && events.length > 0) events = keptText(events);
 	} catch {
-		events = null; // as in feedLine: a parser bug is an unparsed line, never a crash
+		events = null; // A parser bug on odd input must never take the monitor down: count it as unparsed.
 	}
 	// one shape for every line (no spread of optional parts: no temporary objects, one hidden class)
 	return {t, text, parsed: events !== null, events: events !== null && events.length > 0 ? events : undefined, at};

@@ -119,6 +119,8 @@ export function redactUserinfo(text: string): string {
 export function own(text: string): string;
 export function own(text: string | undefined): string | undefined;
 export function own(text: string | undefined): string | undefined {
+	// Shorter than V8's views (SlicedString::kMinLength, 13), a cut is already a copy of its own.
+	if (text === undefined || text.length < 13) return text;
 	// A string joined with another is flat once cut again: the cut is then a view onto the join.
-	return text === undefined ? undefined : ` ${text}`.slice(1);
+	return ` ${text}`.slice(1);
 }
