@@ -85,6 +85,34 @@ export function modelLabel(r: RequestRecord, server: Pick<ServerState, 'models' 
 	return UNKNOWN_MODEL;
 }
 
+/**
+ * The generation routes of the engines' HTTP servers: OpenAI's chat and text completions and
+ * Responses (vLLM, SGLang, llama-server, Ollama, mlx_lm, LM Studio), Anthropic's messages
+ * (llama-server, vLLM, Ollama), llama-server's own `/completion` and `/infill`, Ollama's
+ * `/api/chat` and `/api/generate`, SGLang's `/generate`. Not models, embeddings, tokenize, health.
+ */
+const GENERATION_PATHS: ReadonlySet<string> = new Set(['/v1/chat/completions', '/chat/completions', '/v1/completions', '/completions', '/completion', '/infill', '/v1/responses', '/v1/messages', '/api/chat', '/api/generate', '/generate']);
+
+/** An access line's request asked for a generation: a POST to a generation route (its query left aside). */
+export function isGenerationCall(method: string, path: string): boolean {
+	if (method !== 'POST') return false;
+	const q = path.indexOf('?');
+	const bare = q < 0 ? path : path.slice(0, q);
+	return GENERATION_PATHS.has(bare.length > 1 && bare.endsWith('/') ? bare.slice(0, -1) : bare);
+}
+
+/**
+ * Generation requests a server's access lines showed while its log gave none with figures: the
+ * log tells that requests were served (vLLM, SGLang without `--log-requests`, Ollama's Go runner,
+ * mlx_lm at its default level), not what they were. Then how many requests it served with figures
+ * is not known (the REQUESTS count is `--`, JSON's `requestsSeen` null): 0 would say none came.
+ * 0 where the log gave a request of its own (counted, finished or running) or showed none.
+ */
+export function requestsWithoutFigures(server: Pick<ServerState, 'requestsSeen' | 'requests' | 'generationCalls'>): number {
+	const calls = server.generationCalls ?? 0;
+	return calls > 0 && server.requestsSeen === 0 && server.requests.length === 0 ? calls : 0;
+}
+
 /** A finished request with figures of its own (a failed or cancelled one has none). */
 const carriesFigures = (r: RequestRecord): boolean => r.done && r.outcome === undefined;
 

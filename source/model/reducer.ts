@@ -9,6 +9,7 @@ import {observeRequest} from './request-histograms.js';
 import {appendLog, appendTo, emptyLog, LOG_NOTE, LOG_PARSED, type DraftRing} from './log-ring.js';
 import {inconsistency} from './consistency.js';
 import {attribute, attributeByKeepAlive, keepAliveMoved, UNKNOWN_MODEL} from './attribution.js';
+import {isGenerationCall} from './derive.js';
 import type {Action, LogBatchLine, LogRing, MonitorState, RequestRecord, RequestTotals, ServerSignal, ServerState, ServerInfo, PassSample} from '../types/state.js';
 import type {EngineEvent} from '../types/events.js';
 import {UNKNOWN_ENGINE} from '../engines/index.js';
@@ -446,6 +447,8 @@ export function applyEvent(server: ServerState, t: number, event: EngineEvent, c
 			// (a copy of the whole server each was most of what such a line cost the store).
 			const s = writableServer(server);
 			s.httpCount++;
+			// what says requests were served where the log has no figures of them (model/derive.ts)
+			if (isGenerationCall(event.method, event.path)) s.generationCalls = (s.generationCalls ?? 0) + 1;
 			return s;
 		}
 		case 'busy': {

@@ -2,7 +2,7 @@
  * `infertop snapshot --json`: one JSON object with the DESIGN §1 keys. Unknown = null, never 0.
  * The schema is documented in readme.md ("Snapshot schema"); keep the two in step.
  */
-import {deriveModels, modelLabel} from './derive.js';
+import {deriveModels, modelLabel, requestsWithoutFigures} from './derive.js';
 import {requestFigures} from './figures.js';
 import {deriveSessions, DEFAULT_SESSION_GAP_MS, findingEntries, type Session} from './sessions.js';
 import {sanitize} from '../util/sanitize.js';
@@ -197,7 +197,10 @@ export function toSnapshot(state: MonitorState, version: string, options: Snapsh
 			answersInconsistent: s.answersInconsistent,
 			lastInconsistent: nul(s.lastInconsistent),
 			log: s.logLabel ? {path: s.logLabel, state: nul(s.logState), linesParsed: s.linesParsed, linesUnparsed: s.linesUnparsed, linesInconsistent: s.linesInconsistent} : null,
-			requestsSeen: s.requestsSeen,
+			// null where the log showed requests only as access lines: how many it served is not known (0 would say none came)
+			requestsSeen: requestsWithoutFigures(s) > 0 ? null : s.requestsSeen,
+			// generation requests (a POST to a generation route) its access lines showed, since start
+			requestsInAccessLines: s.generationCalls ?? 0,
 			requestsByModel: {...s.requestsByModel},
 		})),
 		models: figures.map(f => modelJson(f, table)),

@@ -220,6 +220,8 @@ export interface ServerState extends ServerInfo {
 	/** The GPU memory limit the engine's log stated last (EngineEvent `gpu-limit`), with when. */
 	readonly gpuLimit?: {readonly limitBytes: number; readonly requiredBytes?: number; readonly t: number};
 	readonly httpCount: number;
+	/** Access lines of generation requests (a POST to a generation route, model/derive.ts isGenerationCall), since start; absent until the first. */
+	readonly generationCalls?: number;
 	/** Log lines parsed / not understood (counted, never errors). */
 	readonly linesParsed: number;
 	readonly linesUnparsed: number;

@@ -174,6 +174,7 @@ export function Dashboard({state, view, columns, rows, version, keymap = KEYMAP,
 						total={allRequests.length}
 						seen={seen.requests}
 						lag={seen.lag}
+						withoutFigures={seen.withoutFigures}
 						focused={tableFocused}
 						cursor={view.tableCursor}
 						sort={view.tableSort}

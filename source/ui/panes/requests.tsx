@@ -5,7 +5,7 @@ import {logLines} from '../../model/log-ring.js';
 import {sanitize} from '../../util/sanitize.js';
 import {bytes, clock, DASH, fit, grouped, int, ms, num, pct, right, tpp, tps} from '../format.js';
 import type {TableSort} from '../view-state.js';
-import type {RequestEntry} from '../view-model/requests.js';
+import type {RequestEntry, WithoutFigures} from '../view-model/requests.js';
 import {Line, Span, Title} from './common.js';
 
 const HEAD = ['time', 'engine', 'model', 'prompt', 'cached', 'prefill/s', 'decode/s', 'tok/pass', 'accept'] as const;
@@ -92,6 +92,8 @@ export interface RequestsPaneProps {
 	readonly seen?: number;
 	/** How far the logs' reading is behind, and the lines skipped on purpose (summed over servers). */
 	readonly lag?: {readonly bytesBehind: number; readonly linesSkipped: number};
+	/** Requests only servers' access lines showed (their logs gave none with figures). */
+	readonly withoutFigures?: WithoutFigures;
 	readonly focused: boolean;
 	readonly cursor: number;
 	readonly sort: TableSort;
@@ -104,15 +106,30 @@ export interface RequestsPaneProps {
 
 const count = grouped;
 
-/** `61,204 seen · last 200 kept` (what was seen, and what of it is kept), then how far behind the log is. Pure. */
-export function seenText(total: number, seen: number | undefined, lag?: RequestsPaneProps['lag']): string {
-	const base = seen !== undefined && seen > total ? `${count(seen)} seen · last ${count(total)} kept` : `${count(total)} seen`;
+/**
+ * `61,204 seen · last 200 kept` (what was seen, and what of it is kept), then how far behind the log
+ * is. Where servers' logs showed requests only as access lines: `-- seen · 60 in vLLM's access
+ * lines, none with figures` (how many were served with figures is not known; 0 would say none
+ * came), or, beside servers whose requests are counted, `· 60 more in vLLM's access lines, without
+ * figures`. Pure.
+ */
+export function seenText(total: number, seen: number | undefined, lag?: RequestsPaneProps['lag'], withoutFigures?: WithoutFigures): string {
+	const counted = seen !== undefined && seen > total ? `${count(seen)} seen · last ${count(total)} kept` : `${count(total)} seen`;
+	const none = total === 0 && (seen === undefined || seen === 0);
+	const base = withoutFigures === undefined || withoutFigures.calls <= 0 ? counted : none ? `${DASH} seen · ${count(withoutFigures.calls)} in ${withoutFigures.engines}'s access lines, none with figures` : `${counted} · ${count(withoutFigures.calls)} more in ${withoutFigures.engines}'s access lines, without figures`;
 	const behind = lag && lag.bytesBehind > 0 ? ` · log ${bytes(lag.bytesBehind)} behind` : '';
 	const skipped = lag && lag.linesSkipped > 0 ? ` · ${count(lag.linesSkipped)} lines skipped (too far behind)` : '';
 	return `${base}${behind}${skipped}`;
 }
 
-export const RequestsPane = memo(function RequestsPane({entries, total, seen, lag, focused, cursor, sort, filter, draft, width, height}: RequestsPaneProps) {
+/** The table's line when it has no row. Pure. */
+export function emptyText(filter: string, total: number, withoutFigures?: WithoutFigures): string {
+	if (filter) return 'no request matches';
+	if (total === 0 && withoutFigures !== undefined && withoutFigures.calls > 0) return `no request with figures: ${withoutFigures.engines}'s log shows requests only as access lines`;
+	return 'no request seen yet';
+}
+
+export const RequestsPane = memo(function RequestsPane({entries, total, seen, lag, withoutFigures, focused, cursor, sort, filter, draft, width, height}: RequestsPaneProps) {
 	const room = Math.max(0, height - 2);
 	const start = focused ? windowStart(entries.length, cursor, room) : 0;
 	const shown = entries.slice(start, start + room);
@@ -120,12 +137,12 @@ export const RequestsPane = memo(function RequestsPane({entries, total, seen, la
 	const where = entries.length > room ? ` · ${start + 1}–${start + shown.length} of ${entries.length}` : '';
 	const filterText = draft !== undefined ? ` · / ${draft}▏ Enter applies` : filter ? ` · filter "${filter}": ${entries.length} match` : '';
 	const hint = focused ? ' · ↑/↓ s / Enter · Esc leaves' : ' · f focuses';
-	const detail = `${seenText(total, seen, lag)} · sort ${sort}${sort === 'time' ? ', newest first' : ', largest first'}${filterText}${where}${hint}`;
+	const detail = `${seenText(total, seen, lag, withoutFigures)} · sort ${sort}${sort === 'time' ? ', newest first' : ', largest first'}${filterText}${where}${hint}`;
 	return (
 		<Box flexDirection="column" height={height} width={width}>
 			<Title title={focused ? 'REQUESTS ▸' : 'REQUESTS'} detail={detail} />
 			<Line color="muted">{row(HEAD, modelWidth)}</Line>
-			{shown.length === 0 && room > 0 ? <Line color="muted">{filter ? 'no request matches' : 'no request seen yet'}</Line> : null}
+			{shown.length === 0 && room > 0 ? <Line color="muted">{emptyText(filter, total, withoutFigures)}</Line> : null}
 			{shown.map((e, i) => {
 				const selected = focused && start + i === cursor;
 				const text = rowText(e, modelWidth);

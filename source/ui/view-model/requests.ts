@@ -3,8 +3,8 @@
  * table shows them (the pane, the detail overlay, the selectors and the key router read them). Pure; no components.
  */
 import {requestFigures, type RequestFigures} from '../../model/figures.js';
-import {engineName} from '../../engines/index.js';
-import {modelLabel} from '../../model/derive.js';
+import {engineName, engineOf} from '../../engines/index.js';
+import {modelLabel, requestsWithoutFigures} from '../../model/derive.js';
 import {heldAt, ringShift} from '../../model/ring-shift.js';
 import type {RequestRecord, ServerState} from '../../types/state.js';
 import type {TableSort} from '../view-state.js';
@@ -144,14 +144,23 @@ interface SortItem {
  * counter, JSON's `requestsSeen`, plus the ones in flight), and the logs' lag and skipped lines.
  * O(servers + requests in flight): the rings are not walked for what the counters already say.
  */
-export function requestsSeen(servers: Readonly<Record<string, ServerState>>, order: readonly string[]): {requests: number; lag: {bytesBehind: number; linesSkipped: number}} {
+export function requestsSeen(servers: Readonly<Record<string, ServerState>>, order: readonly string[]): {requests: number; lag: {bytesBehind: number; linesSkipped: number}; withoutFigures?: WithoutFigures} {
 	let requests = 0;
 	let bytesBehind = 0;
 	let linesSkipped = 0;
+	let calls = 0;
+	let engines: string[] | undefined;
 	for (const id of order) {
 		const s = servers[id];
 		if (!s) continue;
 		requests += s.requestsSeen;
+		const without = requestsWithoutFigures(s);
+		if (without > 0) {
+			calls += without;
+			const name = engineOf(s.engine).label;
+			engines ??= [];
+			if (!engines.includes(name)) engines.push(name);
+		}
 		// in flight: records not done among the newest 32 (the reducer looks no further back for a
 		// request's next line); one the backlog left open is not running (as in tableEntries)
 		for (let i = s.requests.length - 1; i >= 0 && i >= s.requests.length - 32; i--) {
@@ -161,7 +170,14 @@ export function requestsSeen(servers: Readonly<Record<string, ServerState>>, ord
 		bytesBehind += s.logLag?.bytesBehind ?? 0;
 		linesSkipped += s.logLag?.linesSkipped ?? 0;
 	}
-	return {requests, lag: {bytesBehind, linesSkipped}};
+	return engines === undefined ? {requests, lag: {bytesBehind, linesSkipped}} : {requests, lag: {bytesBehind, linesSkipped}, withoutFigures: {calls, engines: engines.join(' and ')}};
+}
+
+/** Requests that servers' access lines showed, of servers whose log gave none with figures (model/derive.ts requestsWithoutFigures), and those servers' engines. */
+export interface WithoutFigures {
+	readonly calls: number;
+	/** `vLLM`, `vLLM and SGLang`. */
+	readonly engines: string;
 }
 
 const SORT_VALUE: Record<TableSort, (e: RequestEntry) => number | undefined> = {
