@@ -3,8 +3,8 @@
  * skipped with one line where not): two configurations — the small model and the big one, each on
  * its own llama-server with `--parallel 1` — an agent-like session of growing turns run on the
  * small one, both measured through the probe path at several depths (`compare --depths`), the
- * session projected onto the big one, then the same turns replayed on the big one. The projection
- * must land within 15 % of the replay; the numbers are printed for the readme.
+ * session projected onto the big one, then the same turns replayed on the big one (twice: their mean).
+ * The projection must land within 15 % of the replay; the numbers are printed for the readme.
  */
 import {readFile, rm} from 'node:fs/promises';
 import {performance} from 'node:perf_hooks';
@@ -85,6 +85,7 @@ describe.skipIf(!available)('what if on a real llama-server: small model → big
 	let other: Profile;
 	let session: Session;
 	let replayMs: number;
+	let replays: number[];
 
 	beforeAll(async () => {
 		const args = ['-c', String(CONTEXT), '--parallel', '1', '-t', '2'];
@@ -98,9 +99,16 @@ describe.skipIf(!available)('what if on a real llama-server: small model → big
 		const depths = [0, Math.round(deepest / 3), Math.round((2 * deepest) / 3), deepest + 100];
 		own = {...(await measureProfile({target: {url: small.url, engine: 'llamacpp', model: 'small', contextWindow: CONTEXT}, depths, source, maxTokens: GEN, version: 'test'})), model: 'small'};
 		other = {...(await measureProfile({target: {url: big.url, engine: 'llamacpp', model: 'big', contextWindow: CONTEXT}, depths, source, maxTokens: GEN, version: 'test'})), model: 'big'};
-		// The replay: the same turns on the big model, wall clock.
-		const replay = await runTurns(big.url, turns);
-		replayMs = replay.wallMs.reduce((a, b) => a + b, 0);
+		// The replay: the same turns on the big model, wall clock, twice (their mean): one replay on this
+		// 2-core machine strayed by up to ~10 % from the next, which alone came near the bound.
+		// Each starts as the session did on the small server, with nothing of its turns in the slot's
+		// cache: a short unrelated request first (--parallel 1: it takes the slot's cache).
+		replays = [];
+		for (let i = 0; i < 2; i++) {
+			await fetch(`${big.url}/v1/chat/completions`, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify({messages: [{role: 'user', content: 'Say OK.'}], max_tokens: 1, temperature: 0})}).then((r) => r.json());
+			replays.push((await runTurns(big.url, turns)).wallMs.reduce((a, b) => a + b, 0));
+		}
+		replayMs = replays.reduce((a, b) => a + b, 0) / replays.length;
 	}, 900_000);
 
 	afterAll(async () => {
@@ -115,7 +123,7 @@ describe.skipIf(!available)('what if on a real llama-server: small model → big
 		const row = rows.find((r) => r.model === 'big')!;
 		const self = projectTurns(session.turns, 'small', own);
 		const errorPct = ((row.projectedMs! - replayMs) / replayMs) * 100;
-		process.stderr.write(`what-if replay: ${TURNS} turns to ${Math.max(...session.turns.map((t) => t.promptTokens ?? 0))} tokens; projected on big ${Math.round(row.projectedMs!)} ms, replayed ${Math.round(replayMs)} ms (${errorPct.toFixed(1)} %); own server: projected ${Math.round(self.projectedMs!)} ms, recorded ${Math.round(row.actualMs!)} ms (${row.selfErrorPct} %); token ratio ${row.tokenRatio}\n`);
+		process.stderr.write(`what-if replay: ${TURNS} turns to ${Math.max(...session.turns.map((t) => t.promptTokens ?? 0))} tokens; projected on big ${Math.round(row.projectedMs!)} ms, replayed ${Math.round(replayMs)} ms (mean of ${replays.map(Math.round).join(' and ')}; ${errorPct.toFixed(1)} %); own server: projected ${Math.round(self.projectedMs!)} ms, recorded ${Math.round(row.actualMs!)} ms (${row.selfErrorPct} %); token ratio ${row.tokenRatio}\n`);
 		expect(row.unable).toBeNull();
 		expect(row.projectedMs).not.toBeNull();
 		expect(Math.abs(errorPct)).toBeLessThan(15);
