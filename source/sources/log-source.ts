@@ -143,6 +143,9 @@ export function readLine(parser: LineParser, raw: string, t: number, at?: 'backl
  */
 export const MAX_BATCH_LINES = 1000;
 
+/** The generic stamps and a process-relative one (read only with the process's start). */
+const WITH_PROCESS_TIME: readonly LogTimeFormat[] = [...LOG_TIME_FORMATS, 'process'];
+
 export function createLogSource(options: LogSourceOptions): Collector {
 	const parser = createParser(options.engine);
 	const {serverId, dispatch, input} = options;
@@ -192,7 +195,10 @@ export function createLogSource(options: LogSourceOptions): Collector {
 	// (measured: onLine was 5 % of the bytes a busy log allocates, its own work none; issue 32).
 	const onBacklogLine = (line: string, readAt: number) => {
 		const kind = parser.detected ?? named;
-		const formats = kind === undefined ? LOG_TIME_FORMATS : engineOf(kind).logTimes;
+		// Before the engine is known from the lines: the generic stamps, and, where the process that
+		// writes the log is known (a found server's --log-file), llama.cpp's time since it started: a
+		// found llama-server's first lines were "earlier" (the LOG pane showed when they were read).
+		const formats = kind !== undefined ? engineOf(kind).logTimes : processStart !== undefined ? WITH_PROCESS_TIME : LOG_TIME_FORMATS;
 		let own = lineWallTime(line, readAt, formats, processStart);
 		// Zone-less local stamps ([GIN], asctime) are the writing machine's local time: once the log
 		// has said its zone (slog's offset), they are read in that zone, not this machine's.

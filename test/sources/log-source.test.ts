@@ -7,6 +7,7 @@ import {createLogSource, lineWallTime} from '../../source/sources/log-source.js'
 import {initialState, reduce} from '../../source/model/reducer.js';
 import type {Action, MonitorState} from '../../source/types/state.js';
 import {waitUntil} from '../helpers/wait.js';
+import {logLines} from '../../source/model/log-ring.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -116,6 +117,29 @@ describe('time from every era of stamp (issue 11 item 4)', () => {
 		expect(anchored.map(r => [r.key, r.earlier, Math.round((r.lastSeen - start) * 1000) / 1000])).toContainEqual(['s1/t1', undefined, 3717.374]);
 		const unknown = await run();
 		expect(unknown.every(r => r.earlier === true && r.lastSeen === 0)).toBe(true);
+	});
+
+	it('found by its process (--log-file), its engine not yet known from the lines: every line of the backlog at its own time, the first ones too', async () => {
+		const dir = mkdtempSync(path.join(tmpdir(), 'infertop-src-'));
+		dirs.push(dir);
+		const file = path.join(dir, 'llama.log');
+		writeFileSync(file, readFileSync(fileURLToPath(new URL('../../samples/llama-server.log', import.meta.url))));
+		const start = Date.now() - 3_600_000;
+		let state: MonitorState = initialState();
+		state = reduce(state, {type: 'server-seen', t: start, server: {id: 'x', engine: 'llamacpp', source: 'process'}});
+		// as runtime.ts onLogFound attaches it: no engine named, the process's start known
+		const source = createLogSource({serverId: 'x', input: {kind: 'file', path: file}, dispatch: a => (state = reduce(state, a)), processStartMs: async () => start});
+		await source.start();
+		await source.stop();
+		const lines = logLines(state.servers.x!.log);
+		const stamped = lines.filter(l => /^\d+\.\d{2}\.\d{3}\.\d{3} /.test(l.text));
+		expect(stamped.length).toBeGreaterThan(20);
+		// samples/llama-server.log's first line: 0.00.004.176 after the process started (it was the time it was read)
+		expect(stamped[0]!.text.startsWith('0.00.004.176 ')).toBe(true);
+		for (const l of stamped) {
+			const [m, sec, ms, us] = l.text.split(' ')[0]!.split('.').map(Number);
+			expect(l.t).toBeCloseTo(start + m! * 60_000 + sec! * 1000 + ms! + us! / 1000, 3);
+		}
 	});
 });
 
