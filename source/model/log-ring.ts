@@ -28,9 +28,10 @@ import type {LogArena, LogLine, LogRing, MonitorState} from '../types/state.js';
 
 export type {LogRing} from '../types/state.js';
 
-/** Flags of a kept line: a parser read it; infertop's own note (why a request was not used). */
+/** Flags of a kept line: a parser read it; infertop's own note (why a request was not used); its time cannot be known (`t` is when it was read). */
 export const LOG_PARSED = 1;
 export const LOG_NOTE = 2;
+export const LOG_EARLIER = 4;
 
 /** A pinned window this many caps behind the newest line gets a copy of its own. */
 export const PIN_LAG = 2;
@@ -78,10 +79,10 @@ export function isLogRing(x: unknown): x is LogRing {
 }
 
 /** The flags of a line. */
-export const logFlags = (parsed: boolean, note?: boolean): number => (parsed ? LOG_PARSED : 0) | (note === true ? LOG_NOTE : 0);
+export const logFlags = (parsed: boolean, note?: boolean, earlier?: boolean): number => (parsed ? LOG_PARSED : 0) | (note === true ? LOG_NOTE : 0) | (earlier === true ? LOG_EARLIER : 0);
 
 export function appendLog(ring: LogRing, line: LogLine, cap: number): LogRing {
-	return appendTo({...ring}, line.t, line.text, logFlags(line.parsed, line.note), cap);
+	return appendTo({...ring}, line.t, line.text, logFlags(line.parsed, line.note, line.earlier), cap);
 }
 
 /** A ring whose window may be moved in place: one that a batch made and no reader has seen yet. */
@@ -238,6 +239,7 @@ export function logLineAt(ring: LogRing, i: number): LogLine {
 	const text = textIn(a, slot);
 	const flags = a.flags[slot]!;
 	const parsed = (flags & LOG_PARSED) !== 0;
+	if ((flags & LOG_EARLIER) !== 0) return (flags & LOG_NOTE) === 0 ? {t, text, parsed, earlier: true} : {t, text, parsed, note: true, earlier: true};
 	return (flags & LOG_NOTE) === 0 ? {t, text, parsed} : {t, text, parsed, note: true};
 }
 

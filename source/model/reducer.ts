@@ -6,7 +6,7 @@ import {emptySystem} from '../types/system.js';
 import {emptyProbe, MAX_PROBE_RESULTS} from '../types/probe.js';
 import {endFigures, type EndFigures} from './figures.js';
 import {observeRequest} from './request-histograms.js';
-import {appendLog, appendTo, emptyLog, LOG_NOTE, LOG_PARSED, type DraftRing} from './log-ring.js';
+import {appendLog, appendTo, emptyLog, LOG_EARLIER, LOG_NOTE, LOG_PARSED, type DraftRing} from './log-ring.js';
 import {inconsistency} from './consistency.js';
 import {attribute, attributeByKeepAlive, keepAliveMoved, UNKNOWN_MODEL} from './attribution.js';
 import {isGenerationCall} from './derive.js';
@@ -524,7 +524,7 @@ export function applyBatch(server: ServerState, lines: readonly LogBatchLine[], 
 			const line = lines[i]!;
 			// read once: each read of a time (a fraction-holding field) makes a new number object here
 			const t = line.t;
-			s.log = appendTo(writableRing(s.log), t, line.text, line.parsed ? LOG_PARSED : 0, MAX_LOG_LINES);
+			s.log = appendTo(writableRing(s.log), t, line.text, (line.parsed ? LOG_PARSED : 0) | (line.at === 'earlier' ? LOG_EARLIER : 0), MAX_LOG_LINES);
 			if (line.parsed) s.linesParsed++;
 			else s.linesUnparsed++;
 			const events = line.events;
@@ -564,7 +564,7 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 		case 'log-line':
 			return withServer(state, action.serverId, s => ({
 				...s,
-				log: appendLog(s.log, {t: action.t, text: action.text, parsed: action.parsed}, MAX_LOG_LINES),
+				log: appendLog(s.log, action.at === 'earlier' ? {t: action.t, text: action.text, parsed: action.parsed, earlier: true} : {t: action.t, text: action.text, parsed: action.parsed}, MAX_LOG_LINES),
 				linesParsed: s.linesParsed + (action.parsed ? 1 : 0),
 				linesUnparsed: s.linesUnparsed + (action.parsed ? 0 : 1),
 			}));

@@ -14,6 +14,8 @@ export interface LogLine {
 	readonly parsed: boolean;
 	/** infertop's own note on the line above (why it was counted as inconsistent), not the log's text. */
 	readonly note?: boolean;
+	/** Its time cannot be known (a backlog line before any wall-clock stamp): `t` is when it was read, never shown as its time. */
+	readonly earlier?: boolean;
 }
 
 /**
@@ -333,7 +335,8 @@ export interface MonitorState {
 export type Action =
 	/** `at`: `backlog` = read at start-up, `t` is the log's own time; `earlier` = its time cannot be known. */
 	| {readonly type: 'engine-event'; readonly serverId: string; readonly t: number; readonly event: EngineEvent; readonly at?: 'backlog' | 'earlier'}
-	| {readonly type: 'log-line'; readonly serverId: string; readonly t: number; readonly text: string; readonly parsed: boolean}
+	/** `at: 'earlier'`: its time cannot be known (`t` is when it was read). */
+	| {readonly type: 'log-line'; readonly serverId: string; readonly t: number; readonly text: string; readonly parsed: boolean; readonly at?: 'backlog' | 'earlier'}
 	/**
 	 * The lines one read of a log gave, in order: the same as a `log-line` and its `engine-event`s
 	 * for each, applied in one step (one state change, one change check, one wake-up per read).

@@ -36,7 +36,7 @@ function readable(s: MonitorState): string | undefined {
 /** One action at a time: a log-line and an engine-event per event, as before batches. */
 function single(lines: readonly LogBatchLine[], id: string): Action[] {
 	return lines.flatMap((l): Action[] => [
-		{type: 'log-line', serverId: id, t: l.t, text: l.text, parsed: l.parsed},
+		{type: 'log-line', serverId: id, t: l.t, text: l.text, parsed: l.parsed, at: l.at},
 		...(l.events ?? []).map((event): Action => ({type: 'engine-event', serverId: id, t: l.t, event, at: l.at})),
 	]);
 }

@@ -8,6 +8,7 @@ import {initialState, reduce} from '../../source/model/reducer.js';
 import type {Action, MonitorState} from '../../source/types/state.js';
 import {waitUntil} from '../helpers/wait.js';
 import {logLines} from '../../source/model/log-ring.js';
+import {visibleLog} from '../../source/ui/panes/log.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -117,6 +118,27 @@ describe('time from every era of stamp (issue 11 item 4)', () => {
 		expect(anchored.map(r => [r.key, r.earlier, Math.round((r.lastSeen - start) * 1000) / 1000])).toContainEqual(['s1/t1', undefined, 3717.374]);
 		const unknown = await run();
 		expect(unknown.every(r => r.earlier === true && r.lastSeen === 0)).toBe(true);
+	});
+
+	it('named with --log alone (no process to anchor its stamps): the backlog lines show `--:--:--` in the LOG pane, never the time they were read; a line written later shows its time', async () => {
+		const dir = mkdtempSync(path.join(tmpdir(), 'infertop-src-'));
+		dirs.push(dir);
+		const file = path.join(dir, 'llama.log');
+		writeFileSync(file, readFileSync(fileURLToPath(new URL('../../samples/llama-server.log', import.meta.url))));
+		let state: MonitorState = initialState();
+		const source = createLogSource({serverId: 'x', engine: 'llamacpp', input: {kind: 'file', path: file}, dispatch: a => (state = reduce(state, a))});
+		await source.start();
+		const backlog = logLines(state.servers.x!.log).length;
+		expect(backlog).toBeGreaterThan(20);
+		appendFileSync(file, '1.00.000.000 I srv  update_slots: all slots are idle\n');
+		await waitUntil(() => logLines(state.servers.x!.log).length > backlog, {timeoutMs: 5000, what: 'the line written after start'});
+		await source.stop();
+		const lines = logLines(state.servers.x!.log);
+		expect(lines.slice(0, backlog).every(l => l.earlier === true)).toBe(true);
+		expect(lines.at(-1)!.earlier).toBeUndefined();
+		const shown = visibleLog(state.servers.x!.log, '', {}, lines.length, 120).lines.map(l => l.text);
+		expect(shown.slice(0, backlog).every(t => t.startsWith('--:--:-- '))).toBe(true);
+		expect(shown.at(-1)).toMatch(/^\d{2}:\d{2}:\d{2} • 1\.00\.000\.000 I srv {2}update_slots/);
 	});
 
 	it('found by its process (--log-file), its engine not yet known from the lines: every line of the backlog at its own time, the first ones too', async () => {

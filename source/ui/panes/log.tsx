@@ -2,7 +2,7 @@ import {Box} from 'ink';
 import {memo, useMemo} from 'react';
 import type {LogLine, LogRing} from '../../types/state.js';
 import {sanitize} from '../../util/sanitize.js';
-import {clock, fit} from '../format.js';
+import {fit, logClock} from '../format.js';
 import {compileFilter} from '../view-state.js';
 import {logWindow, type Log} from '../view-model/log.js';
 import {Line, Span, Title} from './common.js';
@@ -68,7 +68,7 @@ export function visibleLog(log: Log, filter: string, scroll: {readonly total?: n
 			const ranges = f ? f.ranges(full) : [];
 			const parts = chunks(full, room);
 			const block = parts.map((p, j) => ({
-				text: `${j === 0 ? `${clock(l.t)} ${glyph(l)} ` : ' '.repeat(PREFIX)}${p}`,
+				text: `${j === 0 ? `${logClock(l)} ${glyph(l)} ` : ' '.repeat(PREFIX)}${p}`,
 				parsed: l.parsed,
 				note: l.note,
 				ranges: shift(ranges, j * room, room, PREFIX),
@@ -89,7 +89,7 @@ export function visibleLog(log: Log, filter: string, scroll: {readonly total?: n
 			const rest = chars.slice(from).join('');
 			if (Array.from(rest).length > room) cut = true;
 			const text = (from > 0 ? '…' : '') + fit(from > 0 ? rest.slice(1) : rest, from > 0 ? room - 1 : room);
-			out.push({text: `${clock(l.t)} ${glyph(l)} ${text}`, parsed: l.parsed, note: l.note, ranges: f ? f.ranges(text).map(([a, b]) => [a + PREFIX, b + PREFIX] as [number, number]) : []});
+			out.push({text: `${logClock(l)} ${glyph(l)} ${text}`, parsed: l.parsed, note: l.note, ranges: f ? f.ranges(text).map(([a, b]) => [a + PREFIX, b + PREFIX] as [number, number]) : []});
 		}
 	}
 	return {lines: out, matched, newer: matched - endIdx, cut, error};

@@ -3,7 +3,7 @@ import {memo} from 'react';
 import type {LogLine, LogRing} from '../../types/state.js';
 import {logLines} from '../../model/log-ring.js';
 import {sanitize} from '../../util/sanitize.js';
-import {bytes, clock, DASH, fit, grouped, int, ms, num, pct, right, tpp, tps} from '../format.js';
+import {bytes, clock, DASH, fit, logClock, grouped, int, ms, num, pct, right, tpp, tps} from '../format.js';
 import type {TableSort} from '../view-state.js';
 import type {RequestEntry, WithoutFigures} from '../view-model/requests.js';
 import {Line, Span, Title} from './common.js';
@@ -193,7 +193,7 @@ export function detailLines(e: RequestEntry, log: LogRing | readonly LogLine[]):
 		fields.push(field('live', r.liveTps !== undefined ? `${tps(r.liveTps)} tok/s, ${int(r.liveGenerated)} tokens` : undefined));
 		fields.push(field('prefill progress', pct(r.prefillProgress)));
 	}
-	const lines = logLines(log).filter(l => l.t >= r.firstSeen && l.t <= r.lastSeen).map(l => `${clock(l.t)} ${l.parsed ? '•' : ' '} ${sanitize(l.text, 1024)}`);
+	const lines = logLines(log).filter(l => l.t >= r.firstSeen && l.t <= r.lastSeen).map(l => `${logClock(l)} ${l.parsed ? '•' : ' '} ${sanitize(l.text, 1024)}`);
 	return {fields, log: lines};
 }
 
