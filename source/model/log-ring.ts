@@ -239,8 +239,8 @@ export function logLineAt(ring: LogRing, i: number): LogLine {
 	const text = textIn(a, slot);
 	const flags = a.flags[slot]!;
 	const parsed = (flags & LOG_PARSED) !== 0;
-	if ((flags & LOG_EARLIER) !== 0) return (flags & LOG_NOTE) === 0 ? {t, text, parsed, earlier: true} : {t, text, parsed, note: true, earlier: true};
-	return (flags & LOG_NOTE) === 0 ? {t, text, parsed} : {t, text, parsed, note: true};
+	if ((flags & (LOG_NOTE | LOG_EARLIER)) === 0) return {t, text, parsed};
+	return {t, text, parsed, ...((flags & LOG_NOTE) !== 0 ? {note: true} : {}), ...((flags & LOG_EARLIER) !== 0 ? {earlier: true} : {})};
 }
 
 /** The text of line `i` (0 = oldest held), read in place (a filter reads only the texts). */

@@ -564,7 +564,7 @@ export function reduce(state: MonitorState, action: Action): MonitorState {
 		case 'log-line':
 			return withServer(state, action.serverId, s => ({
 				...s,
-				log: appendLog(s.log, action.at === 'earlier' ? {t: action.t, text: action.text, parsed: action.parsed, earlier: true} : {t: action.t, text: action.text, parsed: action.parsed}, MAX_LOG_LINES),
+				log: appendLog(s.log, {t: action.t, text: action.text, parsed: action.parsed, ...(action.at === 'earlier' ? {earlier: true} : {})}, MAX_LOG_LINES),
 				linesParsed: s.linesParsed + (action.parsed ? 1 : 0),
 				linesUnparsed: s.linesUnparsed + (action.parsed ? 0 : 1),
 			}));

@@ -84,7 +84,7 @@ function parsedText(parser: LineParser, raw: string, text: string): string {
 /** Feed one raw line through sanitize → parser → store, an action each (readLine's line). Exported for replays and tests. */
 export function feedLine(parser: LineParser, serverId: string, raw: string, t: number, dispatch: Dispatch, at?: 'backlog' | 'earlier'): void {
 	const line = readLine(parser, raw, t, at);
-	dispatch(at === 'earlier' ? {type: 'log-line', serverId, t, text: line.text, parsed: line.parsed, at} : {type: 'log-line', serverId, t, text: line.text, parsed: line.parsed});
+	dispatch({type: 'log-line', serverId, t, text: line.text, parsed: line.parsed, ...(at === 'earlier' ? {at} : {})});
 	if (line.events) for (const event of line.events) dispatch(at === undefined ? {type: 'engine-event', serverId, t, event} : {type: 'engine-event', serverId, t, event, at});
 }
 

@@ -92,12 +92,12 @@ export function until(expiresAt: string | undefined, nowMs: number): string {
 	return `${humanDuration(-delta)} from now`;
 }
 
-/** Clock time `HH:MM:SS` (local). */
 /** A log line's time as the panes print it; `--:--:--` where it cannot be known (a backlog line before any stamp): never the time it was read. */
 export function logClock(line: {readonly t: number; readonly earlier?: boolean}): string {
 	return line.earlier ? '--:--:--' : clock(line.t);
 }
 
+/** Clock time `HH:MM:SS` (local). */
 export function clock(tMs: number | undefined): string {
 	if (!known(tMs)) return DASH;
 	const d = new Date(tMs);

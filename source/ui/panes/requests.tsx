@@ -114,12 +114,18 @@ const count = grouped;
  * figures`. Pure.
  */
 export function seenText(total: number, seen: number | undefined, lag?: RequestsPaneProps['lag'], withoutFigures?: WithoutFigures): string {
-	const counted = seen !== undefined && seen > total ? `${count(seen)} seen · last ${count(total)} kept` : `${count(total)} seen`;
-	const none = total === 0 && (seen === undefined || seen === 0);
-	const base = withoutFigures === undefined || withoutFigures.calls <= 0 ? counted : none ? `${DASH} seen · ${count(withoutFigures.calls)} in ${withoutFigures.engines}'s access lines, none with figures` : `${counted} · ${count(withoutFigures.calls)} more in ${withoutFigures.engines}'s access lines, without figures`;
+	const base = countText(total, seen, withoutFigures);
 	const behind = lag && lag.bytesBehind > 0 ? ` · log ${bytes(lag.bytesBehind)} behind` : '';
 	const skipped = lag && lag.linesSkipped > 0 ? ` · ${count(lag.linesSkipped)} lines skipped (too far behind)` : '';
 	return `${base}${behind}${skipped}`;
+}
+
+function countText(total: number, seen: number | undefined, withoutFigures: WithoutFigures | undefined): string {
+	const counted = seen !== undefined && seen > total ? `${count(seen)} seen · last ${count(total)} kept` : `${count(total)} seen`;
+	if (withoutFigures === undefined || withoutFigures.calls <= 0) return counted;
+	const calls = count(withoutFigures.calls);
+	if (total === 0 && (seen === undefined || seen === 0)) return `${DASH} seen · ${calls} in ${withoutFigures.engines}'s access lines, none with figures`;
+	return `${counted} · ${calls} more in ${withoutFigures.engines}'s access lines, without figures`;
 }
 
 /** The table's line when it has no row. Pure. */
