@@ -113,6 +113,8 @@ function newRecord(serverId: string, key: string, t: number, at: 'backlog' | 'ea
 		backlog: at === undefined ? undefined : true,
 		earlier: at === 'earlier' ? true : undefined,
 		startedAt: undefined,
+		firstLine: undefined,
+		lastLine: undefined,
 		firstSeen: UNSET,
 		lastSeen: UNSET,
 		done: false,
@@ -312,6 +314,7 @@ function applyRequest(server: ServerState, serverId: string, t: number, ev: Extr
 	if (t > last) record.lastSeen = t;
 	else if (!(t <= last) || Object.is(last, -0)) record.lastSeen = Math.max(last, t);
 	record.done = wasDone || done;
+	atLine(record, server.log);
 	// A live line of a backlog request makes its time known.
 	if (at === undefined && record.earlier) {
 		record.earlier = undefined;
@@ -401,6 +404,7 @@ function updateLive(server: ServerState, key: string | undefined, t: number, rat
 			const record = writableRecord(r);
 			setLive(record, rate, a, b);
 			record.lastSeen = t;
+			atLine(record, server.log);
 			const s = writableServer(server);
 			const copy = writable(s.requests);
 			copy[i] = record;
@@ -411,10 +415,23 @@ function updateLive(server: ServerState, key: string | undefined, t: number, rat
 	if (!key) return server;
 	const record = newRecord(server.id, key, t, undefined);
 	setLive(record, rate, a, b);
+	atLine(record, server.log);
 	owned?.add(record);
 	const s = writableServer(server);
 	s.requests = push(s.requests, record, MAX_REQUESTS);
 	return s;
+}
+
+/**
+ * The log line that told of the request (its event comes after its line is appended, in a batch and
+ * one action at a time alike): its first and last line, for the request's detail, which picks its
+ * lines by these where their times cannot be known (a backlog before any stamp).
+ */
+function atLine(record: DraftRecord, log: LogRing): void {
+	const line = log.end - 1;
+	if (line < 0) return;
+	if (record.firstLine === undefined) record.firstLine = line;
+	record.lastLine = line;
 }
 
 function setLive(record: DraftRecord, rate: boolean, a: number | undefined, b: number | undefined): void {

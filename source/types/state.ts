@@ -160,6 +160,9 @@ export interface RequestRecord extends Omit<RequestPatch, 'done' | 'started'> {
 	readonly earlier?: boolean;
 	/** When a line said the engine began processing it (a start line apart from its end, e.g. llama.cpp `launch_slot_`). */
 	readonly startedAt?: number;
+	/** The first and last line of the server's log (numbers of its log ring) that told of it; undefined where no line did. */
+	readonly firstLine?: number;
+	readonly lastLine?: number;
 	/** First and last time a line of this request was seen (ms epoch). */
 	readonly firstSeen: number;
 	readonly lastSeen: number;

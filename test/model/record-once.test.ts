@@ -69,8 +69,8 @@ describe('a request record made once, whole', () => {
 		const s = applyBatch(server, [{t: 5, text: 'a', parsed: true, events: [{type: 'live-rate', key: 's0/t1', generated: 187, tps: 61.83}, {type: 'prefill-progress', key: 's1/t2', processed: 5, total: 20}]}], false);
 		const [a, b] = s.requests as [RequestRecord, RequestRecord];
 		expect(Object.keys(a)).toEqual(Object.keys(b));
-		expect(a).toEqual({serverId: 'log:x', key: 's0/t1', firstSeen: 5, lastSeen: 5, done: false, liveTps: 61.83, liveGenerated: 187});
-		expect(b).toEqual({serverId: 'log:x', key: 's1/t2', firstSeen: 5, lastSeen: 5, done: false, prefillProgress: 0.25});
+		expect(a).toEqual({serverId: 'log:x', key: 's0/t1', firstLine: 0, lastLine: 0, firstSeen: 5, lastSeen: 5, done: false, liveTps: 61.83, liveGenerated: 187});
+		expect(b).toEqual({serverId: 'log:x', key: 's1/t2', firstLine: 0, lastLine: 0, firstSeen: 5, lastSeen: 5, done: false, prefillProgress: 0.25});
 	});
 });
 

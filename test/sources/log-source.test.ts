@@ -9,6 +9,8 @@ import type {Action, MonitorState} from '../../source/types/state.js';
 import {waitUntil} from '../helpers/wait.js';
 import {logLines} from '../../source/model/log-ring.js';
 import {visibleLog} from '../../source/ui/panes/log.js';
+import {detailLines, linesGone} from '../../source/ui/panes/requests.js';
+import {requestEntries} from '../../source/ui/view-model/requests.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -139,6 +141,25 @@ describe('time from every era of stamp (issue 11 item 4)', () => {
 		const shown = visibleLog(state.servers.x!.log, '', {}, lines.length, 120).lines.map(l => l.text);
 		expect(shown.slice(0, backlog).every(t => t.startsWith('--:--:-- '))).toBe(true);
 		expect(shown.at(-1)).toMatch(/^\d{2}:\d{2}:\d{2} • 1\.00\.000\.000 I srv {2}update_slots/);
+	});
+
+	it('an old log after the fact: a request whose time cannot be known still has its lines in its detail (by their place in the log, not by time)', async () => {
+		const dir = mkdtempSync(path.join(tmpdir(), 'infertop-src-'));
+		dirs.push(dir);
+		const file = path.join(dir, 'llama.log');
+		writeFileSync(file, readFileSync(fileURLToPath(new URL('../../samples/llama-server.log', import.meta.url))));
+		let state: MonitorState = initialState();
+		const source = createLogSource({serverId: 'x', engine: 'llamacpp', input: {kind: 'file', path: file}, dispatch: a => (state = reduce(state, a))});
+		await source.start();
+		await source.stop();
+		const entry = requestEntries(state.servers, state.order).find(e => e.record.key === 's1/t1')!;
+		expect(entry.record.earlier).toBe(true);
+		const lines = detailLines(entry, state.servers.x!.log).log;
+		// samples/llama-server.log lines 326-338: task 1 from launch_slot_ to its release
+		expect(lines).toHaveLength(13);
+		expect(lines[0]).toMatch(/^--:--:-- • 0\.00\.778\.254 I slot launch_slot_: id {2}1 \| task 1 \|/);
+		expect(lines.at(-1)).toMatch(/^--:--:-- • 0\.03\.717\.374 I slot {6}release: id {2}1 \| task 1 \|/);
+		expect(linesGone(entry.record, state.servers.x!.log)).toBe(0);
 	});
 
 	it('found by its process (--log-file), its engine not yet known from the lines: every line of the backlog at its own time, the first ones too', async () => {

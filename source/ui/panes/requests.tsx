@@ -1,7 +1,7 @@
 import {Box} from 'ink';
 import {memo} from 'react';
 import type {LogLine, LogRing} from '../../types/state.js';
-import {logLines} from '../../model/log-ring.js';
+import {isLogRing, logLineAt, logLines} from '../../model/log-ring.js';
 import {sanitize} from '../../util/sanitize.js';
 import {bytes, clock, DASH, fit, logClock, grouped, int, ms, num, pct, right, tpp, tps} from '../format.js';
 import type {TableSort} from '../view-state.js';
@@ -199,8 +199,29 @@ export function detailLines(e: RequestEntry, log: LogRing | readonly LogLine[]):
 		fields.push(field('live', r.liveTps !== undefined ? `${tps(r.liveTps)} tok/s, ${int(r.liveGenerated)} tokens` : undefined));
 		fields.push(field('prefill progress', pct(r.prefillProgress)));
 	}
-	const lines = logLines(log).filter(l => l.t >= r.firstSeen && l.t <= r.lastSeen).map(l => `${logClock(l)} ${l.parsed ? '•' : ' '} ${sanitize(l.text, 1024)}`);
+	const lines = requestLines(r, log).map(l => `${logClock(l)} ${l.parsed ? '•' : ' '} ${sanitize(l.text, 1024)}`);
 	return {fields, log: lines};
+}
+
+/**
+ * The log lines from a request's first to its last, those the log still holds: by their numbers in
+ * the log where the request has them (a request of a backlog whose times cannot be known has lines
+ * too), else by time. Lines of other requests between them are among them (slots run at once). Pure.
+ */
+export function requestLines(r: RequestEntry['record'], log: LogRing | readonly LogLine[]): LogLine[] {
+	if (isLogRing(log) && r.firstLine !== undefined) {
+		const out: LogLine[] = [];
+		const to = Math.min(r.lastLine ?? r.firstLine, log.end - 1);
+		for (let n = Math.max(r.firstLine, log.start); n <= to; n++) out.push(logLineAt(log, n - log.start));
+		return out;
+	}
+	return logLines(log).filter(l => l.t >= r.firstSeen && l.t <= r.lastSeen);
+}
+
+/** How many of a request's lines (by their numbers) the log no longer holds. Pure. */
+export function linesGone(r: RequestEntry['record'], log: LogRing | readonly LogLine[]): number {
+	if (!isLogRing(log) || r.firstLine === undefined) return 0;
+	return Math.max(0, Math.min(log.start, (r.lastLine ?? r.firstLine) + 1) - r.firstLine);
 }
 
 export function DetailOverlay({entry, log, width, height}: {readonly entry?: RequestEntry; readonly log: LogRing | readonly LogLine[]; readonly width: number; readonly height: number}) {
@@ -213,6 +234,7 @@ export function DetailOverlay({entry, log, width, height}: {readonly entry?: Req
 		);
 	}
 	const {fields, log: lines} = detailLines(entry, log);
+	const gone = linesGone(entry.record, log);
 	const room = Math.max(0, height - 1);
 	// Two columns of fields when the pane is wide enough; the log lines take what is left.
 	const cols = width >= 100 ? 2 : 1;
@@ -237,7 +259,7 @@ export function DetailOverlay({entry, log, width, height}: {readonly entry?: Req
 				<Line key={i}>{l}</Line>
 			))}
 			{logRoom > 0 ? (
-				<Line color="accent">{`log lines of ${entry.record.serverId} from its first to its last line: ${lines.length}${lines.length > logRoom ? `, newest ${logRoom} shown` : ''}`}</Line>
+				<Line color="accent">{`log lines of ${entry.record.serverId} from its first to its last line: ${lines.length}${lines.length > logRoom ? `, newest ${logRoom} shown` : ''}${gone > 0 ? ` (${grouped(gone)} older ones have left the log's last lines)` : ''}`}</Line>
 			) : null}
 			{logShown.map((l, i) => (
 				<Line key={`l${i}`} color="muted">
