@@ -66,10 +66,7 @@ describe('createLogSource', () => {
 	});
 
 	it('a log given without ENGINE= names its server by the engine detected from its content, and stays log-only', async () => {
-		const dir = mkdtempSync(path.join(tmpdir(), 'infertop-src-'));
-		dirs.push(dir);
-		const file = path.join(dir, 'llama.log');
-		writeFileSync(file, readFileSync(fileURLToPath(new URL('../../samples/llama-server.log', import.meta.url))));
+		const file = sampleCopy();
 		let state: MonitorState = initialState();
 		const dispatch = (a: Action) => {
 			state = reduce(state, a);
@@ -103,17 +100,8 @@ describe('time from every era of stamp (issue 11 item 4)', () => {
 	});
 
 	it('a llama-server log whose process start is known carries wall-clock times in its backlog', async () => {
-		const dir = mkdtempSync(path.join(tmpdir(), 'infertop-src-'));
-		dirs.push(dir);
-		const file = path.join(dir, 'llama.log');
-		writeFileSync(file, readFileSync(fileURLToPath(new URL('../../samples/llama-server.log', import.meta.url))));
-		const run = async (processStartMs?: () => Promise<number | undefined>) => {
-			let state: MonitorState = initialState();
-			const source = createLogSource({serverId: 'x', engine: 'llamacpp', input: {kind: 'file', path: file}, dispatch: a => (state = reduce(state, a)), ...(processStartMs ? {processStartMs} : {})});
-			await source.start();
-			await source.stop();
-			return state.servers.x!.requests.filter(r => r.done);
-		};
+		const file = sampleCopy();
+		const run = async (processStartMs?: () => Promise<number | undefined>) => (await readWhole({serverId: 'x', engine: 'llamacpp', input: {kind: 'file', path: file}, ...(processStartMs ? {processStartMs} : {})})).servers.x!.requests.filter(r => r.done);
 		const start = Date.now() - 3_600_000;
 		const anchored = await run(async () => start);
 		// samples/llama-server.log: task 1 releases at 0.03.717.374 after the process started.
@@ -123,10 +111,7 @@ describe('time from every era of stamp (issue 11 item 4)', () => {
 	});
 
 	it('named with --log alone (no process to anchor its stamps): the backlog lines show `--:--:--` in the LOG pane, never the time they were read; a line written later shows its time', async () => {
-		const dir = mkdtempSync(path.join(tmpdir(), 'infertop-src-'));
-		dirs.push(dir);
-		const file = path.join(dir, 'llama.log');
-		writeFileSync(file, readFileSync(fileURLToPath(new URL('../../samples/llama-server.log', import.meta.url))));
+		const file = sampleCopy();
 		let state: MonitorState = initialState();
 		const source = createLogSource({serverId: 'x', engine: 'llamacpp', input: {kind: 'file', path: file}, dispatch: a => (state = reduce(state, a))});
 		await source.start();
@@ -144,14 +129,8 @@ describe('time from every era of stamp (issue 11 item 4)', () => {
 	});
 
 	it('an old log after the fact: a request whose time cannot be known still has its lines in its detail (by their place in the log, not by time)', async () => {
-		const dir = mkdtempSync(path.join(tmpdir(), 'infertop-src-'));
-		dirs.push(dir);
-		const file = path.join(dir, 'llama.log');
-		writeFileSync(file, readFileSync(fileURLToPath(new URL('../../samples/llama-server.log', import.meta.url))));
-		let state: MonitorState = initialState();
-		const source = createLogSource({serverId: 'x', engine: 'llamacpp', input: {kind: 'file', path: file}, dispatch: a => (state = reduce(state, a))});
-		await source.start();
-		await source.stop();
+		const file = sampleCopy();
+		const state = await readWhole({serverId: 'x', engine: 'llamacpp', input: {kind: 'file', path: file}});
 		const entry = requestEntries(state.servers, state.order).find(e => e.record.key === 's1/t1')!;
 		expect(entry.record.earlier).toBe(true);
 		const lines = detailLines(entry, state.servers.x!.log).log;
@@ -163,17 +142,10 @@ describe('time from every era of stamp (issue 11 item 4)', () => {
 	});
 
 	it('found by its process (--log-file), its engine not yet known from the lines: every line of the backlog at its own time, the first ones too', async () => {
-		const dir = mkdtempSync(path.join(tmpdir(), 'infertop-src-'));
-		dirs.push(dir);
-		const file = path.join(dir, 'llama.log');
-		writeFileSync(file, readFileSync(fileURLToPath(new URL('../../samples/llama-server.log', import.meta.url))));
+		const file = sampleCopy();
 		const start = Date.now() - 3_600_000;
-		let state: MonitorState = initialState();
-		state = reduce(state, {type: 'server-seen', t: start, server: {id: 'x', engine: 'llamacpp', source: 'process'}});
 		// as runtime.ts onLogFound attaches it: no engine named, the process's start known
-		const source = createLogSource({serverId: 'x', input: {kind: 'file', path: file}, dispatch: a => (state = reduce(state, a)), processStartMs: async () => start});
-		await source.start();
-		await source.stop();
+		const state = await readWhole({serverId: 'x', input: {kind: 'file', path: file}, processStartMs: async () => start}, reduce(initialState(), {type: 'server-seen', t: start, server: {id: 'x', engine: 'llamacpp', source: 'process'}}));
 		const lines = logLines(state.servers.x!.log);
 		const stamped = lines.filter(l => /^\d+\.\d{2}\.\d{3}\.\d{3} /.test(l.text));
 		expect(stamped.length).toBeGreaterThan(20);
@@ -185,6 +157,23 @@ describe('time from every era of stamp (issue 11 item 4)', () => {
 		}
 	});
 });
+
+/** A copy of samples/llama-server.log in a folder of the test's own. */
+function sampleCopy(): string {
+	const dir = mkdtempSync(path.join(tmpdir(), 'infertop-src-'));
+	dirs.push(dir);
+	const file = path.join(dir, 'llama.log');
+	writeFileSync(file, readFileSync(fileURLToPath(new URL('../../samples/llama-server.log', import.meta.url))));
+	return file;
+}
+
+/** A log source started and stopped (its backlog read whole) into `state`. */
+async function readWhole(options: Omit<Parameters<typeof createLogSource>[0], 'dispatch'>, state: MonitorState = initialState()): Promise<MonitorState> {
+	const source = createLogSource({...options, dispatch: a => (state = reduce(state, a))});
+	await source.start();
+	await source.stop();
+	return state;
+}
 
 describe('a log written in another zone', () => {
 	it('[GIN] stamps are read in the zone the slog lines say (-07:00), not this machine\'s', async () => {
