@@ -237,6 +237,11 @@ export interface EngineDescriptor<K extends EngineKind = EngineKind> {
 	 * with no refused try before it waited 0. Undefined: it may queue without saying so.
 	 */
 	readonly whenBusy?: 'refuses';
+	/**
+	 * Where its access lines show requests its log gives no figures of (REQUESTS, model/derive.ts
+	 * requestsWithoutFigures): how to have a line with figures for each, or why there is none.
+	 */
+	readonly requestFigures?: string;
 	/** Slots × context per slot is the engine's context model (llama-server). */
 	readonly slotContext?: boolean;
 	/** The engine unloads models after a keep-alive (Ollama `expires_at`): unknown shows `--`. */

@@ -209,6 +209,8 @@ export const sglang: EngineDescriptor<'sglang'> = {
 	quickMarks: {modelOwner: 'sglang'},
 	unifiedMemory: false,
 	oneModel: true,
+	// tokenizer_manager.py logs a `Finish:` line with meta_info for each request under --log-requests
+	requestFigures: 'start SGLang with --log-requests for a line with figures per request',
 	defaultPorts: [30000],
 	process: {
 		names: ['sglang'],

@@ -217,6 +217,8 @@ export const vllm: EngineDescriptor<'vllm'> = {
 	quickMarks: {modelOwner: 'vllm'},
 	unifiedMemory: false,
 	oneModel: true,
+	// --enable-log-requests logs each request as it arrives (its prompt and parameters), never its figures
+	requestFigures: 'vLLM logs no figures per request; its batch figures are under PASSES',
 	defaultPorts: [8000],
 	process: {
 		names: ['vllm'],

@@ -92,9 +92,9 @@ describe('the REQUESTS header and table', () => {
 		const state = storeOf('vllm.log').getSnapshot();
 		const seen = requestsSeen(state.servers, state.order);
 		expect(seen.requests).toBe(0);
-		expect(seen.withoutFigures).toEqual({calls: 6, engines: 'vLLM'});
+		expect(seen.withoutFigures).toEqual({calls: 6, engines: 'vLLM', hint: 'vLLM logs no figures per request; its batch figures are under PASSES'});
 		expect(seenText(0, seen.requests, seen.lag, seen.withoutFigures)).toBe("-- seen · 6 in vLLM's access lines, none with figures");
-		expect(emptyText('', 0, seen.withoutFigures)).toBe("no request with figures: vLLM's log shows requests only as access lines");
+		expect(emptyText('', 0, seen.withoutFigures)).toBe("no request with figures: vLLM's log shows requests only as access lines (vLLM logs no figures per request; its batch figures are under PASSES)");
 		expect(emptyText('qwen', 0, seen.withoutFigures)).toBe('no request matches');
 	});
 
@@ -102,8 +102,22 @@ describe('the REQUESTS header and table', () => {
 		const state = storeOf('llama-server.log', 'vllm.log', 'sglang.log').getSnapshot();
 		const seen = requestsSeen(state.servers, state.order);
 		expect(seen.requests).toBe(3);
+		// two engines: no one engine's hint
 		expect(seen.withoutFigures).toEqual({calls: 12, engines: 'vLLM and SGLang'});
 		expect(seenText(3, seen.requests, seen.lag, seen.withoutFigures)).toBe("3 seen · 12 more in vLLM and SGLang's access lines, without figures");
+	});
+
+	it('an SGLang log alone: how to have a line with figures per request', () => {
+		const state = storeOf('sglang.log').getSnapshot();
+		const seen = requestsSeen(state.servers, state.order);
+		expect(emptyText('', 0, seen.withoutFigures)).toBe("no request with figures: SGLang's log shows requests only as access lines (start SGLang with --log-requests for a line with figures per request)");
+	});
+
+	it('an Ollama Go-runner log: no hint it could not stand behind', () => {
+		const state = storeOf('ollama-v024.log').getSnapshot();
+		const seen = requestsSeen(state.servers, state.order);
+		expect(seen.withoutFigures).toEqual({calls: 2, engines: 'Ollama'});
+		expect(emptyText('', 0, seen.withoutFigures)).toBe("no request with figures: Ollama's log shows requests only as access lines");
 	});
 
 	it('a llama-server log alone reads as before', () => {

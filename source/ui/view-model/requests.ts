@@ -7,6 +7,7 @@ import {engineName, engineOf} from '../../engines/index.js';
 import {modelLabel, requestsWithoutFigures} from '../../model/derive.js';
 import {heldAt, ringShift} from '../../model/ring-shift.js';
 import type {RequestRecord, ServerState} from '../../types/state.js';
+import type {EngineKind} from '../../types/events.js';
 import type {TableSort} from '../view-state.js';
 
 /** One request as the table and the detail overlay see it. Pure data. */
@@ -150,6 +151,7 @@ export function requestsSeen(servers: Readonly<Record<string, ServerState>>, ord
 	let linesSkipped = 0;
 	let calls = 0;
 	let engines: string[] | undefined;
+	const kinds: EngineKind[] = [];
 	for (const id of order) {
 		const s = servers[id];
 		if (!s) continue;
@@ -159,7 +161,10 @@ export function requestsSeen(servers: Readonly<Record<string, ServerState>>, ord
 			calls += without;
 			const name = engineOf(s.engine).label;
 			engines ??= [];
-			if (!engines.includes(name)) engines.push(name);
+			if (!engines.includes(name)) {
+				engines.push(name);
+				kinds.push(s.engine);
+			}
 		}
 		// in flight: records not done among the newest 32 (the reducer looks no further back for a
 		// request's next line); one the backlog left open is not running (as in tableEntries)
@@ -170,7 +175,9 @@ export function requestsSeen(servers: Readonly<Record<string, ServerState>>, ord
 		bytesBehind += s.logLag?.bytesBehind ?? 0;
 		linesSkipped += s.logLag?.linesSkipped ?? 0;
 	}
-	return engines === undefined ? {requests, lag: {bytesBehind, linesSkipped}} : {requests, lag: {bytesBehind, linesSkipped}, withoutFigures: {calls, engines: engines.join(' and ')}};
+	if (engines === undefined) return {requests, lag: {bytesBehind, linesSkipped}};
+	const hint = kinds.length === 1 ? engineOf(kinds[0]).requestFigures : undefined;
+	return {requests, lag: {bytesBehind, linesSkipped}, withoutFigures: {calls, engines: engines.join(' and '), ...(hint !== undefined ? {hint} : {})}};
 }
 
 /** Requests that servers' access lines showed, of servers whose log gave none with figures (model/derive.ts requestsWithoutFigures), and those servers' engines. */
@@ -178,6 +185,8 @@ export interface WithoutFigures {
 	readonly calls: number;
 	/** `vLLM`, `vLLM and SGLang`. */
 	readonly engines: string;
+	/** Where they are one engine's: how to have figures per request, or why there are none (its descriptor's `requestFigures`). */
+	readonly hint?: string;
 }
 
 const SORT_VALUE: Record<TableSort, (e: RequestEntry) => number | undefined> = {
