@@ -239,7 +239,8 @@ export interface EngineDescriptor<K extends EngineKind = EngineKind> {
 	readonly whenBusy?: 'refuses';
 	/**
 	 * Where its access lines show requests its log gives no figures of (REQUESTS, model/derive.ts
-	 * requestsWithoutFigures): how to have a line with figures for each, or why there is none.
+	 * requestsWithoutFigures): how to have a line with figures for each, or where its figures are
+	 * instead, as the REQUESTS table says it after `;` (`start it with --log-requests`).
 	 */
 	readonly requestFigures?: string;
 	/** Slots × context per slot is the engine's context model (llama-server). */

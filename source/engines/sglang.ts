@@ -210,7 +210,7 @@ export const sglang: EngineDescriptor<'sglang'> = {
 	unifiedMemory: false,
 	oneModel: true,
 	// tokenizer_manager.py logs a `Finish:` line with meta_info for each request under --log-requests
-	requestFigures: 'start SGLang with --log-requests for a line with figures per request',
+	requestFigures: 'start it with --log-requests',
 	defaultPorts: [30000],
 	process: {
 		names: ['sglang'],

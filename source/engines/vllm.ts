@@ -218,7 +218,7 @@ export const vllm: EngineDescriptor<'vllm'> = {
 	unifiedMemory: false,
 	oneModel: true,
 	// --enable-log-requests logs each request as it arrives (its prompt and parameters), never its figures
-	requestFigures: 'vLLM logs no figures per request; its batch figures are under PASSES',
+	requestFigures: 'batch figures are under PASSES',
 	defaultPorts: [8000],
 	process: {
 		names: ['vllm'],

@@ -92,9 +92,9 @@ describe('the REQUESTS header and table', () => {
 		const state = storeOf('vllm.log').getSnapshot();
 		const seen = requestsSeen(state.servers, state.order);
 		expect(seen.requests).toBe(0);
-		expect(seen.withoutFigures).toEqual({calls: 6, engines: 'vLLM', hint: 'vLLM logs no figures per request; its batch figures are under PASSES'});
+		expect(seen.withoutFigures).toEqual({calls: 6, engines: 'vLLM', hint: 'batch figures are under PASSES'});
 		expect(seenText(0, seen.requests, seen.lag, seen.withoutFigures)).toBe("-- seen · 6 in vLLM's access lines, none with figures");
-		expect(emptyText('', 0, seen.withoutFigures)).toBe("no request with figures: vLLM's log shows requests only as access lines (vLLM logs no figures per request; its batch figures are under PASSES)");
+		expect(emptyText('', 0, seen.withoutFigures)).toBe('no figures per request: vLLM logs requests only as access lines; batch figures are under PASSES');
 		expect(emptyText('qwen', 0, seen.withoutFigures)).toBe('no request matches');
 	});
 
@@ -110,14 +110,14 @@ describe('the REQUESTS header and table', () => {
 	it('an SGLang log alone: how to have a line with figures per request', () => {
 		const state = storeOf('sglang.log').getSnapshot();
 		const seen = requestsSeen(state.servers, state.order);
-		expect(emptyText('', 0, seen.withoutFigures)).toBe("no request with figures: SGLang's log shows requests only as access lines (start SGLang with --log-requests for a line with figures per request)");
+		expect(emptyText('', 0, seen.withoutFigures)).toBe('no figures per request: SGLang logs requests only as access lines; start it with --log-requests');
 	});
 
 	it('an Ollama Go-runner log: no hint it could not stand behind', () => {
 		const state = storeOf('ollama-v024.log').getSnapshot();
 		const seen = requestsSeen(state.servers, state.order);
 		expect(seen.withoutFigures).toEqual({calls: 2, engines: 'Ollama'});
-		expect(emptyText('', 0, seen.withoutFigures)).toBe("no request with figures: Ollama's log shows requests only as access lines");
+		expect(emptyText('', 0, seen.withoutFigures)).toBe('no figures per request: Ollama logs requests only as access lines');
 	});
 
 	it('a llama-server log alone reads as before', () => {

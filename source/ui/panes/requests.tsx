@@ -131,7 +131,7 @@ function countText(total: number, seen: number | undefined, withoutFigures: With
 /** The table's line when it has no row. Pure. */
 export function emptyText(filter: string, total: number, withoutFigures?: WithoutFigures): string {
 	if (filter) return 'no request matches';
-	if (total === 0 && withoutFigures !== undefined && withoutFigures.calls > 0) return `no request with figures: ${withoutFigures.engines}'s log shows requests only as access lines${withoutFigures.hint !== undefined ? ` (${withoutFigures.hint})` : ''}`;
+	if (total === 0 && withoutFigures !== undefined && withoutFigures.calls > 0) return `no figures per request: ${withoutFigures.engines} logs requests only as access lines${withoutFigures.hint !== undefined ? `; ${withoutFigures.hint}` : ''}`;
 	return 'no request seen yet';
 }
 
