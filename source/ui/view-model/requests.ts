@@ -150,7 +150,7 @@ export function requestsSeen(servers: Readonly<Record<string, ServerState>>, ord
 	let bytesBehind = 0;
 	let linesSkipped = 0;
 	let calls = 0;
-	let engines: string[] | undefined;
+	// the engines of servers whose log showed requests only as access lines, once each
 	const kinds: EngineKind[] = [];
 	for (const id of order) {
 		const s = servers[id];
@@ -159,12 +159,7 @@ export function requestsSeen(servers: Readonly<Record<string, ServerState>>, ord
 		const without = requestsWithoutFigures(s);
 		if (without > 0) {
 			calls += without;
-			const name = engineOf(s.engine).label;
-			engines ??= [];
-			if (!engines.includes(name)) {
-				engines.push(name);
-				kinds.push(s.engine);
-			}
+			if (!kinds.includes(s.engine)) kinds.push(s.engine);
 		}
 		// in flight: records not done among the newest 32 (the reducer looks no further back for a
 		// request's next line); one the backlog left open is not running (as in tableEntries)
@@ -175,9 +170,10 @@ export function requestsSeen(servers: Readonly<Record<string, ServerState>>, ord
 		bytesBehind += s.logLag?.bytesBehind ?? 0;
 		linesSkipped += s.logLag?.linesSkipped ?? 0;
 	}
-	if (engines === undefined) return {requests, lag: {bytesBehind, linesSkipped}};
+	if (kinds.length === 0) return {requests, lag: {bytesBehind, linesSkipped}};
 	const hint = kinds.length === 1 ? engineOf(kinds[0]).requestFigures : undefined;
-	return {requests, lag: {bytesBehind, linesSkipped}, withoutFigures: {calls, engines: engines.join(' and '), ...(hint !== undefined ? {hint} : {})}};
+	const engines = kinds.map(k => engineOf(k).label).join(' and ');
+	return {requests, lag: {bytesBehind, linesSkipped}, withoutFigures: {calls, engines, ...(hint !== undefined ? {hint} : {})}};
 }
 
 /** Requests that servers' access lines showed, of servers whose log gave none with figures (model/derive.ts requestsWithoutFigures), and those servers' engines. */
