@@ -1,20 +1,44 @@
 /**
- * Many servers (issue 32): eight logs (a llama-swap box, vLLM replicas), each at 100 requests a
- * second, beside `tail -F` on the eight and the eight writers; then one server at the same rate in
- * the same run, for the ratio (goal: eight cost ≤ 2× one).
+ * Many servers (issue 32): the two boxes the issue names, each server at 100 requests a second,
+ * beside `tail -F` on their logs and the writers; then one server of the same engine at the same
+ * rate in the same run, and the ratio (goal: ≤ 2× one):
+ * - eight llama-servers (llama-swap), llama.cpp b10587 request blocks;
+ * - four vLLM replicas, `--enable-log-requests` lines.
  *
- *   npm run bench -- servers 8                    (≈ 2 min)
- *   npm run bench -- servers 8 --seconds=3 --warmup=1   (a smoke test)
+ *   npm run bench -- servers                      (the two boxes, ≈ 4 min)
+ *   npm run bench -- servers 8                    (eight servers of each engine, ≈ 4 min)
+ *   npm run bench -- servers 8 --formats=vllm     (one engine)
+ *   npm run bench -- servers --seconds=3 --warmup=1   (a smoke test)
  */
 import {runWhenMain} from './lib.js';
 import {runTraffic, trafficOptions} from './traffic-lib.js';
 
+type Format = 'llama.cpp' | 'vllm';
+/** How many servers of each engine the issue's boxes have. */
+const BOX: Readonly<Record<Format, number>> = {'llama.cpp': 8, vllm: 4};
+
+/** `8 against 1 server(s): 5.6 against 2.2 % of a core (2.55×)`; `--` where either is unknown. */
+export function ratioLine(format: Format, n: number, rate: number, many: number | undefined, one: number | undefined): string {
+	const known = many !== undefined && one !== undefined && Number.isFinite(many) && Number.isFinite(one);
+	const pct = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '--' : v.toFixed(1));
+	const ratio = known && one! > 0 ? `${(many! / one!).toFixed(2)}×` : '--';
+	return `  ratio (issue 32, goal ≤ 2×): ${n} ${format} servers against one, ${rate.toLocaleString('en-US')} req/s each: ${pct(many)} against ${pct(one)} % of a core (${ratio})`;
+}
+
 export async function run(args: readonly string[] = process.argv.slice(2)): Promise<string> {
-	const n = Number(args.find(a => /^\d+$/.test(a)) ?? 8);
+	const given = args.find(a => /^\d+$/.test(a));
 	const at = args.some(a => a.startsWith('--rates=')) ? args : [...args, '--rates=100'];
-	const many = await runTraffic(trafficOptions(at, n));
-	const one = await runTraffic(trafficOptions(at, 1));
-	return `${many}\n${one}`;
+	const base = trafficOptions(at, 2);
+	const out: string[] = [];
+	for (const format of base.formats) {
+		const n = given === undefined ? BOX[format] : Number(given);
+		const cpu = new Map<string, number | undefined>();
+		const record = (f: Format, rate: number, pct: number | undefined, servers: number) => cpu.set(`${f} ${rate} ${servers}`, pct);
+		out.push(await runTraffic({...trafficOptions(at, n), formats: [format], record: (f, r, p) => record(f, r, p, n)}));
+		out.push(await runTraffic({...trafficOptions(at, 1), formats: [format], record: (f, r, p) => record(f, r, p, 1)}));
+		for (const rate of base.rates) if (cpu.has(`${format} ${rate} ${n}`)) out.push(ratioLine(format, n, rate, cpu.get(`${format} ${rate} ${n}`), cpu.get(`${format} ${rate} 1`)));
+	}
+	return out.join('\n');
 }
 
 runWhenMain(import.meta.url, () => run());

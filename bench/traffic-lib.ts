@@ -1,5 +1,5 @@
 /**
- * What `npm run bench -- traffic` and `npm run bench -- servers 8` share: infertop (bundled, in tmux
+ * What `npm run bench -- traffic` and `npm run bench -- servers` share: infertop (bundled, in tmux
  * at 120×40, `--log FILE` per server, `--no-scan`) beside `tail -F` on the same files and the
  * writers (bench/traffic-writer.mjs, one write a line as the engines write: real llama.cpp b10587 request blocks, or vLLM
  * `--enable-log-requests` lines) in one run, at each rate.
@@ -40,6 +40,8 @@ export interface TrafficOptions {
 	readonly baseline?: string;
 	/** Also run bench/floor/tail.tsx on the same logs (`--floor`). */
 	readonly floor?: boolean;
+	/** Told infertop's CPU (% of one core over the window) for each format and rate run (the servers bench's ratio). */
+	readonly record?: (format: 'llama.cpp' | 'vllm', rate: number, cpuPct: number | undefined) => void;
 }
 
 /** `--seconds=5 --rates=100,1000 --formats=vllm` (and the bench's defaults). */
@@ -192,6 +194,8 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 				`  ${s.label.padEnd(18)}${f1(cpu === undefined ? undefined : (cpu / dt) * 100).padStart(8)}${f1(cpu === undefined || lines === 0 ? undefined : (cpu * 1000) / (lines / 1000), 2).padStart(19)}${`${mb(s.endRss)} (${mb(s.peakRss)})`.padStart(18)}${(s.stats ? lagText : '').padStart(22)}${(s.read ? s.read.skipped.toLocaleString('en-US') : s.stats ? '--' : '').padStart(10)}`,
 			);
 		}
+		const own = cpuOf(subjects[0]!);
+		o.record?.(format, rate, own === undefined ? undefined : (own / dt) * 100);
 		const tc = tailCpu ? cpuOf(tailCpu) : undefined;
 		for (const s of subjects.filter(x => x.stats)) {
 			const c = cpuOf(s);
