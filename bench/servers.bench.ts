@@ -28,15 +28,16 @@ export function ratioLine(format: Format, n: number, rate: number, many: number 
 export async function run(args: readonly string[] = process.argv.slice(2)): Promise<string> {
 	const given = args.find(a => /^\d+$/.test(a));
 	const at = args.some(a => a.startsWith('--rates=')) ? args : [...args, '--rates=100'];
-	const base = trafficOptions(at, 2);
+	const {formats, rates} = trafficOptions(at, 1);
 	const out: string[] = [];
-	for (const format of base.formats) {
+	for (const format of formats) {
 		const n = given === undefined ? BOX[format] : Number(given);
-		const cpu = new Map<string, number | undefined>();
-		const record = (f: Format, rate: number, pct: number | undefined, servers: number) => cpu.set(`${f} ${rate} ${servers}`, pct);
-		out.push(await runTraffic({...trafficOptions(at, n), formats: [format], record: (f, r, p) => record(f, r, p, n)}));
-		out.push(await runTraffic({...trafficOptions(at, 1), formats: [format], record: (f, r, p) => record(f, r, p, 1)}));
-		for (const rate of base.rates) if (cpu.has(`${format} ${rate} ${n}`)) out.push(ratioLine(format, n, rate, cpu.get(`${format} ${rate} ${n}`), cpu.get(`${format} ${rate} 1`)));
+		// infertop's CPU at each rate: the n servers', then the one's
+		const many = new Map<number, number | undefined>();
+		const one = new Map<number, number | undefined>();
+		out.push(await runTraffic({...trafficOptions(at, n), formats: [format], record: (_, rate, pct) => many.set(rate, pct)}));
+		out.push(await runTraffic({...trafficOptions(at, 1), formats: [format], record: (_, rate, pct) => one.set(rate, pct)}));
+		for (const rate of rates) if (many.has(rate)) out.push(ratioLine(format, n, rate, many.get(rate), one.get(rate)));
 	}
 	return out.join('\n');
 }
