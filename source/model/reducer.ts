@@ -6,7 +6,7 @@ import {emptySystem} from '../types/system.js';
 import {emptyProbe, MAX_PROBE_RESULTS} from '../types/probe.js';
 import {endFigures, type EndFigures} from './figures.js';
 import {observeRequest} from './request-histograms.js';
-import {appendLog, appendTo, emptyLog, LOG_EARLIER, LOG_NOTE, LOG_PARSED, type DraftRing} from './log-ring.js';
+import {appendLog, appendTo, emptyLog, logFlags, LOG_NOTE, LOG_PARSED, type DraftRing} from './log-ring.js';
 import {inconsistency} from './consistency.js';
 import {attribute, attributeByKeepAlive, keepAliveMoved, UNKNOWN_MODEL} from './attribution.js';
 import {isGenerationCall} from './derive.js';
@@ -541,7 +541,7 @@ export function applyBatch(server: ServerState, lines: readonly LogBatchLine[], 
 			const line = lines[i]!;
 			// read once: each read of a time (a fraction-holding field) makes a new number object here
 			const t = line.t;
-			s.log = appendTo(writableRing(s.log), t, line.text, (line.parsed ? LOG_PARSED : 0) | (line.at === 'earlier' ? LOG_EARLIER : 0), MAX_LOG_LINES);
+			s.log = appendTo(writableRing(s.log), t, line.text, logFlags(line.parsed, false, line.at === 'earlier'), MAX_LOG_LINES);
 			if (line.parsed) s.linesParsed++;
 			else s.linesUnparsed++;
 			const events = line.events;
