@@ -1153,7 +1153,6 @@ function digitsValue(line: string, a: number, b: number): number {
 	for (let i = a; i < b; i++) v = v * 10 + (line.charCodeAt(i) - 48);
 	return v;
 }
-const isDigitCode = (c: number): boolean => c >= 48 && c <= 57;
 
 /**
  * SLOT.exec(line.slice(from)) for a line that starts with `slot ` at `from`, without the regex's
@@ -1166,7 +1165,12 @@ export function matchSlot(line: string, from = 0): boolean {
 	while (i < n && line.charCodeAt(i) === 32) i++;
 	// `(\S+): `: the run of non-space characters must end in `:` and be followed by a space.
 	let j = i;
-	while (j < n && !isSpace(line.charCodeAt(j))) j++;
+	for (; j < n; j++) {
+		// printable ASCII but the space is never `\s`: one comparison for a function name's letters, no call
+		const c = line.charCodeAt(j);
+		if (c > 32 && c < 127) continue;
+		if (isSpace(c)) break;
+	}
 	if (j >= n || line.charCodeAt(j) !== 32 || j - 1 <= i || line.charCodeAt(j - 1) !== 58) return false;
 	const fnEnd = j - 1;
 	let p = j + 1;
@@ -1177,20 +1181,24 @@ export function matchSlot(line: string, from = 0): boolean {
 		let q = p + 3;
 		while (q < n && line.charCodeAt(q) === 32) q++;
 		const sa = q;
-		while (q < n && isDigitCode(line.charCodeAt(q))) q++;
+		// the digits' value read as they are stepped over (digitsValue's, without a second pass)
+		let sv = 0;
+		for (let c = line.charCodeAt(q); q < n && c >= 48 && c <= 57; c = line.charCodeAt(++q)) sv = sv * 10 + (c - 48);
 		if (q > sa && line.startsWith(' | task ', q)) {
 			const sb = q;
 			q += 8;
 			const neg = line.charCodeAt(q) === 45;
 			if (neg) q++;
 			const ta = q;
-			while (q < n && isDigitCode(line.charCodeAt(q))) q++;
+			let tv = 0;
+			for (let c = line.charCodeAt(q); q < n && c >= 48 && c <= 57; c = line.charCodeAt(++q)) tv = tv * 10 + (c - 48);
 			if (q > ta && line.startsWith(' |', q)) {
 				const tb = q;
 				q += 2;
 				if (line.charCodeAt(q) === 32) q++;
-				const sv = digitsValue(line, sa, sb);
-				const tv = digitsValue(line, ta, tb);
+				// exact below 16 digits; longer through Number, as the regex's captures were
+				if (sb - sa > 15) sv = Number(line.slice(sa, sb));
+				if (tb - ta > 15) tv = Number(line.slice(ta, tb));
 				slot = Number.isFinite(sv) ? sv : undefined;
 				task = Number.isFinite(tv) ? (neg ? -tv : tv) : undefined;
 				p = q;
