@@ -19,6 +19,7 @@
  * another checkout (built there first), on the same files in the same run: before/after a change.
  * --floor adds the least Ink app that tails the same logs (bench/floor/tail.tsx, through the same
  * bin): what node, React and Ink cost for this traffic at the least, beside infertop's figures.
+ * `alone` (the servers bench) adds an infertop that tails the first log only, in the same window.
  */
 import {execFileSync, spawn, spawnSync, type ChildProcess} from 'node:child_process';
 import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
@@ -40,8 +41,13 @@ export interface TrafficOptions {
 	readonly baseline?: string;
 	/** Also run bench/floor/tail.tsx on the same logs (`--floor`). */
 	readonly floor?: boolean;
-	/** Told infertop's CPU (% of one core over the window) for each format and rate run (the servers bench's ratio). */
-	readonly record?: (format: 'llama.cpp' | 'vllm', rate: number, cpuPct: number | undefined) => void;
+	/**
+	 * Also an infertop that tails the first log alone, in the same window (`servers`: the ratio of
+	 * many servers to one measured under the same load at the same time, not in a run minutes apart).
+	 */
+	readonly alone?: boolean;
+	/** Told infertop's CPU (% of one core over the window) for each format and rate run, and the lone one's (the servers bench's ratio). */
+	readonly record?: (format: 'llama.cpp' | 'vllm', rate: number, cpuPct: number | undefined, alonePct?: number) => void;
 }
 
 /** `--seconds=5 --rates=100,1000 --formats=vllm` (and the bench's defaults). */
@@ -72,6 +78,8 @@ interface Subject {
 	stats?: string;
 	session?: string;
 	read?: {lines: number; skipped: number};
+	/** It reads the first log only (the lone infertop): its lines and lag are that log's. */
+	firstOnly?: boolean;
 }
 
 interface WriterStatus {
@@ -115,11 +123,11 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 	const files = Array.from({length: o.servers}, (_, i) => path.join(dir, `server-${i}.log`));
 	for (const f of files) writeFileSync(f, '');
 	const env = BENCH_ENV;
-	const logs = files.map(f => `--log ${f}`).join(' ');
+	const allLogs = files.map(f => `--log ${f}`).join(' ');
 	const children: ChildProcess[] = [];
 	const sessions: string[] = [];
 	const subjects: Subject[] = [];
-	const infertop = (label: string, checkout: string, name: string): Subject => {
+	const infertop = (label: string, checkout: string, name: string, logs = allLogs): Subject => {
 		const session = `it-${name}-${process.pid}`;
 		const stats = path.join(dir, `${name}.stats.json`);
 		const bin = path.join(checkout, 'bin', 'infertop.js');
@@ -131,6 +139,8 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 		subjects.push(infertop('infertop', root, 'new'));
 		if (o.baseline) subjects.push(infertop('baseline', o.baseline, 'base'));
 		if (floorDir) subjects.push(infertop('least Ink app', floorDir, 'floor'));
+		const alone = o.alone && o.servers > 1 ? {...infertop('infertop, one log', root, 'alone', `--log ${files[0]!}`), firstOnly: true} : undefined;
+		if (alone) subjects.push(alone);
 		const tail = spawn('tail', ['-q', '-F', ...files], {stdio: ['ignore', 'ignore', 'ignore']});
 		children.push(tail);
 		subjects.push({label: 'tail -F', pids: () => (tail.pid === undefined ? [] : [tail.pid])});
@@ -143,8 +153,10 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 		});
 		subjects.push({label: o.servers > 1 ? `writers (${o.servers})` : 'writer', pids: () => writers.flatMap(w => (w.pid === undefined ? [] : [w.pid]))});
 		await wait(o.warmup * 1000);
-		const written = () => statusFiles.map(f => readJson<WriterStatus>(f) ?? {requests: 0, lines: 0, bytes: 0}).reduce((a, b) => ({requests: a.requests + b.requests, lines: a.lines + b.lines, bytes: a.bytes + b.bytes}));
+		const written = (only = statusFiles) => only.map(f => readJson<WriterStatus>(f) ?? {requests: 0, lines: 0, bytes: 0}).reduce((a, b) => ({requests: a.requests + b.requests, lines: a.lines + b.lines, bytes: a.bytes + b.bytes}));
+		const first = statusFiles.slice(0, 1);
 		const w0 = written();
+		const first0 = written(first);
 		for (const s of subjects) s.cpu0 = sumCpu(s.pids());
 		const t0 = performance.now();
 		const sampler = setInterval(() => {
@@ -166,6 +178,7 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 		for (const w of writers) w.kill('SIGTERM');
 		await Promise.all(writers.map(w => new Promise(r => (w.exitCode !== null ? r(undefined) : w.once('exit', r)))));
 		const w1 = written();
+		const first1 = written(first);
 		for (const s of subjects) if (s.session) execFileSync('tmux', ['send-keys', '-t', s.session, 'q']);
 		for (let i = 0; i < 100 && subjects.some(s => s.stats && !existsSync(s.stats)); i++) await wait(100);
 		for (const s of subjects) {
@@ -176,6 +189,7 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 			}
 		}
 		const lines = w1.lines - w0.lines;
+		const firstLines = first1.lines - first0.lines;
 		const linesPerS = lines / dt;
 		const load = os.loadavg().map(l => l.toFixed(1)).join(' ');
 		const f1 = (v: number | undefined, d = 1) => (v === undefined || !Number.isFinite(v) ? '--' : v.toFixed(d));
@@ -188,14 +202,18 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 		const cpuOf = (s: Subject) => (s.cpu0 !== undefined && s.cpu1 !== undefined ? s.cpu1 - s.cpu0 : undefined);
 		for (const s of subjects) {
 			const cpu = cpuOf(s);
-			const lag = s.read ? w1.lines - s.read.lines - s.read.skipped : undefined;
-			const lagText = lag === undefined ? '--' : `${Math.max(0, lag).toLocaleString('en-US')} lines (${f1(linesPerS > 0 ? Math.max(0, lag) / linesPerS : undefined, 2)} s)`;
+			// the lone infertop's lines and lag are the first log's
+			const its = s.firstOnly ? {total: first1.lines, lines: firstLines} : {total: w1.lines, lines};
+			const perS = its.lines / dt;
+			const lag = s.read ? its.total - s.read.lines - s.read.skipped : undefined;
+			const lagText = lag === undefined ? '--' : `${Math.max(0, lag).toLocaleString('en-US')} lines (${f1(perS > 0 ? Math.max(0, lag) / perS : undefined, 2)} s)`;
 			out.push(
-				`  ${s.label.padEnd(18)}${f1(cpu === undefined ? undefined : (cpu / dt) * 100).padStart(8)}${f1(cpu === undefined || lines === 0 ? undefined : (cpu * 1000) / (lines / 1000), 2).padStart(19)}${`${mb(s.endRss)} (${mb(s.peakRss)})`.padStart(18)}${(s.stats ? lagText : '').padStart(22)}${(s.read ? s.read.skipped.toLocaleString('en-US') : s.stats ? '--' : '').padStart(10)}`,
+				`  ${s.label.padEnd(18)}${f1(cpu === undefined ? undefined : (cpu / dt) * 100).padStart(8)}${f1(cpu === undefined || its.lines === 0 ? undefined : (cpu * 1000) / (its.lines / 1000), 2).padStart(19)}${`${mb(s.endRss)} (${mb(s.peakRss)})`.padStart(18)}${(s.stats ? lagText : '').padStart(22)}${(s.read ? s.read.skipped.toLocaleString('en-US') : s.stats ? '--' : '').padStart(10)}`,
 			);
 		}
 		const own = cpuOf(subjects[0]!);
-		o.record?.(format, rate, own === undefined ? undefined : (own / dt) * 100);
+		const lone = alone ? cpuOf(alone) : undefined;
+		o.record?.(format, rate, own === undefined ? undefined : (own / dt) * 100, lone === undefined ? undefined : (lone / dt) * 100);
 		const tc = tailCpu ? cpuOf(tailCpu) : undefined;
 		for (const s of subjects.filter(x => x.stats)) {
 			const c = cpuOf(s);

@@ -4,10 +4,10 @@ import {ratioLine} from '../../bench/servers.bench.js';
 // The servers bench's verdict line: the issue's ratio, or `--` where a CPU figure could not be read.
 describe('servers bench: the ratio line', () => {
 	it('eight llama.cpp servers against one', () => {
-		expect(ratioLine('llama.cpp', 8, 100, 5.6, 2.2)).toBe('  ratio (issue 32, goal ≤ 2×): 8 llama.cpp servers against one, 100 req/s each: 5.6 against 2.2 % of a core (2.55×)');
+		expect(ratioLine('llama.cpp', 8, 100, 5.6, 2.2)).toBe('  ratio (issue 32, goal ≤ 2×): 8 llama.cpp servers against one of them alone (the same window), 100 req/s each: 5.6 against 2.2 % of a core (2.55×)');
 	});
 	it('four vLLM replicas against one', () => {
-		expect(ratioLine('vllm', 4, 1000, 1.9, 1.2)).toMatch(/4 vllm servers against one, 1,000 req\/s each: 1\.9 against 1\.2 % of a core \(1\.58×\)$/);
+		expect(ratioLine('vllm', 4, 1000, 1.9, 1.2)).toMatch(/4 vllm servers against one of them alone \(the same window\), 1,000 req\/s each: 1\.9 against 1\.2 % of a core \(1\.58×\)$/);
 	});
 	it('a figure that could not be read is --, never 0', () => {
 		expect(ratioLine('vllm', 4, 100, undefined, 1.2)).toMatch(/: -- against 1\.2 % of a core \(--\)$/);
