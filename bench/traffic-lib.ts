@@ -215,7 +215,8 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 		const lone = alone ? cpuOf(alone) : undefined;
 		o.record?.(format, rate, own === undefined ? undefined : (own / dt) * 100, lone === undefined ? undefined : (lone / dt) * 100);
 		const tc = tailCpu ? cpuOf(tailCpu) : undefined;
-		for (const s of subjects.filter(x => x.stats)) {
+		// tail -F reads every log: the lone infertop, which reads one, is not set beside it
+		for (const s of subjects.filter(x => x.stats && !x.firstOnly)) {
 			const c = cpuOf(s);
 			out.push(`  ${s.label} / tail -F CPU: ${c !== undefined && tc !== undefined && tc > 0 ? `${(c / tc).toFixed(0)}×` : '-- (tail -F used under a clock tick)'}`);
 		}
