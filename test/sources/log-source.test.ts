@@ -9,7 +9,8 @@ import type {Action, MonitorState} from '../../source/types/state.js';
 import {waitUntil} from '../helpers/wait.js';
 import {logLines} from '../../source/model/log-ring.js';
 import {visibleLog} from '../../source/ui/panes/log.js';
-import {detailLines, linesGone} from '../../source/ui/panes/requests.js';
+import {detailLines} from '../../source/ui/panes/requests.js';
+import {linesGone} from '../../source/ui/view-model/log.js';
 import {requestEntries} from '../../source/ui/view-model/requests.js';
 
 const dirs: string[] = [];

@@ -1,11 +1,11 @@
 import {Box} from 'ink';
 import {memo} from 'react';
 import type {LogLine, LogRing} from '../../types/state.js';
-import {isLogRing, logLineAt, logLines} from '../../model/log-ring.js';
 import {sanitize} from '../../util/sanitize.js';
 import {bytes, clock, DASH, fit, logClock, grouped, int, ms, num, pct, right, tpp, tps} from '../format.js';
 import type {TableSort} from '../view-state.js';
 import type {RequestEntry, WithoutFigures} from '../view-model/requests.js';
+import {linesGone, requestLines} from '../view-model/log.js';
 import {Line, Span, Title} from './common.js';
 
 const HEAD = ['time', 'engine', 'model', 'prompt', 'cached', 'prefill/s', 'decode/s', 'tok/pass', 'accept'] as const;
@@ -201,27 +201,6 @@ export function detailLines(e: RequestEntry, log: LogRing | readonly LogLine[]):
 	}
 	const lines = requestLines(r, log).map(l => `${logClock(l)} ${l.parsed ? '•' : ' '} ${sanitize(l.text, 1024)}`);
 	return {fields, log: lines};
-}
-
-/**
- * The log lines from a request's first to its last, those the log still holds: by their numbers in
- * the log where the request has them (a request of a backlog whose times cannot be known has lines
- * too), else by time. Lines of other requests between them are among them (slots run at once). Pure.
- */
-export function requestLines(r: RequestEntry['record'], log: LogRing | readonly LogLine[]): LogLine[] {
-	if (isLogRing(log) && r.firstLine !== undefined) {
-		const out: LogLine[] = [];
-		const to = Math.min(r.lastLine ?? r.firstLine, log.end - 1);
-		for (let n = Math.max(r.firstLine, log.start); n <= to; n++) out.push(logLineAt(log, n - log.start));
-		return out;
-	}
-	return logLines(log).filter(l => l.t >= r.firstSeen && l.t <= r.lastSeen);
-}
-
-/** How many of a request's lines (by their numbers) the log no longer holds. Pure. */
-export function linesGone(r: RequestEntry['record'], log: LogRing | readonly LogLine[]): number {
-	if (!isLogRing(log) || r.firstLine === undefined) return 0;
-	return Math.max(0, Math.min(log.start, (r.lastLine ?? r.firstLine) + 1) - r.firstLine);
 }
 
 export function DetailOverlay({entry, log, width, height}: {readonly entry?: RequestEntry; readonly log: LogRing | readonly LogLine[]; readonly width: number; readonly height: number}) {

@@ -2,8 +2,8 @@
  * The log pane's scrolling as data: which lines pass the filter (with their absolute numbers), the
  * window the view shows and where a scroll step lands, reading the ring in place. Pure; no components.
  */
-import type {LogLine, LogRing} from '../../types/state.js';
-import {isLogRing, logLineAt, logTail, logTextAt} from '../../model/log-ring.js';
+import type {LogLine, LogRing, RequestRecord} from '../../types/state.js';
+import {isLogRing, logLineAt, logLines, logTail, logTextAt} from '../../model/log-ring.js';
 import {compileFilter} from '../view-state.js';
 
 export type Log = LogRing | readonly LogLine[];
@@ -90,4 +90,25 @@ export function logStep(log: Log, total: number, filter: string, end: number | u
 	const at = bottomIndex(lines, end, rows);
 	const next = step === 'home' ? floor : Math.max(floor, Math.min(lines.length, at - step));
 	return next >= lines.length ? undefined : lines[next - 1]!.abs;
+}
+
+/**
+ * The log lines from a request's first to its last, those the log still holds: by their numbers in
+ * the log where the request has them (a request of a backlog whose times cannot be known has lines
+ * too), else by time. Lines of other requests between them are among them (slots run at once). Pure.
+ */
+export function requestLines(r: RequestRecord, log: Log): LogLine[] {
+	if (isLogRing(log) && r.firstLine !== undefined) {
+		const out: LogLine[] = [];
+		const to = Math.min(r.lastLine ?? r.firstLine, log.end - 1);
+		for (let n = Math.max(r.firstLine, log.start); n <= to; n++) out.push(logLineAt(log, n - log.start));
+		return out;
+	}
+	return logLines(log).filter(l => l.t >= r.firstSeen && l.t <= r.lastSeen);
+}
+
+/** How many of a request's lines (by their numbers) the log no longer holds. Pure. */
+export function linesGone(r: RequestRecord, log: Log): number {
+	if (!isLogRing(log) || r.firstLine === undefined) return 0;
+	return Math.max(0, Math.min(log.start, (r.lastLine ?? r.firstLine) + 1) - r.firstLine);
 }
