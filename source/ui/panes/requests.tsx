@@ -1,11 +1,10 @@
 import {Box} from 'ink';
 import {memo} from 'react';
-import type {LogLine, LogRing} from '../../types/state.js';
 import {sanitize} from '../../util/sanitize.js';
 import {bytes, clock, DASH, fit, logClock, grouped, int, ms, num, pct, right, tpp, tps} from '../format.js';
 import type {TableSort} from '../view-state.js';
 import type {RequestEntry, WithoutFigures} from '../view-model/requests.js';
-import {linesGone, requestLines} from '../view-model/log.js';
+import {linesGone, requestLines, type Log} from '../view-model/log.js';
 import {Line, Span, Title} from './common.js';
 
 const HEAD = ['time', 'engine', 'model', 'prompt', 'cached', 'prefill/s', 'decode/s', 'tok/pass', 'accept'] as const;
@@ -163,7 +162,7 @@ export const RequestsPane = memo(function RequestsPane({entries, total, seen, la
 });
 
 /** Every field of one request with its figures, then the server's log lines from its first to its last line. Pure. */
-export function detailLines(e: RequestEntry, log: LogRing | readonly LogLine[]): {fields: [string, string][]; log: string[]} {
+export function detailLines(e: RequestEntry, log: Log): {fields: [string, string][]; log: string[]} {
 	const r = e.record;
 	const f = e.figures;
 	const field = (label: string, value: string | undefined): [string, string] => [label, value ?? DASH];
@@ -203,7 +202,7 @@ export function detailLines(e: RequestEntry, log: LogRing | readonly LogLine[]):
 	return {fields, log: lines};
 }
 
-export function DetailOverlay({entry, log, width, height}: {readonly entry?: RequestEntry; readonly log: LogRing | readonly LogLine[]; readonly width: number; readonly height: number}) {
+export function DetailOverlay({entry, log, width, height}: {readonly entry?: RequestEntry; readonly log: Log; readonly width: number; readonly height: number}) {
 	if (!entry) {
 		return (
 			<Box flexDirection="column" height={height} width={width}>
