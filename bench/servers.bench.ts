@@ -10,6 +10,8 @@
  *   npm run bench -- servers                      (the two boxes, ≈ 2 min)
  *   npm run bench -- servers 8                    (eight servers of each engine, ≈ 2 min)
  *   npm run bench -- servers 8 --formats=vllm     (one engine)
+ *   npm run bench -- servers --same-lines         (also one log carrying all the box's lines, at once:
+ *                                                  what the servers cost beyond their lines)
  *   npm run bench -- servers --seconds=3 --warmup=1   (a smoke test)
  */
 import {runWhenMain} from './lib.js';
@@ -27,6 +29,17 @@ export function ratioLine(format: Format, n: number, rate: number, many: number 
 	return `  ratio (issue 32, goal ≤ 2×): ${n} ${format} servers against one of them alone (the same window), ${rate.toLocaleString('en-US')} req/s each: ${pct(many)} against ${pct(one)} % of a core (${ratio})`;
 }
 
+/**
+ * `8 llama.cpp servers against one log carrying their lines (800 req/s), the same window: 5.6 against
+ * 3.5 % of a core (1.60×)`: what the servers cost beyond the lines they carry; `--` where unknown.
+ */
+export function sameLinesLine(format: Format, n: number, rate: number, many: number | undefined, same: number | undefined): string {
+	const known = many !== undefined && same !== undefined && Number.isFinite(many) && Number.isFinite(same);
+	const pct = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '--' : v.toFixed(1));
+	const ratio = known && same! > 0 ? `${(many! / same!).toFixed(2)}×` : '--';
+	return `  same lines: ${n} ${format} servers against one log carrying their lines (${(n * rate).toLocaleString('en-US')} req/s), the same window: ${pct(many)} against ${pct(same)} % of a core (${ratio})`;
+}
+
 export async function run(args: readonly string[] = process.argv.slice(2)): Promise<string> {
 	const given = args.find(a => /^\d+$/.test(a));
 	const at = args.some(a => a.startsWith('--rates=')) ? args : [...args, '--rates=100'];
@@ -37,12 +50,19 @@ export async function run(args: readonly string[] = process.argv.slice(2)): Prom
 		// infertop's CPU at each rate: the n servers', and the lone one's beside it
 		const many = new Map<number, number | undefined>();
 		const one = new Map<number, number | undefined>();
-		const record = (_: Format, rate: number, pct: number | undefined, alone?: number) => {
+		const same = new Map<number, number | undefined>();
+		const record = (_: Format, rate: number, pct: number | undefined, alone?: number, sameLines?: number) => {
 			many.set(rate, pct);
 			one.set(rate, alone);
+			same.set(rate, sameLines);
 		};
-		out.push(await runTraffic({...trafficOptions(at, n), formats: [format], alone: n > 1, record}));
-		for (const rate of rates) if (many.has(rate)) out.push(ratioLine(format, n, rate, many.get(rate), one.get(rate)));
+		const options = trafficOptions(at, n);
+		out.push(await runTraffic({...options, formats: [format], alone: n > 1, record}));
+		for (const rate of rates) {
+			if (!many.has(rate)) continue;
+			out.push(ratioLine(format, n, rate, many.get(rate), one.get(rate)));
+			if (options.sameLines && n > 1) out.push(sameLinesLine(format, n, rate, many.get(rate), same.get(rate)));
+		}
 	}
 	return out.join('\n');
 }

@@ -20,6 +20,8 @@
  * --floor adds the least Ink app that tails the same logs (bench/floor/tail.tsx, through the same
  * bin): what node, React and Ink cost for this traffic at the least, beside infertop's figures.
  * `alone` (the servers bench) adds an infertop that tails the first log only, in the same window.
+ * `sameLines` (the servers bench's --same-lines) adds one more log, written at the rate of all the
+ * others together, and an infertop that tails it alone: the same lines from one server.
  */
 import {execFileSync, spawn, spawnSync, type ChildProcess} from 'node:child_process';
 import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
@@ -46,8 +48,13 @@ export interface TrafficOptions {
 	 * many servers to one measured under the same load at the same time, not in a run minutes apart).
 	 */
 	readonly alone?: boolean;
-	/** Told infertop's CPU (% of one core over the window) for each format and rate run, and the lone one's (the servers bench's ratio). */
-	readonly record?: (format: 'llama.cpp' | 'vllm', rate: number, cpuPct: number | undefined, alonePct?: number) => void;
+	/**
+	 * Also one more log written at `servers` × the rate, and an infertop that tails it alone, in the
+	 * same window (`servers --same-lines`): what the servers cost beyond the lines they carry.
+	 */
+	readonly sameLines?: boolean;
+	/** Told infertop's CPU (% of one core over the window) for each format and rate run, the lone one's and the one on the same lines (the servers bench's ratios). */
+	readonly record?: (format: 'llama.cpp' | 'vllm', rate: number, cpuPct: number | undefined, alonePct?: number, sameLinesPct?: number) => void;
 }
 
 /** `--seconds=5 --rates=100,1000 --formats=vllm` (and the bench's defaults). */
@@ -58,9 +65,9 @@ export function trafficOptions(args: readonly string[], servers: number): Traffi
 	const rates = (opt('rates') ?? (servers > 1 ? '100' : '100,1000,5000')).split(',').map(Number);
 	const formats = (opt('formats') ?? 'llama.cpp,vllm').split(',') as ('llama.cpp' | 'vllm')[];
 	if (!Number.isFinite(seconds) || seconds <= 0 || !Number.isFinite(warmup) || warmup < 0 || rates.some(r => !Number.isFinite(r) || r <= 0) || formats.some(f => f !== 'llama.cpp' && f !== 'vllm')) {
-		throw new Error('options: --seconds=N --warmup=N --rates=N,N --formats=llama.cpp,vllm --floor');
+		throw new Error('options: --seconds=N --warmup=N --rates=N,N --formats=llama.cpp,vllm --floor --same-lines');
 	}
-	return {servers, seconds, warmup, rates, formats, baseline: process.env.INFERTOP_BENCH_BASELINE, floor: args.includes('--floor')};
+	return {servers, seconds, warmup, rates, formats, baseline: process.env.INFERTOP_BENCH_BASELINE, floor: args.includes('--floor'), sameLines: args.includes('--same-lines')};
 }
 
 function has(bin: string): boolean {
@@ -78,8 +85,8 @@ interface Subject {
 	stats?: string;
 	session?: string;
 	read?: {lines: number; skipped: number};
-	/** It reads the first log only (the lone infertop): its lines and lag are that log's. */
-	firstOnly?: boolean;
+	/** The writers' status files of the logs it reads, where not all the box's (the lone infertop's, the same-lines one's): its lines and lag are theirs. */
+	reads?: readonly string[];
 }
 
 interface WriterStatus {
@@ -139,24 +146,34 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 		subjects.push(infertop('infertop', root, 'new'));
 		if (o.baseline) subjects.push(infertop('baseline', o.baseline, 'base'));
 		if (floorDir) subjects.push(infertop('least Ink app', floorDir, 'floor'));
-		const alone = o.alone && o.servers > 1 ? {...infertop('infertop, one log', root, 'alone', `--log ${files[0]!}`), firstOnly: true} : undefined;
+		const statusFiles = files.map((_, i) => path.join(dir, `writer-${i}.json`));
+		const alone: Subject | undefined = o.alone && o.servers > 1 ? {...infertop('infertop, one log', root, 'alone', `--log ${files[0]!}`), reads: statusFiles.slice(0, 1)} : undefined;
 		if (alone) subjects.push(alone);
+		// the same lines from one server: its own log, written at the box's rate in all
+		const sameFile = path.join(dir, 'same-lines.log');
+		const sameStatus = path.join(dir, 'writer-same.json');
+		if (o.sameLines && o.servers > 1) writeFileSync(sameFile, '');
+		const same: Subject | undefined = o.sameLines && o.servers > 1 ? {...infertop(`infertop, one × ${o.servers}`, root, 'same', `--log ${sameFile}`), reads: [sameStatus]} : undefined;
+		if (same) subjects.push(same);
 		const tail = spawn('tail', ['-q', '-F', ...files], {stdio: ['ignore', 'ignore', 'ignore']});
 		children.push(tail);
 		subjects.push({label: 'tail -F', pids: () => (tail.pid === undefined ? [] : [tail.pid])});
 		await wait(3000); // infertop's start-up is not the steady state
-		const statusFiles = files.map((_, i) => path.join(dir, `writer-${i}.json`));
-		const writers = files.map((f, i) => {
-			const w = spawn(process.execPath, [path.join(root, 'bench', 'traffic-writer.mjs'), f, format, String(rate), String(o.warmup + o.seconds + 60), statusFiles[i]!], {stdio: 'ignore'});
+		const writer = (f: string, r: number, status: string) => {
+			const w = spawn(process.execPath, [path.join(root, 'bench', 'traffic-writer.mjs'), f, format, String(r), String(o.warmup + o.seconds + 60), status], {stdio: 'ignore'});
 			children.push(w);
 			return w;
-		});
-		subjects.push({label: o.servers > 1 ? `writers (${o.servers})` : 'writer', pids: () => writers.flatMap(w => (w.pid === undefined ? [] : [w.pid]))});
+		};
+		const boxWriters = files.map((f, i) => writer(f, rate, statusFiles[i]!));
+		const sameWriter = same ? writer(sameFile, rate * o.servers, sameStatus) : undefined;
+		const writers = sameWriter ? [...boxWriters, sameWriter] : boxWriters;
+		subjects.push({label: o.servers > 1 ? `writers (${o.servers})` : 'writer', pids: () => boxWriters.flatMap(w => (w.pid === undefined ? [] : [w.pid]))});
+		if (sameWriter) subjects.push({label: `writer, ${o.servers}× rate`, pids: () => (sameWriter.pid === undefined ? [] : [sameWriter.pid])});
 		await wait(o.warmup * 1000);
-		const written = (only = statusFiles) => only.map(f => readJson<WriterStatus>(f) ?? {requests: 0, lines: 0, bytes: 0}).reduce((a, b) => ({requests: a.requests + b.requests, lines: a.lines + b.lines, bytes: a.bytes + b.bytes}));
-		const first = statusFiles.slice(0, 1);
+		const written = (only: readonly string[] = statusFiles) => only.map(f => readJson<WriterStatus>(f) ?? {requests: 0, lines: 0, bytes: 0}).reduce((a, b) => ({requests: a.requests + b.requests, lines: a.lines + b.lines, bytes: a.bytes + b.bytes}));
 		const w0 = written();
-		const first0 = written(first);
+		// what each subject that reads other logs than the box's had written to them
+		const own0 = new Map(subjects.flatMap(s => (s.reads ? [[s, written(s.reads)] as const] : [])));
 		for (const s of subjects) s.cpu0 = sumCpu(s.pids());
 		const t0 = performance.now();
 		const sampler = setInterval(() => {
@@ -178,7 +195,7 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 		for (const w of writers) w.kill('SIGTERM');
 		await Promise.all(writers.map(w => new Promise(r => (w.exitCode !== null ? r(undefined) : w.once('exit', r)))));
 		const w1 = written();
-		const first1 = written(first);
+		const own1 = new Map(subjects.flatMap(s => (s.reads ? [[s, written(s.reads)] as const] : [])));
 		for (const s of subjects) if (s.session) execFileSync('tmux', ['send-keys', '-t', s.session, 'q']);
 		for (let i = 0; i < 100 && subjects.some(s => s.stats && !existsSync(s.stats)); i++) await wait(100);
 		for (const s of subjects) {
@@ -189,7 +206,6 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 			}
 		}
 		const lines = w1.lines - w0.lines;
-		const firstLines = first1.lines - first0.lines;
 		const linesPerS = lines / dt;
 		const load = os.loadavg().map(l => l.toFixed(1)).join(' ');
 		const f1 = (v: number | undefined, d = 1) => (v === undefined || !Number.isFinite(v) ? '--' : v.toFixed(d));
@@ -202,8 +218,10 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 		const cpuOf = (s: Subject) => (s.cpu0 !== undefined && s.cpu1 !== undefined ? s.cpu1 - s.cpu0 : undefined);
 		for (const s of subjects) {
 			const cpu = cpuOf(s);
-			// the lone infertop's lines and lag are the first log's
-			const its = s.firstOnly ? {total: first1.lines, lines: firstLines} : {total: w1.lines, lines};
+			// the lone infertop's lines and lag are the first log's, the same-lines one's its own log's
+			const a = own0.get(s);
+			const b = own1.get(s);
+			const its = a && b ? {total: b.lines, lines: b.lines - a.lines} : {total: w1.lines, lines};
 			const perS = its.lines / dt;
 			const lag = s.read ? its.total - s.read.lines - s.read.skipped : undefined;
 			const lagText = lag === undefined ? '--' : `${Math.max(0, lag).toLocaleString('en-US')} lines (${f1(perS > 0 ? Math.max(0, lag) / perS : undefined, 2)} s)`;
@@ -211,12 +229,14 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 				`  ${s.label.padEnd(18)}${f1(cpu === undefined ? undefined : (cpu / dt) * 100).padStart(8)}${f1(cpu === undefined || its.lines === 0 ? undefined : (cpu * 1000) / (its.lines / 1000), 2).padStart(19)}${`${mb(s.endRss)} (${mb(s.peakRss)})`.padStart(18)}${(s.stats ? lagText : '').padStart(22)}${(s.read ? s.read.skipped.toLocaleString('en-US') : s.stats ? '--' : '').padStart(10)}`,
 			);
 		}
-		const own = cpuOf(subjects[0]!);
-		const lone = alone ? cpuOf(alone) : undefined;
-		o.record?.(format, rate, own === undefined ? undefined : (own / dt) * 100, lone === undefined ? undefined : (lone / dt) * 100);
+		const pctOf = (s: Subject | undefined) => {
+			const c = s ? cpuOf(s) : undefined;
+			return c === undefined ? undefined : (c / dt) * 100;
+		};
+		o.record?.(format, rate, pctOf(subjects[0]), pctOf(alone), pctOf(same));
 		const tc = tailCpu ? cpuOf(tailCpu) : undefined;
-		// tail -F reads every log: the lone infertop, which reads one, is not set beside it
-		for (const s of subjects.filter(x => x.stats && !x.firstOnly)) {
+		// tail -F reads the box's logs: an infertop that reads others (one of them, the same-lines log) is not set beside it
+		for (const s of subjects.filter(x => x.stats && !x.reads)) {
 			const c = cpuOf(s);
 			out.push(`  ${s.label} / tail -F CPU: ${c !== undefined && tc !== undefined && tc > 0 ? `${(c / tc).toFixed(0)}×` : '-- (tail -F used under a clock tick)'}`);
 		}

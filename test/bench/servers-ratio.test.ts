@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest';
-import {ratioLine} from '../../bench/servers.bench.js';
+import {ratioLine, sameLinesLine} from '../../bench/servers.bench.js';
 
 // The servers bench's verdict line: the issue's ratio, or `--` where a CPU figure could not be read.
 describe('servers bench: the ratio line', () => {
@@ -13,5 +13,16 @@ describe('servers bench: the ratio line', () => {
 		expect(ratioLine('vllm', 4, 100, undefined, 1.2)).toMatch(/: -- against 1\.2 % of a core \(--\)$/);
 		expect(ratioLine('vllm', 4, 100, 1.9, Number.NaN)).toMatch(/: 1\.9 against -- % of a core \(--\)$/);
 		expect(ratioLine('vllm', 4, 100, 1.9, 0)).toMatch(/\(--\)$/);
+	});
+});
+
+// --same-lines: the box against one log carrying all its lines, in the same window.
+describe('servers bench: the same-lines line', () => {
+	it('eight llama.cpp servers against one log at eight times the rate', () => {
+		expect(sameLinesLine('llama.cpp', 8, 100, 4.8, 3.5)).toBe('  same lines: 8 llama.cpp servers against one log carrying their lines (800 req/s), the same window: 4.8 against 3.5 % of a core (1.37×)');
+	});
+	it('a figure that could not be read is --, never 0', () => {
+		expect(sameLinesLine('vllm', 4, 100, 1.9, undefined)).toMatch(/\(400 req\/s\), the same window: 1\.9 against -- % of a core \(--\)$/);
+		expect(sameLinesLine('vllm', 4, 100, Number.NaN, 1.0)).toMatch(/: -- against 1\.0 % of a core \(--\)$/);
 	});
 });
