@@ -21,12 +21,16 @@ type Format = 'llama.cpp' | 'vllm';
 /** How many servers of each engine the issue's boxes have. */
 const BOX: Readonly<Record<Format, number>> = {'llama.cpp': 8, vllm: 4};
 
-/** `8 llama.cpp servers against one (the same window) …: 5.6 against 2.2 % of a core (2.55×)`; `--` where either is unknown. */
-export function ratioLine(format: Format, n: number, rate: number, many: number | undefined, one: number | undefined): string {
-	const known = many !== undefined && one !== undefined && Number.isFinite(many) && Number.isFinite(one);
+/** `5.6 against 2.2 % of a core (2.55×)`: many against other, `--` for a figure that is unknown (and the ratio then). */
+function against(many: number | undefined, other: number | undefined): string {
 	const pct = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '--' : v.toFixed(1));
-	const ratio = known && one! > 0 ? `${(many! / one!).toFixed(2)}×` : '--';
-	return `  ratio (issue 32, goal ≤ 2×): ${n} ${format} servers against one of them alone (the same window), ${rate.toLocaleString('en-US')} req/s each: ${pct(many)} against ${pct(one)} % of a core (${ratio})`;
+	const known = many !== undefined && other !== undefined && Number.isFinite(many) && Number.isFinite(other) && other > 0;
+	return `${pct(many)} against ${pct(other)} % of a core (${known ? `${(many / other).toFixed(2)}×` : '--'})`;
+}
+
+/** `8 llama.cpp servers against one of them alone (the same window) …: 5.6 against 2.2 % of a core (2.55×)`; `--` where either is unknown. */
+export function ratioLine(format: Format, n: number, rate: number, many: number | undefined, one: number | undefined): string {
+	return `  ratio (issue 32, goal ≤ 2×): ${n} ${format} servers against one of them alone (the same window), ${rate.toLocaleString('en-US')} req/s each: ${against(many, one)}`;
 }
 
 /**
@@ -34,10 +38,7 @@ export function ratioLine(format: Format, n: number, rate: number, many: number 
  * 3.5 % of a core (1.60×)`: what the servers cost beyond the lines they carry; `--` where unknown.
  */
 export function sameLinesLine(format: Format, n: number, rate: number, many: number | undefined, same: number | undefined): string {
-	const known = many !== undefined && same !== undefined && Number.isFinite(many) && Number.isFinite(same);
-	const pct = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '--' : v.toFixed(1));
-	const ratio = known && same! > 0 ? `${(many! / same!).toFixed(2)}×` : '--';
-	return `  same lines: ${n} ${format} servers against one log carrying their lines (${(n * rate).toLocaleString('en-US')} req/s), the same window: ${pct(many)} against ${pct(same)} % of a core (${ratio})`;
+	return `  same lines: ${n} ${format} servers against one log carrying their lines (${(n * rate).toLocaleString('en-US')} req/s), the same window: ${against(many, same)}`;
 }
 
 export async function run(args: readonly string[] = process.argv.slice(2)): Promise<string> {

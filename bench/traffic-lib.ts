@@ -152,9 +152,12 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 		// the same lines from one server: its own log, written at the box's rate in all
 		const sameFile = path.join(dir, 'same-lines.log');
 		const sameStatus = path.join(dir, 'writer-same.json');
-		if (o.sameLines && o.servers > 1) writeFileSync(sameFile, '');
-		const same: Subject | undefined = o.sameLines && o.servers > 1 ? {...infertop(`infertop, one × ${o.servers}`, root, 'same', `--log ${sameFile}`), reads: [sameStatus]} : undefined;
-		if (same) subjects.push(same);
+		let same: Subject | undefined;
+		if (o.sameLines && o.servers > 1) {
+			writeFileSync(sameFile, '');
+			same = {...infertop(`infertop, one × ${o.servers}`, root, 'same', `--log ${sameFile}`), reads: [sameStatus]};
+			subjects.push(same);
+		}
 		const tail = spawn('tail', ['-q', '-F', ...files], {stdio: ['ignore', 'ignore', 'ignore']});
 		children.push(tail);
 		subjects.push({label: 'tail -F', pids: () => (tail.pid === undefined ? [] : [tail.pid])});
