@@ -13,6 +13,7 @@ import {requestFigures, totalsOf, type RequestFigures} from './figures.js';
 import {diagnoseTurns, FINDING_KINDS, placeSignals, prefillRisk, type Finding, type FindingKind, type TurnDiagnosis, type TurnInput} from './findings.js';
 import {macGpuSummary, type WiredVerdict} from './wired-limit.js';
 import {heldAt, ringShift} from './ring-shift.js';
+import {MAX_REQUESTS} from './reducer.js';
 import type {MonitorState, Refusal, RequestRecord, ServerSignal, ServerState} from '../types/state.js';
 
 /** Default longest pause between two turns of one session (ms): config `sessionGap`, `--session-gap`. */
@@ -104,9 +105,10 @@ export interface SessionsView {
  * is bounded by the ring, never turns × ring, and a ring that did not change costs nothing).
  * `derives`: serverSessions runs; `timelines`: requests' timelines worked out (once per record);
  * `slotIndexes`: free-slot indexes built (one per derivation that needs it); `slotSteps`: elements
- * the free-slot test visited (binary-search steps; a request each where the scan is linear).
+ * the free-slot test visited (binary-search steps; a request each where the scan is linear);
+ * `held`: timelines the last derivation kept for the next (those of records expected to be still held).
  */
-export const sessionsWork = {derives: 0, timelines: 0, slotIndexes: 0, slotSteps: 0};
+export const sessionsWork = {derives: 0, timelines: 0, slotIndexes: 0, slotSteps: 0, held: 0};
 
 interface Timed {
 	readonly r: RequestRecord;
@@ -157,6 +159,24 @@ interface LastRing {
 	readonly timed: readonly (Timed | undefined)[];
 }
 const lastRings = new Map<string, LastRing>();
+
+/**
+ * What is kept of this derivation for the next: the timelines of the records after the first
+ * `dropped` places only (`dropped`: the places the ring will have moved by the next derivation, if
+ * as many records come by then as came since the last), and a copy of the ring, not the ring itself. Keeping every timeline and
+ * the ring (the sessions memo's key) kept a whole derivation, its sessions included, alive until the
+ * next; under a busy log, where none of it is used again, all of it outlived the young generation
+ * (eight logs at 100 req/s: ~390 KB/s promoted, issue 32).
+ */
+function keptRing(requests: readonly RequestRecord[], refuses: boolean, byPlace: (Timed | undefined)[], dropped: number): LastRing {
+	let held = 0;
+	for (let k = 0; k < byPlace.length; k++) {
+		if (k < dropped) byPlace[k] = undefined;
+		else if (byPlace[k] !== undefined) held++;
+	}
+	sessionsWork.held = held;
+	return {requests: requests.slice(), refuses, timed: byPlace};
+}
 
 /** Where a request began for the free-slot test: its launch, else its arrival, else when it was first seen. */
 const startOf = (o: Timed): number => o.r.startedAt ?? o.arrival ?? o.r.firstSeen;
@@ -313,7 +333,11 @@ export function serverSessions(server: ServerState, gapMs = DEFAULT_SESSION_GAP_
 			sums.ms += r.prefillMs;
 		}
 	}
-	if (byPlace !== undefined) lastRings.set(server.id, {requests, refuses, timed: byPlace});
+	if (byPlace !== undefined) {
+		// Records that came since the last derivation (all of them where none was there, none at the first).
+		const arrivals = last === undefined ? 0 : shift < 0 ? n : Math.max(0, n - (last.requests.length - shift));
+		lastRings.set(server.id, keptRing(requests, refuses, byPlace, Math.max(0, n + arrivals - MAX_REQUESTS)));
+	}
 	timed.sort(byEnd);
 	const withoutTime = doneCount - timed.length;
 	// Model → client → the sessions forming; `forming` keeps them in the order they began.

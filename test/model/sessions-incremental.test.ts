@@ -89,13 +89,13 @@ describe('kept = anew on rough input', () => {
  * them: the free-slot test looks at every other request) and, every fifth, a side request beside
  * it: `perTick` requests finish between two looks. Returns, per look, the derivation's work.
  */
-function steadyTraffic(total: number, perTick: number, reuse: boolean): {finished: number; turns: number; ring: number; timelines: number; slotSteps: number}[] {
+function steadyTraffic(total: number, perTick: number, reuse: boolean): {finished: number; turns: number; ring: number; timelines: number; slotSteps: number; held: number}[] {
 	const rand = rng(3);
 	let state: MonitorState = trafficState();
 	const slotFree = [T0, T0, T0, T0];
 	let now = T0;
 	let prompt = 1000;
-	const looks: {finished: number; turns: number; ring: number; timelines: number; slotSteps: number}[] = [];
+	const looks: {finished: number; turns: number; ring: number; timelines: number; slotSteps: number; held: number}[] = [];
 	for (let n = 0; n < total;) {
 		let finished = 0;
 		for (let k = 0; k < perTick && n < total; k++, n++) {
@@ -119,7 +119,7 @@ function steadyTraffic(total: number, perTick: number, reuse: boolean): {finishe
 		const before = {...sessionsWork};
 		const view = reuse ? sessionsOfServer(server) : serverSessions(server, undefined, false);
 		const turns = view.sessions.reduce((a, s) => a + s.turns.length, 0);
-		looks.push({finished, turns, ring: server.requests.length, timelines: sessionsWork.timelines - before.timelines, slotSteps: sessionsWork.slotSteps - before.slotSteps});
+		looks.push({finished, turns, ring: server.requests.length, timelines: sessionsWork.timelines - before.timelines, slotSteps: sessionsWork.slotSteps - before.slotSteps, held: sessionsWork.held});
 		// a second look at the same ring derives nothing
 		if (reuse) {
 			const derives = sessionsWork.derives;
@@ -147,6 +147,25 @@ describe('the work of a derivation is bounded by what changed, whatever came bef
 			// the ring is full (200 kept of `total`) and a session holds its last 100 turns
 			expect(last.ring).toBe(200);
 			expect(last.turns).toBe(100);
+		}
+	});
+
+	it('keeps for the next derivation only the timelines of records the ring will still hold then', () => {
+		// 10 a look into a full ring of 200: the 190 newest are kept (the 10 oldest will be gone)
+		const slow = steadyTraffic(300, 10, true);
+		expect(slow.at(-1)!.held).toBe(190);
+		// 250 a look (a busy log: the ring turns over between looks): none is kept, so none outlives
+		// the young generation waiting for a look that will not use it; every one is worked out once
+		const busy = steadyTraffic(1000, 250, true);
+		for (const l of busy.slice(1)) {
+			expect(l.held).toBe(0);
+			expect(l.timelines).toBe(l.ring);
+		}
+		// 100 a look: the 100 newest of the 200 are kept, and the next look works out only its 100
+		const half = steadyTraffic(1000, 100, true);
+		for (const l of half.slice(2)) {
+			expect(l.held).toBe(100);
+			expect(l.timelines).toBe(l.finished);
 		}
 	});
 
