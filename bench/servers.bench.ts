@@ -12,10 +12,11 @@
  *   npm run bench -- servers 8 --formats=vllm     (one engine)
  *   npm run bench -- servers --same-lines         (also one log carrying all the box's lines, at once:
  *                                                  what the servers cost beyond their lines)
+ *   npm run bench -- servers --windows=5          (five windows back to back: each one's ratios, and their median)
  *   npm run bench -- servers --seconds=3 --warmup=1   (a smoke test)
  */
 import {runWhenMain} from './lib.js';
-import {runTraffic, trafficOptions} from './traffic-lib.js';
+import {runTraffic, trafficOptions, type WindowCpu} from './traffic-lib.js';
 
 type Format = 'llama.cpp' | 'vllm';
 /** How many servers of each engine the issue's boxes have. */
@@ -28,17 +29,32 @@ function against(many: number | undefined, other: number | undefined): string {
 	return `${pct(many)} against ${pct(other)} % of a core (${known ? `${(many / other).toFixed(2)}×` : '--'})`;
 }
 
+const ratio = (a: number | undefined, b: number | undefined): number | undefined => (a !== undefined && b !== undefined && Number.isFinite(a) && Number.isFinite(b) && b > 0 ? a / b : undefined);
+
+/**
+ * `; by window 2.31, 2.45, 2.62× (median 2.45×)`: the ratio of each window (`--` where a figure of
+ * it is unknown) and the median of those known; nothing for a single window.
+ */
+export function byWindow(pairs: readonly {readonly a?: number; readonly b?: number}[]): string {
+	if (pairs.length < 2) return '';
+	const each = pairs.map(p => ratio(p.a, p.b));
+	const known = each.filter((r): r is number => r !== undefined).sort((x, y) => x - y);
+	const m = known.length;
+	const median = m === 0 ? undefined : m % 2 === 1 ? known[(m - 1) / 2]! : (known[m / 2 - 1]! + known[m / 2]!) / 2;
+	return `; by window ${each.map(r => (r === undefined ? '--' : r.toFixed(2))).join(', ')}× (median ${median === undefined ? '--' : `${median.toFixed(2)}×`})`;
+}
+
 /** `8 llama.cpp servers against one of them alone (the same window) …: 5.6 against 2.2 % of a core (2.55×)`; `--` where either is unknown. */
-export function ratioLine(format: Format, n: number, rate: number, many: number | undefined, one: number | undefined): string {
-	return `  ratio (issue 32, goal ≤ 2×): ${n} ${format} servers against one of them alone (the same window), ${rate.toLocaleString('en-US')} req/s each: ${against(many, one)}`;
+export function ratioLine(format: Format, n: number, rate: number, many: number | undefined, one: number | undefined, windows: readonly WindowCpu[] = []): string {
+	return `  ratio (issue 32, goal ≤ 2×): ${n} ${format} servers against one of them alone (the same window), ${rate.toLocaleString('en-US')} req/s each: ${against(many, one)}${byWindow(windows.map(w => ({a: w.many, b: w.alone})))}`;
 }
 
 /**
  * `8 llama.cpp servers against one log carrying their lines (800 req/s), the same window: 5.6 against
  * 3.5 % of a core (1.60×)`: what the servers cost beyond the lines they carry; `--` where unknown.
  */
-export function sameLinesLine(format: Format, n: number, rate: number, many: number | undefined, same: number | undefined): string {
-	return `  same lines: ${n} ${format} servers against one log carrying their lines (${(n * rate).toLocaleString('en-US')} req/s), the same window: ${against(many, same)}`;
+export function sameLinesLine(format: Format, n: number, rate: number, many: number | undefined, same: number | undefined, windows: readonly WindowCpu[] = []): string {
+	return `  same lines: ${n} ${format} servers against one log carrying their lines (${(n * rate).toLocaleString('en-US')} req/s), the same window: ${against(many, same)}${byWindow(windows.map(w => ({a: w.many, b: w.same})))}`;
 }
 
 export async function run(args: readonly string[] = process.argv.slice(2)): Promise<string> {
@@ -52,17 +68,19 @@ export async function run(args: readonly string[] = process.argv.slice(2)): Prom
 		const many = new Map<number, number | undefined>();
 		const one = new Map<number, number | undefined>();
 		const same = new Map<number, number | undefined>();
-		const record = (_: Format, rate: number, pct: number | undefined, alone?: number, sameLines?: number) => {
+		const windows = new Map<number, readonly WindowCpu[]>();
+		const record = (_: Format, rate: number, pct: number | undefined, alone?: number, sameLines?: number, each: readonly WindowCpu[] = []) => {
 			many.set(rate, pct);
 			one.set(rate, alone);
 			same.set(rate, sameLines);
+			windows.set(rate, each);
 		};
 		const options = trafficOptions(at, n);
 		out.push(await runTraffic({...options, formats: [format], alone: n > 1, record}));
 		for (const rate of rates) {
 			if (!many.has(rate)) continue;
-			out.push(ratioLine(format, n, rate, many.get(rate), one.get(rate)));
-			if (options.sameLines && n > 1) out.push(sameLinesLine(format, n, rate, many.get(rate), same.get(rate)));
+			out.push(ratioLine(format, n, rate, many.get(rate), one.get(rate), windows.get(rate)));
+			if (options.sameLines && n > 1) out.push(sameLinesLine(format, n, rate, many.get(rate), same.get(rate), windows.get(rate)));
 		}
 	}
 	return out.join('\n');

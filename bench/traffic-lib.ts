@@ -22,6 +22,9 @@
  * `alone` (the servers bench) adds an infertop that tails the first log only, in the same window.
  * `sameLines` (the servers bench's --same-lines) adds one more log, written at the rate of all the
  * others together, and an infertop that tails it alone: the same lines from one server.
+ * --windows=N (default 1) cuts the measured time into N windows of --seconds each, back to back: each
+ * one's CPU is printed, and the servers bench's ratios for each (this VM's runs differ by 10–20 %:
+ * the spread of N windows in one run says how far one figure is to be trusted).
  */
 import {execFileSync, spawn, spawnSync, type ChildProcess} from 'node:child_process';
 import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
@@ -53,8 +56,20 @@ export interface TrafficOptions {
 	 * same window (`servers --same-lines`): what the servers cost beyond the lines they carry.
 	 */
 	readonly sameLines?: boolean;
-	/** Told infertop's CPU (% of one core over the window) for each format and rate run, the lone one's and the one on the same lines (the servers bench's ratios). */
-	readonly record?: (format: 'llama.cpp' | 'vllm', rate: number, cpuPct: number | undefined, alonePct?: number, sameLinesPct?: number) => void;
+	/** Windows of `seconds` each, back to back (`--windows=N`, default 1). */
+	readonly windows?: number;
+	/**
+	 * Told infertop's CPU (% of one core over the windows) for each format and rate run, the lone
+	 * one's and the one on the same lines (the servers bench's ratios), and the same for each window.
+	 */
+	readonly record?: (format: 'llama.cpp' | 'vllm', rate: number, cpuPct: number | undefined, alonePct?: number, sameLinesPct?: number, windows?: readonly WindowCpu[]) => void;
+}
+
+/** One window's CPU (% of one core): the infertop on the box's logs, the lone one, the one on the same lines. */
+export interface WindowCpu {
+	readonly many?: number;
+	readonly alone?: number;
+	readonly same?: number;
 }
 
 /** `--seconds=5 --rates=100,1000 --formats=vllm` (and the bench's defaults). */
@@ -64,10 +79,11 @@ export function trafficOptions(args: readonly string[], servers: number): Traffi
 	const warmup = Number(opt('warmup') ?? process.env.INFERTOP_BENCH_WARMUP ?? 30);
 	const rates = (opt('rates') ?? (servers > 1 ? '100' : '100,1000,5000')).split(',').map(Number);
 	const formats = (opt('formats') ?? 'llama.cpp,vllm').split(',') as ('llama.cpp' | 'vllm')[];
-	if (!Number.isFinite(seconds) || seconds <= 0 || !Number.isFinite(warmup) || warmup < 0 || rates.some(r => !Number.isFinite(r) || r <= 0) || formats.some(f => f !== 'llama.cpp' && f !== 'vllm')) {
-		throw new Error('options: --seconds=N --warmup=N --rates=N,N --formats=llama.cpp,vllm --floor --same-lines');
+	const windows = Number(opt('windows') ?? 1);
+	if (!Number.isFinite(seconds) || seconds <= 0 || !Number.isFinite(warmup) || warmup < 0 || rates.some(r => !Number.isFinite(r) || r <= 0) || formats.some(f => f !== 'llama.cpp' && f !== 'vllm') || !Number.isInteger(windows) || windows < 1 || windows > 30) {
+		throw new Error('options: --seconds=N --warmup=N --windows=1..30 --rates=N,N --formats=llama.cpp,vllm --floor --same-lines');
 	}
-	return {servers, seconds, warmup, rates, formats, baseline: process.env.INFERTOP_BENCH_BASELINE, floor: args.includes('--floor'), sameLines: args.includes('--same-lines')};
+	return {servers, seconds, warmup, rates, formats, windows, baseline: process.env.INFERTOP_BENCH_BASELINE, floor: args.includes('--floor'), sameLines: args.includes('--same-lines')};
 }
 
 function has(bin: string): boolean {
@@ -132,6 +148,7 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 	const env = BENCH_ENV;
 	const allLogs = files.map(f => `--log ${f}`).join(' ');
 	const children: ChildProcess[] = [];
+	const windows = o.windows ?? 1;
 	const sessions: string[] = [];
 	const subjects: Subject[] = [];
 	const infertop = (label: string, checkout: string, name: string, logs = allLogs): Subject => {
@@ -163,7 +180,7 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 		subjects.push({label: 'tail -F', pids: () => (tail.pid === undefined ? [] : [tail.pid])});
 		await wait(3000); // infertop's start-up is not the steady state
 		const writer = (f: string, r: number, status: string) => {
-			const w = spawn(process.execPath, [path.join(root, 'bench', 'traffic-writer.mjs'), f, format, String(r), String(o.warmup + o.seconds + 60), status], {stdio: 'ignore'});
+			const w = spawn(process.execPath, [path.join(root, 'bench', 'traffic-writer.mjs'), f, format, String(r), String(o.warmup + o.seconds * windows + 60), status], {stdio: 'ignore'});
 			children.push(w);
 			return w;
 		};
@@ -185,7 +202,12 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 				s.peakRss = Math.max(s.peakRss ?? 0, r);
 			}
 		}, 1000);
-		await wait(o.seconds * 1000);
+		// each window's CPU, from the readings at its two ends (the whole span is the first to the last)
+		const marks: {t: number; cpu: (number | undefined)[]}[] = [{t: t0, cpu: subjects.map(s => s.cpu0)}];
+		for (let k = 0; k < windows; k++) {
+			await wait(o.seconds * 1000);
+			if (k < windows - 1) marks.push({t: performance.now(), cpu: subjects.map(s => sumCpu(s.pids()))});
+		}
 		clearInterval(sampler);
 		for (const s of subjects) {
 			s.cpu1 = sumCpu(s.pids());
@@ -193,6 +215,14 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 			s.peakRss = Math.max(s.peakRss ?? 0, s.endRss);
 		}
 		const dt = (performance.now() - t0) / 1000;
+		marks.push({t: t0 + dt * 1000, cpu: subjects.map(s => s.cpu1)});
+		const windowPct = (k: number, s: Subject | undefined): number | undefined => {
+			const i = s ? subjects.indexOf(s) : -1;
+			const a = marks[k]!.cpu[i];
+			const b = marks[k + 1]!.cpu[i];
+			const secs = (marks[k + 1]!.t - marks[k]!.t) / 1000;
+			return i < 0 || a === undefined || b === undefined || !(secs > 0) ? undefined : ((b - a) / secs) * 100;
+		};
 		// The writers stop (each writes its last count), then infertop quits at once: what it had
 		// read by then, against what was written, is its lag behind the tail.
 		for (const w of writers) w.kill('SIGTERM');
@@ -214,7 +244,7 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 		const f1 = (v: number | undefined, d = 1) => (v === undefined || !Number.isFinite(v) ? '--' : v.toFixed(d));
 		const mb = (v: number | undefined) => (v === undefined ? '--' : `${(v / 1e6).toFixed(0)} MB`);
 		const out = [
-			`traffic: ${format}, ${o.servers} server${o.servers > 1 ? 's' : ''} × ${rate.toLocaleString('en-US')} req/s (${f1(linesPerS, 0)} lines/s written in all), ${dt.toFixed(0)} s window after ${o.warmup} s of traffic, ${os.cpus().length} cores, load ${load}, node ${process.version}`,
+			`traffic: ${format}, ${o.servers} server${o.servers > 1 ? 's' : ''} × ${rate.toLocaleString('en-US')} req/s (${f1(linesPerS, 0)} lines/s written in all), ${dt.toFixed(0)} s ${windows > 1 ? `in ${windows} windows` : 'window'} after ${o.warmup} s of traffic, ${os.cpus().length} cores, load ${load}, node ${process.version}`,
 			`  ${'subject'.padEnd(18)}${'CPU %'.padStart(8)}${'ms CPU / 1k lines'.padStart(19)}${'RSS end (peak)'.padStart(18)}${'lag at stop'.padStart(22)}${'skipped'.padStart(10)}`,
 		];
 		const tailCpu = subjects.find(s => s.label === 'tail -F');
@@ -236,7 +266,14 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 			const c = s ? cpuOf(s) : undefined;
 			return c === undefined ? undefined : (c / dt) * 100;
 		};
-		o.record?.(format, rate, pctOf(subjects[0]), pctOf(alone), pctOf(same));
+		const byWindow: WindowCpu[] = Array.from({length: windows}, (_, k) => ({many: windowPct(k, subjects[0]), alone: windowPct(k, alone), same: windowPct(k, same)}));
+		if (windows > 1) {
+			for (let k = 0; k < windows; k++) {
+				const parts = subjects.filter(s => s.stats).map(s => `${s.label} ${f1(windowPct(k, s))}`);
+				out.push(`  window ${k + 1}/${windows} (% of a core): ${parts.join(' · ')}`);
+			}
+		}
+		o.record?.(format, rate, pctOf(subjects[0]), pctOf(alone), pctOf(same), byWindow);
 		const tc = tailCpu ? cpuOf(tailCpu) : undefined;
 		// tail -F reads the box's logs: an infertop that reads others (one of them, the same-lines log) is not set beside it
 		for (const s of subjects.filter(x => x.stats && !x.reads)) {
