@@ -22,14 +22,15 @@ type Format = 'llama.cpp' | 'vllm';
 /** How many servers of each engine the issue's boxes have. */
 const BOX: Readonly<Record<Format, number>> = {'llama.cpp': 8, vllm: 4};
 
+/** many ÷ other, or undefined where either is unknown (or the other is not above 0). */
+const ratio = (a: number | undefined, b: number | undefined): number | undefined => (a !== undefined && b !== undefined && Number.isFinite(a) && Number.isFinite(b) && b > 0 ? a / b : undefined);
+
 /** `5.6 against 2.2 % of a core (2.55×)`: many against other, `--` for a figure that is unknown (and the ratio then). */
 function against(many: number | undefined, other: number | undefined): string {
 	const pct = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '--' : v.toFixed(1));
-	const known = many !== undefined && other !== undefined && Number.isFinite(many) && Number.isFinite(other) && other > 0;
-	return `${pct(many)} against ${pct(other)} % of a core (${known ? `${(many / other).toFixed(2)}×` : '--'})`;
+	const r = ratio(many, other);
+	return `${pct(many)} against ${pct(other)} % of a core (${r === undefined ? '--' : `${r.toFixed(2)}×`})`;
 }
-
-const ratio = (a: number | undefined, b: number | undefined): number | undefined => (a !== undefined && b !== undefined && Number.isFinite(a) && Number.isFinite(b) && b > 0 ? a / b : undefined);
 
 /**
  * `; by window 2.31, 2.45, 2.62× (median 2.45×)`: the ratio of each window (`--` where a figure of

@@ -214,8 +214,9 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 			s.endRss = s.pids().reduce((a, p) => a + (rssBytes(p) ?? 0), 0);
 			s.peakRss = Math.max(s.peakRss ?? 0, s.endRss);
 		}
-		const dt = (performance.now() - t0) / 1000;
-		marks.push({t: t0 + dt * 1000, cpu: subjects.map(s => s.cpu1)});
+		const t1 = performance.now();
+		const dt = (t1 - t0) / 1000;
+		marks.push({t: t1, cpu: subjects.map(s => s.cpu1)});
 		const windowPct = (k: number, s: Subject | undefined): number | undefined => {
 			const i = s ? subjects.indexOf(s) : -1;
 			const a = marks[k]!.cpu[i];
@@ -266,14 +267,14 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 			const c = s ? cpuOf(s) : undefined;
 			return c === undefined ? undefined : (c / dt) * 100;
 		};
-		const byWindow: WindowCpu[] = Array.from({length: windows}, (_, k) => ({many: windowPct(k, subjects[0]), alone: windowPct(k, alone), same: windowPct(k, same)}));
+		const perWindow: WindowCpu[] = Array.from({length: windows}, (_, k) => ({many: windowPct(k, subjects[0]), alone: windowPct(k, alone), same: windowPct(k, same)}));
 		if (windows > 1) {
 			for (let k = 0; k < windows; k++) {
 				const parts = subjects.filter(s => s.stats).map(s => `${s.label} ${f1(windowPct(k, s))}`);
 				out.push(`  window ${k + 1}/${windows} (% of a core): ${parts.join(' · ')}`);
 			}
 		}
-		o.record?.(format, rate, pctOf(subjects[0]), pctOf(alone), pctOf(same), byWindow);
+		o.record?.(format, rate, pctOf(subjects[0]), pctOf(alone), pctOf(same), perWindow);
 		const tc = tailCpu ? cpuOf(tailCpu) : undefined;
 		// tail -F reads the box's logs: an infertop that reads others (one of them, the same-lines log) is not set beside it
 		for (const s of subjects.filter(x => x.stats && !x.reads)) {

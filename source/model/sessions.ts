@@ -163,10 +163,10 @@ const lastRings = new Map<string, LastRing>();
 /**
  * What is kept of this derivation for the next: the timelines of the records after the first
  * `dropped` places only (`dropped`: the places the ring will have moved by the next derivation, if
- * as many records come by then as came since the last), and a copy of the ring, not the ring itself. Keeping every timeline and
- * the ring (the sessions memo's key) kept a whole derivation, its sessions included, alive until the
- * next; under a busy log, where none of it is used again, all of it outlived the young generation
- * (eight logs at 100 req/s: ~390 KB/s promoted, issue 32).
+ * as many records come by then as came since the last), and a copy of the ring, not the ring itself.
+ * Keeping every timeline and the ring (the sessions memo's key) kept a whole derivation, its
+ * sessions included, alive until the next; under a busy log, where none of it is used again, all of
+ * it outlived the young generation (eight logs at 100 req/s: ~260 KB/s more promoted, issue 32).
  */
 function keptRing(requests: readonly RequestRecord[], refuses: boolean, byPlace: (Timed | undefined)[], dropped: number): LastRing {
 	let held = 0;
