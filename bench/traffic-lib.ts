@@ -101,6 +101,8 @@ interface Subject {
 	stats?: string;
 	session?: string;
 	read?: {lines: number; skipped: number};
+	/** What its agent sessions' derivations did over the whole run (model/sessions.ts sessionsWork, from its stats file). */
+	sessions?: {derives: number; timelines: number};
 	/** The writers' status files of the logs it reads, where not all the box's (the lone infertop's, the same-lines one's): its lines and lag are theirs. */
 	reads?: readonly string[];
 }
@@ -233,7 +235,8 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 		for (const s of subjects) if (s.session) execFileSync('tmux', ['send-keys', '-t', s.session, 'q']);
 		for (let i = 0; i < 100 && subjects.some(s => s.stats && !existsSync(s.stats)); i++) await wait(100);
 		for (const s of subjects) {
-			const j = s.stats ? readJson<{logs?: Record<string, {lines: number; linesSkipped: number}>}>(s.stats) : undefined;
+			const j = s.stats ? readJson<{logs?: Record<string, {lines: number; linesSkipped: number}>; sessions?: {derives?: number; timelines?: number}}>(s.stats) : undefined;
+			if (typeof j?.sessions?.derives === 'number' && typeof j.sessions.timelines === 'number') s.sessions = {derives: j.sessions.derives, timelines: j.sessions.timelines};
 			if (j?.logs) {
 				const all = Object.values(j.logs);
 				s.read = {lines: all.reduce((a, l) => a + l.lines, 0), skipped: all.reduce((a, l) => a + l.linesSkipped, 0)};
@@ -268,6 +271,7 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 			return c === undefined ? undefined : (c / dt) * 100;
 		};
 		const perWindow: WindowCpu[] = Array.from({length: windows}, (_, k) => ({many: windowPct(k, subjects[0]), alone: windowPct(k, alone), same: windowPct(k, same)}));
+		for (const s of subjects) if (s.sessions) out.push(`  ${s.label}: agent sessions derived ${s.sessions.derives.toLocaleString('en-US')} times over the run, ${s.sessions.timelines.toLocaleString('en-US')} request timelines`);
 		if (windows > 1) {
 			for (let k = 0; k < windows; k++) {
 				const parts = subjects.filter(s => s.stats).map(s => `${s.label} ${f1(windowPct(k, s))}`);

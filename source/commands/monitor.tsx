@@ -11,6 +11,7 @@ import type {RuntimeControls, ScreenControls} from '../types/controller.js';
 import {createStore, type MonitorStore} from '../model/store.js';
 import type {MonitorState} from '../types/state.js';
 import {findingRows, notifications} from '../ui/view-model/findings.js';
+import {sessionsWork} from '../model/sessions.js';
 import {App} from '../ui/app.js';
 import {VERSION} from '../version.js';
 import {themeCycle} from '../config/themes.js';
@@ -169,10 +170,11 @@ export async function runMonitor(options: RuntimeOptions): Promise<number> {
 		restore();
 		const statsFile = process.env.INFERTOP_RENDER_STATS;
 		if (statsFile) {
-			// and, per server, the log lines read and skipped (the traffic benches' lag behind the writer)
+			// and, per server, the log lines read and skipped (the traffic benches' lag behind the writer),
+			// and what the agent sessions' derivations did (how often, how many timelines: model/sessions.ts)
 			const servers = store.getSnapshot().servers;
 			const logs = Object.fromEntries(Object.values(servers).map(s => [s.id, {lines: s.linesParsed + s.linesUnparsed, linesSkipped: s.logLag?.linesSkipped ?? 0, requestsSeen: s.requestsSeen}]));
-			writeFileSync(statsFile, JSON.stringify({frames, publishes: store.publishes(), seconds: (performance.now() - startedAt) / 1000, logs}));
+			writeFileSync(statsFile, JSON.stringify({frames, publishes: store.publishes(), seconds: (performance.now() - startedAt) / 1000, logs, sessions: sessionsWork}));
 		}
 		stopNotify?.();
 		// Only now: until here a signal must find us listening (lifecycle.ts onStopSignals).
