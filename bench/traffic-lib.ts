@@ -93,8 +93,6 @@ function has(bin: string): boolean {
 interface Subject {
 	readonly label: string;
 	pids: () => number[];
-	cpu0?: number;
-	cpu1?: number;
 	peakRss?: number;
 	endRss?: number;
 	/** infertop: its stats file at exit, and its tmux session. */
@@ -196,36 +194,40 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 		const w0 = written();
 		// what each subject that reads other logs than the box's had written to them
 		const own0 = new Map(subjects.flatMap(s => (s.reads ? [[s, written(s.reads)] as const] : [])));
-		for (const s of subjects) s.cpu0 = sumCpu(s.pids());
+		// each subject's CPU seconds at the ends of the windows: the whole span is the first to the last
+		const cpuNow = () => subjects.map(s => sumCpu(s.pids()));
 		const t0 = performance.now();
+		const marks: {t: number; cpu: (number | undefined)[]}[] = [{t: t0, cpu: cpuNow()}];
 		const sampler = setInterval(() => {
 			for (const s of subjects) {
 				const r = s.pids().reduce((a, p) => a + (rssBytes(p) ?? 0), 0);
 				s.peakRss = Math.max(s.peakRss ?? 0, r);
 			}
 		}, 1000);
-		// each window's CPU, from the readings at its two ends (the whole span is the first to the last)
-		const marks: {t: number; cpu: (number | undefined)[]}[] = [{t: t0, cpu: subjects.map(s => s.cpu0)}];
 		for (let k = 0; k < windows; k++) {
 			await wait(o.seconds * 1000);
-			if (k < windows - 1) marks.push({t: performance.now(), cpu: subjects.map(s => sumCpu(s.pids()))});
+			marks.push({t: performance.now(), cpu: cpuNow()});
 		}
 		clearInterval(sampler);
 		for (const s of subjects) {
-			s.cpu1 = sumCpu(s.pids());
 			s.endRss = s.pids().reduce((a, p) => a + (rssBytes(p) ?? 0), 0);
 			s.peakRss = Math.max(s.peakRss ?? 0, s.endRss);
 		}
-		const t1 = performance.now();
-		const dt = (t1 - t0) / 1000;
-		marks.push({t: t1, cpu: subjects.map(s => s.cpu1)});
-		const windowPct = (k: number, s: Subject | undefined): number | undefined => {
+		const dt = (marks[windows]!.t - t0) / 1000;
+		/** CPU seconds of `s` from the end of window `from` to the end of window `to` (0: the start). */
+		const cpuBetween = (s: Subject | undefined, from = 0, to = windows): number | undefined => {
 			const i = s ? subjects.indexOf(s) : -1;
-			const a = marks[k]!.cpu[i];
-			const b = marks[k + 1]!.cpu[i];
-			const secs = (marks[k + 1]!.t - marks[k]!.t) / 1000;
-			return i < 0 || a === undefined || b === undefined || !(secs > 0) ? undefined : ((b - a) / secs) * 100;
+			const a = i < 0 ? undefined : marks[from]!.cpu[i];
+			const b = i < 0 ? undefined : marks[to]!.cpu[i];
+			return a === undefined || b === undefined ? undefined : b - a;
 		};
+		/** That as % of one core over those windows. */
+		const pctBetween = (s: Subject | undefined, from = 0, to = windows): number | undefined => {
+			const c = cpuBetween(s, from, to);
+			const secs = (marks[to]!.t - marks[from]!.t) / 1000;
+			return c === undefined || !(secs > 0) ? undefined : (c / secs) * 100;
+		};
+		const windowPct = (k: number, s: Subject | undefined) => pctBetween(s, k, k + 1);
 		// The writers stop (each writes its last count), then infertop quits at once: what it had
 		// read by then, against what was written, is its lag behind the tail.
 		for (const w of writers) w.kill('SIGTERM');
@@ -252,7 +254,7 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 			`  ${'subject'.padEnd(18)}${'CPU %'.padStart(8)}${'ms CPU / 1k lines'.padStart(19)}${'RSS end (peak)'.padStart(18)}${'lag at stop'.padStart(22)}${'skipped'.padStart(10)}`,
 		];
 		const tailCpu = subjects.find(s => s.label === 'tail -F');
-		const cpuOf = (s: Subject) => (s.cpu0 !== undefined && s.cpu1 !== undefined ? s.cpu1 - s.cpu0 : undefined);
+		const cpuOf = (s: Subject) => cpuBetween(s);
 		for (const s of subjects) {
 			const cpu = cpuOf(s);
 			// the lone infertop's lines and lag are the first log's, the same-lines one's its own log's
@@ -266,10 +268,7 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 				`  ${s.label.padEnd(18)}${f1(cpu === undefined ? undefined : (cpu / dt) * 100).padStart(8)}${f1(cpu === undefined || its.lines === 0 ? undefined : (cpu * 1000) / (its.lines / 1000), 2).padStart(19)}${`${mb(s.endRss)} (${mb(s.peakRss)})`.padStart(18)}${(s.stats ? lagText : '').padStart(22)}${(s.read ? s.read.skipped.toLocaleString('en-US') : s.stats ? '--' : '').padStart(10)}`,
 			);
 		}
-		const pctOf = (s: Subject | undefined) => {
-			const c = s ? cpuOf(s) : undefined;
-			return c === undefined ? undefined : (c / dt) * 100;
-		};
+		const pctOf = (s: Subject | undefined) => pctBetween(s);
 		const perWindow: WindowCpu[] = Array.from({length: windows}, (_, k) => ({many: windowPct(k, subjects[0]), alone: windowPct(k, alone), same: windowPct(k, same)}));
 		for (const s of subjects) if (s.sessions) out.push(`  ${s.label}: agent sessions derived ${s.sessions.derives.toLocaleString('en-US')} times over the run, ${s.sessions.timelines.toLocaleString('en-US')} request timelines`);
 		if (windows > 1) {
