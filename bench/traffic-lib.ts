@@ -270,7 +270,7 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 		}
 		const pctOf = (s: Subject | undefined) => pctBetween(s);
 		const perWindow: WindowCpu[] = Array.from({length: windows}, (_, k) => ({many: windowPct(k, subjects[0]), alone: windowPct(k, alone), same: windowPct(k, same)}));
-		for (const s of subjects) if (s.sessions) out.push(`  ${s.label}: agent sessions derived ${s.sessions.derives.toLocaleString('en-US')} times over the run, ${s.sessions.timelines.toLocaleString('en-US')} request timelines`);
+		for (const s of subjects) if (s.sessions) out.push(`  ${s.label}: agent sessions derived ${s.sessions.derives.toLocaleString('en-US')} time${s.sessions.derives === 1 ? '' : 's'} over the run, ${s.sessions.timelines.toLocaleString('en-US')} request timelines`);
 		if (windows > 1) {
 			for (let k = 0; k < windows; k++) {
 				const parts = subjects.filter(s => s.stats).map(s => `${s.label} ${f1(windowPct(k, s))}`);
