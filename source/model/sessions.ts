@@ -747,44 +747,72 @@ const KIND_AT: ReadonlyMap<FindingKind, number> = new Map(FINDING_KINDS.map((k, 
 export function findingEntries(state: MonitorState, view: SessionsView): FindingEntry[] {
 	const out: FindingEntry[] = [];
 	const sessions = view.sessions;
-	// One pass over each session's turns for every kind at once (issue 32): a pass per kind walked
-	// each turn's findings 11 times a frame, with an iterator a turn in the app's interpreter (8 busy
-	// servers: 8 sessions × 11 kinds × 100 turns, ~2.3 MB of iterator objects in 25 s, the most of
-	// any one site of a frame). Per kind: the turns (1-based) with it, its first instance that is the
-	// engine's own (not inferred), else its first. Entries come out per session in FINDING_KINDS order.
+	const scratch = kindScratch();
+	for (let j = 0; j < sessions.length; j++) sessionEntries(sessions[j]!, scratch, out);
+	liveEntries(state, sessions, out);
+	return out.sort(newestFirst);
+}
+
+const newestFirst = (a: FindingEntry, b: FindingEntry): number => b.time - a.time;
+
+/** What a session's entries need to be gathered (per kind: the turns with it, its first and its first own instance), reused session after session. */
+interface KindScratch {
+	readonly turnsOf: (number[] | undefined)[];
+	readonly firstOf: (Finding | undefined)[];
+	readonly ownOf: (Finding | undefined)[];
+}
+function kindScratch(): KindScratch {
 	const kinds = FINDING_KINDS.length;
-	const turnsOf: (number[] | undefined)[] = new Array<number[] | undefined>(kinds);
-	const firstOf: (Finding | undefined)[] = new Array<Finding | undefined>(kinds);
-	const ownOf: (Finding | undefined)[] = new Array<Finding | undefined>(kinds);
-	for (let j = 0; j < sessions.length; j++) {
-		const s = sessions[j]!;
-		const turns = s.turns;
-		turnsOf.fill(undefined);
-		firstOf.fill(undefined);
-		ownOf.fill(undefined);
-		let any = false;
-		for (let i = 0; i < turns.length; i++) {
-			const findings = turns[i]!.findings;
-			for (let k = 0; k < findings.length; k++) {
-				const f = findings[k]!;
-				const at = KIND_AT.get(f.kind);
-				if (at === undefined) continue;
-				any = true;
-				let list = turnsOf[at];
-				if (list === undefined) turnsOf[at] = list = [];
-				if (list.length === 0 || list[list.length - 1] !== i + 1) list.push(i + 1);
-				if (firstOf[at] === undefined) firstOf[at] = f;
-				if (ownOf[at] === undefined && !f.inferred) ownOf[at] = f;
-			}
-		}
-		if (!any) continue;
-		for (let at = 0; at < kinds; at++) {
-			const list = turnsOf[at];
-			if (list === undefined) continue;
-			const finding = ownOf[at] ?? firstOf[at]!;
-			out.push({time: turns[list[list.length - 1]! - 1]!.time, serverId: s.serverId, model: s.model, sessionId: s.id, kind: FINDING_KINDS[at]!, evidence: finding.evidence, fix: finding.fix, turns: list, finding});
+	return {turnsOf: new Array<number[] | undefined>(kinds), firstOf: new Array<Finding | undefined>(kinds), ownOf: new Array<Finding | undefined>(kinds)};
+}
+
+/**
+ * One session's entries, appended to `out` in FINDING_KINDS order. One pass over the session's turns
+ * for every kind at once (issue 32): a pass per kind walked each turn's findings 11 times a frame,
+ * with an iterator a turn in the app's interpreter (8 busy servers: 8 sessions × 11 kinds × 100
+ * turns, ~2.3 MB of iterator objects in 25 s, the most of any one site of a frame).
+ */
+function sessionEntries(s: Session, scratch: KindScratch, out: FindingEntry[]): void {
+	const {turnsOf, firstOf, ownOf} = scratch;
+	const turns = s.turns;
+	turnsOf.fill(undefined);
+	firstOf.fill(undefined);
+	ownOf.fill(undefined);
+	let any = false;
+	for (let i = 0; i < turns.length; i++) {
+		const findings = turns[i]!.findings;
+		for (let k = 0; k < findings.length; k++) {
+			const f = findings[k]!;
+			const at = KIND_AT.get(f.kind);
+			if (at === undefined) continue;
+			any = true;
+			let list = turnsOf[at];
+			if (list === undefined) turnsOf[at] = list = [];
+			if (list.length === 0 || list[list.length - 1] !== i + 1) list.push(i + 1);
+			if (firstOf[at] === undefined) firstOf[at] = f;
+			if (ownOf[at] === undefined && !f.inferred) ownOf[at] = f;
 		}
 	}
+	if (!any) return;
+	for (let at = 0; at < turnsOf.length; at++) {
+		const list = turnsOf[at];
+		if (list === undefined) continue;
+		const finding = ownOf[at] ?? firstOf[at]!;
+		out.push({time: turns[list[list.length - 1]! - 1]!.time, serverId: s.serverId, model: s.model, sessionId: s.id, kind: FINDING_KINDS[at]!, evidence: finding.evidence, fix: finding.fix, turns: list, finding});
+	}
+}
+
+/** What the requests still in flight read of a session: which it is, its turns so far, its model's prefill rate. */
+interface SessionRef {
+	readonly id: string;
+	readonly serverId: string;
+	readonly model: string;
+	readonly prefillTps?: number;
+	readonly turnCount: number;
+}
+
+/** The requests still prefilling whose first byte is predicted past the client's 300 s, each with the newest session of its server and model (`sessions` oldest last turn first). */
+function liveEntries(state: MonitorState, sessions: readonly (Session | SessionRef)[], out: FindingEntry[]): void {
 	for (const id of state.order) {
 		const server = state.servers[id];
 		if (!server) continue;
@@ -793,14 +821,74 @@ export function findingEntries(state: MonitorState, view: SessionsView): Finding
 			const r = requests[i]!;
 			if (r.done || r.outcome !== undefined) continue;
 			const model = modelLabel(r, server);
-			const session = view.sessions.findLast(x => x.serverId === id && x.model === model);
+			const session = sessions.findLast(x => x.serverId === id && x.model === model);
 			const risk = prefillRisk(r, session?.prefillTps, state.now);
 			if (!risk) continue;
-			out.push({time: state.now, serverId: id, model, sessionId: session?.id ?? `${id}/${model}`, kind: 'timeout-risk', evidence: risk.evidence, fix: risk.fix, turns: [(session?.turns.length ?? 0) + 1], live: true, finding: risk});
+			const turnCount = session === undefined ? 0 : 'turns' in session ? session.turns.length : session.turnCount;
+			out.push({time: state.now, serverId: id, model, sessionId: session?.id ?? `${id}/${model}`, kind: 'timeout-risk', evidence: risk.evidence, fix: risk.fix, turns: [turnCount + 1], live: true, finding: risk});
 		}
 	}
-	return out.sort((a, b) => b.time - a.time);
 }
+
+/** One session as the findings keep it: its entries and what the requests in flight read of it, not its turns. */
+interface SessionFindings extends SessionRef {
+	/** Its last turn's time (deriveSessions' order of sessions). */
+	readonly lastTime: number;
+	readonly entries: readonly FindingEntry[];
+}
+
+interface FindingsMemo {
+	readonly refusals: ServerState['refusals'];
+	readonly models: ServerState['models'];
+	readonly signals: ServerState['signals'];
+	readonly gapMs: number;
+	readonly sessions: readonly SessionFindings[];
+}
+const findingsMemo = new WeakMap<ServerState['requests'], FindingsMemo>();
+
+/**
+ * One server's sessions as the findings keep them, derived only when its requests, refusals or
+ * models changed (as sessionsOfServer). The sessions themselves are let go at once: the footer
+ * looks every 2 s, and a busy server's sessions held until then (the sessions memo's) outlived V8's
+ * young generation, ~190 KB/s of eight busy logs' ~1,270 promoted (issue 32); their findings are a
+ * few entries.
+ */
+function serverFindings(server: ServerState, gapMs: number): readonly SessionFindings[] {
+	const m = findingsMemo.get(server.requests);
+	if (m && m.refusals === server.refusals && m.models === server.models && m.signals === server.signals && m.gapMs === gapMs) return m.sessions;
+	const held = memo.get(server.requests);
+	const view = held && held.refusals === server.refusals && held.models === server.models && held.signals === server.signals && held.gapMs === gapMs ? held.view : serverSessions(server, gapMs);
+	const scratch = kindScratch();
+	const sessions = view.sessions.map((s): SessionFindings => {
+		const entries: FindingEntry[] = [];
+		sessionEntries(s, scratch, entries);
+		return {id: s.id, serverId: s.serverId, model: s.model, prefillTps: s.prefillTps, turnCount: s.turns.length, lastTime: s.turns.at(-1)?.time ?? 0, entries};
+	});
+	findingsMemo.set(server.requests, {refusals: server.refusals, models: server.models, signals: server.signals, gapMs, sessions});
+	return sessions;
+}
+
+/**
+ * The same entries as findingEntries(state, deriveSessions(state, gapMs)), for the footer, the
+ * findings list and `--notify`, which read findings only: each server's sessions are derived (where
+ * they changed) and let go, and only their findings kept. Where the Mac's wired-memory verdict
+ * adds a finding to sessions (deriveSessions), the sessions are derived whole.
+ */
+export function currentFindings(state: MonitorState, gapMs = DEFAULT_SESSION_GAP_MS): FindingEntry[] {
+	if (state.system.mac && macGpuSummary(state)?.verdict?.level === 'over') return findingEntries(state, deriveSessions(state, gapMs));
+	const sessions: SessionFindings[] = [];
+	for (const id of state.order) {
+		const s = state.servers[id];
+		if (s) sessions.push(...serverFindings(s, gapMs));
+	}
+	sessions.sort(byLastTime);
+	const out: FindingEntry[] = [];
+	for (const s of sessions) out.push(...s.entries);
+	liveEntries(state, sessions, out);
+	return out.sort(newestFirst);
+}
+
+const byLastTime = (a: SessionFindings, b: SessionFindings): number => a.lastTime - b.lastTime;
 
 const pct = (x: number): string => `${Math.round(x * 100)} %`;
 

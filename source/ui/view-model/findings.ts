@@ -4,7 +4,7 @@
  */
 import {engineOf} from '../../engines/index.js';
 import {FINDING_MARK, FINDING_WORDS} from '../../model/findings.js';
-import {deriveSessions, findingEntries, type FindingEntry} from '../../model/sessions.js';
+import {currentFindings, type FindingEntry} from '../../model/sessions.js';
 import type {MonitorState} from '../../types/state.js';
 import {sanitize} from '../../util/sanitize.js';
 
@@ -38,7 +38,7 @@ export interface FindingRow {
 
 /** Every finding of every session, newest first, in words. */
 export function findingRows(state: MonitorState, sessionGapMs: number): FindingRow[] {
-	return findingEntries(state, deriveSessions(state, sessionGapMs)).map(entry => {
+	return currentFindings(state, sessionGapMs).map(entry => {
 		const server = state.servers[entry.serverId];
 		const label = server ? engineOf(server.engine).label : entry.serverId;
 		const turns = entry.live ? `turn ${entry.turns[0]} (prefilling now)` : `turn${entry.turns.length === 1 ? '' : 's'} ${turnRanges(entry.turns)}`;
