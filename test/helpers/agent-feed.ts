@@ -103,3 +103,22 @@ export function ollamaGrowing(form: 'full' | 'half', warn = true, f = new Feed()
 	return f;
 }
 
+
+/**
+ * A llama-server agent whose prefill is about to pass the client's 300 s: two turns that measure the
+ * model's prefill rate (300 tok/s), then, at `T0 + 410 s`, a third of 125,000 prompt tokens (12
+ * cached) launched and still prefilling at `T0 + 420 s` (the lines of llamaTask's first three).
+ */
+export function prefillingPast300s(f = new Feed()): Feed {
+	f.server('llama', 'llamacpp');
+	f.lines('llama', T0 + 60_000, llamaTask(1, {window: 131_072, prompt: 18_000, cached: 0, prefillMs: 60_000, decodeMs: 2000, generated: 50}));
+	f.lines('llama', T0 + 400_000, llamaTask(2, {window: 131_072, prompt: 110_000, cached: 18_000, prefillMs: 306_666.67, decodeMs: 3000, generated: 60}));
+	return f;
+}
+
+/** The third turn of prefillingPast300s launched, and the clock at `T0 + 420 s`. */
+export function launchLongPrefill(f: Feed): Feed {
+	f.lines('llama', T0 + 410_000, llamaTask(3, {window: 131_072, prompt: 125_000, cached: 12, prefillMs: 0, decodeMs: 0, generated: 0}).slice(0, 3));
+	f.dispatch({type: 'tick', t: T0 + 420_000});
+	return f;
+}

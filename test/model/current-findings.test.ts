@@ -9,7 +9,7 @@ import {describe, expect, it} from 'vitest';
 import {currentFindings, deriveSessions, findingEntries, sessionsWork} from '../../source/model/sessions.js';
 import {GIB} from '../../source/model/wired-limit.js';
 import {emptySystem} from '../../source/types/system.js';
-import {Feed, gin, llamaTask, ollamaGrowing, T0} from '../helpers/agent-feed.js';
+import {Feed, gin, launchLongPrefill, llamaTask, ollamaGrowing, prefillingPast300s, T0} from '../helpers/agent-feed.js';
 
 const whole = (f: Feed, gapMs = 60_000) => findingEntries(f.state, deriveSessions(f.state, gapMs));
 
@@ -33,15 +33,7 @@ describe('currentFindings: what findingEntries gives over the whole sessions', (
 	});
 
 	it('a turn still prefilling past the client\'s 300 s: the live entry reads the newest session (its id, turns and prefill rate)', () => {
-		const f = new Feed().server('llama', 'llamacpp');
-		f.lines('llama', T0 + 60_000, llamaTask(1, {window: 131_072, prompt: 18_000, cached: 0, prefillMs: 60_000, decodeMs: 2000, generated: 50}));
-		f.lines('llama', T0 + 400_000, llamaTask(2, {window: 131_072, prompt: 110_000, cached: 18_000, prefillMs: 306_666.67, decodeMs: 3000, generated: 60}));
-		f.lines('llama', T0 + 410_000, [
-			'slot launch_slot_: id  0 | task 3 | processing task, is_child = 0',
-			'slot   operator(): id  0 | task 3 | new prompt, n_ctx_slot = 131072, n_keep = 0, task.n_tokens = 125000',
-			'slot   operator(): id  0 | task 3 | cached n_tokens = 12, memory_seq_rm [12, end)',
-		]);
-		f.dispatch({type: 'tick', t: T0 + 420_000});
+		const f = launchLongPrefill(prefillingPast300s());
 		const got = currentFindings(f.state, 600_000);
 		expect(got).toEqual(whole(f, 600_000));
 		const live = got.filter(e => e.live);

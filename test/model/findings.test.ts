@@ -12,7 +12,7 @@ import {initialState} from '../../source/model/reducer.js';
 import {toSnapshot} from '../../source/model/snapshot.js';
 import {emptySystem} from '../../source/types/system.js';
 import {GIB} from '../../source/model/wired-limit.js';
-import {Feed, gin, llamaTask, ollamaGrowing, slog, T0} from '../helpers/agent-feed.js';
+import {Feed, gin, launchLongPrefill, llamaTask, ollamaGrowing, prefillingPast300s, slog, T0} from '../helpers/agent-feed.js';
 
 const kinds = (s: Session): string[][] => s.turns.map(t => t.findings.map(f => f.kind));
 const turnsWith = (s: Session, kind: string): number[] => s.turns.flatMap((t, i) => (t.findings.some(f => f.kind === kind) ? [i + 1] : []));
@@ -271,22 +271,15 @@ describe('the output budget ran out: finish length (llama-server -v `stopped by 
 });
 
 describe('a prefill long enough to pass the client\'s 300 s', () => {
-	const f = new Feed().server('llama', 'llamacpp');
 	// Earlier turns measure this model's prefill rate: 300 tok/s.
-	f.lines('llama', T0 + 60_000, llamaTask(1, {window: 131_072, prompt: 18_000, cached: 0, prefillMs: 60_000, decodeMs: 2000, generated: 50}));
-	f.lines('llama', T0 + 400_000, llamaTask(2, {window: 131_072, prompt: 110_000, cached: 18_000, prefillMs: 306_666.67, decodeMs: 3000, generated: 60}));
+	const f = prefillingPast300s();
 	it('a finished turn whose first byte came after 300 s: timeout-risk on it', () => {
 		const s = deriveSessions(f.state, 600_000).sessions[0]!;
 		expect(turnsWith(s, 'timeout-risk')).toEqual([2]);
 		expect(s.turns[1]!.findings.find(x => x.kind === 'timeout-risk')!.evidence).toBe('307 s before the first byte: Node clients abort at 300 s and retry the whole prefill');
 	});
 	it('while the next turn is still prefilling, the predicted first byte (uncached ÷ the measured rate) is said before it happens', () => {
-		f.lines('llama', T0 + 410_000, [
-			'slot launch_slot_: id  0 | task 3 | processing task, is_child = 0',
-			'slot   operator(): id  0 | task 3 | new prompt, n_ctx_slot = 131072, n_keep = 0, task.n_tokens = 125000',
-			'slot   operator(): id  0 | task 3 | cached n_tokens = 12, memory_seq_rm [12, end)',
-		]);
-		f.dispatch({type: 'tick', t: T0 + 420_000});
+		launchLongPrefill(f);
 		const view = deriveSessions(f.state, 600_000);
 		const live = findingEntries(f.state, view).filter(e => e.live);
 		expect(live).toHaveLength(1);
