@@ -667,12 +667,18 @@ export function budgetOf(turns: readonly Turn[], prefillTps: number | undefined)
 }
 const WAIT_PARTS: readonly BudgetPart[] = ['queue', 'prefill', 'decode'];
 
-interface Memo {
-	readonly requests: ServerState['requests'];
+/** What a server's sessions are derived from besides its ring (the memos' key). */
+interface DerivedFrom {
 	readonly refusals: ServerState['refusals'];
 	readonly models: ServerState['models'];
 	readonly signals: ServerState['signals'];
 	readonly gapMs: number;
+}
+/** `m` was derived from what `server` holds now (its ring is the key it was found by). */
+const derivedFrom = (m: DerivedFrom | undefined, server: ServerState, gapMs: number): m is DerivedFrom => m !== undefined && m.refusals === server.refusals && m.models === server.models && m.signals === server.signals && m.gapMs === gapMs;
+
+interface Memo extends DerivedFrom {
+	readonly requests: ServerState['requests'];
 	readonly view: SessionsView;
 }
 const memo = new WeakMap<ServerState['requests'], Memo>();
@@ -680,7 +686,7 @@ const memo = new WeakMap<ServerState['requests'], Memo>();
 /** Sessions of one server, recomputed only when its requests, refusals or models changed. */
 export function sessionsOfServer(server: ServerState, gapMs = DEFAULT_SESSION_GAP_MS): SessionsView {
 	const m = memo.get(server.requests);
-	if (m && m.refusals === server.refusals && m.models === server.models && m.signals === server.signals && m.gapMs === gapMs) return m.view;
+	if (derivedFrom(m, server, gapMs)) return m.view;
 	const view = serverSessions(server, gapMs);
 	memo.set(server.requests, {requests: server.requests, refusals: server.refusals, models: server.models, signals: server.signals, gapMs, view});
 	return view;
@@ -837,11 +843,7 @@ interface SessionFindings extends SessionRef {
 	readonly entries: readonly FindingEntry[];
 }
 
-interface FindingsMemo {
-	readonly refusals: ServerState['refusals'];
-	readonly models: ServerState['models'];
-	readonly signals: ServerState['signals'];
-	readonly gapMs: number;
+interface FindingsMemo extends DerivedFrom {
 	readonly sessions: readonly SessionFindings[];
 }
 const findingsMemo = new WeakMap<ServerState['requests'], FindingsMemo>();
@@ -855,9 +857,9 @@ const findingsMemo = new WeakMap<ServerState['requests'], FindingsMemo>();
  */
 function serverFindings(server: ServerState, gapMs: number): readonly SessionFindings[] {
 	const m = findingsMemo.get(server.requests);
-	if (m && m.refusals === server.refusals && m.models === server.models && m.signals === server.signals && m.gapMs === gapMs) return m.sessions;
+	if (derivedFrom(m, server, gapMs)) return m.sessions;
 	const held = memo.get(server.requests);
-	const view = held && held.refusals === server.refusals && held.models === server.models && held.signals === server.signals && held.gapMs === gapMs ? held.view : serverSessions(server, gapMs);
+	const view = derivedFrom(held, server, gapMs) ? held.view : serverSessions(server, gapMs);
 	const scratch = kindScratch();
 	const sessions = view.sessions.map((s): SessionFindings => {
 		const entries: FindingEntry[] = [];
