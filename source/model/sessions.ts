@@ -706,13 +706,19 @@ export function deriveSessions(state: MonitorState, gapMs = DEFAULT_SESSION_GAP_
 	sessions.sort((a, b) => (a.turns.at(-1)?.time ?? 0) - (b.turns.at(-1)?.time ?? 0));
 	// A Mac whose engines hold more than the GPU may wire (model/wired-limit.ts): part of the model
 	// runs from memory the GPU cannot keep wired, on every turn of the models it holds (issue 33).
-	const mac = state.system.mac ? macGpuSummary(state) : undefined;
-	const verdict = mac?.verdict;
-	if (verdict?.level === 'over') {
-		const holders = new Set((mac?.demand?.parts ?? []).map(p => p.serverId));
+	const mac = wiredOver(state);
+	if (mac !== undefined) {
+		const verdict = mac.verdict!;
+		const holders = new Set((mac.demand?.parts ?? []).map(p => p.serverId));
 		sessions = sessions.map(s => (holders.has(s.serverId) ? withWiredFinding(s, verdict) : s));
 	}
 	return {sessions, withoutTime};
+}
+
+/** The Mac's GPU summary where its engines hold more than the GPU may wire (its verdict `over`); else undefined. */
+function wiredOver(state: MonitorState): ReturnType<typeof macGpuSummary> | undefined {
+	const mac = state.system.mac ? macGpuSummary(state) : undefined;
+	return mac?.verdict?.level === 'over' ? mac : undefined;
 }
 
 function withWiredFinding(s: Session, v: WiredVerdict): Session {
@@ -877,7 +883,7 @@ function serverFindings(server: ServerState, gapMs: number): readonly SessionFin
  * adds a finding to sessions (deriveSessions), the sessions are derived whole.
  */
 export function currentFindings(state: MonitorState, gapMs = DEFAULT_SESSION_GAP_MS): FindingEntry[] {
-	if (state.system.mac && macGpuSummary(state)?.verdict?.level === 'over') return findingEntries(state, deriveSessions(state, gapMs));
+	if (wiredOver(state) !== undefined) return findingEntries(state, deriveSessions(state, gapMs));
 	const sessions: SessionFindings[] = [];
 	for (const id of state.order) {
 		const s = state.servers[id];
