@@ -16,16 +16,30 @@ export function rssBytes(pid: number): number | undefined {
 
 const CLK_TCK = 100;
 
-/** CPU a process has used, utime + stime of all its threads (/proc/PID/stat; Linux), seconds, or undefined. */
-export function cpuSeconds(pid: number | undefined): number | undefined {
-	if (pid === undefined) return undefined;
+/** utime + stime of a /proc stat file (a process's or one thread's), seconds, or undefined. */
+function statCpu(file: string): number | undefined {
 	try {
-		const s = readFileSync(`/proc/${pid}/stat`, 'latin1');
+		const s = readFileSync(file, 'latin1');
 		const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-		return (Number(f[11]) + Number(f[12])) / CLK_TCK;
+		const t = (Number(f[11]) + Number(f[12])) / CLK_TCK;
+		return Number.isFinite(t) ? t : undefined;
 	} catch {
 		return undefined;
 	}
+}
+
+/** CPU a process has used, utime + stime of all its threads (/proc/PID/stat; Linux), seconds, or undefined. */
+export function cpuSeconds(pid: number | undefined): number | undefined {
+	return pid === undefined ? undefined : statCpu(`/proc/${pid}/stat`);
+}
+
+/**
+ * CPU of a process's main thread alone (/proc/PID/task/PID/stat; Linux), seconds, or undefined: for
+ * node, the JavaScript; the rest of cpuSeconds is V8's helper threads (its optimizing compiler, the
+ * collector's parallel and concurrent tasks) and libuv's.
+ */
+export function mainThreadCpuSeconds(pid: number | undefined): number | undefined {
+	return pid === undefined ? undefined : statCpu(`/proc/${pid}/task/${pid}/stat`);
 }
 
 /** The environment a bench starts infertop in (the shell words before its command): this node first on PATH, no CI mode, a colour terminal. */

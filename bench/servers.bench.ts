@@ -16,7 +16,7 @@
  *   npm run bench -- servers --seconds=3 --warmup=1   (a smoke test)
  */
 import {runWhenMain} from './lib.js';
-import {runTraffic, trafficOptions, type WindowCpu} from './traffic-lib.js';
+import {runTraffic, trafficOptions, type MainThreadCpu, type WindowCpu} from './traffic-lib.js';
 
 type Format = 'llama.cpp' | 'vllm';
 /** How many servers of each engine the issue's boxes have. */
@@ -50,6 +50,11 @@ export function ratioLine(format: Format, n: number, rate: number, many: number 
 	return `  ratio (issue 32, goal ≤ 2×): ${n} ${format} servers against one of them alone (the same window), ${rate.toLocaleString('en-US')} req/s each: ${against(many, one)}${byWindow(windows.map(w => ({a: w.many, b: w.alone})))}`;
 }
 
+/** `  main threads alone: 3.9 against 2.0 % of a core (1.95×)`: the same two infertops' JavaScript, without V8's helper threads (bench/traffic-lib.ts threadsLine). */
+export function mainThreadLine(n: number, main: MainThreadCpu | undefined): string {
+	return `  main threads alone (${n} servers against one): ${against(main?.many, main?.alone)}`;
+}
+
 /**
  * `8 llama.cpp servers against one log carrying their lines (800 req/s), the same window: 5.6 against
  * 3.5 % of a core (1.60×)`: what the servers cost beyond the lines they carry; `--` where unknown.
@@ -70,7 +75,9 @@ export async function run(args: readonly string[] = process.argv.slice(2)): Prom
 		const one = new Map<number, number | undefined>();
 		const same = new Map<number, number | undefined>();
 		const windows = new Map<number, readonly WindowCpu[]>();
-		const record = (_: Format, rate: number, pct: number | undefined, alone?: number, sameLines?: number, each: readonly WindowCpu[] = []) => {
+		const mains = new Map<number, MainThreadCpu | undefined>();
+		const record = (_: Format, rate: number, pct: number | undefined, alone?: number, sameLines?: number, each: readonly WindowCpu[] = [], main?: MainThreadCpu) => {
+			mains.set(rate, main);
 			many.set(rate, pct);
 			one.set(rate, alone);
 			same.set(rate, sameLines);
@@ -81,6 +88,7 @@ export async function run(args: readonly string[] = process.argv.slice(2)): Prom
 		for (const rate of rates) {
 			if (!many.has(rate)) continue;
 			out.push(ratioLine(format, n, rate, many.get(rate), one.get(rate), windows.get(rate)));
+			if (n > 1) out.push(mainThreadLine(n, mains.get(rate)));
 			if (options.sameLines && n > 1) out.push(sameLinesLine(format, n, rate, many.get(rate), same.get(rate), windows.get(rate)));
 		}
 	}

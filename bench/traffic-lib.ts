@@ -31,7 +31,7 @@ import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node
 import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
-import {BENCH_ENV, bundleInto, cpuSeconds, layOut, rssBytes, tmuxStart} from './lib.js';
+import {BENCH_ENV, bundleInto, cpuSeconds, layOut, mainThreadCpuSeconds, rssBytes, tmuxStart} from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const wait = (ms: number) => new Promise<void>(r => setTimeout(r, ms));
@@ -62,7 +62,7 @@ export interface TrafficOptions {
 	 * Told infertop's CPU (% of one core over the windows) for each format and rate run, the lone
 	 * one's and the one on the same lines (the servers bench's ratios), and the same for each window.
 	 */
-	readonly record?: (format: 'llama.cpp' | 'vllm', rate: number, cpuPct: number | undefined, alonePct?: number, sameLinesPct?: number, windows?: readonly WindowCpu[]) => void;
+	readonly record?: (format: 'llama.cpp' | 'vllm', rate: number, cpuPct: number | undefined, alonePct?: number, sameLinesPct?: number, windows?: readonly WindowCpu[], mainThread?: MainThreadCpu) => void;
 }
 
 /** One window's CPU (% of one core): the infertop on the box's logs, the lone one, the one on the same lines. */
@@ -88,6 +88,24 @@ export function trafficOptions(args: readonly string[], servers: number): Traffi
 
 function has(bin: string): boolean {
 	return spawnSync('sh', ['-c', `command -v ${bin}`], {encoding: 'utf8'}).status === 0;
+}
+
+/** An infertop's main thread and the rest of its threads over the span, % of one core: the servers bench's ratio of main threads. */
+export interface MainThreadCpu {
+	readonly many?: number;
+	readonly alone?: number;
+}
+
+/**
+ * `  infertop: main thread 3.9 %, other threads 1.2 % of a core`: the JavaScript (the main thread)
+ * and V8's helper threads (its optimizing compiler, the collector's tasks) with libuv's; `--` where
+ * either is unknown (never 0; the other threads never below 0).
+ */
+export function threadsLine(label: string, allPct: number | undefined, mainPct: number | undefined): string {
+	const known = (v: number | undefined): v is number => v !== undefined && Number.isFinite(v);
+	const other = known(allPct) && known(mainPct) ? Math.max(0, allPct - mainPct) : undefined;
+	const f = (v: number | undefined) => (known(v) ? v.toFixed(1) : '--');
+	return `  ${label}: main thread ${f(mainPct)} %, other threads ${f(other)} % of a core`;
 }
 
 interface Subject {
@@ -196,8 +214,10 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 		const own0 = new Map(subjects.flatMap(s => (s.reads ? [[s, written(s.reads)] as const] : [])));
 		// each subject's CPU seconds at the ends of the windows: the whole span is the first to the last
 		const cpuNow = () => subjects.map(s => sumCpu(s.pids()));
+		// and each infertop's main thread (its JavaScript; the rest is V8's helper threads and libuv's)
+		const mainNow = () => subjects.map(s => (s.stats ? mainThreadCpuSeconds(s.pids()[0]) : undefined));
 		const t0 = performance.now();
-		const marks: {t: number; cpu: (number | undefined)[]}[] = [{t: t0, cpu: cpuNow()}];
+		const marks: {t: number; cpu: (number | undefined)[]; main: (number | undefined)[]}[] = [{t: t0, cpu: cpuNow(), main: mainNow()}];
 		const sampler = setInterval(() => {
 			for (const s of subjects) {
 				const r = s.pids().reduce((a, p) => a + (rssBytes(p) ?? 0), 0);
@@ -206,7 +226,7 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 		}, 1000);
 		for (let k = 0; k < windows; k++) {
 			await wait(o.seconds * 1000);
-			marks.push({t: performance.now(), cpu: cpuNow()});
+			marks.push({t: performance.now(), cpu: cpuNow(), main: mainNow()});
 		}
 		clearInterval(sampler);
 		for (const s of subjects) {
@@ -228,6 +248,13 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 			return c === undefined || !(secs > 0) ? undefined : (c / secs) * 100;
 		};
 		const windowPct = (k: number, s: Subject | undefined) => pctBetween(s, k, k + 1);
+		/** An infertop's main thread, % of one core over the whole span. */
+		const mainPct = (s: Subject | undefined): number | undefined => {
+			const i = s ? subjects.indexOf(s) : -1;
+			const a = i < 0 ? undefined : marks[0]!.main[i];
+			const b = i < 0 ? undefined : marks[windows]!.main[i];
+			return a === undefined || b === undefined || !(dt > 0) ? undefined : ((b - a) / dt) * 100;
+		};
 		// The writers stop (each writes its last count), then infertop quits at once: what it had
 		// read by then, against what was written, is its lag behind the tail.
 		for (const w of writers) w.kill('SIGTERM');
@@ -270,6 +297,7 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 		}
 		const pctOf = (s: Subject | undefined) => pctBetween(s);
 		const perWindow: WindowCpu[] = Array.from({length: windows}, (_, k) => ({many: windowPct(k, subjects[0]), alone: windowPct(k, alone), same: windowPct(k, same)}));
+		for (const s of subjects) if (s.stats) out.push(threadsLine(s.label, pctBetween(s), mainPct(s)));
 		for (const s of subjects) if (s.sessions) out.push(`  ${s.label}: agent sessions derived ${s.sessions.derives.toLocaleString('en-US')} time${s.sessions.derives === 1 ? '' : 's'} over the run, ${s.sessions.timelines.toLocaleString('en-US')} request timelines`);
 		if (windows > 1) {
 			for (let k = 0; k < windows; k++) {
@@ -277,7 +305,7 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 				out.push(`  window ${k + 1}/${windows} (% of a core): ${parts.join(' · ')}`);
 			}
 		}
-		o.record?.(format, rate, pctOf(subjects[0]), pctOf(alone), pctOf(same), perWindow);
+		o.record?.(format, rate, pctOf(subjects[0]), pctOf(alone), pctOf(same), perWindow, {many: mainPct(subjects[0]), alone: mainPct(alone)});
 		const tc = tailCpu ? cpuOf(tailCpu) : undefined;
 		// tail -F reads the box's logs: an infertop that reads others (one of them, the same-lines log) is not set beside it
 		for (const s of subjects.filter(x => x.stats && !x.reads)) {

@@ -1,6 +1,8 @@
+import {Worker} from 'node:worker_threads';
 import {describe, expect, it} from 'vitest';
-import {byWindow, ratioLine, sameLinesLine} from '../../bench/servers.bench.js';
-import {trafficOptions} from '../../bench/traffic-lib.js';
+import {byWindow, mainThreadLine, ratioLine, sameLinesLine} from '../../bench/servers.bench.js';
+import {cpuSeconds, mainThreadCpuSeconds} from '../../bench/lib.js';
+import {threadsLine, trafficOptions} from '../../bench/traffic-lib.js';
 
 // The servers bench's verdict line: the issue's ratio, or `--` where a CPU figure could not be read.
 describe('servers bench: the ratio line', () => {
@@ -47,5 +49,43 @@ describe('servers bench: the ratio by window', () => {
 		expect(trafficOptions(['--windows=5'], 8).windows).toBe(5);
 		expect(trafficOptions([], 8).windows).toBe(1);
 		for (const bad of ['--windows=0', '--windows=2.5', '--windows=x', '--windows=31']) expect(() => trafficOptions([bad], 8)).toThrow(/--windows=1\.\.30/);
+	});
+});
+
+// Where the CPU runs: the main thread (the JavaScript) and the rest (V8's helper threads, libuv's).
+describe('traffic benches: CPU by thread', () => {
+	it('a line per infertop: the main thread and the other threads', () => {
+		expect(threadsLine('infertop', 5.2, 3.9)).toBe('  infertop: main thread 3.9 %, other threads 1.3 % of a core');
+	});
+	it('a figure that could not be read is --, never 0; the other threads never below 0 (two reads a tick apart)', () => {
+		expect(threadsLine('infertop, one log', undefined, 2.0)).toBe('  infertop, one log: main thread 2.0 %, other threads -- % of a core');
+		expect(threadsLine('infertop', 5.2, Number.NaN)).toBe('  infertop: main thread -- %, other threads -- % of a core');
+		expect(threadsLine('infertop', 2.0, 2.1)).toBe('  infertop: main thread 2.1 %, other threads 0.0 % of a core');
+	});
+	it('the servers bench: the main threads of the box and of the lone server, and their ratio', () => {
+		expect(mainThreadLine(8, {many: 3.9, alone: 2.0})).toBe('  main threads alone (8 servers against one): 3.9 against 2.0 % of a core (1.95×)');
+		expect(mainThreadLine(4, undefined)).toBe('  main threads alone (4 servers against one): -- against -- % of a core (--)');
+	});
+	it.runIf(process.platform === 'linux')('the main thread is read apart from the process: at most the whole, and it moves with the JavaScript', () => {
+		const before = mainThreadCpuSeconds(process.pid)!;
+		// 200 ms of this thread's CPU (not of the wall clock: the machine may be busy), within 10 s
+		const cpu0 = process.cpuUsage();
+		const end = performance.now() + 10_000;
+		let x = 0;
+		while (process.cpuUsage(cpu0).user < 200_000 && performance.now() < end) for (let i = 0; i < 10_000; i++) x += Math.sqrt(x + i);
+		expect(x).toBeGreaterThan(0);
+		const main = mainThreadCpuSeconds(process.pid)!;
+		expect(main - before).toBeGreaterThanOrEqual(0.1);
+		expect(main).toBeLessThanOrEqual(cpuSeconds(process.pid)!);
+		expect(mainThreadCpuSeconds(2 ** 22 + 7)).toBeUndefined();
+	});
+	it.runIf(process.platform === 'linux')('another thread\'s CPU is the process\'s, not the main thread\'s', async () => {
+		const main0 = mainThreadCpuSeconds(process.pid)!;
+		const all0 = cpuSeconds(process.pid)!;
+		// a worker busy for 300 ms of its own CPU while the main thread waits for it
+		const w = new Worker('const t0 = process.hrtime.bigint(); const {threadId} = require("node:worker_threads"); let x = 0; const start = process.cpuUsage(); while (process.cpuUsage(start).user < 300000 && process.hrtime.bigint() - t0 < 10000000000n) for (let i = 0; i < 10000; i++) x += Math.sqrt(x + i + threadId);', {eval: true});
+		await new Promise(resolve => w.once('exit', resolve));
+		expect(cpuSeconds(process.pid)! - all0).toBeGreaterThanOrEqual(0.2);
+		expect(mainThreadCpuSeconds(process.pid)! - main0).toBeLessThan(0.15);
 	});
 });
