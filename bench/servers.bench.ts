@@ -50,7 +50,7 @@ export function ratioLine(format: Format, n: number, rate: number, many: number 
 	return `  ratio (issue 32, goal ≤ 2×): ${n} ${format} servers against one of them alone (the same window), ${rate.toLocaleString('en-US')} req/s each: ${against(many, one)}${byWindow(windows.map(w => ({a: w.many, b: w.alone})))}`;
 }
 
-/** `  main threads alone: 3.9 against 2.0 % of a core (1.95×)`: the same two infertops' JavaScript, without V8's helper threads (bench/traffic-lib.ts threadsLine). */
+/** `  main threads alone (8 servers against one): 3.9 against 2.0 % of a core (1.95×)`: the same two infertops' JavaScript, without V8's helper threads (bench/traffic-lib.ts threadsLine). */
 export function mainThreadLine(n: number, main: MainThreadCpu | undefined): string {
 	return `  main threads alone (${n} servers against one): ${against(main?.many, main?.alone)}`;
 }

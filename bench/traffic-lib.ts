@@ -90,7 +90,7 @@ function has(bin: string): boolean {
 	return spawnSync('sh', ['-c', `command -v ${bin}`], {encoding: 'utf8'}).status === 0;
 }
 
-/** An infertop's main thread and the rest of its threads over the span, % of one core: the servers bench's ratio of main threads. */
+/** The main threads' CPU over the whole span, % of one core: the box's infertop and the lone one's (the servers bench's ratio of the two). */
 export interface MainThreadCpu {
 	readonly many?: number;
 	readonly alone?: number;
@@ -234,27 +234,22 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 			s.peakRss = Math.max(s.peakRss ?? 0, s.endRss);
 		}
 		const dt = (marks[windows]!.t - t0) / 1000;
-		/** CPU seconds of `s` from the end of window `from` to the end of window `to` (0: the start). */
-		const cpuBetween = (s: Subject | undefined, from = 0, to = windows): number | undefined => {
+		/** CPU seconds of `s` (`of`: all its threads, or its main thread) from the end of window `from` to the end of window `to` (0: the start). */
+		const cpuBetween = (s: Subject | undefined, from = 0, to = windows, of: 'cpu' | 'main' = 'cpu'): number | undefined => {
 			const i = s ? subjects.indexOf(s) : -1;
-			const a = i < 0 ? undefined : marks[from]!.cpu[i];
-			const b = i < 0 ? undefined : marks[to]!.cpu[i];
+			const a = i < 0 ? undefined : marks[from]![of][i];
+			const b = i < 0 ? undefined : marks[to]![of][i];
 			return a === undefined || b === undefined ? undefined : b - a;
 		};
 		/** That as % of one core over those windows. */
-		const pctBetween = (s: Subject | undefined, from = 0, to = windows): number | undefined => {
-			const c = cpuBetween(s, from, to);
+		const pctBetween = (s: Subject | undefined, from = 0, to = windows, of: 'cpu' | 'main' = 'cpu'): number | undefined => {
+			const c = cpuBetween(s, from, to, of);
 			const secs = (marks[to]!.t - marks[from]!.t) / 1000;
 			return c === undefined || !(secs > 0) ? undefined : (c / secs) * 100;
 		};
 		const windowPct = (k: number, s: Subject | undefined) => pctBetween(s, k, k + 1);
 		/** An infertop's main thread, % of one core over the whole span. */
-		const mainPct = (s: Subject | undefined): number | undefined => {
-			const i = s ? subjects.indexOf(s) : -1;
-			const a = i < 0 ? undefined : marks[0]!.main[i];
-			const b = i < 0 ? undefined : marks[windows]!.main[i];
-			return a === undefined || b === undefined || !(dt > 0) ? undefined : ((b - a) / dt) * 100;
-		};
+		const mainPct = (s: Subject | undefined) => pctBetween(s, 0, windows, 'main');
 		// The writers stop (each writes its last count), then infertop quits at once: what it had
 		// read by then, against what was written, is its lag behind the tail.
 		for (const w of writers) w.kill('SIGTERM');
