@@ -16,7 +16,7 @@
  *   npm run bench -- servers --seconds=3 --warmup=1   (a smoke test)
  */
 import {runWhenMain} from './lib.js';
-import {runTraffic, trafficOptions, type MainThreadCpu, type WindowCpu} from './traffic-lib.js';
+import {runTraffic, trafficOptions, type MainThreadCpu, type RunCpu, type WindowCpu} from './traffic-lib.js';
 
 type Format = 'llama.cpp' | 'vllm';
 /** How many servers of each engine the issue's boxes have. */
@@ -71,25 +71,15 @@ export async function run(args: readonly string[] = process.argv.slice(2)): Prom
 	for (const format of formats) {
 		const n = given === undefined ? BOX[format] : Number(given);
 		// infertop's CPU at each rate: the n servers', and the lone one's beside it
-		const many = new Map<number, number | undefined>();
-		const one = new Map<number, number | undefined>();
-		const same = new Map<number, number | undefined>();
-		const windows = new Map<number, readonly WindowCpu[]>();
-		const mains = new Map<number, MainThreadCpu | undefined>();
-		const record = (_: Format, rate: number, pct: number | undefined, alone?: number, sameLines?: number, each: readonly WindowCpu[] = [], main?: MainThreadCpu) => {
-			mains.set(rate, main);
-			many.set(rate, pct);
-			one.set(rate, alone);
-			same.set(rate, sameLines);
-			windows.set(rate, each);
-		};
+		const runs = new Map<number, RunCpu>();
 		const options = trafficOptions(at, n);
-		out.push(await runTraffic({...options, formats: [format], alone: n > 1, record}));
+		out.push(await runTraffic({...options, formats: [format], alone: n > 1, record: r => runs.set(r.rate, r)}));
 		for (const rate of rates) {
-			if (!many.has(rate)) continue;
-			out.push(ratioLine(format, n, rate, many.get(rate), one.get(rate), windows.get(rate)));
-			if (n > 1) out.push(mainThreadLine(n, mains.get(rate)));
-			if (options.sameLines && n > 1) out.push(sameLinesLine(format, n, rate, many.get(rate), same.get(rate), windows.get(rate)));
+			const r = runs.get(rate);
+			if (!r) continue;
+			out.push(ratioLine(format, n, rate, r.many, r.alone, r.windows));
+			if (n > 1) out.push(mainThreadLine(n, r.main));
+			if (options.sameLines && n > 1) out.push(sameLinesLine(format, n, rate, r.many, r.same, r.windows));
 		}
 	}
 	return out.join('\n');

@@ -58,11 +58,22 @@ export interface TrafficOptions {
 	readonly sameLines?: boolean;
 	/** Windows of `seconds` each, back to back (`--windows=N`, default 1). */
 	readonly windows?: number;
-	/**
-	 * Told infertop's CPU (% of one core over the windows) for each format and rate run, the lone
-	 * one's and the one on the same lines (the servers bench's ratios), and the same for each window.
-	 */
-	readonly record?: (format: 'llama.cpp' | 'vllm', rate: number, cpuPct: number | undefined, alonePct?: number, sameLinesPct?: number, windows?: readonly WindowCpu[], mainThread?: MainThreadCpu) => void;
+	/** Told infertop's CPU for each format and rate run (the servers bench's ratios). */
+	readonly record?: (run: RunCpu) => void;
+}
+
+/**
+ * One run's CPU, % of one core over all its windows: the infertop on the box's logs (`many`), the
+ * lone one, the one on the same lines; the same for each window; and the first two's main threads.
+ */
+export interface RunCpu {
+	readonly format: 'llama.cpp' | 'vllm';
+	readonly rate: number;
+	readonly many?: number;
+	readonly alone?: number;
+	readonly same?: number;
+	readonly windows: readonly WindowCpu[];
+	readonly main: MainThreadCpu;
 }
 
 /** One window's CPU (% of one core): the infertop on the box's logs, the lone one, the one on the same lines. */
@@ -248,8 +259,6 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 			return c === undefined || !(secs > 0) ? undefined : (c / secs) * 100;
 		};
 		const windowPct = (k: number, s: Subject | undefined) => pctBetween(s, k, k + 1);
-		/** An infertop's main thread, % of one core over the whole span. */
-		const mainPct = (s: Subject | undefined) => pctBetween(s, 0, windows, 'main');
 		// The writers stop (each writes its last count), then infertop quits at once: what it had
 		// read by then, against what was written, is its lag behind the tail.
 		for (const w of writers) w.kill('SIGTERM');
@@ -276,9 +285,8 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 			`  ${'subject'.padEnd(18)}${'CPU %'.padStart(8)}${'ms CPU / 1k lines'.padStart(19)}${'RSS end (peak)'.padStart(18)}${'lag at stop'.padStart(22)}${'skipped'.padStart(10)}`,
 		];
 		const tailCpu = subjects.find(s => s.label === 'tail -F');
-		const cpuOf = (s: Subject) => cpuBetween(s);
 		for (const s of subjects) {
-			const cpu = cpuOf(s);
+			const cpu = cpuBetween(s);
 			// the lone infertop's lines and lag are the first log's, the same-lines one's its own log's
 			const a = own0.get(s);
 			const b = own1.get(s);
@@ -290,9 +298,8 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 				`  ${s.label.padEnd(18)}${f1(cpu === undefined ? undefined : (cpu / dt) * 100).padStart(8)}${f1(cpu === undefined || its.lines === 0 ? undefined : (cpu * 1000) / (its.lines / 1000), 2).padStart(19)}${`${mb(s.endRss)} (${mb(s.peakRss)})`.padStart(18)}${(s.stats ? lagText : '').padStart(22)}${(s.read ? s.read.skipped.toLocaleString('en-US') : s.stats ? '--' : '').padStart(10)}`,
 			);
 		}
-		const pctOf = (s: Subject | undefined) => pctBetween(s);
 		const perWindow: WindowCpu[] = Array.from({length: windows}, (_, k) => ({many: windowPct(k, subjects[0]), alone: windowPct(k, alone), same: windowPct(k, same)}));
-		for (const s of subjects) if (s.stats) out.push(threadsLine(s.label, pctBetween(s), mainPct(s)));
+		for (const s of subjects) if (s.stats) out.push(threadsLine(s.label, pctBetween(s), pctBetween(s, 0, windows, 'main')));
 		for (const s of subjects) if (s.sessions) out.push(`  ${s.label}: agent sessions derived ${s.sessions.derives.toLocaleString('en-US')} time${s.sessions.derives === 1 ? '' : 's'} over the run, ${s.sessions.timelines.toLocaleString('en-US')} request timelines`);
 		if (windows > 1) {
 			for (let k = 0; k < windows; k++) {
@@ -300,11 +307,11 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 				out.push(`  window ${k + 1}/${windows} (% of a core): ${parts.join(' · ')}`);
 			}
 		}
-		o.record?.(format, rate, pctOf(subjects[0]), pctOf(alone), pctOf(same), perWindow, {many: mainPct(subjects[0]), alone: mainPct(alone)});
-		const tc = tailCpu ? cpuOf(tailCpu) : undefined;
+		o.record?.({format, rate, many: pctBetween(subjects[0]), alone: pctBetween(alone), same: pctBetween(same), windows: perWindow, main: {many: pctBetween(subjects[0], 0, windows, 'main'), alone: pctBetween(alone, 0, windows, 'main')}});
+		const tc = tailCpu ? cpuBetween(tailCpu) : undefined;
 		// tail -F reads the box's logs: an infertop that reads others (one of them, the same-lines log) is not set beside it
 		for (const s of subjects.filter(x => x.stats && !x.reads)) {
-			const c = cpuOf(s);
+			const c = cpuBetween(s);
 			out.push(`  ${s.label} / tail -F CPU: ${c !== undefined && tc !== undefined && tc > 0 ? `${(c / tc).toFixed(0)}×` : '-- (tail -F used under a clock tick)'}`);
 		}
 		return out;
