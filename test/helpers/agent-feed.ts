@@ -8,6 +8,8 @@ import {feedLine} from '../../source/sources/log-source.js';
 import {initialState, reduce} from '../../source/model/reducer.js';
 import type {Action, MonitorState} from '../../source/types/state.js';
 import type {EngineKind} from '../../source/types/events.js';
+import {emptySystem} from '../../source/types/system.js';
+import {GIB} from '../../source/model/wired-limit.js';
 
 export const T0 = Date.UTC(2026, 11, 1, 10, 0, 0);
 
@@ -120,5 +122,18 @@ export function prefillingPast300s(f = new Feed()): Feed {
 export function launchLongPrefill(f: Feed): Feed {
 	f.lines('llama', T0 + 410_000, llamaTask(3, {window: 131_072, prompt: 125_000, cached: 12, prefillMs: 0, decodeMs: 0, generated: 0}).slice(0, 3));
 	f.dispatch({type: 'tick', t: T0 + 420_000});
+	return f;
+}
+
+/**
+ * An Ollama on a 128 GB Mac (wired limit at its default, 0) holding a 108 GB model, over what the GPU
+ * may wire (model/wired-limit.ts), with two agent turns (the second reusing the first's prompt).
+ */
+export function ollamaOnMacOverLimit(f = new Feed()): Feed {
+	f.server('ollama', 'ollama', 'http://127.0.0.1:11434');
+	f.dispatch({type: 'server-models', t: T0, serverId: 'ollama', models: [{name: 'big', format: 'gguf', runner: 'gguf', sizeVramBytes: 108e9}]});
+	f.dispatch({type: 'system', system: {...emptySystem(), gpus: [{index: 0, name: 'Apple M1 Ultra', unified: true, utilizationPct: 94, source: 'ioreg'}], mac: {memsizeBytes: 128 * GIB, wiredLimitMb: 0}}});
+	f.lines('ollama', T0 + 2000, llamaTask(0, {window: 32_768, prompt: 3000, cached: 0, prefillMs: 3000, decodeMs: 9000, generated: 60}));
+	f.lines('ollama', T0 + 20_000, llamaTask(1, {window: 32_768, prompt: 3300, cached: 3000, prefillMs: 300, decodeMs: 9000, generated: 60}));
 	return f;
 }

@@ -7,9 +7,7 @@
  */
 import {describe, expect, it} from 'vitest';
 import {currentFindings, deriveSessions, findingEntries, sessionsWork} from '../../source/model/sessions.js';
-import {GIB} from '../../source/model/wired-limit.js';
-import {emptySystem} from '../../source/types/system.js';
-import {Feed, gin, launchLongPrefill, llamaTask, ollamaGrowing, prefillingPast300s, T0} from '../helpers/agent-feed.js';
+import {Feed, gin, launchLongPrefill, llamaTask, ollamaGrowing, ollamaOnMacOverLimit, prefillingPast300s, T0} from '../helpers/agent-feed.js';
 
 const whole = (f: Feed, gapMs = 60_000) => findingEntries(f.state, deriveSessions(f.state, gapMs));
 
@@ -54,11 +52,7 @@ describe('currentFindings: what findingEntries gives over the whole sessions', (
 	});
 
 	it('a Mac over its wired-memory limit (the finding deriveSessions adds to the sessions): equal', () => {
-		const f = new Feed().server('ollama', 'ollama', 'http://127.0.0.1:11434');
-		f.dispatch({type: 'server-models', t: T0, serverId: 'ollama', models: [{name: 'big', format: 'gguf', runner: 'gguf', sizeVramBytes: 108e9}]});
-		f.dispatch({type: 'system', system: {...emptySystem(), gpus: [{index: 0, name: 'Apple M1 Ultra', unified: true, utilizationPct: 94, source: 'ioreg'}], mac: {memsizeBytes: 128 * GIB, wiredLimitMb: 0}}});
-		f.lines('ollama', T0 + 2000, llamaTask(0, {window: 32_768, prompt: 3000, cached: 0, prefillMs: 3000, decodeMs: 9000, generated: 60}));
-		f.lines('ollama', T0 + 20_000, llamaTask(1, {window: 32_768, prompt: 3300, cached: 3000, prefillMs: 300, decodeMs: 9000, generated: 60}));
+		const f = ollamaOnMacOverLimit();
 		const got = currentFindings(f.state);
 		expect(got).toEqual(whole(f));
 		expect(got.find(e => e.kind === 'spilled-to-cpu')!.turns).toEqual([1, 2]);

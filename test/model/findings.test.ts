@@ -10,9 +10,7 @@ import {deriveSessions, findingEntries, type Session} from '../../source/model/s
 import {FINDING_KINDS, summaryLine, windowFor, type Finding, type FindingKind} from '../../source/model/findings.js';
 import {initialState} from '../../source/model/reducer.js';
 import {toSnapshot} from '../../source/model/snapshot.js';
-import {emptySystem} from '../../source/types/system.js';
-import {GIB} from '../../source/model/wired-limit.js';
-import {Feed, gin, launchLongPrefill, llamaTask, ollamaGrowing, prefillingPast300s, slog, T0} from '../helpers/agent-feed.js';
+import {Feed, gin, launchLongPrefill, llamaTask, ollamaGrowing, ollamaOnMacOverLimit, prefillingPast300s, slog, T0} from '../helpers/agent-feed.js';
 
 const kinds = (s: Session): string[][] => s.turns.map(t => t.findings.map(f => f.kind));
 const turnsWith = (s: Session, kind: string): number[] => s.turns.flatMap((t, i) => (t.findings.some(f => f.kind === kind) ? [i + 1] : []));
@@ -313,11 +311,7 @@ describe('part of the model on the CPU', () => {
 		expect(s.turns[0]!.findings).toEqual([{kind: 'spilled-to-cpu', evidence: 'size_vram 14.0 GB of size 24.0 GB (42%/58% CPU/GPU)', fix: 'a smaller quantization or a shorter context, so the whole model fits the GPU'}]);
 	});
 	it('a Mac whose engines hold more than the GPU may wire (wiredLimitVerdict over): spilled-to-cpu with the sysctl fix (issue 33)', () => {
-		const f = new Feed().server('ollama', 'ollama', 'http://127.0.0.1:11434');
-		f.dispatch({type: 'server-models', t: T0, serverId: 'ollama', models: [{name: 'big', format: 'gguf', runner: 'gguf', sizeVramBytes: 108e9}]});
-		f.dispatch({type: 'system', system: {...emptySystem(), gpus: [{index: 0, name: 'Apple M1 Ultra', unified: true, utilizationPct: 94, source: 'ioreg'}], mac: {memsizeBytes: 128 * GIB, wiredLimitMb: 0}}});
-		f.lines('ollama', T0 + 2000, llamaTask(0, {window: 32_768, prompt: 3000, cached: 0, prefillMs: 3000, decodeMs: 9000, generated: 60}));
-		f.lines('ollama', T0 + 20_000, llamaTask(1, {window: 32_768, prompt: 3300, cached: 3000, prefillMs: 300, decodeMs: 9000, generated: 60}));
+		const f = ollamaOnMacOverLimit();
 		const s = deriveSessions(f.state).sessions[0]!;
 		expect(turnsWith(s, 'spilled-to-cpu')).toEqual([1, 2]);
 		const m = s.turns[0]!.findings[0]!;
