@@ -119,6 +119,17 @@ export function threadsLine(label: string, allPct: number | undefined, mainPct: 
 	return `  ${label}: main thread ${f(mainPct)} %, other threads ${f(other)} % of a core`;
 }
 
+/**
+ * infertop's CPU against `tail -F`'s in the same run (`0.2×`, `1.4×`, `12×`): one decimal under 10×,
+ * so a known ratio under 0.5 never reads as `0×`; `--` where either is unknown or tail used under a
+ * clock tick.
+ */
+export function tailRatio(cpu: number | undefined, tailCpu: number | undefined): string {
+	if (cpu === undefined || tailCpu === undefined || !Number.isFinite(cpu) || !Number.isFinite(tailCpu) || !(tailCpu > 0)) return '-- (tail -F used under a clock tick)';
+	const r = cpu / tailCpu;
+	return `${r.toFixed(r < 10 ? 1 : 0)}×`;
+}
+
 interface Subject {
 	readonly label: string;
 	pids: () => number[];
@@ -312,7 +323,7 @@ async function once(o: TrafficOptions, format: 'llama.cpp' | 'vllm', rate: numbe
 		// tail -F reads the box's logs: an infertop that reads others (one of them, the same-lines log) is not set beside it
 		for (const s of subjects.filter(x => x.stats && !x.reads)) {
 			const c = cpuBetween(s);
-			out.push(`  ${s.label} / tail -F CPU: ${c !== undefined && tc !== undefined && tc > 0 ? `${(c / tc).toFixed(0)}×` : '-- (tail -F used under a clock tick)'}`);
+			out.push(`  ${s.label} / tail -F CPU: ${tailRatio(c, tc)}`);
 		}
 		return out;
 	} finally {

@@ -2,7 +2,7 @@ import {Worker} from 'node:worker_threads';
 import {describe, expect, it} from 'vitest';
 import {byWindow, mainThreadLine, ratioLine, sameLinesLine} from '../../bench/servers.bench.js';
 import {cpuSeconds, mainThreadCpuSeconds} from '../../bench/lib.js';
-import {threadsLine, trafficOptions} from '../../bench/traffic-lib.js';
+import {tailRatio, threadsLine, trafficOptions} from '../../bench/traffic-lib.js';
 
 // The servers bench's verdict line: the issue's ratio, or `--` where a CPU figure could not be read.
 describe('servers bench: the ratio line', () => {
@@ -87,5 +87,17 @@ describe('traffic benches: CPU by thread', () => {
 		await new Promise(resolve => w.once('exit', resolve));
 		expect(cpuSeconds(process.pid)! - all0).toBeGreaterThanOrEqual(0.2);
 		expect(mainThreadCpuSeconds(process.pid)! - main0).toBeLessThan(0.15);
+	});
+});
+
+describe('traffic benches: infertop against tail -F', () => {
+	it('gives a known ratio under 0.5 as itself, not 0×, and -- where either CPU is unknown', () => {
+		expect(tailRatio(3.6, 15.0)).toBe('0.2×');
+		expect(tailRatio(13.5, 15.0)).toBe('0.9×');
+		expect(tailRatio(4.6, 3.4)).toBe('1.4×');
+		expect(tailRatio(120, 9)).toBe('13×');
+		expect(tailRatio(2.5, 0)).toBe('-- (tail -F used under a clock tick)');
+		expect(tailRatio(undefined, 3)).toBe('-- (tail -F used under a clock tick)');
+		expect(tailRatio(2, Number.NaN)).toBe('-- (tail -F used under a clock tick)');
 	});
 });
